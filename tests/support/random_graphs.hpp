@@ -1,0 +1,28 @@
+// Random trees and forests for property tests (header-only test support).
+#pragma once
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace skograph::testing_support {
+
+// A random forest of n nodes with `trees` base nodes (at most n), in a random numbering:
+// returns parent[k] (-1 for a base). Shapes vary from chains to bushy trees.
+inline std::vector<int> random_forest_parents(int n, std::mt19937& rng, int trees = 1) {
+  trees = std::max(1, std::min(trees, n));
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<int> parent(n, -1);
+  const int window = 1 + static_cast<int>(rng() % 4);  // small window: chain-like; large: bushy
+  for (int i = trees; i < n; ++i) {
+    const int lo = (rng() % 3 == 0) ? 0 : std::max(0, i - window);
+    const int j = lo + static_cast<int>(rng() % (i - lo));
+    parent[order[i]] = order[j];
+  }
+  return parent;
+}
+
+}  // namespace skograph::testing_support
