@@ -43,7 +43,9 @@ TEST(Forest, PostOrderIsStrictlyCanonicalAndAncestryMatchesDefinition) {
       const int base = nodes.back();
       EXPECT_TRUE(parent[base] == Forest::kNone || f.child_count(parent[base]) != 1);
       EXPECT_NE(f.child_count(nodes.front()), 1);
-      if (f.segment_parent(s) != Forest::kNone) EXPECT_GT(f.segment_parent(s), s);
+      if (f.segment_parent(s) != Forest::kNone) {
+        EXPECT_GT(f.segment_parent(s), s);
+      }
     }
   }
 }
