@@ -2,13 +2,16 @@
 //
 //   SkoStructure  immutable: the forest (the spanning tree with the inertial root removed; base
 //                 nodes are its roots), node weight dimensions m_k and hinge dimensions r_k.
-//   SkoModel      the numbers over a structure: edge weights E_A(parent(k), k) (m_parent x m_k,
-//                 any values: non-square, singular), hinge maps H(k) (r_k x m_k, full row rank)
-//                 and node inertias M(k) (m_k x m_k, symmetric positive definite). Blocks live in
-//                 three contiguous column-major buffers and are viewed through Eigen::Map, so a
+//   SkoModel      the numbers over a structure: the SKO operator E_A as a BwaMatrix (weights
+//                 m_parent x m_k, any values: non-square, singular), hinge maps H(k) (r_k x m_k,
+//                 full row rank) and node inertias M(k) (m_k x m_k, symmetric positive definite).
+//                 Blocks live in contiguous column-major buffers viewed through Eigen::Map, so a
 //                 producer (rigid-body kinematics, aggregation) refills them per configuration
 //                 without allocating.
 //
+// The equations of motion (part II Eq. 1-3):
+//   V = A* H* thetadot,  alpha = A* (H* thetaddot + a),  f = A (M alpha + b),  T = H f,
+//   T = M(theta) thetaddot + C,  M(theta) = H A M A* H*,  C = H A (M A* a + b).
 // Algorithms are free functions over (const SkoModel&, inputs, workspace) in the other headers of
 // operators/; none of them assumes a node is a rigid body.
 #pragma once
@@ -17,18 +20,9 @@
 #include <memory>
 #include <vector>
 
-#include "graph/forest.hpp"
-#include "operators/block_layout.hpp"
+#include "operators/bwa_matrix.hpp"
 
 namespace skograph {
-
-struct SkoStructure {
-  SkoStructure(Forest forest_in, const std::vector<int>& node_dims, const std::vector<int>& hinge_dims);
-  Forest forest;
-  BlockLayout node;   // m_k: weight dimension of node k (part I Eq. 8)
-  BlockLayout hinge;  // r_k: generalized velocities of the hinge of node k
-  int size() const { return forest.size(); }
-};
 
 class SkoModel {
  public:
@@ -44,11 +38,11 @@ class SkoModel {
   int node_dim(int k) const { return structure_->node.dim(k); }
   int hinge_dim(int k) const { return structure_->hinge.dim(k); }
 
-  // E_A(parent(k), k), m_parent x m_k; a 0 x 0 block for a base node.
-  BlockMap weight(int k) { return {weights_.data() + weight_offset_[k], weight_rows(k), node_dim(k)}; }
-  ConstBlockMap weight(int k) const {
-    return {weights_.data() + weight_offset_[k], weight_rows(k), node_dim(k)};
-  }
+  // The SKO operator E_A and its weights E_A(parent(k), k) (m_parent x m_k).
+  const BwaMatrix& kernel() const { return kernel_; }
+  BwaMatrix& kernel() { return kernel_; }
+  BlockMap weight(int k) { return kernel_.weight(k); }
+  ConstBlockMap weight(int k) const { return kernel_.weight(k); }
   // H(k), r_k x m_k.
   BlockMap hinge_map(int k) { return {hinges_.data() + hinge_offset_[k], hinge_dim(k), node_dim(k)}; }
   ConstBlockMap hinge_map(int k) const {
@@ -61,13 +55,10 @@ class SkoModel {
   }
 
  private:
-  int weight_rows(int k) const {
-    const int p = forest().parent(k);
-    return p == Forest::kNone ? 0 : node_dim(p);
-  }
   std::shared_ptr<const SkoStructure> structure_;
-  std::vector<double> weights_, hinges_, inertias_;
-  std::vector<std::size_t> weight_offset_, hinge_offset_, inertia_offset_;
+  BwaMatrix kernel_;
+  std::vector<double> hinges_, inertias_;
+  std::vector<std::size_t> hinge_offset_, inertia_offset_;
 };
 
 }  // namespace skograph
