@@ -1,6 +1,9 @@
 #include "cli/commands.hpp"
 
+#include <exception>
 #include <iostream>
+
+#include "cli/graph_command.hpp"
 
 namespace skograph::cli {
 
@@ -18,7 +21,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     (args.empty() ? err : out) << kUsage;
     return args.empty() ? kExitBadInput : kExitOk;
   }
-  err << "skograph: unknown command '" << args[0] << "' (try 'skograph help')\n";
+  const std::string& command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (command == "graph") return graph_command(rest, out, err);
+    if (command == "demo") return demo_command(rest, out, err);
+  } catch (const std::exception& e) {
+    // Library errors that escaped a command's own handling: still one line, never a crash.
+    err << "skograph " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  err << "skograph: unknown command '" << command << "' (try 'skograph help')\n";
   return kExitBadInput;
 }
 

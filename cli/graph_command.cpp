@@ -1,0 +1,210 @@
+#include "cli/graph_command.hpp"
+
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string aggregate_name(const SpanningTree& spanning, const std::vector<int>& members) {
+  std::string name;
+  for (int k : members) name += (name.empty() ? "" : "+") + spanning.names[k];
+  return name;
+}
+
+Json edge_list(const std::vector<std::string>& names, const std::vector<Edge>& edges) {
+  Json list = Json::array();
+  for (const auto& [from, to] : edges) list.push_back({names[from], names[to]});
+  return list;
+}
+
+// A built-in closed-chain digraph: a four-bar (ground, crank, coupler, rocker; the coupler-rocker
+// hinge is the loop's second edge into the rocker), an arm on the coupler, and a geared drive whose
+// gear also drives the crank.
+constexpr const char* kDemoDot = R"(digraph mechanism {
+  // standard digraph: the inertial frame is the root
+  world -> crank;  world -> rocker;  world -> motor;
+  crank -> coupler;  coupler -> rocker;      // loop: four-bar closed at the rocker
+  coupler -> wrist;  wrist -> gripper;       // a serial arm on the coupler
+  motor -> gear;     gear -> crank;          // geared drive of the crank
+}
+)";
+
+}  // namespace
+
+Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
+  const Classification& c = analysis.classification;
+  const SpanningTree& spanning = analysis.spanning;
+  Json report;
+  Json nodes = Json::array();
+  for (int v = 0; v < graph.node_count(); ++v) nodes.push_back(graph.name(v));
+  if (spanning.exists && spanning.virtual_root) nodes.push_back(spanning.names[spanning.root]);
+  report["nodes"] = nodes;
+  report["class"] = c.class_name();
+  report["is"] = {{"connected", c.connected}, {"rooted", c.rooted},       {"dag", c.dag},
+                  {"polytree", c.polytree},   {"tree", c.tree},           {"serial_chain", c.serial_chain},
+                  {"forest", c.forest}};
+  Json roots = Json::array(), tips = Json::array();
+  for (int v : c.roots) roots.push_back(graph.name(v));
+  for (int v : c.tips) tips.push_back(graph.name(v));
+  report["roots"] = roots;
+  report["tips"] = tips;
+  if (!spanning.exists) return report;
+
+  const std::vector<std::string>& names = spanning.names;
+  report["spanning_tree"] = {{"root", names[spanning.root]},
+                             {"virtual_root", spanning.virtual_root},
+                             {"edges", edge_list(names, spanning.edges)},
+                             {"cut_edges", edge_list(names, spanning.cut_edges)}};
+  Json canonical = Json::object(), strict = Json::object();
+  for (size_t k = 0; k < names.size(); ++k) {
+    canonical[names[k]] = analysis.canonical[k] + 1;
+    strict[names[k]] = analysis.strictly_canonical[k] + 1;
+  }
+  report["canonical"] = canonical;
+  report["strictly_canonical"] = strict;
+
+  const Forest& tree = spanning.tree;
+  Json segments = Json::array();
+  for (int s = 0; s < tree.segment_count(); ++s) {
+    Json members = Json::array();
+    const auto tip_first = tree.segment_nodes_tip_first(s);
+    for (auto it = tip_first.rbegin(); it != tip_first.rend(); ++it) members.push_back(names[*it]);
+    const int parent = tree.segment_parent(s);
+    segments.push_back({{"nodes", members}, {"parent", parent == Forest::kNone ? 0 : parent + 1}});
+  }
+  report["segments"] = segments;
+
+  Json aggregates = Json::array();
+  for (const AggregationSubgraph& a : analysis.aggregates) {
+    Json members = Json::array();
+    for (int k : a.nodes) members.push_back(names[k]);
+    aggregates.push_back({{"nodes", members},
+                          {"parent", names[a.parent]},
+                          {"cut_edges", edge_list(names, a.cut_edges)}});
+  }
+  report["aggregates"] = aggregates;
+
+  const AggregatedTree& aggregated = analysis.aggregated;
+  Json aggregated_nodes = Json::array(), aggregated_edges = Json::array();
+  for (const auto& members : aggregated.members) aggregated_nodes.push_back(aggregate_name(spanning, members));
+  for (int a = 0; a < aggregated.forest.size(); ++a) {
+    const int p = aggregated.forest.parent(a);
+    if (p != Forest::kNone)
+      aggregated_edges.push_back({aggregate_name(spanning, aggregated.members[p]),
+                                  aggregate_name(spanning, aggregated.members[a])});
+  }
+  report["aggregated_tree"] = {{"nodes", aggregated_nodes}, {"edges", aggregated_edges}};
+  return report;
+}
+
+std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analysis) {
+  const Classification& c = analysis.classification;
+  const SpanningTree& spanning = analysis.spanning;
+  std::ostringstream text;
+  auto list = [&](const std::vector<int>& nodes, const std::vector<std::string>& names) {
+    std::string s;
+    for (int v : nodes) s += (s.empty() ? "" : ", ") + names[v];
+    return s.empty() ? std::string("(none)") : s;
+  };
+  std::vector<std::string> input_names;
+  for (int v = 0; v < graph.node_count(); ++v) input_names.push_back(graph.name(v));
+  text << "digraph: " << graph.node_count() << " nodes, " << graph.edge_count() << " edges\n";
+  text << "class:   " << c.class_name() << "\n";
+  text << std::boolalpha << "is:      connected=" << c.connected << " rooted=" << c.rooted << " dag=" << c.dag
+       << " polytree=" << c.polytree << " tree=" << c.tree << " serial_chain=" << c.serial_chain
+       << " forest=" << c.forest << "\n";
+  text << "roots:   " << list(c.roots, input_names) << "\n";
+  text << "tips:    " << list(c.tips, input_names) << "\n";
+  if (!spanning.exists) {
+    text << "spanning tree: none (" << spanning.reason << ")\n";
+    return text.str();
+  }
+  const auto& names = spanning.names;
+  const Forest& tree = spanning.tree;
+  text << "spanning tree: root " << names[spanning.root]
+       << (spanning.virtual_root ? " (virtual common root added above the roots)" : "") << ", "
+       << spanning.edges.size() << " tree edges, " << spanning.cut_edges.size() << " cut edges\n";
+  for (const auto& [from, to] : spanning.cut_edges)
+    text << "  cut edge " << names[from] << " -> " << names[to] << "\n";
+  text << "numbering (1-based; canonical: parent > child; strictly canonical: segments consecutive)\n";
+  const Permutation by_strict = inverse(analysis.strictly_canonical);
+  for (int i = static_cast<int>(names.size()) - 1; i >= 0; --i) {
+    const int k = by_strict[i];
+    text << "  " << names[k] << ": canonical " << analysis.canonical[k] + 1 << ", strictly canonical "
+         << analysis.strictly_canonical[k] + 1 << "\n";
+  }
+  text << "serial segments (base ... tip):\n";
+  for (int s = tree.segment_count() - 1; s >= 0; --s) {
+    const auto tip_first = tree.segment_nodes_tip_first(s);
+    std::string members;
+    for (auto it = tip_first.rbegin(); it != tip_first.rend(); ++it)
+      members += (members.empty() ? "" : " -> ") + names[*it];
+    const int parent = tree.segment_parent(s);
+    text << "  segment " << s + 1 << ": " << members;
+    if (parent != Forest::kNone) text << "  (parent segment " << parent + 1 << ")";
+    text << "\n";
+  }
+  if (analysis.aggregates.empty()) {
+    text << "aggregation sub-graphs: none (the digraph is a tree)\n";
+  } else {
+    text << "aggregation sub-graphs (constraint embedding):\n";
+    for (const AggregationSubgraph& a : analysis.aggregates) {
+      text << "  {" << list(a.nodes, names) << "} under " << names[a.parent] << ", embedding";
+      for (const auto& [from, to] : a.cut_edges) text << " " << names[from] << "->" << names[to];
+      text << "\n";
+    }
+    text << "aggregated tree: " << analysis.aggregated.members.size() << " nodes\n";
+  }
+  return text.str();
+}
+
+int graph_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::string file;
+  bool json = false;
+  for (const std::string& arg : args) {
+    if (arg == "--json") {
+      json = true;
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      err << "skograph graph: unknown option '" << arg << "' (usage: skograph graph FILE [--json])\n";
+      return kExitBadInput;
+    } else if (file.empty()) {
+      file = arg;
+    } else {
+      err << "skograph graph: more than one FILE given ('" << file << "', '" << arg << "')\n";
+      return kExitBadInput;
+    }
+  }
+  if (file.empty()) {
+    err << "skograph graph: no FILE given (usage: skograph graph FILE [--json])\n";
+    return kExitBadInput;
+  }
+  try {
+    const Digraph graph = read_dot_file(file);
+    const DigraphAnalysis analysis = analyze(graph);
+    // Everything is computed before anything is written: no partial output.
+    const std::string text =
+        json ? graph_report_json(graph, analysis).dump(2) + "\n" : graph_report_text(graph, analysis);
+    out << text;
+    if (json && !analysis.spanning.exists) err << "skograph graph: note: " << analysis.spanning.reason << "\n";
+    return kExitOk;
+  } catch (const InputError& e) {
+    err << "skograph graph: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+int demo_command(const std::vector<std::string>&, std::ostream& out, std::ostream&) {
+  const Digraph graph = parse_dot(kDemoDot, "built-in example");
+  const DigraphAnalysis analysis = analyze(graph);
+  out << "skograph demo: the built-in closed-chain mechanism digraph\n\n" << kDemoDot << "\n"
+      << graph_report_text(graph, analysis);
+  return kExitOk;
+}
+
+}  // namespace skograph::cli
