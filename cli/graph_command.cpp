@@ -11,9 +11,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string aggregate_name(const SpanningTree& spanning, const std::vector<int>& members) {
+std::string aggregate_name(const std::vector<std::string>& names, const std::vector<int>& members) {
   std::string name;
-  for (int k : members) name += (name.empty() ? "" : "+") + spanning.names[k];
+  for (int k : members) name += (name.empty() ? "" : "+") + names[k];
   return name;
 }
 
@@ -43,7 +43,7 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
   Json report;
   Json nodes = Json::array();
   for (int v = 0; v < graph.node_count(); ++v) nodes.push_back(graph.name(v));
-  if (spanning.exists && spanning.virtual_root) nodes.push_back(spanning.names[spanning.root]);
+  if (spanning.exists && spanning.virtual_root) nodes.push_back(spanning.virtual_root_name);
   report["nodes"] = nodes;
   report["class"] = c.class_name();
   report["is"] = {{"connected", c.connected}, {"rooted", c.rooted},       {"dag", c.dag},
@@ -56,7 +56,7 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
   report["tips"] = tips;
   if (!spanning.exists) return report;
 
-  const std::vector<std::string>& names = spanning.names;
+  const std::vector<std::string> names = spanning.names(graph);
   report["spanning_tree"] = {{"root", names[spanning.root]},
                              {"virtual_root", spanning.virtual_root},
                              {"edges", edge_list(names, spanning.edges)},
@@ -92,12 +92,12 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
 
   const AggregatedTree& aggregated = analysis.aggregated;
   Json aggregated_nodes = Json::array(), aggregated_edges = Json::array();
-  for (const auto& members : aggregated.members) aggregated_nodes.push_back(aggregate_name(spanning, members));
+  for (const auto& members : aggregated.members) aggregated_nodes.push_back(aggregate_name(names, members));
   for (int a = 0; a < aggregated.forest.size(); ++a) {
     const int p = aggregated.forest.parent(a);
     if (p != Forest::kNone)
-      aggregated_edges.push_back({aggregate_name(spanning, aggregated.members[p]),
-                                  aggregate_name(spanning, aggregated.members[a])});
+      aggregated_edges.push_back({aggregate_name(names, aggregated.members[p]),
+                                  aggregate_name(names, aggregated.members[a])});
   }
   report["aggregated_tree"] = {{"nodes", aggregated_nodes}, {"edges", aggregated_edges}};
   return report;
@@ -125,7 +125,7 @@ std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analy
     text << "spanning tree: none (" << spanning.reason << ")\n";
     return text.str();
   }
-  const auto& names = spanning.names;
+  const std::vector<std::string> names = spanning.names(graph);
   const Forest& tree = spanning.tree;
   text << "spanning tree: root " << names[spanning.root]
        << (spanning.virtual_root ? " (virtual common root added above the roots)" : "") << ", "

@@ -4,8 +4,9 @@ namespace skograph {
 
 DigraphAnalysis analyze(const Digraph& graph) {
   DigraphAnalysis result;
-  result.classification = classify(graph);
-  result.spanning = spanning_tree(graph);
+  const DigraphArrays arrays(graph);  // one pass over the edges; everything after runs on arrays
+  result.classification = classify(arrays);
+  result.spanning = spanning_tree(graph, arrays);
   if (!result.spanning.exists) return result;
   const Forest& tree = result.spanning.tree;
   result.canonical = canonical_numbering(tree);

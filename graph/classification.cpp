@@ -1,6 +1,6 @@
 #include "graph/classification.hpp"
 
-#include "graph/adjacency_arrays.hpp"
+#include "graph/digraph_arrays.hpp"
 
 namespace skograph {
 
@@ -15,8 +15,18 @@ std::string Classification::class_name() const {
   return "disconnected";
 }
 
-Classification classify(const Digraph& graph) {
-  const detail::AdjacencyArrays adjacency(graph);
+Classification classify(const Digraph& graph) { return classify(DigraphArrays(graph)); }
+
+namespace {
+
+int find_set(std::vector<int>& link, int a) {
+  while (link[a] != a) a = link[a] = link[link[a]];
+  return a;
+}
+
+}  // namespace
+
+Classification classify(const DigraphArrays& adjacency) {
   const int n = adjacency.n;
   const long long edge_count = static_cast<long long>(adjacency.out.size());
   Classification c;
@@ -29,27 +39,40 @@ Classification classify(const Digraph& graph) {
     max_out = std::max(max_out, adjacency.out_degree(v));
   }
 
-  // Weak components: breadth-first search over parents and children alike.
-  std::vector<int> component(n, -1), queue(n);
-  int components = 0;
-  for (int start = 0; start < n; ++start) {
-    if (component[start] >= 0) continue;
+  // Fast path for the common case, a tree: one root, one parent each, n - 1 edges. Then it is a
+  // tree exactly when the root reaches every node (one search instead of three passes).
+  if (c.roots.size() == 1 && max_in <= 1 && edge_count == n - 1) {
+    std::vector<int> queue(n);
     int head = 0, tail = 0;
-    queue[tail++] = start;
-    component[start] = components;
+    queue[tail++] = c.roots[0];
     while (head < tail) {
       const int v = queue[head++];
       for (int i = adjacency.out_offset[v]; i < adjacency.out_offset[v + 1]; ++i)
-        if (component[adjacency.out[i]] < 0) component[queue[tail++] = adjacency.out[i]] = components;
-      for (int i = adjacency.in_offset[v]; i < adjacency.in_offset[v + 1]; ++i)
-        if (component[adjacency.in[i]] < 0) component[queue[tail++] = adjacency.in[i]] = components;
+        queue[tail++] = adjacency.out[i];
     }
-    ++components;
+    if (tail == n) {
+      c.connected = c.rooted = c.dag = c.polytree = c.tree = c.forest = true;
+      c.serial_chain = max_out <= 1;
+      return c;
+    }
   }
+
+  // Weak components: union-find over the edges (path halving, union by smaller index).
+  std::vector<int> link(n);
+  for (int v = 0; v < n; ++v) link[v] = v;
+  int components = n;
+  for (int v = 0; v < n; ++v)
+    for (int i = adjacency.out_offset[v]; i < adjacency.out_offset[v + 1]; ++i) {
+      const int a = find_set(link, v), b = find_set(link, adjacency.out[i]);
+      if (a != b) {
+        link[std::max(a, b)] = std::min(a, b);
+        --components;
+      }
+    }
   c.connected = components == 1;
 
   // Acyclicity: Kahn's algorithm removes every node exactly when there is no directed cycle.
-  std::vector<int> remaining_parents(n);
+  std::vector<int> remaining_parents(n), queue(n);
   int head = 0, tail = 0;
   for (int v = 0; v < n; ++v) {
     remaining_parents[v] = adjacency.in_degree(v);
@@ -62,18 +85,24 @@ Classification classify(const Digraph& graph) {
   }
   const bool acyclic = tail == n;
 
-  // Rooted: connected, a single root, and that root reaches every node.
+  // Rooted: connected, a single root, and that root reaches every node. In an acyclic digraph
+  // every node descends from some root, so a single root reaches all; only a cyclic digraph needs
+  // the search.
   if (c.connected && c.roots.size() == 1) {
-    std::vector<char> seen(n, 0);
-    head = tail = 0;
-    queue[tail++] = c.roots[0];
-    seen[c.roots[0]] = 1;
-    while (head < tail) {
-      const int v = queue[head++];
-      for (int i = adjacency.out_offset[v]; i < adjacency.out_offset[v + 1]; ++i)
-        if (!seen[adjacency.out[i]]) seen[queue[tail++] = adjacency.out[i]] = 1;
+    if (acyclic) {
+      c.rooted = true;
+    } else {
+      std::vector<char> seen(n, 0);
+      head = tail = 0;
+      queue[tail++] = c.roots[0];
+      seen[c.roots[0]] = 1;
+      while (head < tail) {
+        const int v = queue[head++];
+        for (int i = adjacency.out_offset[v]; i < adjacency.out_offset[v + 1]; ++i)
+          if (!seen[adjacency.out[i]]) seen[queue[tail++] = adjacency.out[i]] = 1;
+      }
+      c.rooted = tail == n;
     }
-    c.rooted = tail == n;
   }
 
   c.dag = c.connected && acyclic;
@@ -88,7 +117,7 @@ Classification classify(const Digraph& graph) {
 }
 
 bool is_ancestor(const Digraph& graph, int ancestor, int node) {
-  const detail::AdjacencyArrays adjacency(graph);
+  const DigraphArrays adjacency(graph);  // O(n + e) per query: for single questions, not loops
   std::vector<char> seen(adjacency.n, 0);
   std::vector<int> stack{ancestor};
   while (!stack.empty()) {

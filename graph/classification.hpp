@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "graph/digraph.hpp"
+#include "graph/digraph_arrays.hpp"
 
 namespace skograph {
 
@@ -24,9 +25,10 @@ struct Classification {
   std::string class_name() const;
 };
 
-// O(n + e): one pass over the Boost graph into arrays, then weak components, Kahn's topological
-// sort and degree counts.
+// O(n + e): degree counts, weak components by union-find over the edge list, Kahn's topological
+// sort, and (only for cyclic digraphs) one search from the root.
 Classification classify(const Digraph& graph);
+Classification classify(const DigraphArrays& arrays);
 
 // Directed reachability (part I section 2): `ancestor` reaches `node` by a path of length >= 1.
 bool is_ancestor(const Digraph& graph, int ancestor, int node);

@@ -26,38 +26,48 @@ Forest::Forest(std::vector<int> parent) : parent_(std::move(parent)) {
   for (int k = 0; k < n; ++k)
     if (parent_[k] != kNone) children_[fill[parent_[k]]++] = k;
 
-  // Iterative depth-first search from every base (deep chains must not overflow the call stack).
-  depth_.assign(n, 0);
-  subtree_size_.assign(n, 1);
-  post_index_.assign(n, -1);
-  post_order_.reserve(n);
-  std::vector<int> stack, next_child(n, 0);
-  stack.reserve(64);
-  for (int base : bases_) {
-    stack.push_back(base);
-    while (!stack.empty()) {
-      const int k = stack.back();
-      const int c = next_child[k];
-      if (c < child_count(k)) {
-        ++next_child[k];
-        const int child = children_[child_offset_[k] + c];
-        depth_[child] = depth_[k] + 1;
-        stack.push_back(child);
-      } else {
-        stack.pop_back();
-        post_index_[k] = static_cast<int>(post_order_.size());
-        post_order_.push_back(k);
-        if (parent_[k] != kNone) subtree_size_[parent_[k]] += subtree_size_[k];
-      }
-    }
+  // Breadth-first level order from the bases (parents before children); a node that no base
+  // reaches lies on or below a cycle (every node has at most one parent).
+  level_order_.reserve(n);
+  level_order_.assign(bases_.begin(), bases_.end());
+  for (size_t head = 0; head < level_order_.size(); ++head) {
+    const int k = level_order_[head];
+    for (int i = child_offset_[k]; i < child_offset_[k + 1]; ++i) level_order_.push_back(children_[i]);
   }
-  if (static_cast<int>(post_order_.size()) != n) {
-    // Every node has at most one parent, so a node no base reaches lies on or below a cycle.
+  if (static_cast<int>(level_order_.size()) != n) {
+    std::vector<char> reached(n, 0);
+    for (int k : level_order_) reached[k] = 1;
     for (int k = 0; k < n; ++k)
-      if (post_index_[k] < 0)
+      if (!reached[k])
         throw std::invalid_argument("the parent array has a cycle through node " +
                                     std::to_string(k + 1));
   }
+  // Subtree sizes tip-to-base, then depth-first post-order positions base-to-tip without a
+  // search stack: a node's sub-tree occupies the positions [post - size + 1, post], and its
+  // children's sub-trees fill that range in child order, the node itself last.
+  subtree_size_.assign(n, 1);
+  for (int i = n - 1; i >= 0; --i) {
+    const int k = level_order_[i];
+    if (parent_[k] != kNone) subtree_size_[parent_[k]] += subtree_size_[k];
+  }
+  depth_.assign(n, 0);
+  post_index_.assign(n, 0);
+  int next_start = 0;
+  for (int b : bases_) {
+    post_index_[b] = next_start + subtree_size_[b] - 1;
+    next_start += subtree_size_[b];
+  }
+  for (int k : level_order_) {
+    int start = post_index_[k] - subtree_size_[k] + 1;
+    for (int i = child_offset_[k]; i < child_offset_[k + 1]; ++i) {
+      const int c = children_[i];
+      post_index_[c] = start + subtree_size_[c] - 1;
+      start += subtree_size_[c];
+      depth_[c] = depth_[k] + 1;
+    }
+  }
+  post_order_.resize(n);
+  for (int k = 0; k < n; ++k) post_order_[post_index_[k]] = k;
 
   // Serial segments: a node whose parent does not have exactly one child is a segment base.
   segment_of_.assign(n, 0);

@@ -47,6 +47,8 @@ class Forest {
   // Depth-first post-order: children before parents. post_order()[i] is the node at position i;
   // post_index(k) is the position of node k (a strictly canonical 0-based number).
   std::span<const int> post_order() const { return post_order_; }
+  // Breadth-first level order from the bases (another parents-before-children order).
+  std::span<const int> level_order() const { return level_order_; }
   int post_index(int k) const { return post_index_[k]; }
 
   // Ancestry (part I section 2). `is_ancestor` is strict: a node is not its own ancestor.
@@ -89,6 +91,7 @@ class Forest {
   std::vector<int> subtree_size_;
   std::vector<int> post_order_;
   std::vector<int> post_index_;
+  std::vector<int> level_order_;
   std::vector<int> segment_of_;
   std::vector<int> segment_offset_;
   std::vector<int> segment_parent_;

@@ -4,10 +4,7 @@ namespace skograph {
 
 Permutation canonical_numbering(const Forest& forest) {
   const int n = forest.size();
-  std::vector<int> order(forest.bases().begin(), forest.bases().end());
-  order.reserve(n);
-  for (size_t head = 0; head < order.size(); ++head)
-    for (int child : forest.children(order[head])) order.push_back(child);
+  const auto order = forest.level_order();
   Permutation number(n);
   for (int i = 0; i < n; ++i) number[order[i]] = n - 1 - i;
   return number;

@@ -1,6 +1,8 @@
 #include "graph/spanning_tree.hpp"
 
-#include "graph/adjacency_arrays.hpp"
+#include <stdexcept>
+
+#include "graph/digraph_arrays.hpp"
 
 namespace skograph {
 
@@ -11,10 +13,26 @@ std::string unique_name(const Digraph& graph, std::string name) {
   return name;
 }
 
+// Tree edges listed in the tree's level order (the same order whichever way the tree was found).
+std::vector<Edge> level_order_edges(const Forest& tree) {
+  std::vector<Edge> edges;
+  edges.reserve(tree.size() > 0 ? tree.size() - 1 : 0);
+  for (int k : tree.level_order())
+    if (tree.parent(k) != Forest::kNone) edges.emplace_back(tree.parent(k), k);
+  return edges;
+}
+
 }  // namespace
 
-SpanningTree spanning_tree(const Digraph& graph) {
-  const detail::AdjacencyArrays adjacency(graph);
+std::vector<std::string> SpanningTree::names(const Digraph& graph) const {
+  std::vector<std::string> result;
+  for (int k = 0; k < tree.size(); ++k) result.push_back(name(graph, k));
+  return result;
+}
+
+SpanningTree spanning_tree(const Digraph& graph) { return spanning_tree(graph, DigraphArrays(graph)); }
+
+SpanningTree spanning_tree(const Digraph& graph, const DigraphArrays& adjacency) {
   const int n = adjacency.n;
   SpanningTree result;
 
@@ -25,6 +43,29 @@ SpanningTree spanning_tree(const Digraph& graph) {
     result.reason = "no spanning arborescence: every node has a parent, so the digraph has no root "
                     "(all nodes lie on or below a directed cycle)";
     return result;
+  }
+
+  // A digraph that is already a tree is its own spanning tree: parents straight from the parent
+  // lists. (With one root and n - 1 single-parent edges it can still hide a cycle apart from the
+  // root; the Forest rejects that and the general search below explains it.)
+  if (roots.size() == 1 && static_cast<int>(adjacency.in.size()) == n - 1) {
+    bool single_parents = true;
+    std::vector<int> parent(n, Forest::kNone);
+    for (int v = 0; v < n && single_parents; ++v) {
+      single_parents = adjacency.in_degree(v) <= 1;
+      if (adjacency.in_degree(v) == 1) parent[v] = adjacency.in[adjacency.in_offset[v]];
+    }
+    if (single_parents) {
+      try {
+        result.tree = Forest(std::move(parent));
+        result.exists = true;
+        result.root = roots[0];
+        result.edges = level_order_edges(result.tree);
+        return result;
+      } catch (const std::invalid_argument&) {
+        result = SpanningTree();
+      }
+    }
   }
 
   result.virtual_root = roots.size() > 1;
@@ -39,7 +80,6 @@ SpanningTree spanning_tree(const Digraph& graph) {
     for (int r : roots) {
       reached[r] = 1;
       parent[r] = result.root;
-      result.edges.emplace_back(result.root, r);
       queue.push_back(r);
     }
   } else {
@@ -52,7 +92,6 @@ SpanningTree spanning_tree(const Digraph& graph) {
       if (reached[child]) continue;
       reached[child] = 1;
       parent[child] = v;
-      result.edges.emplace_back(v, child);
       queue.push_back(child);
     }
   }
@@ -65,17 +104,15 @@ SpanningTree spanning_tree(const Digraph& graph) {
                     " cannot be reached from " +
                     (roots.size() == 1 ? "the root '" + graph.name(roots[0]) + "'" : "any root") +
                     " (they lie on a directed cycle that no root enters)";
-    result.edges.clear();
     return result;
   }
 
   result.exists = true;
-  result.names.reserve(total);
-  for (int v = 0; v < n; ++v) result.names.push_back(graph.name(v));
-  if (result.virtual_root) result.names.push_back(unique_name(graph, "virtual_root"));
+  if (result.virtual_root) result.virtual_root_name = unique_name(graph, "virtual_root");
   for (const Edge& e : graph.edges())
     if (parent[e.second] != e.first) result.cut_edges.push_back(e);
   result.tree = Forest(std::move(parent));
+  result.edges = level_order_edges(result.tree);
   return result;
 }
 

@@ -40,7 +40,7 @@ TEST(SpanningTree, IsAnArborescenceOfTheDigraphOnRandomDigraphs) {
     EXPECT_EQ(t.virtual_root, roots.size() > 1);
     const int total = n + (t.virtual_root ? 1 : 0);
     ASSERT_EQ(t.tree.size(), total);
-    ASSERT_EQ(static_cast<int>(t.names.size()), total);
+    ASSERT_EQ(static_cast<int>(t.names(g).size()), total);
     EXPECT_EQ(t.tree.bases().size(), 1u);
     EXPECT_EQ(t.tree.bases()[0], t.root);
     EXPECT_EQ(static_cast<int>(t.edges.size()), total - 1);
@@ -83,7 +83,7 @@ TEST(SpanningTree, VirtualRootJoinsSeveralRootsWithAUniqueName) {
   ASSERT_TRUE(t.exists);
   EXPECT_TRUE(t.virtual_root);
   EXPECT_EQ(t.root, 3);
-  EXPECT_EQ(t.names[3], "virtual_root_");
+  EXPECT_EQ(t.name(g, 3), "virtual_root_");
   EXPECT_EQ(t.tree.parent(a), 3);
   EXPECT_EQ(t.tree.parent(c), 3);
   EXPECT_EQ(t.tree.parent(b), a);

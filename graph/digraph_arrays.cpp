@@ -1,8 +1,8 @@
-#include "graph/adjacency_arrays.hpp"
+#include "graph/digraph_arrays.hpp"
 
-namespace skograph::detail {
+namespace skograph {
 
-AdjacencyArrays::AdjacencyArrays(const Digraph& graph) : n(graph.node_count()) {
+DigraphArrays::DigraphArrays(const Digraph& graph) : n(graph.node_count()) {
   const auto& edges = graph.edges();
   out_offset.assign(n + 1, 0);
   in_offset.assign(n + 1, 0);
@@ -25,4 +25,4 @@ AdjacencyArrays::AdjacencyArrays(const Digraph& graph) : n(graph.node_count()) {
   }
 }
 
-}  // namespace skograph::detail
+}  // namespace skograph

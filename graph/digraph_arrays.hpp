@@ -1,15 +1,16 @@
-// Compressed (CSR) parent and child lists of a Digraph, built in one pass over the Boost graph so
-// that every analysis after it runs on plain arrays. Internal to graph/.
+// Compressed (CSR) parent and child lists of a Digraph, built in one pass over its edge list so
+// that every analysis after it runs on plain arrays. Build it once and hand it to each analysis
+// (classify, spanning_tree) when running several.
 #pragma once
 
 #include <vector>
 
 #include "graph/digraph.hpp"
 
-namespace skograph::detail {
+namespace skograph {
 
-struct AdjacencyArrays {
-  explicit AdjacencyArrays(const Digraph& graph);
+struct DigraphArrays {
+  explicit DigraphArrays(const Digraph& graph);
   int n = 0;
   std::vector<int> out_offset, out;  // children of v: out[out_offset[v] .. out_offset[v+1])
   std::vector<int> in_offset, in;    // parents of v, same layout
@@ -17,4 +18,4 @@ struct AdjacencyArrays {
   int in_degree(int v) const { return in_offset[v + 1] - in_offset[v]; }
 };
 
-}  // namespace skograph::detail
+}  // namespace skograph
