@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/json_output.hpp"
 
 namespace skograph::cli {
 
@@ -189,7 +190,7 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     const DigraphAnalysis analysis = analyze(graph);
     // Everything is computed before anything is written: no partial output.
     const std::string text =
-        json ? graph_report_json(graph, analysis).dump(2) + "\n" : graph_report_text(graph, analysis);
+        json ? format_json(graph_report_json(graph, analysis)) : graph_report_text(graph, analysis);
     out << text;
     if (json && !analysis.spanning.exists) err << "skograph graph: note: " << analysis.spanning.reason << "\n";
     return kExitOk;
