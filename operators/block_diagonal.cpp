@@ -13,7 +13,9 @@ BlockDiagonal::BlockDiagonal(const BlockLayout& layout)
   data_.assign(offset_.back(), 0.0);
 }
 
-void BlockDiagonal::set_zero() { std::fill(data_.begin(), data_.end(), 0.0); }
+void BlockDiagonal::set_zero() {
+  std::fill(data_.begin(), data_.end(), 0.0);
+}
 
 Eigen::MatrixXd BlockDiagonal::to_dense() const {
   Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(layout_.total(), layout_.total());

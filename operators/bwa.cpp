@@ -25,8 +25,9 @@ void check_permutation(std::span<const int> new_index, int n) {
   for (int k = 0; k < n; ++k) {
     const int target = new_index[k];
     if (target < 0 || target >= n || seen[target])
-      throw std::invalid_argument("renumbering is not a permutation (node " + std::to_string(k + 1) +
-                                  " -> " + std::to_string(target + 1) + ")");
+      throw std::invalid_argument("renumbering is not a permutation (node " +
+                                  std::to_string(k + 1) + " -> " + std::to_string(target + 1) +
+                                  ")");
     seen[target] = 1;
   }
 }
@@ -43,7 +44,8 @@ Eigen::SparseMatrix<double> assemble_kernel(const BwaMatrix& kernel) {
   triplets.reserve(count);
   for (int k = 0; k < kernel.size(); ++k) {
     const int p = forest.parent(k);
-    if (p != Forest::kNone) append_block(kernel.weight(k), layout.offset(p), layout.offset(k), triplets);
+    if (p != Forest::kNone)
+      append_block(kernel.weight(k), layout.offset(p), layout.offset(k), triplets);
   }
   Eigen::SparseMatrix<double> e(layout.total(), layout.total());
   e.setFromTriplets(triplets.begin(), triplets.end());

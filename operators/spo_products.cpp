@@ -15,8 +15,8 @@ void check_sizes(const BwaMatrix& kernel, Eigen::Index x_size, Eigen::Index y_si
                                 std::to_string(total));
 }
 
-void check_distinct(const Eigen::Ref<const Eigen::VectorXd>& x, const Eigen::Ref<Eigen::VectorXd>& y,
-                    const char* what) {
+void check_distinct(const Eigen::Ref<const Eigen::VectorXd>& x,
+                    const Eigen::Ref<Eigen::VectorXd>& y, const char* what) {
   const double* x_begin = x.data();
   const double* y_begin = y.data();
   if (x.size() > 0 && x_begin < y_begin + y.size() && y_begin < x_begin + x.size())

@@ -77,8 +77,8 @@ TEST(Bwa, PowersHoldThePathsOfTheirLengthAndVanishPastTheDepth) {
       power = power * e;
       for (int i = 0; i < model.size(); ++i)
         for (int j = 0; j < model.size(); ++j) {
-          const auto block = power.block(layout.offset(i), layout.offset(j), layout.dim(i),
-                                         layout.dim(j));
+          const auto block =
+              power.block(layout.offset(i), layout.offset(j), layout.dim(i), layout.dim(j));
           if (forest.is_ancestor(i, j) && forest.depth(j) - forest.depth(i) == length) {
             const Eigen::MatrixXd expected =
                 a.block(layout.offset(i), layout.offset(j), layout.dim(i), layout.dim(j));
@@ -288,8 +288,9 @@ TEST(Bwa, SimilarityShift) {
     const SkoModel shifted_model = model_with_kernel(shifted);
     EXPECT_LT(relative_error(dense_kernel(shifted_model), d * dense_kernel(model) * d_inverse),
               1e-10);
-    EXPECT_LT(relative_error(dense_resolvent(shifted_model), d * dense_resolvent(model) * d_inverse),
-              1e-10);
+    EXPECT_LT(
+        relative_error(dense_resolvent(shifted_model), d * dense_resolvent(model) * d_inverse),
+        1e-10);
     EXPECT_LT(relative_error(Eigen::MatrixXd(assemble_resolvent(shifted)),
                              d * dense_resolvent(model) * d_inverse),
               1e-10);
