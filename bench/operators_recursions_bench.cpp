@@ -75,46 +75,64 @@ void report_per_node(benchmark::State& state, int n) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
-void inverse_dynamics_bench(benchmark::State& state, bool canonical) {
-  const int n = static_cast<int>(state.range(0));
-  const SkoModel& model = cached_model(n, canonical);
-  const SkoStructure& s = model.structure();
-  InverseDynamicsWorkspace workspace(s);
-  const Eigen::VectorXd thetadot = Eigen::VectorXd::Random(s.hinge.total());
-  const Eigen::VectorXd thetaddot = Eigen::VectorXd::Random(s.hinge.total());
-  const Eigen::VectorXd a = Eigen::VectorXd::Random(s.node.total());
-  const Eigen::VectorXd b = Eigen::VectorXd::Random(s.node.total());
+// The random tree is built (once per size and numbering) in the fixture's SetUp, not timed.
+template <bool kCanonical>
+class RandomTree : public benchmark::Fixture {
+ public:
+  void SetUp(const benchmark::State& state) override {
+    n = static_cast<int>(state.range(0));
+    model = &cached_model(n, kCanonical);
+    const SkoStructure& s = model->structure();
+    workspace = std::make_unique<InverseDynamicsWorkspace>(s);
+    thetadot = Eigen::VectorXd::Random(s.hinge.total());
+    thetaddot = Eigen::VectorXd::Random(s.hinge.total());
+    a = Eigen::VectorXd::Random(s.node.total());
+    b = Eigen::VectorXd::Random(s.node.total());
+    y.resize(s.node.total());
+  }
+  void TearDown(const benchmark::State&) override { workspace.reset(); }
+
+ protected:
+  int n = 0;
+  const SkoModel* model = nullptr;
+  std::unique_ptr<InverseDynamicsWorkspace> workspace;
+  Eigen::VectorXd thetadot, thetaddot, a, b, y;
+};
+using RandomNumbering = RandomTree<false>;
+using CanonicalNumbering = RandomTree<true>;
+
+BENCHMARK_DEFINE_F(RandomNumbering, InverseDynamics)(benchmark::State& state) {
   for (auto _ : state) {
-    const Eigen::VectorXd& t = inverse_dynamics(model, thetadot, thetaddot, a, b, workspace);
+    const Eigen::VectorXd& t = inverse_dynamics(*model, thetadot, thetaddot, a, b, *workspace);
     benchmark::DoNotOptimize(t.data());
     benchmark::ClobberMemory();
   }
   report_per_node(state, n);
 }
 
-void BM_InverseDynamicsRandomNumbering(benchmark::State& state) {
-  inverse_dynamics_bench(state, false);
-}
-void BM_InverseDynamicsCanonicalNumbering(benchmark::State& state) {
-  inverse_dynamics_bench(state, true);
+BENCHMARK_DEFINE_F(CanonicalNumbering, InverseDynamics)(benchmark::State& state) {
+  for (auto _ : state) {
+    const Eigen::VectorXd& t = inverse_dynamics(*model, thetadot, thetaddot, a, b, *workspace);
+    benchmark::DoNotOptimize(t.data());
+    benchmark::ClobberMemory();
+  }
+  report_per_node(state, n);
 }
 
-void BM_ResolventAdjointProductCanonicalNumbering(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
-  const SkoModel& model = cached_model(n, true);
-  const Eigen::VectorXd x = Eigen::VectorXd::Random(model.structure().node.total());
-  Eigen::VectorXd y(x.size());
+BENCHMARK_DEFINE_F(CanonicalNumbering, ResolventAdjointProduct)(benchmark::State& state) {
   for (auto _ : state) {
-    resolvent_adjoint_product(model.kernel(), x, y);
+    resolvent_adjoint_product(model->kernel(), a, y);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
   report_per_node(state, n);
 }
 
-BENCHMARK(BM_InverseDynamicsRandomNumbering)->RangeMultiplier(10)->Range(100, 100000);
-BENCHMARK(BM_InverseDynamicsCanonicalNumbering)->RangeMultiplier(10)->Range(100, 100000);
-BENCHMARK(BM_ResolventAdjointProductCanonicalNumbering)->RangeMultiplier(10)->Range(100, 100000);
+BENCHMARK_REGISTER_F(RandomNumbering, InverseDynamics)->RangeMultiplier(10)->Range(100, 100000);
+BENCHMARK_REGISTER_F(CanonicalNumbering, InverseDynamics)->RangeMultiplier(10)->Range(100, 100000);
+BENCHMARK_REGISTER_F(CanonicalNumbering, ResolventAdjointProduct)
+    ->RangeMultiplier(10)
+    ->Range(100, 100000);
 
 }  // namespace
 }  // namespace skograph
