@@ -4,7 +4,7 @@
 //
 // Two numberings of the same kind of tree: a random one (node data scattered in memory, each
 // recursion step touches a random block) and the strictly canonical one obtained with
-// canonical_numbering (post-order: the recursions stream through memory).
+// strictly_canonical_numbering (post-order: the recursions stream through memory).
 #include <benchmark/benchmark.h>
 
 #include <Eigen/QR>
@@ -59,7 +59,7 @@ const SkoModel& cached_model(int n, bool canonical) {
     std::mt19937 rng(1234 + n);
     std::unique_ptr<SkoModel> model = random_tree_model(n, rng);
     if (canonical) {
-      const std::vector<int> new_index = canonical_numbering(model->forest());
+      const std::vector<int> new_index = strictly_canonical_numbering(model->forest());
       slot = std::make_unique<SkoModel>(renumber(*model, new_index));
     } else {
       slot = std::move(model);

@@ -163,13 +163,6 @@ Eigen::SparseMatrix<double> block_permutation_matrix(const BlockLayout& old_layo
   return t;
 }
 
-// Part I section 2: post-order positions are a strictly canonical numbering.
-std::vector<int> canonical_numbering(const Forest& forest) {
-  std::vector<int> new_index(forest.size());
-  for (int k = 0; k < forest.size(); ++k) new_index[k] = forest.post_index(k);
-  return new_index;
-}
-
 // Part I section 5.2, Eq. 28 (Lemma 9).
 BwaMatrix similarity_shift(const BwaMatrix& kernel, const BlockDiagonal& delta) {
   const int n = kernel.size();

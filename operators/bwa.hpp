@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "graph/numbering.hpp"
 #include "operators/block_diagonal.hpp"
 #include "operators/bwa_matrix.hpp"
 #include "operators/sko_model.hpp"
@@ -60,10 +61,9 @@ SkoModel renumber(const SkoModel& model, std::span<const int> new_index);
 // given layout (node or hinge) of the old numbering. T is orthogonal: T^-1 = T*.
 Eigen::SparseMatrix<double> block_permutation_matrix(const BlockLayout& old_layout,
                                                      std::span<const int> new_index);
-// A strictly canonical renumbering (part I section 2): the forest's post-order position of each
-// node, so parents get larger ids than children and serial segments consecutive ids. After
-// renumbering with it, E is strictly block lower-triangular and A block lower-triangular.
-std::vector<int> canonical_numbering(const Forest& forest);
+// A strictly canonical renumbering comes from the graph layer (graph/numbering.hpp:
+// strictly_canonical_numbering); after renumbering with it, E is strictly block lower-triangular
+// and A block lower-triangular.
 
 // ---- Similarity-shift transformation, part I section 5.2 ----
 //

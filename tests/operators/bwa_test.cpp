@@ -254,7 +254,7 @@ TEST(Bwa, PermutationSimilarity) {
                 1e-10);
     }
 
-    const std::vector<int> canonical = canonical_numbering(model.forest());
+    const std::vector<int> canonical = strictly_canonical_numbering(model.forest());
     const BwaMatrix lower = renumber(model.kernel(), canonical);
     for (int k = 0; k < lower.size(); ++k)
       if (!lower.forest().is_base(k)) {
