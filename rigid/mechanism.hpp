@@ -1,0 +1,92 @@
+// Mechanism: the file-format-neutral description of a rigid multibody system, as URDF and the
+// native YAML format give it (io/ fills it; rigid/ turns it into SKO models). Plain data.
+//
+// Frames (conventions.md, "Spatial quantities"): every link has a frame; the body frame O_k of a
+// link is its link frame, which for a child link is the joint frame after the joint's motion:
+//   X_parent_child(q) = origin * joint_motion(q)
+// with `origin` the joint frame in the parent link's frame at q = 0 (URDF <origin>). Link index -1
+// is the inertial frame ("world").
+//
+// Coordinates of multi-dof joints: q has one entry per dof, so q, qd and qdd line up with the dof
+// names (`joint:0`, `joint:1`, ...):
+//   planar     q = [x, y, theta]: translation along the joint frame's x, y after rotating the plane
+//              so that `axis` is its normal, then rotation theta about `axis`; qd = dq/dt
+//   spherical  q = rotation vector (exponential coordinates, radians) of the child relative to the
+//              joint frame; qd, qdd = angular velocity / acceleration in the child frame
+//   floating   q = [rotation vector (3), position of the child origin in the joint frame (3)];
+//              qd = the child's spatial velocity [omega; v] in its own frame (conventions.md),
+//              qdd its derivative in that frame
+#pragma once
+
+#include <Eigen/Geometry>
+#include <string>
+#include <vector>
+
+namespace skograph {
+
+enum class JointType { kFixed, kRevolute, kContinuous, kPrismatic, kPlanar, kSpherical, kFloating };
+
+// Degrees of freedom of a joint type: 0, 1, 1, 1, 3, 3, 6.
+int joint_dof_count(JointType type);
+// "fixed", "revolute", "continuous", "prismatic", "planar", "spherical", "floating".
+const char* joint_type_name(JointType type);
+
+struct Link {
+  std::string name;
+  double mass = 0.0;
+  Eigen::Vector3d center_of_mass = Eigen::Vector3d::Zero();    // in the link frame
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();           // about the center of mass, link axes
+};
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::kFixed;
+  int parent = -1;  // link index, -1 = world
+  int child = -1;   // link index
+  Eigen::Isometry3d origin = Eigen::Isometry3d::Identity();  // joint frame in the parent link frame
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitX();           // unit, in the joint frame
+  double lower = -1e300, upper = 1e300;                      // position limits (informational)
+};
+
+// A loop closure (a cut edge of the standard digraph): frame F_p on `parent` and F_c on `child`
+// coincide up to the motion the loop joint allows (the frames coincide at the joint's zero).
+enum class LoopType { kRevolute, kPrismatic, kSpherical, kWeld };
+const char* loop_type_name(LoopType type);
+
+struct LoopClosure {
+  std::string name;
+  LoopType type = LoopType::kWeld;
+  int parent = -1;  // link carrying F_p, -1 = world
+  int child = -1;   // link carrying F_c, -1 = world
+  Eigen::Isometry3d parent_origin = Eigen::Isometry3d::Identity();  // F_p in the parent link frame
+  Eigen::Isometry3d child_origin = Eigen::Isometry3d::Identity();   // F_c in the child link frame
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();                  // in F_p (revolute, prismatic)
+  int source_line = 0;  // 1-based line in the model file, 0 when unknown
+};
+
+// A joint coupling (a cut edge between the two joints' child links): gear q[a] = ratio * q[b].
+struct Coupling {
+  std::string name;
+  std::string type = "gear";
+  int joint_a = -1;  // the driving joint ("motor")
+  int joint_b = -1;  // the driven joint ("link")
+  double ratio = 1.0;
+  int source_line = 0;
+};
+
+struct Mechanism {
+  std::string name;
+  std::string source;          // file it was read from (for messages)
+  std::vector<Link> links;     // in file order
+  std::vector<Joint> joints;   // tree joints, in file order; each link has at most one parent joint
+  std::vector<LoopClosure> loops;
+  std::vector<Coupling> couplings;
+
+  int find_link(const std::string& name) const;   // -1 when absent ("world" is never a link)
+  int find_joint(const std::string& name) const;  // -1 when absent
+  // The joint whose child is link k, or -1 (every link of a valid mechanism has exactly one: a
+  // URDF root link that is not "world" gets a fixed joint to the world when read).
+  int parent_joint(int link) const;
+};
+
+}  // namespace skograph
