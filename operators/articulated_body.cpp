@@ -42,6 +42,8 @@ ArticulatedBodyWorkspace::ArticulatedBodyWorkspace(std::shared_ptr<const SkoStru
   const std::size_t max_dim = structure->node.max_dim(), max_hinge = structure->hinge.max_dim();
   product_scratch.assign(max_dim * max_dim, 0.0);
   row_scratch.assign(max_hinge * max_dim, 0.0);
+  column_scratch.assign(max_dim * max_hinge, 0.0);
+  next_column_scratch.assign(max_dim * max_hinge, 0.0);
 }
 
 void solve_innovations_inertia(const ArticulatedBodyWorkspace& workspace, int k,

@@ -33,8 +33,9 @@ struct ArticulatedBodyWorkspace {
   BlockBuffer complement_projector;      // tau-bar(k) = I - G(k) H(k), m_k x m_k
   BlockBuffer articulated_inertia_plus;  // P+(k) = tau-bar(k) P(k), m_k x m_k
   BwaMatrix psi_kernel;                  // E_psi: psi(parent(k), k) = A(parent(k), k) tau-bar(k)
-  // Scratch: a max_dim x max_dim product and a max_hinge x max_dim row block.
-  std::vector<double> product_scratch, row_scratch;
+  // Scratch: a max_dim x max_dim product, a max_hinge x max_dim row block and two max_dim x
+  // max_hinge column blocks (for the O(N^2) walks of operators/innovations.hpp).
+  std::vector<double> product_scratch, row_scratch, column_scratch, next_column_scratch;
 };
 
 // The Riccati solution by the tips-to-base gather of part II Lemma 7, Eq. 33:

@@ -36,19 +36,20 @@ const Eigen::VectorXd& forward_dynamics(
                                  gyroscopic_force, workspace);
 }
 
-const Eigen::VectorXd& forward_dynamics_sweeps(
-    const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
+namespace {
+
+// The two sweeps of Algorithm 6.1. A null thetadot / coriolis_acceleration / gyroscopic_force
+// stands for a zero vector (used by apply_mass_matrix_inverse).
+const Eigen::VectorXd& articulated_body_sweeps(
+    const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>* thetadot_pointer,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
-    const Eigen::Ref<const Eigen::VectorXd>& coriolis_acceleration,
-    const Eigen::Ref<const Eigen::VectorXd>& gyroscopic_force,
+    const Eigen::Ref<const Eigen::VectorXd>* coriolis_pointer,
+    const Eigen::Ref<const Eigen::VectorXd>* gyroscopic_pointer,
     ForwardDynamicsWorkspace& workspace) {
   const SkoStructure& structure = model.structure();
   const BlockLayout& node = structure.node;
   const BlockLayout& hinge = structure.hinge;
-  check_size("thetadot", thetadot.size(), hinge.total());
   check_size("T", generalized_force.size(), hinge.total());
-  check_size("a", coriolis_acceleration.size(), node.total());
-  check_size("b", gyroscopic_force.size(), node.total());
   const Forest& forest = model.forest();
   const ArticulatedBodyWorkspace& articulated = workspace.articulated;
   Eigen::VectorXd& z = workspace.residual_force;
@@ -60,8 +61,12 @@ const Eigen::VectorXd& forward_dynamics_sweeps(
   for (const int k : forest.post_order()) {
     const int m = node.dim(k), mo = node.offset(k), r = hinge.dim(k), ro = hinge.offset(k);
     auto z_k = z.segment(mo, m);
-    z_k = gyroscopic_force.segment(mo, m);
-    z_k.noalias() += articulated.articulated_inertia[k] * coriolis_acceleration.segment(mo, m);
+    if (gyroscopic_pointer != nullptr)
+      z_k = gyroscopic_pointer->segment(mo, m);
+    else
+      z_k.setZero();
+    if (coriolis_pointer != nullptr)
+      z_k.noalias() += articulated.articulated_inertia[k] * coriolis_pointer->segment(mo, m);
     for (const int j : forest.children(k))
       z_k.noalias() += model.weight(j) * z_plus.segment(node.offset(j), node.dim(j));
     auto epsilon_k = epsilon.segment(ro, r);
@@ -99,10 +104,33 @@ const Eigen::VectorXd& forward_dynamics_sweeps(
     thetaddot_k = nu.segment(ro, r);
     thetaddot_k.noalias() -= articulated.kalman_gain[k].transpose() * alpha_k;
     alpha_k.noalias() += hinge_k.transpose() * thetaddot_k;
-    alpha_k += coriolis_acceleration.segment(mo, m);
-    velocity_k.noalias() += hinge_k.transpose() * thetadot.segment(ro, r);
+    if (coriolis_pointer != nullptr) alpha_k += coriolis_pointer->segment(mo, m);
+    if (thetadot_pointer != nullptr)
+      velocity_k.noalias() += hinge_k.transpose() * thetadot_pointer->segment(ro, r);
   }
   return thetaddot;
+}
+
+}  // namespace
+
+const Eigen::VectorXd& forward_dynamics_sweeps(
+    const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
+    const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
+    const Eigen::Ref<const Eigen::VectorXd>& coriolis_acceleration,
+    const Eigen::Ref<const Eigen::VectorXd>& gyroscopic_force,
+    ForwardDynamicsWorkspace& workspace) {
+  const BlockLayout& node = model.structure().node;
+  check_size("thetadot", thetadot.size(), model.structure().hinge.total());
+  check_size("a", coriolis_acceleration.size(), node.total());
+  check_size("b", gyroscopic_force.size(), node.total());
+  return articulated_body_sweeps(model, &thetadot, generalized_force, &coriolis_acceleration,
+                                 &gyroscopic_force, workspace);
+}
+
+const Eigen::VectorXd& apply_mass_matrix_inverse(
+    const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
+    ForwardDynamicsWorkspace& workspace) {
+  return articulated_body_sweeps(model, nullptr, generalized_force, nullptr, nullptr, workspace);
 }
 
 }  // namespace skograph

@@ -61,4 +61,12 @@ const Eigen::VectorXd& forward_dynamics_sweeps(
     const Eigen::Ref<const Eigen::VectorXd>& coriolis_acceleration,
     const Eigen::Ref<const Eigen::VectorXd>& gyroscopic_force, ForwardDynamicsWorkspace& workspace);
 
+// thetaddot = M^-1 T for a generalized force T with a = b = 0, by the factored inverse
+// M^-1 = [I - H psi K]* D^-1 [I - H psi K] (part II Lemma 11, Eq. 51) evaluated with the sweeps of
+// Algorithm 6.1; reuses workspace.articulated (call articulated_body_inertias first). O(N); no
+// allocation. Returns workspace.generalized_acceleration.
+const Eigen::VectorXd& apply_mass_matrix_inverse(
+    const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
+    ForwardDynamicsWorkspace& workspace);
+
 }  // namespace skograph
