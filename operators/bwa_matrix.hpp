@@ -32,6 +32,7 @@ class BwaMatrix {
   explicit BwaMatrix(std::shared_ptr<const SkoStructure> structure);
 
   const SkoStructure& structure() const { return *structure_; }
+  std::shared_ptr<const SkoStructure> structure_ptr() const { return structure_; }
   const Forest& forest() const { return structure_->forest; }
   const BlockLayout& layout() const { return structure_->node; }
   int size() const { return structure_->size(); }
