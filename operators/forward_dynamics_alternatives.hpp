@@ -36,7 +36,8 @@
 namespace skograph {
 
 // Storage for all the alternatives, sized once from the structure (including the N x N dense
-// matrices of the O(N^3) and O(N^2) methods); the solves themselves do not allocate.
+// matrices of the O(N^3) and O(N^2) methods); the solves themselves do not allocate (except
+// inside Eigen's dense LLT, see forward_dynamics_cholesky).
 struct AlternativeForwardDynamicsWorkspace {
   explicit AlternativeForwardDynamicsWorkspace(std::shared_ptr<const SkoStructure> structure);
   InverseDynamicsWorkspace inverse_dynamics;  // bias C and the M p products
@@ -53,7 +54,9 @@ struct AlternativeForwardDynamicsWorkspace {
 };
 
 // O(N^3): thetaddot = M^-1 (T - C) with M from mass_matrix (part II Algorithm 4.2) and a dense
-// Cholesky factorization (serial-chain-unified-formulation section 3).
+// Cholesky factorization (serial-chain-unified-formulation section 3). The only member of the
+// family that may allocate after construction: Eigen's blocked LLT takes temporary GEMM blocking
+// buffers from the heap for large N.
 const Eigen::VectorXd& forward_dynamics_cholesky(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
