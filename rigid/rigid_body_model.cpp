@@ -118,8 +118,25 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       forward(model.structure()),
       composite(*model.structure()),
       operational(model.structure()),
-      mass(Eigen::MatrixXd::Zero(model.dof_count(), model.dof_count())) {
-  for (int k = 0; k < model.node_count(); ++k) sko.inertia(k) = model.link_inertia(k);
+      mass(Eigen::MatrixXd::Zero(model.dof_count(), model.dof_count())),
+      articulated_inertia(model.node_count(), Matrix6d::Zero()),
+      residual_force(model.node_count(), Vector6d::Zero()),
+      acceleration(Eigen::VectorXd::Zero(6 * model.node_count())),
+      generalized_acceleration(Eigen::VectorXd::Zero(model.dof_count())) {
+  const int nodes = model.node_count();
+  phi.assign(nodes, Matrix6d::Identity());
+  hinge.resize(nodes);
+  projected_inertia.resize(nodes);
+  innovations_inverse.resize(nodes);
+  innovation.resize(nodes);
+  for (int k = 0; k < nodes; ++k) {
+    const int dofs = model.joint_dofs(k);
+    sko.inertia(k) = model.link_inertia(k);
+    hinge[k].setZero(6, dofs);
+    projected_inertia[k].setZero(6, dofs);
+    innovations_inverse[k].setZero(dofs, dofs);
+    innovation[k].setZero(dofs);
+  }
 }
 
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -127,16 +144,31 @@ void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen:
   if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
   const Forest& forest = model.forest();
   for (const int k : forest.level_order()) {
-    const Joint& joint = model.mechanism().joints[k];
+    const Eigen::Isometry3d& origin = model.mechanism().joints[k].origin;
     const double* qk = q.data() + model.joint_dof_offset(k);
     const JointGeometry& geometry = model.joint_geometry(k);
+    const Eigen::Isometry3d motion = joint_motion(geometry, qk);
+    const Eigen::Matrix3d rotation = origin.linear() * motion.linear();
+    const Eigen::Vector3d translation =
+        origin.translation() + origin.linear() * motion.translation();
     Eigen::Isometry3d& transform = data.joint_transform[k];
-    transform = joint.origin * joint_motion(geometry, qk);
+    transform.linear() = rotation;
+    transform.translation() = translation;
     const int p = forest.parent(k);
-    data.link_pose[k] = p == Forest::kNone ? transform : data.link_pose[p] * transform;
-    if (p != Forest::kNone) data.sko.weight(k) = rigid_body_transform(transform);
-    if (geometry.dofs() > 0)
-      data.sko.hinge_map(k) = joint_hinge_transpose(geometry, qk).transpose();
+    Eigen::Isometry3d& pose = data.link_pose[k];
+    if (p == Forest::kNone) {
+      pose = transform;
+    } else {
+      const Eigen::Isometry3d& parent_pose = data.link_pose[p];
+      pose.linear() = parent_pose.linear() * rotation;
+      pose.translation() = parent_pose.translation() + parent_pose.linear() * translation;
+      data.phi[k] = rigid_body_transform(rotation, translation);
+      data.sko.weight(k) = data.phi[k];
+    }
+    if (geometry.dofs() > 0) {
+      data.hinge[k] = joint_hinge_transpose(geometry, qk);
+      data.sko.hinge_map(k) = data.hinge[k].transpose();
+    }
   }
 }
 
@@ -147,17 +179,15 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
   const Forest& forest = model.forest();
   for (const int k : forest.level_order()) {
     const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
-    const JointGeometry& geometry = model.joint_geometry(k);
     Vector6d relative = Vector6d::Zero(), rate_product = Vector6d::Zero();
-    if (dofs > 0) {
-      relative = data.sko.hinge_map(k).transpose() * qd.segment(offset, dofs);
-      rate_product = joint_velocity_product(geometry, q.data() + offset, qd.data() + offset);
-    }
+    for (int i = 0; i < dofs; ++i) relative.noalias() += data.hinge[k].col(i) * qd[offset + i];
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      rate_product =
+          joint_velocity_product(model.joint_geometry(k), q.data() + offset, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = forest.parent(k);
     if (p != Forest::kNone)
-      velocity.noalias() +=
-          Matrix6d(data.sko.weight(k)).transpose() * data.velocity.segment<6>(6 * p);
+      velocity.noalias() += data.phi[k].transpose() * data.velocity.segment<6>(6 * p);
     data.velocity.segment<6>(6 * k) = velocity;
     data.coriolis.segment<6>(6 * k) = coriolis_acceleration(velocity, relative, rate_product);
     data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
@@ -228,11 +258,10 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
   return inverse_dynamics(model, data, q, qd, data.zero_dofs, gravity);
 }
 
-const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                        const Eigen::Vector3d& gravity) {
+const Eigen::VectorXd& forward_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity) {
   check_size(tau, model.dof_count(), "tau");
   update_kinematics(model, q, qd, data);
   fill_base_acceleration(model, gravity, data);
@@ -243,6 +272,78 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     data.coriolis_with_gravity.segment<6>(6 * bases[i]) += data.base_acceleration.segment<6>(6 * i);
   return forward_dynamics(data.sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
                           data.forward);
+}
+
+const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(tau, model.dof_count(), "tau");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  const Forest& forest = model.forest();
+  // Tips-to-base gather (part II Eq. 33 and 58a-d): P(k) = M(k) + sum phi P+(j) phi*,
+  // z(k) = sum phi z+(j) + P a + b, D = H P H*, epsilon = T - H z, nu = D^-1 epsilon,
+  // P+ = P - P H* D^-1 H P, z+ = z + P H* nu. P+ and z+ overwrite P and z.
+  for (const int k : forest.post_order()) {
+    Matrix6d& inertia = data.articulated_inertia[k];
+    Vector6d& force = data.residual_force[k];
+    inertia = model.link_inertia(k);
+    force = data.gyroscopic.segment<6>(6 * k);
+    for (const int j : forest.children(k)) {
+      const Matrix6d& phi = data.phi[j];
+      inertia.noalias() += phi * data.articulated_inertia[j] * phi.transpose();
+      force.noalias() += phi * data.residual_force[j];
+    }
+    force.noalias() += inertia * data.coriolis.segment<6>(6 * k);
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 0) continue;
+    HingeMatrix& projected = data.projected_inertia[k];
+    HingeSquare& inverse = data.innovations_inverse[k];
+    JointVector& nu = data.innovation[k];
+    projected.noalias() = inertia * data.hinge[k];
+    if (dofs == 1) {
+      const double d_inverse = 1.0 / data.hinge[k].col(0).dot(projected.col(0));
+      inverse(0, 0) = d_inverse;
+      nu(0) = d_inverse * (tau[offset] - data.hinge[k].col(0).dot(force));
+      inertia.noalias() -= (d_inverse * projected.col(0)) * projected.col(0).transpose();
+      force.noalias() += projected.col(0) * nu(0);
+      continue;
+    }
+    const HingeSquare d = data.hinge[k].transpose() * projected;
+    inverse = d.llt().solve(HingeSquare::Identity(dofs, dofs));
+    nu.noalias() = inverse * (tau.segment(offset, dofs) - data.hinge[k].transpose() * force);
+    inertia.noalias() -= projected * inverse * projected.transpose();
+    force.noalias() += projected * nu;
+  }
+  // Base-to-tips scatter (Eq. 58e-g): alpha+ = phi* alpha(parent) (the world's -g at a base),
+  // qdd = nu - D^-1 (P H*)* alpha+, alpha = alpha+ + H* qdd + a.
+  const std::span<const int> bases = forest.bases();
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    data.acceleration.segment<6>(6 * bases[i]) = data.base_acceleration.segment<6>(6 * i);
+  const std::span<const int> order = forest.post_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = forest.parent(k);
+    Vector6d alpha = p == Forest::kNone
+                         ? Vector6d(data.acceleration.segment<6>(6 * k))
+                         : Vector6d(data.phi[k].transpose() * data.acceleration.segment<6>(6 * p));
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 1) {
+      const double qdd = data.innovation[k](0) - data.innovations_inverse[k](0, 0) *
+                                                     data.projected_inertia[k].col(0).dot(alpha);
+      data.generalized_acceleration[offset] = qdd;
+      alpha.noalias() += data.hinge[k].col(0) * qdd;
+    } else if (dofs > 1) {
+      const JointVector qdd =
+          data.innovation[k] -
+          data.innovations_inverse[k] * (data.projected_inertia[k].transpose() * alpha);
+      data.generalized_acceleration.segment(offset, dofs) = qdd;
+      alpha.noalias() += data.hinge[k] * qdd;
+    }
+    data.acceleration.segment<6>(6 * k) = alpha + data.coriolis.segment<6>(6 * k);
+  }
+  return data.generalized_acceleration;
 }
 
 void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,

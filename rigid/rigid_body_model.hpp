@@ -76,6 +76,8 @@ struct RigidBodyData {
   SkoModel sko;                                    // weights phi(parent, k), H(k), M(k)
   std::vector<Eigen::Isometry3d> joint_transform;  // X_parent_child(q) per node
   std::vector<Eigen::Isometry3d> link_pose;        // X_world_link(q) per node
+  std::vector<Matrix6d> phi;                       // phi(parent, k) per node (fixed-size copy)
+  std::vector<HingeMatrix> hinge;                  // H*(k) per node (fixed-size copy)
   Eigen::VectorXd velocity;                        // V(k) per node (node layout), body frame
   Eigen::VectorXd coriolis;                        // a(k) per node
   Eigen::VectorXd gyroscopic;                      // b(k) per node
@@ -88,6 +90,14 @@ struct RigidBodyData {
   CompositeInertiaWorkspace composite;
   OperationalSpaceWorkspace operational;
   Eigen::MatrixXd mass;  // the last mass_matrix
+  // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
+  std::vector<Matrix6d> articulated_inertia;     // P(k)
+  std::vector<Vector6d> residual_force;          // z(k)
+  std::vector<HingeMatrix> projected_inertia;    // P(k) H*(k)
+  std::vector<HingeSquare> innovations_inverse;  // D^-1(k)
+  std::vector<JointVector> innovation;           // epsilon(k) = T(k) - H(k) z(k)
+  Eigen::VectorXd acceleration;                  // alpha(k), node layout
+  Eigen::VectorXd generalized_acceleration;      // qdd, dof order
 };
 
 // Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q),
@@ -127,14 +137,23 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
                                    const Eigen::Ref<const Eigen::VectorXd>& qd,
                                    const Eigen::Vector3d& gravity);
 
-// qdd = M^-1 (tau - C) by the articulated-body algorithm (part II Algorithm 6.1, via
-// operators/forward_dynamics.hpp), gravity as the base acceleration -g folded into a(base).
-// Returns data.forward.generalized_acceleration.
+// qdd = M^-1 (tau - C) by the articulated-body algorithm (part II Algorithm 6.1) specialized to
+// rigid nodes (part II section 8, "optimize algorithms"): the same recursions as the generic
+// operators/forward_dynamics.hpp with fixed-size 6 x 6 blocks, in data's per-node arrays. Gravity
+// enters as the base acceleration -g. Returns data.generalized_acceleration. O(N); no allocation.
 const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
                                         const Eigen::Ref<const Eigen::VectorXd>& tau,
                                         const Eigen::Vector3d& gravity);
+
+// The same through the generic SKO operators (operators/forward_dynamics.hpp, ops2's Algorithm
+// 6.1 on dynamic-size blocks), gravity folded into a(base). Returns
+// data.forward.generalized_acceleration.
+const Eigen::VectorXd& forward_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity);
 
 // The innovations factors M = [I + H A K] D [I + H A K]* and [I + H A K]^-1 = [I - H psi K]
 // at q (part II Lemma 11, Eq. 49-50; operators/innovations.hpp), in the dof order.

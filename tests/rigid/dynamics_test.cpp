@@ -72,6 +72,10 @@ TEST_P(RandomMechanisms, ForwardDynamicsInvertsInverseDynamics) {
   const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravity);
   const Eigen::MatrixXd mass = mass_matrix(model, data, q);
   EXPECT_LT((mass.ldlt().solve(tau - bias) - solved).cwiseAbs().maxCoeff(), 1e-8);
+  // The fixed-size path and the generic operators' Algorithm 6.1 agree.
+  const Eigen::VectorXd generic =
+      forward_dynamics_through_operators(model, data, q, qd, tau, kGravity);
+  EXPECT_LT((generic - qdd).cwiseAbs().maxCoeff(), 1e-8);
 }
 
 // The node accelerations of inverse dynamics, alpha = A*(H* qdd + a), are the time derivatives of
