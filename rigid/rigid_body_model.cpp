@@ -132,7 +132,8 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
   for (int k = 0; k < nodes; ++k) {
     const int dofs = model.joint_dofs(k);
     sko.inertia(k) = model.link_inertia(k);
-    hinge[k].setZero(6, dofs);
+    const double zeros[6] = {0, 0, 0, 0, 0, 0};
+    hinge[k] = joint_hinge_transpose(model.joint_geometry(k), zeros);
     projected_inertia[k].setZero(6, dofs);
     innovations_inverse[k].setZero(dofs, dofs);
     innovation[k].setZero(dofs);
@@ -163,13 +164,21 @@ void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen:
       pose.linear() = parent_pose.linear() * rotation;
       pose.translation() = parent_pose.translation() + parent_pose.linear() * translation;
       data.phi[k] = rigid_body_transform(rotation, translation);
-      data.sko.weight(k) = data.phi[k];
     }
-    if (geometry.dofs() > 0) {
-      data.hinge[k] = joint_hinge_transpose(geometry, qk);
-      data.sko.hinge_map(k) = data.hinge[k].transpose();
-    }
+    // H* depends on q only for planar joints (set once in RigidBodyData otherwise).
+    if (geometry.type == JointType::kPlanar) data.hinge[k] = joint_hinge_transpose(geometry, qk);
   }
+  data.sko_synchronized = false;
+}
+
+void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data) {
+  if (data.sko_synchronized) return;
+  const Forest& forest = model.forest();
+  for (int k = 0; k < model.node_count(); ++k) {
+    if (forest.parent(k) != Forest::kNone) data.sko.weight(k) = data.phi[k];
+    if (model.joint_dofs(k) > 0) data.sko.hinge_map(k) = data.hinge[k].transpose();
+  }
+  data.sko_synchronized = true;
 }
 
 void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -222,6 +231,7 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(qdd, model.dof_count(), "qdd");
   update_kinematics(model, q, qd, data);
   fill_base_acceleration(model, gravity, data);
+  synchronize_sko_model(model, data);
   return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
                           data.inverse);
 }
@@ -246,6 +256,7 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q) {
   update_positions(model, q, data);
+  synchronize_sko_model(model, data);
   composite_body_inertias(data.sko, data.composite);
   mass_matrix(data.sko, data.composite, data.mass);
   return data.mass;
@@ -264,6 +275,7 @@ const Eigen::VectorXd& forward_dynamics_through_operators(
     const Eigen::Vector3d& gravity) {
   check_size(tau, model.dof_count(), "tau");
   update_kinematics(model, q, qd, data);
+  synchronize_sko_model(model, data);
   fill_base_acceleration(model, gravity, data);
   // a is propagated by A*, so the world's acceleration -g added to a(base) accelerates the forest.
   data.coriolis_with_gravity = data.coriolis;
@@ -349,6 +361,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
 void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
   update_positions(model, q, data);
+  synchronize_sko_model(model, data);
   innovations_factors(data.sko, data.forward.articulated, factors);
 }
 
@@ -357,6 +370,7 @@ Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& d
     throw std::invalid_argument("operational_space_inertia: link index out of range");
   const int nodes[1] = {model.node_of_link(link)};
   Eigen::MatrixXd inertia;
+  synchronize_sko_model(model, data);
   operational_space_inertia(data.sko, nodes, data.operational, inertia);
   return inertia;
 }

@@ -73,14 +73,17 @@ class RigidBodyModel {
 struct RigidBodyData {
   explicit RigidBodyData(const RigidBodyModel& model);
 
+  // weights phi(parent, k) and H(k) are copied in from phi/hinge on demand by
+  // synchronize_sko_model.
   SkoModel sko;                                    // weights phi(parent, k), H(k), M(k)
   std::vector<Eigen::Isometry3d> joint_transform;  // X_parent_child(q) per node
   std::vector<Eigen::Isometry3d> link_pose;        // X_world_link(q) per node
   std::vector<Matrix6d> phi;                       // phi(parent, k) per node (fixed-size copy)
   std::vector<HingeMatrix> hinge;                  // H*(k) per node (fixed-size copy)
-  Eigen::VectorXd velocity;                        // V(k) per node (node layout), body frame
-  Eigen::VectorXd coriolis;                        // a(k) per node
-  Eigen::VectorXd gyroscopic;                      // b(k) per node
+  bool sko_synchronized = false;           // sko holds the phi/hinge of the last update_positions
+  Eigen::VectorXd velocity;                // V(k) per node (node layout), body frame
+  Eigen::VectorXd coriolis;                // a(k) per node
+  Eigen::VectorXd gyroscopic;              // b(k) per node
   Eigen::VectorXd base_acceleration;       // -g in each base node's frame, over forest().bases()
   Eigen::VectorXd coriolis_with_gravity;   // a with -g added at the base nodes (forward dynamics)
   Eigen::VectorXd gyroscopic_with_forces;  // b - external forces
@@ -101,9 +104,14 @@ struct RigidBodyData {
 };
 
 // Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q),
-// weight(k) = phi(parent, k), H(k), M(k), link poses (part I section 6, Eq. for phi). O(N).
+// phi(parent, k), H*(k) (data.phi, data.hinge), link poses (part I section 6, Eq. for phi). O(N).
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data);
+// Copies phi(parent, k) and H(k) of the last update_positions into data.sko (the generic SKO
+// model the operators layer reads), once per configuration. The functions below call it when they
+// use the operators; call it before using data.sko directly.
+void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data);
+
 // update_positions plus the velocities V(k) = phi*(parent, k) V(parent) + H*(k) qd(k), the
 // Coriolis accelerations a(k) and the gyroscopic forces b(k) (part I section 7, serial-chain paper
 // section 2; rigid/spatial.hpp for the derivation). O(N).
