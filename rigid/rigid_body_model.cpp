@@ -1,5 +1,6 @@
 #include "rigid/rigid_body_model.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <span>
@@ -314,7 +315,9 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     HingeMatrix& projected = data.projected_inertia[k];
     HingeSquare& inverse = data.innovations_inverse[k];
     JointVector& nu = data.innovation[k];
-    projected.noalias() = inertia * data.hinge[k];
+    // Coefficient-wise (lazy) products: Eigen's blocked products of dynamic-size operands would
+    // allocate workspace.
+    projected.noalias() = inertia.lazyProduct(data.hinge[k]);
     if (dofs == 1) {
       const double d_inverse = 1.0 / data.hinge[k].col(0).dot(projected.col(0));
       inverse(0, 0) = d_inverse;
@@ -323,10 +326,14 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       force.noalias() += projected.col(0) * nu(0);
       continue;
     }
-    const HingeSquare d = data.hinge[k].transpose() * projected;
-    inverse = d.llt().solve(HingeSquare::Identity(dofs, dofs));
-    nu.noalias() = inverse * (tau.segment(offset, dofs) - data.hinge[k].transpose() * force);
-    inertia.noalias() -= projected * inverse * projected.transpose();
+    const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
+    const Eigen::LLT<HingeSquare> cholesky(d);
+    for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+    JointVector residual = tau.segment(offset, dofs);  // fixed capacity: no temporary VectorXd
+    residual.noalias() -= data.hinge[k].transpose() * force;
+    nu.noalias() = inverse * residual;
+    const HingeMatrix gain = projected.lazyProduct(inverse);
+    inertia.noalias() -= gain.lazyProduct(projected.transpose());
     force.noalias() += projected * nu;
   }
   // Base-to-tips scatter (Eq. 58e-g): alpha+ = phi* alpha(parent) (the world's -g at a base),
