@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "rigid/free_flying.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "support/rigid_support.hpp"
 
@@ -68,6 +69,14 @@ TEST(RigidAllocation, StepFunctionsDoNotAllocate) {
       0);
   EXPECT_EQ(allocations_in([&] { mass_matrix(model, data, q); }), 0);
   EXPECT_EQ(allocations_in([&] { bias_forces(model, data, q, qd, gravity); }), 0);
+  FreeFlyingData free_flying(model);  // the random mechanism has a floating base
+  EXPECT_EQ(allocations_in([&] {
+              base_invariant_forward_dynamics(model, data, free_flying, q, qd, qdd, gravity);
+            }),
+            0);
+  EXPECT_EQ(
+      allocations_in([&] { decoupled_operational_space_inertias(model, data, free_flying, q); }),
+      0);
 }
 
 }  // namespace
