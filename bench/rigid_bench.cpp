@@ -5,9 +5,11 @@
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <memory>
 #include <random>
 
+#include "rigid/free_flying.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "tests/support/rigid_support.hpp"
 
@@ -72,12 +74,25 @@ struct Problem {
 
 const Eigen::Vector3d kGravity(0, 0, -9.81);
 
+// links = 7: the arm; otherwise a random tree with |links| links whose joints come in a shuffled
+// file order (random node numbering) or, for negative values, in a canonical order (each joint
+// after those of its descendants: the depth-first post-order of the tree).
 std::unique_ptr<Problem> make_problem(int links) {
   if (links == 7) return std::make_unique<Problem>(seven_dof_arm());
   testing_support::RandomMechanismOptions options;
-  options.links = links;
+  options.links = links < 0 ? -links : links;
   std::mt19937 rng(7);
-  return std::make_unique<Problem>(testing_support::random_mechanism(options, rng));
+  Mechanism mechanism = testing_support::random_mechanism(options, rng);
+  if (links < 0) {
+    std::vector<int> parent_link(mechanism.links.size(), Forest::kNone);
+    for (const Joint& joint : mechanism.joints) parent_link[joint.child] = joint.parent;
+    const Forest tree(parent_link);
+    std::sort(mechanism.joints.begin(), mechanism.joints.end(),
+              [&](const Joint& a, const Joint& b) {
+                return tree.post_index(a.child) < tree.post_index(b.child);
+              });
+  }
+  return std::make_unique<Problem>(std::move(mechanism));
 }
 
 void report(benchmark::State& state, const Problem& p) {
@@ -120,15 +135,6 @@ void BM_ForwardDynamicsCompositeCholesky(benchmark::State& state) {
   report(state, *p);
 }
 
-// 7 = the arm; others: random trees (floating base, mixed joints). Dense-matrix algorithms stop at
-// 10^3 links (a 10^4-link tree has ~1.5e4 dofs: a 1.8 GB mass matrix).
-BENCHMARK(BM_InverseDynamics)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000);
-BENCHMARK(BM_ForwardDynamicsArticulated)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000);
-BENCHMARK(BM_MassMatrix)->Arg(7)->Arg(100)->Arg(1000);
-BENCHMARK(BM_ForwardDynamicsCompositeCholesky)->Arg(7)->Arg(100)->Arg(1000);
-
-}  // namespace
-namespace {
 void BM_UpdateKinematics(benchmark::State& state) {
   auto p = make_problem(static_cast<int>(state.range(0)));
   for (auto _ : state) {
@@ -137,5 +143,35 @@ void BM_UpdateKinematics(benchmark::State& state) {
   }
   report(state, *p);
 }
-BENCHMARK(BM_UpdateKinematics)->Arg(7);
+
+// The same Algorithm 6.1 through the generic dynamic-size SKO operators (ops2).
+void BM_ForwardDynamicsThroughOperators(benchmark::State& state) {
+  auto p = make_problem(static_cast<int>(state.range(0)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        forward_dynamics_through_operators(p->model, p->data, p->q, p->qd, p->tau, kGravity));
+  report(state, *p);
 }
+
+// Base-invariant forward dynamics (free-flying-base-invariance.txt Algorithm 3.3); random trees
+// only (the arm is grounded).
+void BM_ForwardDynamicsBaseInvariant(benchmark::State& state) {
+  auto p = make_problem(static_cast<int>(state.range(0)));
+  FreeFlyingData free_flying(p->model);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(base_invariant_forward_dynamics(p->model, p->data, free_flying, p->q,
+                                                             p->qd, p->tau, kGravity));
+  report(state, *p);
+}
+
+// 7 = the arm; others: random trees (floating base, mixed joints). Dense-matrix algorithms stop at
+// 10^3 links (a 10^4-link tree has ~1.4e4 dofs: a 1.6 GB mass matrix).
+BENCHMARK(BM_UpdateKinematics)->Arg(7)->Arg(10000)->Arg(-10000);
+BENCHMARK(BM_InverseDynamics)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-10000);
+BENCHMARK(BM_ForwardDynamicsArticulated)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-10000);
+BENCHMARK(BM_ForwardDynamicsThroughOperators)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000);
+BENCHMARK(BM_ForwardDynamicsBaseInvariant)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-10000);
+BENCHMARK(BM_MassMatrix)->Arg(7)->Arg(100)->Arg(1000);
+BENCHMARK(BM_ForwardDynamicsCompositeCholesky)->Arg(7)->Arg(100)->Arg(1000);
+
+}  // namespace

@@ -1,6 +1,7 @@
 #include "rigid/free_flying.hpp"
 
 #include <Eigen/Cholesky>
+#include <ranges>
 #include <stdexcept>
 
 namespace skograph {
@@ -69,7 +70,8 @@ void dual_scatter(const RigidBodyModel& model, const RigidBodyData& data,
                   const Eigen::Ref<const Eigen::VectorXd>& tau, bool with_forces,
                   FreeFlyingData& ff) {
   const Forest& forest = model.forest();
-  for (const int k : forest.level_order()) {
+  // Parents before children: post-order backwards (sequential in a canonical numbering).
+  for (const int k : forest.post_order() | std::views::reverse) {
     const int p = forest.parent(k), dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
     Matrix6d& dual = ff.dual_inertia[k];
     Vector6d& dual_force = ff.dual_residual_force[k];

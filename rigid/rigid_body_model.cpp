@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <unordered_set>
@@ -145,7 +146,8 @@ void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen:
                       RigidBodyData& data) {
   if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
   const Forest& forest = model.forest();
-  for (const int k : forest.level_order()) {
+  // Parents before children: post-order backwards (sequential in a canonical numbering).
+  for (const int k : forest.post_order() | std::views::reverse) {
     const Eigen::Isometry3d& origin = model.mechanism().joints[k].origin;
     const double* qk = q.data() + model.joint_dof_offset(k);
     const JointGeometry& geometry = model.joint_geometry(k);
@@ -187,7 +189,8 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
   if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
   update_positions(model, q, data);
   const Forest& forest = model.forest();
-  for (const int k : forest.level_order()) {
+  // Parents before children: post-order backwards (sequential in a canonical numbering).
+  for (const int k : forest.post_order() | std::views::reverse) {
     const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
     Vector6d relative = Vector6d::Zero(), rate_product = Vector6d::Zero();
     for (int i = 0; i < dofs; ++i) relative.noalias() += data.hinge[k].col(i) * qd[offset + i];
