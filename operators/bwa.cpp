@@ -96,6 +96,7 @@ Eigen::MatrixXd resolvent_block(const BwaMatrix& kernel, int i, int j) {
   return path;
 }
 
+// Part I section 5.1: the renumbered tree (parent(new_index[k]) = new_index[parent(k)]).
 std::shared_ptr<const SkoStructure> renumber_structure(const SkoStructure& structure,
                                                        std::span<const int> new_index) {
   const int n = structure.size();
@@ -128,10 +129,12 @@ BwaMatrix renumber(const BwaMatrix& kernel, std::shared_ptr<const SkoStructure> 
   return result;
 }
 
+// Part I section 5.1, Eq. 26.
 BwaMatrix renumber(const BwaMatrix& kernel, std::span<const int> new_index) {
   return renumber(kernel, renumber_structure(kernel.structure(), new_index), new_index);
 }
 
+// Part I section 5.1: H and M are block-diagonal, so T H T* and T M T* just move blocks.
 SkoModel renumber(const SkoModel& model, std::span<const int> new_index) {
   SkoModel result(renumber_structure(model.structure(), new_index));
   result.kernel() = renumber(model.kernel(), result.structure_ptr(), new_index);
@@ -142,6 +145,7 @@ SkoModel renumber(const SkoModel& model, std::span<const int> new_index) {
   return result;
 }
 
+// Part I section 3.1 (property 3) and section 5.1: T maps old stacked vectors to new ones.
 Eigen::SparseMatrix<double> block_permutation_matrix(const BlockLayout& old_layout,
                                                      std::span<const int> new_index) {
   const int n = old_layout.count();
@@ -159,6 +163,7 @@ Eigen::SparseMatrix<double> block_permutation_matrix(const BlockLayout& old_layo
   return t;
 }
 
+// Part I section 2: post-order positions are a strictly canonical numbering.
 std::vector<int> canonical_numbering(const Forest& forest) {
   std::vector<int> new_index(forest.size());
   for (int k = 0; k < forest.size(); ++k) new_index[k] = forest.post_index(k);

@@ -70,6 +70,7 @@ Eigen::MatrixXd backward_lyapunov_element(const BwaMatrix& a, const BwaMatrix& b
   return resolvent_block(a, k, i).transpose() * y.block(k) * resolvent_block(b, k, j);  // case 4
 }
 
+// Part II Lemma 5: Z = A* X B, every block by Eq. 25.
 Eigen::MatrixXd backward_lyapunov_dense(const BwaMatrix& a, const BlockDiagonal& x,
                                         const BwaMatrix& b) {
   LyapunovWorkspace workspace(a.structure());
@@ -104,6 +105,7 @@ const BlockDiagonal& forward_lyapunov_diagonal(const BwaMatrix& a, const BlockDi
   return y;
 }
 
+// Part II Lemma 3, Eq. 13-14.
 BlockDiagonal forward_lyapunov_diagonal(const BwaMatrix& a, const BlockDiagonal& x,
                                         const BwaMatrix& b) {
   LyapunovWorkspace workspace(a.structure());
@@ -120,6 +122,7 @@ Eigen::MatrixXd forward_lyapunov_element(const BwaMatrix& a, const BwaMatrix& b,
   return Eigen::MatrixXd::Zero(a.layout().dim(i), a.layout().dim(j));
 }
 
+// Part II Lemma 3: Z = A X B*, every block by Eq. 15.
 Eigen::MatrixXd forward_lyapunov_dense(const BwaMatrix& a, const BlockDiagonal& x,
                                        const BwaMatrix& b) {
   LyapunovWorkspace workspace(a.structure());
@@ -133,6 +136,7 @@ Eigen::MatrixXd forward_lyapunov_dense(const BwaMatrix& a, const BlockDiagonal& 
   return z;
 }
 
+// The block-diagonal M of part II section 2.1.
 BlockDiagonal node_inertias(const SkoModel& model) {
   BlockDiagonal result(model.structure().node);
   for (int k = 0; k < model.size(); ++k) result.block(k) = model.inertia(k);

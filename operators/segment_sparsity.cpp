@@ -79,6 +79,7 @@ SegmentBlock mass_segment_block(const Forest& forest, int i, int j) {
              : SegmentBlock::kZero;
 }
 
+// Part II section 7 (Eq. 61-63, Fig. 6) for every segment pair.
 SegmentSparsity segment_sparsity(const Forest& forest) {
   SegmentSparsity result;
   const int s = forest.segment_count();
@@ -129,14 +130,17 @@ SparsityPattern mass_node_pattern(const Forest& forest) {
   });
 }
 
+// Part I Eq. 8: every entry of a weight block.
 SparsityPattern kernel_scalar_pattern(const Forest& forest, const BlockLayout& node) {
   return expand(kernel_node_pattern(forest), node, false);
 }
 
+// Part I Eq. 18: identity diagonal blocks, dense path products.
 SparsityPattern resolvent_scalar_pattern(const Forest& forest, const BlockLayout& node) {
   return expand(resolvent_node_pattern(forest), node, true);
 }
 
+// Part II section 7.4: dense blocks for related node pairs, in the hinge layout.
 SparsityPattern mass_scalar_pattern(const Forest& forest, const BlockLayout& hinge) {
   return expand(mass_node_pattern(forest), hinge, false);
 }
