@@ -1,6 +1,6 @@
 // The forward-dynamics family must not allocate once its workspace exists (house rule).
 //
-// recursions_allocation_test.cpp (ops1) already interposes malloc for this test binary, so this
+// recursions_allocation_test.cpp already interposes malloc for this test binary, so this
 // file watches the other end: it interposes free, counting calls while a CountingScope is alive
 // (every temporary Eigen/std allocation made and released inside a call shows up as a free), and
 // compares the bytes in use (mallinfo2) before and after (an allocation kept past the call shows
@@ -15,7 +15,7 @@
 #include "operators/forward_dynamics_alternatives.hpp"
 #include "operators/mass_matrix.hpp"
 #include "operators/operational_space.hpp"
-#include "support/ops2_support.hpp"
+#include "support/operator_support.hpp"
 
 // Sanitizers own the allocator: there nothing is interposed and the tests skip.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
