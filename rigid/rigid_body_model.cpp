@@ -121,6 +121,7 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       composite(*model.structure()),
       operational(model.structure()),
       mass(Eigen::MatrixXd::Zero(model.dof_count(), model.dof_count())),
+      composite_inertia(model.node_count(), Matrix6d::Zero()),
       articulated_inertia(model.node_count(), Matrix6d::Zero()),
       residual_force(model.node_count(), Vector6d::Zero()),
       acceleration(Eigen::VectorXd::Zero(6 * model.node_count())),
@@ -259,6 +260,38 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
 
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q) {
+  update_positions(model, q, data);
+  const Forest& forest = model.forest();
+  for (const int k : forest.post_order()) {
+    Matrix6d& composite = data.composite_inertia[k];
+    composite = model.link_inertia(k);
+    for (const int j : forest.children(k))
+      composite.noalias() += data.phi[j] * data.composite_inertia[j] * data.phi[j].transpose();
+  }
+  data.mass.setZero();
+  for (int k = 0; k < model.node_count(); ++k) {
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 0) continue;
+    HingeMatrix column = data.composite_inertia[k].lazyProduct(data.hinge[k]);
+    data.mass.block(offset, offset, dofs, dofs).noalias() =
+        data.hinge[k].transpose().lazyProduct(column);
+    for (int j = k; forest.parent(j) != Forest::kNone;) {
+      const HingeMatrix moved = data.phi[j].lazyProduct(column);
+      column = moved;
+      j = forest.parent(j);
+      const int ancestor_dofs = model.joint_dofs(j), ancestor_offset = model.joint_dof_offset(j);
+      if (ancestor_dofs == 0) continue;
+      auto block = data.mass.block(ancestor_offset, offset, ancestor_dofs, dofs);
+      block.noalias() = data.hinge[j].transpose().lazyProduct(column);
+      data.mass.block(offset, ancestor_offset, dofs, ancestor_dofs) = block.transpose();
+    }
+  }
+  return data.mass;
+}
+
+const Eigen::MatrixXd& mass_matrix_through_operators(const RigidBodyModel& model,
+                                                     RigidBodyData& data,
+                                                     const Eigen::Ref<const Eigen::VectorXd>& q) {
   update_positions(model, q, data);
   synchronize_sko_model(model, data);
   composite_body_inertias(data.sko, data.composite);

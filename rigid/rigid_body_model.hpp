@@ -94,6 +94,7 @@ struct RigidBodyData {
   OperationalSpaceWorkspace operational;
   Eigen::MatrixXd mass;  // the last mass_matrix
   // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
+  std::vector<Matrix6d> composite_inertia;       // R(k) of mass_matrix
   std::vector<Matrix6d> articulated_inertia;     // P(k)
   std::vector<Vector6d> residual_force;          // z(k)
   std::vector<HingeMatrix> projected_inertia;    // P(k) H*(k)
@@ -135,9 +136,16 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
                                         const Eigen::Vector3d& gravity,
                                         const Eigen::Ref<const Eigen::VectorXd>& link_forces);
 
-// The mass matrix M(q) = H A M A* H* by composite body inertias (part II Algorithms 4.1-4.2).
+// The mass matrix M(q) = H A M A* H* by composite body inertias (part II Algorithms 4.1-4.2)
+// specialized to 6 x 6 rigid nodes: R(k) = M(k) + sum phi R(j) phi*, then the column X = R(k) H*(k)
+// carried to every ancestor l (X <- phi(parent, j) X) gives the block M(l, k) = H(l) X. Returns
+// data.mass (O(N depth) block products; no allocation).
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q);
+// The same through the generic operators (operators/mass_matrix.hpp). Returns data.mass.
+const Eigen::MatrixXd& mass_matrix_through_operators(const RigidBodyModel& model,
+                                                     RigidBodyData& data,
+                                                     const Eigen::Ref<const Eigen::VectorXd>& q);
 
 // The bias forces C(q, qd) including gravity: inverse dynamics at qdd = 0 (part II Eq. 3).
 const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& data,

@@ -51,6 +51,9 @@ TEST_P(RandomMechanisms, MassMatrixIsColumnsOfInverseDynamics) {
   EXPECT_LT((mass - columns).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
   EXPECT_LT((mass - mass.transpose()).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
   EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(mass).eigenvalues().minCoeff(), 0.0);
+  // The fixed-size path equals the generic operators' Algorithm 4.2.
+  const Eigen::MatrixXd generic = mass_matrix_through_operators(model, data, q);
+  EXPECT_LT((generic - mass).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
   // Kinetic energy summed over the links = 1/2 qd* M qd.
   update_kinematics(model, q, qd, data);
   EXPECT_NEAR(kinetic_energy(model, data), 0.5 * qd.dot(mass * qd), 1e-10 * scale_of(mass));

@@ -68,6 +68,7 @@ TEST(RigidAllocation, StepFunctionsDoNotAllocate) {
       allocations_in([&] { forward_dynamics_through_operators(model, data, q, qd, qdd, gravity); }),
       0);
   EXPECT_EQ(allocations_in([&] { mass_matrix(model, data, q); }), 0);
+  EXPECT_EQ(allocations_in([&] { mass_matrix_through_operators(model, data, q); }), 0);
   EXPECT_EQ(allocations_in([&] { bias_forces(model, data, q, qd, gravity); }), 0);
   FreeFlyingData free_flying(model);  // the random mechanism has a floating base
   EXPECT_EQ(allocations_in([&] {
