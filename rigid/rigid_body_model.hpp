@@ -163,7 +163,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
                                         const Eigen::Ref<const Eigen::VectorXd>& tau,
                                         const Eigen::Vector3d& gravity);
 
-// The same through the generic SKO operators (operators/forward_dynamics.hpp, ops2's Algorithm
+// The same through the generic SKO operators (operators/forward_dynamics.hpp, Algorithm
 // 6.1 on dynamic-size blocks), gravity folded into a(base). Returns
 // data.forward.generalized_acceleration.
 const Eigen::VectorXd& forward_dynamics_through_operators(
@@ -178,7 +178,7 @@ void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
 
 // The 6 x 6 operational-space inertia (J M^-1 J*)^-1 of a link (J: the link's body-frame spatial
 // velocity per qd) at the configuration of the last update_positions/update_kinematics, by the
-// extended operational-space compliance Omega = psi* H* D^-1 H psi (part II Eq. 59-60; ops2's
+// extended operational-space compliance Omega = psi* H* D^-1 H psi (part II Eq. 59-60;
 // operators/operational_space.hpp), M^-1 never formed. Throws std::runtime_error when fewer than 6
 // independent dofs move the link (J not of full row rank).
 Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& data, int link);
