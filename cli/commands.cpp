@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: skograph <command> [options]\n"
     "commands:\n"
-    "  graph FILE [--json]   analyze a digraph (DOT)\n"
+    "  graph FILE [--json]   analyze a digraph (DOT) or a model's standard digraph (.urdf, .yaml)\n"
     "  demo                  run the analysis on the built-in example\n"
     "  help                  this text\n";
 }  // namespace
