@@ -79,6 +79,8 @@ MechanismState parse_state(const std::string& text, const std::string& source,
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(source, line_of_byte(text, e.byte > 0 ? e.byte - 1 : 0),
                      "malformed JSON: " + std::string(e.what()));
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of double's range
+    throw InputError(source, 0, "malformed JSON: " + std::string(e.what()));
   }
   if (!document.is_object()) throw InputError(source, 1, "a state must be a JSON object");
   MechanismState state = zero_state(mechanism);

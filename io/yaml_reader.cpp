@@ -125,7 +125,9 @@ void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
       };
       link.inertia << entry("ixx"), entry("ixy"), entry("ixz"), entry("ixy"), entry("iyy"),
           entry("iyz"), entry("ixz"), entry("iyz"), entry("izz");
-      io::check_link_inertia(reader.at(node), link);
+      if (link.mass <= 0.0)
+        fail(reader.at(node["mass"]), owner + " has non-positive mass " + node["mass"].Scalar());
+      io::check_link_inertia(reader.at(inertia), link);
     }
     mechanism.links.push_back(link);
     link_lines.push_back(reader.at(node).line);
