@@ -1,0 +1,56 @@
+// Articulated-body inertias: the Riccati solution of an SKO model (part II section 5).
+//
+//   ArticulatedBodyWorkspace ws(model.structure_ptr());
+//   articulated_body_inertias(model, ws);   // P, D, G, tau-bar, P+ and E_psi, O(N)
+//
+// P is the block-diagonal, symmetric positive-definite solution of the Riccati equation
+// M = P - E_A [P - P H* (H P H*)^-1 H P] E_A* (part II Lemma 7, Eq. 31). With it come
+//   D = H P H*,  G = P H* D^-1,  tau = G H,  tau-bar = I - tau,  P+ = tau-bar P   (Eq. 32)
+// and the derived SKO operator E_psi = E_A tau-bar with weights psi(parent(k), k) =
+// A(parent(k), k) tau-bar(k) (Lemma 8, Eq. 34-35), whose resolvent psi = (I - E_psi)^-1 is
+// applied by the same gather/scatter recursions as A. The "Kalman gain" K = E_A G (Lemma 10,
+// Eq. 43: psi^-1 - A^-1 = K H; the K = E_psi G printed as Eq. 37 would vanish since
+// tau-bar G = 0) has the single non-zero block K(parent(k), k) = A(parent(k), k) G(k).
+// Every block has the node/hinge dims of its node: P(k) m_k x m_k, D(k) r_k x r_k, G(k) m_k x r_k;
+// a 0-dof hinge gives an empty D(k), G(k) and tau-bar(k) = I.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "operators/block_buffer.hpp"
+#include "operators/sko_model.hpp"
+
+namespace skograph {
+
+// Storage for the articulated-body (Riccati) family, sized once from the structure.
+struct ArticulatedBodyWorkspace {
+  explicit ArticulatedBodyWorkspace(std::shared_ptr<const SkoStructure> structure);
+  BlockBuffer articulated_inertia;       // P(k), m_k x m_k
+  BlockBuffer innovations_inertia;       // D(k) = H(k) P(k) H*(k), r_k x r_k
+  BlockBuffer innovations_cholesky;      // lower-triangular L(k) with D(k) = L(k) L*(k)
+  BlockBuffer kalman_gain;               // G(k) = P(k) H*(k) D^-1(k), m_k x r_k
+  BlockBuffer complement_projector;      // tau-bar(k) = I - G(k) H(k), m_k x m_k
+  BlockBuffer articulated_inertia_plus;  // P+(k) = tau-bar(k) P(k), m_k x m_k
+  BwaMatrix psi_kernel;                  // E_psi: psi(parent(k), k) = A(parent(k), k) tau-bar(k)
+  // Scratch: a max_dim x max_dim product, a max_hinge x max_dim row block and two max_dim x
+  // max_hinge column blocks (for the O(N^2) walks of operators/innovations.hpp).
+  std::vector<double> product_scratch, row_scratch, column_scratch, next_column_scratch;
+};
+
+// The Riccati solution by the tips-to-base gather of part II Lemma 7, Eq. 33:
+//   P(k) = sum_{children j} A(k, j) P+(j) A*(k, j) + M(k),  D(k) = H(k) P(k) H*(k),
+//   G(k) = P(k) H*(k) D^-1(k),  tau-bar(k) = I - G(k) H(k),  P+(k) = tau-bar(k) P(k),
+// plus the E_psi weights of Lemma 8, Eq. 35. D(k) is factored by Cholesky (it is SPD because
+// M is SPD and H(k) has full row rank); throws std::runtime_error if a D(k) is not positive
+// definite (an invalid model). O(N); no allocation.
+void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& workspace);
+
+// Solves D(k) x = rhs in place with the stored Cholesky factor of D(k) (rhs: r_k x any).
+void solve_innovations_inertia(const ArticulatedBodyWorkspace& workspace, int k,
+                               Eigen::Map<Eigen::MatrixXd> rhs);
+
+// log det D(k) from the Cholesky factor: 2 sum_i log L(k)(i, i); 0 for a 0-dof hinge.
+double innovations_log_determinant(const ArticulatedBodyWorkspace& workspace, int k);
+
+}  // namespace skograph

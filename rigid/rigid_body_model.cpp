@@ -1,0 +1,295 @@
+#include "rigid/rigid_body_model.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace skograph {
+namespace {
+
+[[noreturn]] void fail(const Mechanism& mechanism, const std::string& problem) {
+  std::string where = mechanism.source.empty() ? mechanism.name : mechanism.source;
+  if (where.empty()) where = "mechanism";
+  throw std::invalid_argument(where + ": " + problem);
+}
+
+bool finite(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+  return m.allFinite();
+}
+
+void validate_link(const Mechanism& mechanism, const Link& link) {
+  const std::string name = "link '" + link.name + "'";
+  if (!std::isfinite(link.mass) || !finite(link.center_of_mass) || !finite(link.inertia))
+    fail(mechanism, name + " has a non-finite mass, center of mass or inertia");
+  if (link.mass <= 0.0)
+    fail(mechanism, name + " has non-positive mass " + std::to_string(link.mass));
+  const double scale = link.inertia.cwiseAbs().maxCoeff();
+  if ((link.inertia - link.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale)
+    fail(mechanism, name + " has a non-symmetric inertia");
+  const Eigen::Vector3d moments =
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(link.inertia, Eigen::EigenvaluesOnly)
+          .eigenvalues();  // ascending
+  if (!(moments(0) > 0.0)) fail(mechanism, name + " has an inertia that is not positive definite");
+  // Principal moments of a real body: the largest is at most the sum of the other two.
+  if (moments(2) > (moments(0) + moments(1)) * (1.0 + 1e-9))
+    fail(mechanism, name + " has an inertia that violates the triangle inequality");
+}
+
+void validate_joint(const Mechanism& mechanism, const Joint& joint) {
+  const std::string name = "joint '" + joint.name + "'";
+  const int links = static_cast<int>(mechanism.links.size());
+  if (joint.parent < -1 || joint.parent >= links)
+    fail(mechanism, name + " has a parent link index out of range");
+  if (joint.child < 0 || joint.child >= links)
+    fail(mechanism, name + " has a child link index out of range");
+  if (joint.parent == joint.child) fail(mechanism, name + " connects a link to itself");
+  if (!finite(joint.origin.matrix()) || !finite(joint.axis))
+    fail(mechanism, name + " has a non-finite origin or axis");
+  const Eigen::Matrix3d rotation = joint.origin.linear();
+  if ((rotation.transpose() * rotation - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() > 1e-9)
+    fail(mechanism, name + " has an origin whose rotation is not orthonormal");
+  const bool uses_axis = joint.type == JointType::kRevolute ||
+                         joint.type == JointType::kContinuous ||
+                         joint.type == JointType::kPrismatic || joint.type == JointType::kPlanar;
+  if (uses_axis && !(joint.axis.norm() > 1e-12)) fail(mechanism, name + " has a zero-length axis");
+}
+
+}  // namespace
+
+RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mechanism)) {
+  const Mechanism& m = mechanism_;
+  const int links = link_count(), joints = joint_count();
+  if (links == 0) fail(m, "no links");
+  for (const Link& link : m.links) validate_link(m, link);
+  std::unordered_set<std::string> joint_names;
+  node_of_link_.assign(links, -1);
+  for (int j = 0; j < joints; ++j) {
+    const Joint& joint = m.joints[j];
+    validate_joint(m, joint);
+    if (!joint_names.insert(joint.name).second)
+      fail(m, "two joints are named '" + joint.name + "'");
+    if (node_of_link_[joint.child] != -1)
+      fail(m, "link '" + m.links[joint.child].name + "' has two parent joints");
+    node_of_link_[joint.child] = j;
+  }
+  for (int l = 0; l < links; ++l)
+    if (node_of_link_[l] == -1) fail(m, "link '" + m.links[l].name + "' has no parent joint");
+
+  std::vector<int> parent(joints), node_dims(joints, 6), hinge_dims(joints);
+  for (int j = 0; j < joints; ++j) {
+    const int parent_link = m.joints[j].parent;
+    parent[j] = parent_link == -1 ? Forest::kNone : node_of_link_[parent_link];
+    hinge_dims[j] = joint_dof_count(m.joints[j].type);
+  }
+  Forest forest;
+  try {
+    forest = Forest(parent);
+  } catch (const std::invalid_argument&) {
+    fail(m, "the joints form a cycle (no path from some link to the world)");
+  }
+  structure_ = std::make_shared<const SkoStructure>(std::move(forest), node_dims, hinge_dims);
+
+  for (int j = 0; j < joints; ++j) {
+    const Joint& joint = m.joints[j];
+    const int dofs = hinge_dims[j];
+    if (dofs == 1) dof_names_.push_back(joint.name);
+    for (int i = 0; dofs > 1 && i < dofs; ++i)
+      dof_names_.push_back(joint.name + ":" + std::to_string(i));
+    geometry_.push_back(make_joint_geometry(joint.type, joint.axis));
+    const Link& link = m.links[joint.child];
+    inertia_.push_back(spatial_inertia(link.mass, link.center_of_mass, link.inertia));
+  }
+}
+
+RigidBodyData::RigidBodyData(const RigidBodyModel& model)
+    : sko(model.structure()),
+      joint_transform(model.node_count(), Eigen::Isometry3d::Identity()),
+      link_pose(model.node_count(), Eigen::Isometry3d::Identity()),
+      velocity(Eigen::VectorXd::Zero(6 * model.node_count())),
+      coriolis(Eigen::VectorXd::Zero(6 * model.node_count())),
+      gyroscopic(Eigen::VectorXd::Zero(6 * model.node_count())),
+      base_acceleration(Eigen::VectorXd::Zero(6 * model.forest().bases().size())),
+      coriolis_with_gravity(Eigen::VectorXd::Zero(6 * model.node_count())),
+      gyroscopic_with_forces(Eigen::VectorXd::Zero(6 * model.node_count())),
+      zero_dofs(Eigen::VectorXd::Zero(model.dof_count())),
+      inverse(*model.structure()),
+      forward(model.structure()),
+      composite(*model.structure()),
+      operational(model.structure()),
+      mass(Eigen::MatrixXd::Zero(model.dof_count(), model.dof_count())) {
+  for (int k = 0; k < model.node_count(); ++k) sko.inertia(k) = model.link_inertia(k);
+}
+
+void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                      RigidBodyData& data) {
+  if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
+  const Forest& forest = model.forest();
+  for (const int k : forest.level_order()) {
+    const Joint& joint = model.mechanism().joints[k];
+    const double* qk = q.data() + model.joint_dof_offset(k);
+    const JointGeometry& geometry = model.joint_geometry(k);
+    Eigen::Isometry3d& transform = data.joint_transform[k];
+    transform = joint.origin * joint_motion(geometry, qk);
+    const int p = forest.parent(k);
+    data.link_pose[k] = p == Forest::kNone ? transform : data.link_pose[p] * transform;
+    if (p != Forest::kNone) data.sko.weight(k) = rigid_body_transform(transform);
+    if (geometry.dofs() > 0)
+      data.sko.hinge_map(k) = joint_hinge_transpose(geometry, qk).transpose();
+  }
+}
+
+void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                       const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
+  if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
+  update_positions(model, q, data);
+  const Forest& forest = model.forest();
+  for (const int k : forest.level_order()) {
+    const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
+    const JointGeometry& geometry = model.joint_geometry(k);
+    Vector6d relative = Vector6d::Zero(), rate_product = Vector6d::Zero();
+    if (dofs > 0) {
+      relative = data.sko.hinge_map(k).transpose() * qd.segment(offset, dofs);
+      rate_product = joint_velocity_product(geometry, q.data() + offset, qd.data() + offset);
+    }
+    Vector6d velocity = relative;
+    const int p = forest.parent(k);
+    if (p != Forest::kNone)
+      velocity.noalias() +=
+          Matrix6d(data.sko.weight(k)).transpose() * data.velocity.segment<6>(6 * p);
+    data.velocity.segment<6>(6 * k) = velocity;
+    data.coriolis.segment<6>(6 * k) = coriolis_acceleration(velocity, relative, rate_product);
+    data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
+  }
+}
+
+namespace {
+
+// -g in each base node's frame (conventions.md: gravity as a base acceleration of the world).
+void fill_base_acceleration(const RigidBodyModel& model, const Eigen::Vector3d& gravity,
+                            RigidBodyData& data) {
+  const std::span<const int> bases = model.forest().bases();
+  for (std::size_t i = 0; i < bases.size(); ++i) {
+    const int k = bases[i];
+    data.base_acceleration.segment<3>(6 * i).setZero();
+    data.base_acceleration.segment<3>(6 * i + 3) =
+        -(data.link_pose[k].linear().transpose() * gravity);
+  }
+}
+
+void check_size(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what) {
+  if (v.size() != size) throw std::invalid_argument(std::string("rigid dynamics: size of ") + what);
+}
+
+}  // namespace
+
+const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(qdd, model.dof_count(), "qdd");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
+                          data.inverse);
+}
+
+const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                        const Eigen::Vector3d& gravity,
+                                        const Eigen::Ref<const Eigen::VectorXd>& link_forces) {
+  check_size(qdd, model.dof_count(), "qdd");
+  check_size(link_forces, 6 * model.link_count(), "link_forces");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  for (int k = 0; k < model.node_count(); ++k)
+    data.gyroscopic_with_forces.segment<6>(6 * k) =
+        data.gyroscopic.segment<6>(6 * k) - link_forces.segment<6>(6 * model.link_of_node(k));
+  return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic_with_forces,
+                          data.base_acceleration, data.inverse);
+}
+
+const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q) {
+  update_positions(model, q, data);
+  composite_body_inertias(data.sko, data.composite);
+  mass_matrix(data.sko, data.composite, data.mass);
+  return data.mass;
+}
+
+const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q,
+                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                   const Eigen::Vector3d& gravity) {
+  return inverse_dynamics(model, data, q, qd, data.zero_dofs, gravity);
+}
+
+const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(tau, model.dof_count(), "tau");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  // a is propagated by A*, so the world's acceleration -g added to a(base) accelerates the forest.
+  data.coriolis_with_gravity = data.coriolis;
+  const std::span<const int> bases = model.forest().bases();
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    data.coriolis_with_gravity.segment<6>(6 * bases[i]) += data.base_acceleration.segment<6>(6 * i);
+  return forward_dynamics(data.sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
+                          data.forward);
+}
+
+void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
+  update_positions(model, q, data);
+  innovations_factors(data.sko, data.forward.articulated, factors);
+}
+
+Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& data, int link) {
+  if (link < 0 || link >= model.link_count())
+    throw std::invalid_argument("operational_space_inertia: link index out of range");
+  const int nodes[1] = {model.node_of_link(link)};
+  Eigen::MatrixXd inertia;
+  operational_space_inertia(data.sko, nodes, data.operational, inertia);
+  return inertia;
+}
+
+double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data) {
+  double energy = 0.0;
+  for (int k = 0; k < model.node_count(); ++k) {
+    const Vector6d v = data.velocity.segment<6>(6 * k);
+    energy += 0.5 * v.dot(model.link_inertia(k) * v);
+  }
+  return energy;
+}
+
+double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
+                        const Eigen::Vector3d& gravity) {
+  double energy = 0.0;
+  for (int k = 0; k < model.node_count(); ++k) {
+    const Link& link = model.mechanism().links[model.link_of_node(k)];
+    energy -= link.mass * gravity.dot(data.link_pose[k] * link.center_of_mass);
+  }
+  return energy;
+}
+
+void configuration_rate(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                        Eigen::Ref<Eigen::VectorXd> q_rate) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(q_rate, model.dof_count(), "q_rate");
+  for (int k = 0; k < model.node_count(); ++k) {
+    const int offset = model.joint_dof_offset(k);
+    joint_configuration_rate(model.joint_geometry(k), q.data() + offset, qd.data() + offset,
+                             q_rate.data() + offset);
+  }
+}
+
+}  // namespace skograph

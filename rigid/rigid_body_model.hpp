@@ -1,0 +1,163 @@
+// The SKO model of a rigid multibody system (part I sections 6-8, part II section 8.1).
+//
+//   RigidBodyModel model(mechanism);      // validated once; immutable
+//   RigidBodyData data(model);            // workspace sized once
+//   const Eigen::VectorXd& qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+//
+// One SKO node per link, numbered like the tree joints: node k is the child link of joint k, so
+// the hinge layout (r_k = dofs of joint k) is the joints' file order and stacked q, qd, qdd and tau
+// list the dofs joint by joint (dof_names()). Node weights are 6-dimensional; the weight of node k
+// is phi(parent link, k) (rigid_body_transform of X_parent_child(q)), H(k) is the transpose of the
+// joint's H*(k) (rigid/spatial.hpp) and M(k) the link's spatial inertia about its frame origin.
+// A link whose parent joint connects it to the world is a base node of the SKO forest.
+// Multi-dof coordinates follow rigid/mechanism.hpp (rotation vectors for spherical and floating
+// joints, whose qd is the body-frame velocity, not dq/dt: configuration_rate converts).
+#pragma once
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "operators/forward_dynamics.hpp"
+#include "operators/innovations.hpp"
+#include "operators/inverse_dynamics.hpp"
+#include "operators/mass_matrix.hpp"
+#include "operators/operational_space.hpp"
+#include "operators/sko_model.hpp"
+#include "rigid/mechanism.hpp"
+#include "rigid/spatial.hpp"
+
+namespace skograph {
+
+class RigidBodyModel {
+ public:
+  // Validates the mechanism and throws std::invalid_argument naming the first problem: no links,
+  // joint link indices out of range, a link without a parent joint or with two, joints forming a
+  // cycle, duplicate joint names, non-finite numbers, non-positive mass, an inertia that is not
+  // symmetric positive definite or violates the triangle inequality, a zero-length axis on a
+  // joint that uses it. Loops and couplings are kept in mechanism() but not modeled here.
+  explicit RigidBodyModel(Mechanism mechanism);
+
+  const Mechanism& mechanism() const { return mechanism_; }
+  const std::shared_ptr<const SkoStructure>& structure() const { return structure_; }
+  const Forest& forest() const { return structure_->forest; }
+
+  int link_count() const { return static_cast<int>(mechanism_.links.size()); }
+  int joint_count() const { return static_cast<int>(mechanism_.joints.size()); }
+  int node_count() const { return joint_count(); }
+  // q, qd, qdd and tau all have one entry per dof (rotation vectors take 3 entries).
+  int dof_count() const { return static_cast<int>(dof_names_.size()); }
+  // "joint" for a 1-dof joint, "joint:0", "joint:1", ... for a multi-dof joint.
+  const std::vector<std::string>& dof_names() const { return dof_names_; }
+  int joint_dof_offset(int joint) const { return structure_->hinge.offset(joint); }
+  int joint_dofs(int joint) const { return structure_->hinge.dim(joint); }
+
+  int node_of_link(int link) const { return node_of_link_[link]; }
+  int link_of_node(int node) const { return mechanism_.joints[node].child; }
+  const JointGeometry& joint_geometry(int node) const { return geometry_[node]; }
+  const Matrix6d& link_inertia(int node) const { return inertia_[node]; }
+
+ private:
+  Mechanism mechanism_;
+  std::shared_ptr<const SkoStructure> structure_;
+  std::vector<std::string> dof_names_;
+  std::vector<int> node_of_link_;
+  std::vector<JointGeometry> geometry_;
+  std::vector<Matrix6d> inertia_;
+};
+
+// Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
+// updates and dynamics functions below write only into it.
+struct RigidBodyData {
+  explicit RigidBodyData(const RigidBodyModel& model);
+
+  SkoModel sko;                                    // weights phi(parent, k), H(k), M(k)
+  std::vector<Eigen::Isometry3d> joint_transform;  // X_parent_child(q) per node
+  std::vector<Eigen::Isometry3d> link_pose;        // X_world_link(q) per node
+  Eigen::VectorXd velocity;                        // V(k) per node (node layout), body frame
+  Eigen::VectorXd coriolis;                        // a(k) per node
+  Eigen::VectorXd gyroscopic;                      // b(k) per node
+  Eigen::VectorXd base_acceleration;       // -g in each base node's frame, over forest().bases()
+  Eigen::VectorXd coriolis_with_gravity;   // a with -g added at the base nodes (forward dynamics)
+  Eigen::VectorXd gyroscopic_with_forces;  // b - external forces
+  Eigen::VectorXd zero_dofs;               // zeros, hinge layout
+  InverseDynamicsWorkspace inverse;
+  ForwardDynamicsWorkspace forward;
+  CompositeInertiaWorkspace composite;
+  OperationalSpaceWorkspace operational;
+  Eigen::MatrixXd mass;  // the last mass_matrix
+};
+
+// Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q),
+// weight(k) = phi(parent, k), H(k), M(k), link poses (part I section 6, Eq. for phi). O(N).
+void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                      RigidBodyData& data);
+// update_positions plus the velocities V(k) = phi*(parent, k) V(parent) + H*(k) qd(k), the
+// Coriolis accelerations a(k) and the gyroscopic forces b(k) (part I section 7, serial-chain paper
+// section 2; rigid/spatial.hpp for the derivation). O(N).
+void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                       const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
+
+// tau = M(q) qdd + C(q, qd) with gravity g entered as the base acceleration -g (conventions.md):
+// part II Algorithm 3.1 (operators/inverse_dynamics.hpp). Returns data.inverse.generalized_force.
+const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                        const Eigen::Vector3d& gravity);
+// The same with external spatial forces on the links: link_forces stacks 6 numbers per link
+// (link index order), the force [N; F] acting on the link about its frame origin, in link-frame
+// coordinates. They enter as b(k) -= f_ext(k).
+const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                        const Eigen::Vector3d& gravity,
+                                        const Eigen::Ref<const Eigen::VectorXd>& link_forces);
+
+// The mass matrix M(q) = H A M A* H* by composite body inertias (part II Algorithms 4.1-4.2).
+const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q);
+
+// The bias forces C(q, qd) including gravity: inverse dynamics at qdd = 0 (part II Eq. 3).
+const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q,
+                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                   const Eigen::Vector3d& gravity);
+
+// qdd = M^-1 (tau - C) by the articulated-body algorithm (part II Algorithm 6.1, via
+// operators/forward_dynamics.hpp), gravity as the base acceleration -g folded into a(base).
+// Returns data.forward.generalized_acceleration.
+const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity);
+
+// The innovations factors M = [I + H A K] D [I + H A K]* and [I + H A K]^-1 = [I - H psi K]
+// at q (part II Lemma 11, Eq. 49-50; operators/innovations.hpp), in the dof order.
+void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors);
+
+// The 6 x 6 operational-space inertia (J M^-1 J*)^-1 of a link (J: the link's body-frame spatial
+// velocity per qd) at the configuration of the last update_positions/update_kinematics, by the
+// extended operational-space compliance Omega = psi* H* D^-1 H psi (part II Eq. 59-60; ops2's
+// operators/operational_space.hpp), M^-1 never formed. Throws std::runtime_error when fewer than 6
+// independent dofs move the link (J not of full row rank).
+Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& data, int link);
+
+// Energies at the state of the last update_kinematics: T = 1/2 sum V(k)* M(k) V(k) and the
+// potential -sum m g . c(k) (c(k): the link's center of mass in the world frame).
+double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data);
+double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
+                        const Eigen::Vector3d& gravity);
+
+// dq/dt from (q, qd): equals qd except for spherical and floating joints (rotation-vector rates
+// J_r^-1 omega, position rates R v). q_rate has dof_count() entries.
+void configuration_rate(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                        Eigen::Ref<Eigen::VectorXd> q_rate);
+
+}  // namespace skograph
