@@ -6,10 +6,8 @@
 #include <string>
 
 namespace skograph {
-namespace {
 
-// Lower Cholesky factor of the symmetric positive-definite `matrix`, written into `lower` (strict
-// upper part zeroed). Plain loops: the blocks are small and this must not allocate.
+// Plain loops: the blocks are small and this must not allocate.
 bool cholesky_lower(const Eigen::Ref<const Eigen::MatrixXd>& matrix,
                     Eigen::Ref<Eigen::MatrixXd> lower) {
   const int n = static_cast<int>(matrix.rows());
@@ -29,8 +27,6 @@ bool cholesky_lower(const Eigen::Ref<const Eigen::MatrixXd>& matrix,
   return true;
 }
 
-}  // namespace
-
 ArticulatedBodyWorkspace::ArticulatedBodyWorkspace(std::shared_ptr<const SkoStructure> structure)
     : articulated_inertia(structure->node.dims(), structure->node.dims()),
       innovations_inertia(structure->hinge.dims(), structure->hinge.dims()),
@@ -46,6 +42,7 @@ ArticulatedBodyWorkspace::ArticulatedBodyWorkspace(std::shared_ptr<const SkoStru
   next_column_scratch.assign(max_dim * max_hinge, 0.0);
 }
 
+// D(k)^-1 rhs = L*^-1 L^-1 rhs (D(k) of part II Eq. 32).
 void solve_innovations_inertia(const ArticulatedBodyWorkspace& workspace, int k,
                                Eigen::Map<Eigen::MatrixXd> rhs) {
   const auto lower = workspace.innovations_cholesky[k];
@@ -53,6 +50,7 @@ void solve_innovations_inertia(const ArticulatedBodyWorkspace& workspace, int k,
   lower.transpose().triangularView<Eigen::Upper>().solveInPlace(rhs);
 }
 
+// Factor of part II Corollary 6.1, Eq. 53: log det D(k) = 2 sum log L(i, i).
 double innovations_log_determinant(const ArticulatedBodyWorkspace& workspace, int k) {
   const auto lower = workspace.innovations_cholesky[k];
   double sum = 0.0;
@@ -60,6 +58,7 @@ double innovations_log_determinant(const ArticulatedBodyWorkspace& workspace, in
   return 2.0 * sum;
 }
 
+// Part II Lemma 7, Eq. 31-33 (Riccati gather) and Lemma 8, Eq. 34-35 (E_psi weights).
 void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& workspace) {
   const Forest& forest = model.forest();
   for (const int k : forest.post_order()) {  // tips-to-base gather (Eq. 33)

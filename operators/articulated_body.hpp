@@ -46,6 +46,11 @@ struct ArticulatedBodyWorkspace {
 // definite (an invalid model). O(N); no allocation.
 void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& workspace);
 
+// The lower Cholesky factor of a small symmetric positive-definite block `matrix` into `lower`
+// (strict upper part zeroed); false when a pivot is not positive. No allocation.
+bool cholesky_lower(const Eigen::Ref<const Eigen::MatrixXd>& matrix,
+                    Eigen::Ref<Eigen::MatrixXd> lower);
+
 // Solves D(k) x = rhs in place with the stored Cholesky factor of D(k) (rhs: r_k x any).
 void solve_innovations_inertia(const ArticulatedBodyWorkspace& workspace, int k,
                                Eigen::Map<Eigen::MatrixXd> rhs);

@@ -25,6 +25,7 @@ ForwardDynamicsWorkspace::ForwardDynamicsWorkspace(std::shared_ptr<const SkoStru
       node_velocity(Eigen::VectorXd::Zero(structure->node.total())),
       generalized_acceleration(Eigen::VectorXd::Zero(structure->hinge.total())) {}
 
+// Part II Algorithm 6.1 (Lemma 12, Eq. 54): step 1 (Eq. 33), then the sweeps (Eq. 58).
 const Eigen::VectorXd& forward_dynamics(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
@@ -38,8 +39,8 @@ const Eigen::VectorXd& forward_dynamics(
 
 namespace {
 
-// The two sweeps of Algorithm 6.1. A null thetadot / coriolis_acceleration / gyroscopic_force
-// stands for a zero vector (used by apply_mass_matrix_inverse).
+// The two sweeps of part II Algorithm 6.1 (Eq. 58a-58g). A null thetadot / coriolis_acceleration /
+// gyroscopic_force stands for a zero vector (used by apply_mass_matrix_inverse).
 const Eigen::VectorXd& articulated_body_sweeps(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>* thetadot_pointer,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
@@ -113,6 +114,7 @@ const Eigen::VectorXd& articulated_body_sweeps(
 
 }  // namespace
 
+// Part II Algorithm 6.1 step 2 (Eq. 58).
 const Eigen::VectorXd& forward_dynamics_sweeps(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
@@ -127,6 +129,7 @@ const Eigen::VectorXd& forward_dynamics_sweeps(
                                  &gyroscopic_force, workspace);
 }
 
+// Part II Lemma 11, Eq. 51: Algorithm 6.1's sweeps with a = b = 0 evaluate M^-1 T.
 const Eigen::VectorXd& apply_mass_matrix_inverse(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
     ForwardDynamicsWorkspace& workspace) {

@@ -24,25 +24,6 @@ void compute_bias_free_force(const SkoModel& model,
       generalized_bias(model, coriolis_acceleration, gyroscopic_force, workspace.inverse_dynamics);
 }
 
-// The lower Cholesky factor of the SPD block `matrix` into `lower` (plain loops, no allocation).
-void cholesky_lower(const Eigen::Ref<const Eigen::MatrixXd>& matrix,
-                    Eigen::Ref<Eigen::MatrixXd> lower) {
-  const int n = static_cast<int>(matrix.rows());
-  lower.setZero();
-  for (int j = 0; j < n; ++j) {
-    double diagonal = matrix(j, j);
-    for (int p = 0; p < j; ++p) diagonal -= lower(j, p) * lower(j, p);
-    if (!(diagonal > 0.0))
-      throw std::runtime_error("conjugate gradient: H R H* block is not positive definite");
-    lower(j, j) = std::sqrt(diagonal);
-    for (int i = j + 1; i < n; ++i) {
-      double value = matrix(i, j);
-      for (int p = 0; p < j; ++p) value -= lower(i, p) * lower(j, p);
-      lower(i, j) = value / lower(j, j);
-    }
-  }
-}
-
 }  // namespace
 
 AlternativeForwardDynamicsWorkspace::AlternativeForwardDynamicsWorkspace(
@@ -67,6 +48,7 @@ AlternativeForwardDynamicsWorkspace::AlternativeForwardDynamicsWorkspace(
     matrix->setZero(dofs, dofs);
 }
 
+// serial-chain-unified-formulation section 3 (O(N^3)); M by part II Algorithm 4.2.
 const Eigen::VectorXd& forward_dynamics_cholesky(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
@@ -84,6 +66,8 @@ const Eigen::VectorXd& forward_dynamics_cholesky(
   return workspace.generalized_acceleration;
 }
 
+// serial-chain-unified-formulation section 4, triangularized equations, with the factors of
+// part II Lemma 11, Eq. 49.
 const Eigen::VectorXd& forward_dynamics_innovations(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
@@ -132,6 +116,8 @@ const Eigen::VectorXd& forward_dynamics_innovations(
   return y;
 }
 
+// serial-chain-unified-formulation section 4, conjugate gradients (preconditioner H R H* of its
+// Ref. 5); M p by part II Algorithm 3.1.
 ConjugateGradientReport forward_dynamics_conjugate_gradient(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetadot,
     const Eigen::Ref<const Eigen::VectorXd>& generalized_force,
@@ -155,7 +141,8 @@ ConjugateGradientReport forward_dynamics_conjugate_gradient(
       hinge_inertia.noalias() = model.hinge_map(k) * workspace.composite.composite_inertia[k];
       Eigen::Map<Eigen::MatrixXd> block(workspace.composite.column_scratch.data(), rk, rk);
       block.noalias() = hinge_inertia * model.hinge_map(k).transpose();
-      cholesky_lower(block, workspace.preconditioner_cholesky[k]);
+      if (!cholesky_lower(block, workspace.preconditioner_cholesky[k]))
+        throw std::runtime_error("conjugate gradient: H R H* block is not positive definite");
     }
   }
   // z = Lambda^-1 r.

@@ -42,6 +42,7 @@ void walk_innovations_factors(const SkoModel& model, ArticulatedBodyWorkspace& w
 
 }  // namespace
 
+// Part II Lemma 11, Eq. 49-50.
 void innovations_factors(const SkoModel& model, ArticulatedBodyWorkspace& workspace,
                          InnovationsFactors& factors) {
   articulated_body_inertias(model, workspace);
@@ -66,6 +67,7 @@ void innovations_factors(const SkoModel& model, ArticulatedBodyWorkspace& worksp
       });
 }
 
+// Part II Lemma 11, Eq. 49-50 (sparse; sparsity per Corollary 6.1 part 1).
 void innovations_factors(const SkoModel& model, ArticulatedBodyWorkspace& workspace,
                          SparseInnovationsFactors& factors) {
   articulated_body_inertias(model, workspace);
@@ -100,6 +102,7 @@ void innovations_factors(const SkoModel& model, ArticulatedBodyWorkspace& worksp
   }
 }
 
+// Part II Lemma 11, Eq. 51, one column at a time.
 void mass_matrix_inverse(const SkoModel& model, ForwardDynamicsWorkspace& workspace,
                          Eigen::MatrixXd& inverse) {
   articulated_body_inertias(model, workspace.articulated);
@@ -112,6 +115,7 @@ void mass_matrix_inverse(const SkoModel& model, ForwardDynamicsWorkspace& worksp
   }
 }
 
+// Part II Corollary 6.1, Eq. 53.
 double mass_matrix_log_determinant(const SkoModel& model, ArticulatedBodyWorkspace& workspace) {
   articulated_body_inertias(model, workspace);
   double sum = 0.0;
@@ -119,6 +123,7 @@ double mass_matrix_log_determinant(const SkoModel& model, ArticulatedBodyWorkspa
   return sum;
 }
 
+// Part II Corollary 6.1, Eq. 53.
 double mass_matrix_determinant(const SkoModel& model, ArticulatedBodyWorkspace& workspace) {
   return std::exp(mass_matrix_log_determinant(model, workspace));
 }

@@ -12,6 +12,7 @@ CompositeInertiaWorkspace::CompositeInertiaWorkspace(const SkoStructure& structu
   next_column_scratch.assign(max_dim * max_hinge, 0.0);
 }
 
+// Part II Algorithm 4.1, Eq. 20 (forward Lyapunov gather of Lemma 3-4, Eq. 13-14 and 18).
 void composite_body_inertias(const SkoModel& model, CompositeInertiaWorkspace& workspace) {
   const Forest& forest = model.forest();
   for (const int k : forest.post_order()) {  // children before parents: tips-to-base gather
@@ -27,6 +28,7 @@ void composite_body_inertias(const SkoModel& model, CompositeInertiaWorkspace& w
   }
 }
 
+// Part II Algorithm 4.2 (the decomposition of Lemma 4, Eq. 17; off-diagonal blocks by Eq. 15).
 void mass_matrix(const SkoModel& model, CompositeInertiaWorkspace& workspace,
                  Eigen::MatrixXd& mass) {
   const SkoStructure& structure = model.structure();

@@ -9,6 +9,7 @@ namespace skograph {
 OperationalSpaceWorkspace::OperationalSpaceWorkspace(std::shared_ptr<const SkoStructure> structure)
     : articulated(structure), hinge_compliance(structure->node), lyapunov(*structure) {}
 
+// Part II Eq. 60 with Lemma 5, Eq. 23-24 (backward Lyapunov scatter over E_psi).
 const BlockDiagonal& operational_space_compliance_diagonal(const SkoModel& model,
                                                            OperationalSpaceWorkspace& workspace) {
   ArticulatedBodyWorkspace& articulated = workspace.articulated;
@@ -26,12 +27,14 @@ const BlockDiagonal& operational_space_compliance_diagonal(const SkoModel& model
                                     articulated.psi_kernel, workspace.lyapunov);
 }
 
+// Part II Eq. 25 / Algorithm 4.3 over E_psi.
 Eigen::MatrixXd operational_space_compliance_block(const OperationalSpaceWorkspace& workspace,
                                                    int i, int j) {
   const BwaMatrix& psi = workspace.articulated.psi_kernel;
   return backward_lyapunov_element(psi, psi, workspace.lyapunov.diagonal, i, j);
 }
 
+// Part II Eq. 59-60: J M^-1 J* = B* Omega B.
 void operational_space_compliance(const SkoModel& model, std::span<const int> nodes,
                                   OperationalSpaceWorkspace& workspace,
                                   Eigen::MatrixXd& compliance) {
@@ -52,6 +55,7 @@ void operational_space_compliance(const SkoModel& model, std::span<const int> no
     }
 }
 
+// Part II section 6.2: the operational-space inertia (B* Omega B)^-1.
 void operational_space_inertia(const SkoModel& model, std::span<const int> nodes,
                                OperationalSpaceWorkspace& workspace, Eigen::MatrixXd& inertia) {
   Eigen::MatrixXd compliance;

@@ -13,8 +13,8 @@
 // inverse. Omega is a backward Lyapunov product psi* X psi with the block-diagonal
 // X(k) = H*(k) D^-1(k) H(k), so its diagonal blocks come from the O(N) base-to-tips scatter of
 // part II Lemma 5 (Eq. 23-24) and any block Omega(i, j) from one walk through the closest common
-// ancestor (Eq. 25, Algorithm 4.3); M^-1 is never formed. The recursions are ops1's
-// (operators/lyapunov.hpp) applied to E_psi of operators/articulated_body.hpp.
+// ancestor (Eq. 25, Algorithm 4.3); M^-1 is never formed. The recursions are the backward-Lyapunov
+// ones (operators/lyapunov.hpp) applied to E_psi of operators/articulated_body.hpp.
 #pragma once
 
 #include <Eigen/Core>

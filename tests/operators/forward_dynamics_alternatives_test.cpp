@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "operators/forward_dynamics.hpp"
-#include "support/ops2_support.hpp"
+#include "support/operator_support.hpp"
 
 namespace skograph {
 namespace {

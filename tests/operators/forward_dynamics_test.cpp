@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "support/ops2_support.hpp"
+#include "operators/inverse_dynamics.hpp"
+#include "support/operator_support.hpp"
 
 namespace skograph {
 namespace {
@@ -73,6 +74,31 @@ TEST(ForwardDynamics, BaseAccelerationInAEqualsTheEquivalentBodyForcesInB) {
         forward_dynamics(model, thetadot, force, zero, body_forces, workspace);
     EXPECT_LT(relative_error(via_a, via_b), 1e-10) << "seed " << seed;
     EXPECT_LT(relative_error(alpha_via_a, workspace.node_acceleration + propagated), 1e-10);
+  }
+}
+
+TEST(ForwardDynamics, InverseDynamicsOfTheResultGivesBackTOnLargeTreesAndForests) {
+  // Round trip through Newton-Euler (part II Algorithm 3.1, an independent O(N) implementation):
+  // T = H A (M A* (H* thetaddot + a) + b) must reproduce the applied T, for sizes beyond the dense
+  // references (300 .. 2000 nodes).
+  for (int seed = 0; seed < 8; ++seed) {
+    std::mt19937 rng(4700 + seed);
+    testing_support::RandomSkoOptions options;
+    options.nodes = 300 + 250 * seed;
+    options.trees = 1 + seed % 4;
+    const SkoModel model = testing_support::random_bounded_sko_model(options, rng);
+    const int dofs = model.structure().hinge.total(), nodes = model.structure().node.total();
+    const Eigen::VectorXd thetadot = testing_support::random_vector(dofs, rng);
+    const Eigen::VectorXd force = testing_support::random_vector(dofs, rng);
+    const Eigen::VectorXd a = testing_support::random_vector(nodes, rng);
+    const Eigen::VectorXd b = testing_support::random_vector(nodes, rng);
+    ForwardDynamicsWorkspace workspace(model.structure_ptr());
+    const Eigen::VectorXd thetaddot = forward_dynamics(model, thetadot, force, a, b, workspace);
+    InverseDynamicsWorkspace inverse(model.structure());
+    const Eigen::VectorXd& round_trip = inverse_dynamics(model, thetadot, thetaddot, a, b, inverse);
+    EXPECT_LT(relative_error(round_trip, force), 1e-10) << "seed " << seed;
+    EXPECT_LT(relative_error(inverse.acceleration, workspace.node_acceleration), 1e-10);
+    EXPECT_LT(relative_error(inverse.velocity, workspace.node_velocity), 1e-10);
   }
 }
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "support/ops2_support.hpp"
+#include "support/operator_support.hpp"
 
 namespace skograph {
 namespace {

@@ -6,7 +6,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "support/ops1_support.hpp"
+#include "support/operator_support.hpp"
 
 namespace skograph {
 namespace {

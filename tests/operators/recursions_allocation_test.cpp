@@ -10,7 +10,7 @@
 #include "operators/inverse_dynamics.hpp"
 #include "operators/lyapunov.hpp"
 #include "operators/spo_products.hpp"
-#include "support/ops1_support.hpp"
+#include "support/operator_support.hpp"
 
 // Sanitizers own malloc: there the counter is not installed and the tests skip.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "support/ops2_support.hpp"
+#include "support/operator_support.hpp"
 
 namespace skograph {
 namespace {

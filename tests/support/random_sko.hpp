@@ -76,15 +76,18 @@ inline SkoModel random_sko_model(const RandomSkoOptions& options, std::mt19937& 
 }
 
 // Dense references from the definitions.
-inline Eigen::MatrixXd dense_kernel(const SkoModel& model) {  // E_A, part I Eq. 13
-  const BlockLayout& node = model.structure().node;
+inline Eigen::MatrixXd dense_bwa(const BwaMatrix& bwa) {  // any BWA matrix, part I Eq. 13
+  const BlockLayout& node = bwa.layout();
   Eigen::MatrixXd e = Eigen::MatrixXd::Zero(node.total(), node.total());
-  for (int k = 0; k < model.size(); ++k) {
-    const int p = model.forest().parent(k);
-    if (p != Forest::kNone) e.block(node.offset(p), node.offset(k), node.dim(p), node.dim(k)) = model.weight(k);
+  for (int k = 0; k < bwa.size(); ++k) {
+    const int p = bwa.forest().parent(k);
+    if (p != Forest::kNone)
+      e.block(node.offset(p), node.offset(k), node.dim(p), node.dim(k)) = bwa.weight(k);
   }
   return e;
 }
+
+inline Eigen::MatrixXd dense_kernel(const SkoModel& model) { return dense_bwa(model.kernel()); }  // E_A
 
 inline Eigen::MatrixXd dense_resolvent(const SkoModel& model) {  // A = (I - E_A)^-1
   const Eigen::MatrixXd e = dense_kernel(model);

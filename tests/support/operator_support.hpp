@@ -1,6 +1,7 @@
-// Test support for the operators recursions (engineer ops1): random operators over a given
-// structure, wrapping a BwaMatrix as an SKO model so the dense references of random_sko.hpp apply
-// to it, and block zero patterns of dense matrices.
+// Test support for the operators layer: random operators over a given structure, dense layouts
+// of the per-node blocks an algorithm produced (P, D, G, E_psi, ...), bounded random models for
+// tests that invert M, and block zero patterns of dense matrices. Dense references from the
+// definitions live in random_sko.hpp.
 #pragma once
 
 #include <Eigen/Dense>
@@ -9,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "operators/block_buffer.hpp"
 #include "operators/block_diagonal.hpp"
 #include "support/random_sko.hpp"
 
 namespace skograph::testing_support {
+
 
 // An SKO model whose E_A is `kernel` (H and M zero), so dense_kernel / dense_resolvent give the
 // dense references of any BwaMatrix (E_A, E_psi, shifted or renumbered operators).
@@ -79,6 +82,46 @@ inline std::vector<std::string> pattern_rows(const std::string& flat, int n) {
   std::vector<std::string> rows;
   for (int i = 0; i < n; ++i) rows.push_back(flat.substr(static_cast<size_t>(i) * n, n));
   return rows;
+}
+
+
+// Block-diagonal operator with block k at (rows.offset(k), cols.offset(k)).
+inline Eigen::MatrixXd dense_block_diagonal(const BlockBuffer& blocks, const BlockLayout& rows,
+                                            const BlockLayout& cols) {
+  Eigen::MatrixXd result = Eigen::MatrixXd::Zero(rows.total(), cols.total());
+  for (int k = 0; k < blocks.count(); ++k)
+    result.block(rows.offset(k), cols.offset(k), rows.dim(k), cols.dim(k)) = blocks[k];
+  return result;
+}
+
+inline Eigen::VectorXd random_vector(int n, std::mt19937& rng) {
+  return random_matrix(n, 1, rng);
+}
+
+// Scales every weight E_A(parent(k), k) to spectral norm at most 1 (keeping its shape, rank and
+// direction). Deep random chains otherwise give A = (I - E_A)^-1 entries growing like a product of
+// random matrices and mass matrices too ill-conditioned for a 1e-10 comparison of M^-1 quantities.
+inline void bound_weights(SkoModel& model) {
+  for (int k = 0; k < model.size(); ++k) {
+    if (model.forest().is_base(k)) continue;
+    const double norm = Eigen::JacobiSVD<Eigen::MatrixXd>(model.weight(k)).singularValues()(0);
+    if (norm > 1.0) model.weight(k) /= norm;
+  }
+}
+
+// A random model with weights bounded by bound_weights.
+inline SkoModel random_bounded_sko_model(const RandomSkoOptions& options, std::mt19937& rng) {
+  SkoModel model = random_sko_model(options, rng);
+  bound_weights(model);
+  return model;
+}
+
+// Random model options cycling through trees and forests of growing size for seed `seed`.
+inline RandomSkoOptions options_for_seed(int seed, int max_nodes) {
+  RandomSkoOptions options;
+  options.nodes = 1 + (seed * 37) % max_nodes;
+  options.trees = 1 + (seed % 3 == 0 ? seed % 5 : 0);  // every third seed a forest
+  return options;
 }
 
 }  // namespace skograph::testing_support
