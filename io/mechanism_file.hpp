@@ -12,4 +12,10 @@ bool is_mechanism_file(const std::string& path);
 // Throws InputError(path, 0, ...) for other extensions.
 Mechanism read_mechanism_file(const std::string& path);
 
+// The mechanism without its massless leaf links on fixed joints (URDF tool and sensor frames),
+// repeatedly, so that chains of such frames go too. Links named by loops or couplings stay. These
+// links carry no inertia and no motion of their own, so the dynamics are unchanged; rigid-body
+// models require a positive mass on every link.
+Mechanism without_massless_fixed_leaves(const Mechanism& mechanism);
+
 }  // namespace skograph
