@@ -59,7 +59,8 @@ std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismS
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
                           const Eigen::VectorXd& qdd, const Eigen::VectorXd& tau) {
   std::ostringstream text;
-  text << dofs.size() << " dofs, gravity (" << state.gravity.transpose() << ")\n";
+  text << dofs.size() << " dofs, gravity (" << state.gravity.x() << ", " << state.gravity.y()
+       << ", " << state.gravity.z() << ")\n";
   text << std::left << std::setw(14) << "dof" << std::right;
   for (const char* column : {"q", "qd", "bias", "tau in", "qdd out", "qdd in", "tau out"})
     text << std::setw(13) << column;
