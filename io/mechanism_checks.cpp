@@ -92,16 +92,23 @@ void check_tree(const std::string& source, const Mechanism& mechanism,
       fail({source, k < static_cast<int>(link_lines.size()) ? link_lines[k] : 0},
            "link '" + mechanism.links[k].name +
                "' is the child of no joint (attach it to 'world' or another link)");
-  // Walk up from every link; more than n steps means a cycle of tree joints.
+  // Walk up from every link until a link known to reach the world: O(n) overall. A link met twice
+  // on one walk lies on a cycle of tree joints.
+  std::vector<char> state(n, 0);  // 0 unknown, 1 on the current walk, 2 reaches the world
+  std::vector<int> walk;
   for (int k = 0; k < n; ++k) {
-    int link = k, steps = 0;
-    while (link >= 0) {
-      if (++steps > n + 1)
-        fail({source, line_of(parent_joint[k])}, "the joints above link '" +
-                                                     mechanism.links[k].name +
-                                                     "' form a cycle that never reaches the world");
+    walk.clear();
+    int link = k;
+    while (link >= 0 && state[link] != 2) {
+      if (state[link] == 1)
+        fail({source, line_of(parent_joint[link])},
+             "the joints above link '" + mechanism.links[link].name +
+                 "' form a cycle that never reaches the world");
+      state[link] = 1;
+      walk.push_back(link);
       link = mechanism.joints[parent_joint[link]].parent;
     }
+    for (int visited : walk) state[visited] = 2;
   }
 }
 
