@@ -222,6 +222,9 @@ Mechanism parse_urdf(const std::string& text, const std::string& source) {
     mechanism.links.push_back(link);
   }
 
+  std::map<std::string, int> link_index;  // Mechanism::find_link is a linear search
+  for (size_t k = 0; k < mechanism.links.size(); ++k)
+    link_index.emplace(mechanism.links[k].name, static_cast<int>(k));
   std::vector<int> joint_lines;
   if (!world_root) {
     std::string name = root + "_to_world";
@@ -230,7 +233,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source) {
     weld.name = name;
     weld.type = JointType::kFixed;
     weld.parent = -1;
-    weld.child = mechanism.find_link(root);
+    weld.child = link_index.at(root);
     mechanism.joints.push_back(weld);
     joint_lines.push_back(0);
   }
@@ -242,8 +245,9 @@ Mechanism parse_urdf(const std::string& text, const std::string& source) {
     joint.type = joint_type_of(urdf_joint->type);
     joint.parent = urdf_joint->parent_link_name == "world" && world_root
                        ? -1
-                       : mechanism.find_link(urdf_joint->parent_link_name);
-    joint.child = mechanism.find_link(urdf_joint->child_link_name);
+                       : link_index.at(urdf_joint->parent_link_name);
+    const auto child = link_index.find(urdf_joint->child_link_name);
+    joint.child = child == link_index.end() ? -1 : child->second;
     if (joint.child < 0) fail(where, "joint '" + name + "' has the world as its child");
     require_finite_pose(where, "joint '" + name + "' origin",
                         urdf_joint->parent_to_joint_origin_transform);

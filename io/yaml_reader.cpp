@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "io/mechanism_checks.hpp"
 #include "io/urdf_reader.hpp"
@@ -83,6 +84,15 @@ class YamlReader {
   std::string source_;
 };
 
+// Link and joint indices by name (Mechanism::find_link is a linear search).
+struct NameIndex {
+  std::unordered_map<std::string, int> links, joints;
+  static int find(const std::unordered_map<std::string, int>& map, const std::string& name) {
+    const auto it = map.find(name);
+    return it == map.end() ? -1 : it->second;
+  }
+};
+
 JointType joint_type_named(const YamlReader& reader, const YAML::Node& node,
                            const std::string& owner) {
   const std::string type = reader.text(node, owner + " type");
@@ -101,7 +111,7 @@ JointType joint_type_named(const YamlReader& reader, const YAML::Node& node,
 }
 
 void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
-                std::vector<int>& link_lines) {
+                std::vector<int>& link_lines, NameIndex& index) {
   if (!list.IsSequence()) fail(reader.at(list), "'links' must be a list");
   for (const YAML::Node& node : list) {
     reader.check_keys(node, "a link", {"name", "mass", "com", "inertia"}, {"name"});
@@ -110,7 +120,7 @@ void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
     const std::string owner = "link '" + link.name + "'";
     if (link.name == "world")
       fail(reader.at(node["name"]), "'world' is the inertial frame, not a link name");
-    if (mechanism.find_link(link.name) >= 0)
+    if (!index.links.emplace(link.name, static_cast<int>(mechanism.links.size())).second)
       fail(reader.at(node["name"]), owner + " defined twice");
     if (node["mass"] || node["inertia"] || node["com"]) {
       if (!node["mass"]) fail(reader.at(node), owner + " has inertia data but no 'mass'");
@@ -134,20 +144,20 @@ void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
   }
 }
 
-int link_named(const YamlReader& reader, const YAML::Node& node, const Mechanism& mechanism,
+int link_named(const YamlReader& reader, const YAML::Node& node, const NameIndex& index,
                const std::string& what, bool world_allowed) {
   const std::string name = reader.text(node, what);
   if (name == "world") {
     if (!world_allowed) fail(reader.at(node), what + " cannot be 'world'");
     return -1;
   }
-  const int link = mechanism.find_link(name);
+  const int link = NameIndex::find(index.links, name);
   if (link < 0) fail(reader.at(node), what + " names unknown link '" + name + "'");
   return link;
 }
 
 void read_joints(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
-                 std::vector<int>& joint_lines) {
+                 std::vector<int>& joint_lines, NameIndex& index) {
   if (!list.IsSequence()) fail(reader.at(list), "'joints' must be a list");
   for (const YAML::Node& node : list) {
     reader.check_keys(node, "a joint",
@@ -156,11 +166,11 @@ void read_joints(const YamlReader& reader, const YAML::Node& list, Mechanism& me
     Joint joint;
     joint.name = reader.text(node["name"], "joint name");
     const std::string owner = "joint '" + joint.name + "'";
-    if (mechanism.find_joint(joint.name) >= 0)
+    if (!index.joints.emplace(joint.name, static_cast<int>(mechanism.joints.size())).second)
       fail(reader.at(node["name"]), owner + " defined twice");
     joint.type = joint_type_named(reader, node["type"], owner);
-    joint.parent = link_named(reader, node["parent"], mechanism, owner + " parent", true);
-    joint.child = link_named(reader, node["child"], mechanism, owner + " child", false);
+    joint.parent = link_named(reader, node["parent"], index, owner + " parent", true);
+    joint.child = link_named(reader, node["child"], index, owner + " child", false);
     if (node["origin"]) joint.origin = reader.frame(node["origin"], owner + " origin");
     if (node["axis"])
       joint.axis = io::unit_axis(reader.at(node["axis"]), owner,
@@ -182,7 +192,8 @@ void read_joints(const YamlReader& reader, const YAML::Node& list, Mechanism& me
   }
 }
 
-void read_loops(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism) {
+void read_loops(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
+                const NameIndex& index) {
   if (!list.IsSequence()) fail(reader.at(list), "'loops' must be a list");
   static const std::map<std::string, LoopType> kTypes = {{"revolute", LoopType::kRevolute},
                                                          {"prismatic", LoopType::kPrismatic},
@@ -204,8 +215,8 @@ void read_loops(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
       fail(reader.at(node["type"]), owner + " has unknown type '" + type +
                                         "' (expected revolute, prismatic, spherical or weld)");
     loop.type = it->second;
-    loop.parent = link_named(reader, node["parent"], mechanism, owner + " parent", true);
-    loop.child = link_named(reader, node["child"], mechanism, owner + " child", true);
+    loop.parent = link_named(reader, node["parent"], index, owner + " parent", true);
+    loop.child = link_named(reader, node["child"], index, owner + " child", true);
     if (loop.parent == loop.child)
       fail(reader.at(node["child"]), owner + " connects a link (or the world) to itself");
     if (node["origin"]) loop.parent_origin = reader.frame(node["origin"], owner + " origin");
@@ -218,7 +229,8 @@ void read_loops(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
   }
 }
 
-void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism) {
+void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
+                    const NameIndex& index) {
   if (!list.IsSequence()) fail(reader.at(list), "'couplings' must be a list");
   std::set<std::string> names;
   for (const YAML::Node& node : list) {
@@ -240,7 +252,7 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
     int ends[2];
     for (int i = 0; i < 2; ++i) {
       const std::string name = reader.text(joints[i], owner + " joint");
-      ends[i] = mechanism.find_joint(name);
+      ends[i] = NameIndex::find(index.joints, name);
       if (ends[i] < 0) fail(reader.at(joints[i]), owner + " names unknown joint '" + name + "'");
       if (joint_dof_count(mechanism.joints[ends[i]].type) == 0)
         fail(reader.at(joints[i]),
@@ -282,6 +294,7 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
 
   Mechanism mechanism;
   std::vector<int> joint_lines, link_lines;
+  NameIndex index;
   if (root["urdf"]) {
     if (root["links"] || root["joints"])
       fail(reader.at(root["urdf"]), "give either 'urdf' or 'links' and 'joints', not both");
@@ -291,18 +304,22 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
             ? std::filesystem::path(relative)
             : std::filesystem::path(base_directory) / relative;
     mechanism = read_urdf_file(path.string());
+    for (size_t k = 0; k < mechanism.links.size(); ++k)
+      index.links.emplace(mechanism.links[k].name, static_cast<int>(k));
+    for (size_t j = 0; j < mechanism.joints.size(); ++j)
+      index.joints.emplace(mechanism.joints[j].name, static_cast<int>(j));
   } else {
     if (!root["links"] || !root["joints"])
       fail(reader.at(root), "the mechanism needs 'links' and 'joints' (or 'urdf')");
-    read_links(reader, root["links"], mechanism, link_lines);
+    read_links(reader, root["links"], mechanism, link_lines, index);
     if (mechanism.links.empty()) fail(reader.at(root["links"]), "the mechanism has no links");
-    read_joints(reader, root["joints"], mechanism, joint_lines);
+    read_joints(reader, root["joints"], mechanism, joint_lines, index);
     io::check_tree(source, mechanism, joint_lines, link_lines);
   }
   if (root["name"]) mechanism.name = reader.text(root["name"], "name");
   mechanism.source = source;
-  if (root["loops"]) read_loops(reader, root["loops"], mechanism);
-  if (root["couplings"]) read_couplings(reader, root["couplings"], mechanism);
+  if (root["loops"]) read_loops(reader, root["loops"], mechanism, index);
+  if (root["couplings"]) read_couplings(reader, root["couplings"], mechanism, index);
   return mechanism;
 }
 
