@@ -4,36 +4,51 @@ namespace skograph {
 
 int joint_dof_count(JointType type) {
   switch (type) {
-    case JointType::kFixed: return 0;
+    case JointType::kFixed:
+      return 0;
     case JointType::kRevolute:
     case JointType::kContinuous:
-    case JointType::kPrismatic: return 1;
+    case JointType::kPrismatic:
+      return 1;
     case JointType::kPlanar:
-    case JointType::kSpherical: return 3;
-    case JointType::kFloating: return 6;
+    case JointType::kSpherical:
+      return 3;
+    case JointType::kFloating:
+      return 6;
   }
   return 0;
 }
 
 const char* joint_type_name(JointType type) {
   switch (type) {
-    case JointType::kFixed: return "fixed";
-    case JointType::kRevolute: return "revolute";
-    case JointType::kContinuous: return "continuous";
-    case JointType::kPrismatic: return "prismatic";
-    case JointType::kPlanar: return "planar";
-    case JointType::kSpherical: return "spherical";
-    case JointType::kFloating: return "floating";
+    case JointType::kFixed:
+      return "fixed";
+    case JointType::kRevolute:
+      return "revolute";
+    case JointType::kContinuous:
+      return "continuous";
+    case JointType::kPrismatic:
+      return "prismatic";
+    case JointType::kPlanar:
+      return "planar";
+    case JointType::kSpherical:
+      return "spherical";
+    case JointType::kFloating:
+      return "floating";
   }
   return "fixed";
 }
 
 const char* loop_type_name(LoopType type) {
   switch (type) {
-    case LoopType::kRevolute: return "revolute";
-    case LoopType::kPrismatic: return "prismatic";
-    case LoopType::kSpherical: return "spherical";
-    case LoopType::kWeld: return "weld";
+    case LoopType::kRevolute:
+      return "revolute";
+    case LoopType::kPrismatic:
+      return "prismatic";
+    case LoopType::kSpherical:
+      return "spherical";
+    case LoopType::kWeld:
+      return "weld";
   }
   return "weld";
 }

@@ -34,15 +34,15 @@ const char* joint_type_name(JointType type);
 struct Link {
   std::string name;
   double mass = 0.0;
-  Eigen::Vector3d center_of_mass = Eigen::Vector3d::Zero();    // in the link frame
-  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();           // about the center of mass, link axes
+  Eigen::Vector3d center_of_mass = Eigen::Vector3d::Zero();  // in the link frame
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();         // about the center of mass, link axes
 };
 
 struct Joint {
   std::string name;
   JointType type = JointType::kFixed;
-  int parent = -1;  // link index, -1 = world
-  int child = -1;   // link index
+  int parent = -1;                                           // link index, -1 = world
+  int child = -1;                                            // link index
   Eigen::Isometry3d origin = Eigen::Isometry3d::Identity();  // joint frame in the parent link frame
   Eigen::Vector3d axis = Eigen::Vector3d::UnitX();           // unit, in the joint frame
   double lower = -1e300, upper = 1e300;                      // position limits (informational)
@@ -56,8 +56,8 @@ const char* loop_type_name(LoopType type);
 struct LoopClosure {
   std::string name;
   LoopType type = LoopType::kWeld;
-  int parent = -1;  // link carrying F_p, -1 = world
-  int child = -1;   // link carrying F_c, -1 = world
+  int parent = -1;                                                  // link carrying F_p, -1 = world
+  int child = -1;                                                   // link carrying F_c, -1 = world
   Eigen::Isometry3d parent_origin = Eigen::Isometry3d::Identity();  // F_p in the parent link frame
   Eigen::Isometry3d child_origin = Eigen::Isometry3d::Identity();   // F_c in the child link frame
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();                  // in F_p (revolute, prismatic)
@@ -76,9 +76,9 @@ struct Coupling {
 
 struct Mechanism {
   std::string name;
-  std::string source;          // file it was read from (for messages)
-  std::vector<Link> links;     // in file order
-  std::vector<Joint> joints;   // tree joints, in file order; each link has at most one parent joint
+  std::string source;         // file it was read from (for messages)
+  std::vector<Link> links;    // in file order
+  std::vector<Joint> joints;  // tree joints, in file order; each link has at most one parent joint
   std::vector<LoopClosure> loops;
   std::vector<Coupling> couplings;
 

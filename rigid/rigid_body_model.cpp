@@ -1,7 +1,9 @@
 #include "rigid/rigid_body_model.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <unordered_set>
@@ -118,26 +120,68 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       forward(model.structure()),
       composite(*model.structure()),
       operational(model.structure()),
-      mass(Eigen::MatrixXd::Zero(model.dof_count(), model.dof_count())) {
-  for (int k = 0; k < model.node_count(); ++k) sko.inertia(k) = model.link_inertia(k);
+      mass(Eigen::MatrixXd::Zero(model.dof_count(), model.dof_count())),
+      articulated_inertia(model.node_count(), Matrix6d::Zero()),
+      residual_force(model.node_count(), Vector6d::Zero()),
+      acceleration(Eigen::VectorXd::Zero(6 * model.node_count())),
+      generalized_acceleration(Eigen::VectorXd::Zero(model.dof_count())) {
+  const int nodes = model.node_count();
+  phi.assign(nodes, Matrix6d::Identity());
+  hinge.resize(nodes);
+  projected_inertia.resize(nodes);
+  innovations_inverse.resize(nodes);
+  innovation.resize(nodes);
+  for (int k = 0; k < nodes; ++k) {
+    const int dofs = model.joint_dofs(k);
+    sko.inertia(k) = model.link_inertia(k);
+    const double zeros[6] = {0, 0, 0, 0, 0, 0};
+    hinge[k] = joint_hinge_transpose(model.joint_geometry(k), zeros);
+    projected_inertia[k].setZero(6, dofs);
+    innovations_inverse[k].setZero(dofs, dofs);
+    innovation[k].setZero(dofs);
+  }
 }
 
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data) {
   if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
   const Forest& forest = model.forest();
-  for (const int k : forest.level_order()) {
-    const Joint& joint = model.mechanism().joints[k];
+  // Parents before children: post-order backwards (sequential in a canonical numbering).
+  for (const int k : forest.post_order() | std::views::reverse) {
+    const Eigen::Isometry3d& origin = model.mechanism().joints[k].origin;
     const double* qk = q.data() + model.joint_dof_offset(k);
     const JointGeometry& geometry = model.joint_geometry(k);
+    const Eigen::Isometry3d motion = joint_motion(geometry, qk);
+    const Eigen::Matrix3d rotation = origin.linear() * motion.linear();
+    const Eigen::Vector3d translation =
+        origin.translation() + origin.linear() * motion.translation();
     Eigen::Isometry3d& transform = data.joint_transform[k];
-    transform = joint.origin * joint_motion(geometry, qk);
+    transform.linear() = rotation;
+    transform.translation() = translation;
     const int p = forest.parent(k);
-    data.link_pose[k] = p == Forest::kNone ? transform : data.link_pose[p] * transform;
-    if (p != Forest::kNone) data.sko.weight(k) = rigid_body_transform(transform);
-    if (geometry.dofs() > 0)
-      data.sko.hinge_map(k) = joint_hinge_transpose(geometry, qk).transpose();
+    Eigen::Isometry3d& pose = data.link_pose[k];
+    if (p == Forest::kNone) {
+      pose = transform;
+    } else {
+      const Eigen::Isometry3d& parent_pose = data.link_pose[p];
+      pose.linear() = parent_pose.linear() * rotation;
+      pose.translation() = parent_pose.translation() + parent_pose.linear() * translation;
+      data.phi[k] = rigid_body_transform(rotation, translation);
+    }
+    // H* depends on q only for planar joints (set once in RigidBodyData otherwise).
+    if (geometry.type == JointType::kPlanar) data.hinge[k] = joint_hinge_transpose(geometry, qk);
   }
+  data.sko_synchronized = false;
+}
+
+void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data) {
+  if (data.sko_synchronized) return;
+  const Forest& forest = model.forest();
+  for (int k = 0; k < model.node_count(); ++k) {
+    if (forest.parent(k) != Forest::kNone) data.sko.weight(k) = data.phi[k];
+    if (model.joint_dofs(k) > 0) data.sko.hinge_map(k) = data.hinge[k].transpose();
+  }
+  data.sko_synchronized = true;
 }
 
 void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -145,19 +189,18 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
   if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
   update_positions(model, q, data);
   const Forest& forest = model.forest();
-  for (const int k : forest.level_order()) {
+  // Parents before children: post-order backwards (sequential in a canonical numbering).
+  for (const int k : forest.post_order() | std::views::reverse) {
     const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
-    const JointGeometry& geometry = model.joint_geometry(k);
     Vector6d relative = Vector6d::Zero(), rate_product = Vector6d::Zero();
-    if (dofs > 0) {
-      relative = data.sko.hinge_map(k).transpose() * qd.segment(offset, dofs);
-      rate_product = joint_velocity_product(geometry, q.data() + offset, qd.data() + offset);
-    }
+    for (int i = 0; i < dofs; ++i) relative.noalias() += data.hinge[k].col(i) * qd[offset + i];
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      rate_product =
+          joint_velocity_product(model.joint_geometry(k), q.data() + offset, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = forest.parent(k);
     if (p != Forest::kNone)
-      velocity.noalias() +=
-          Matrix6d(data.sko.weight(k)).transpose() * data.velocity.segment<6>(6 * p);
+      velocity.noalias() += data.phi[k].transpose() * data.velocity.segment<6>(6 * p);
     data.velocity.segment<6>(6 * k) = velocity;
     data.coriolis.segment<6>(6 * k) = coriolis_acceleration(velocity, relative, rate_product);
     data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
@@ -192,6 +235,7 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(qdd, model.dof_count(), "qdd");
   update_kinematics(model, q, qd, data);
   fill_base_acceleration(model, gravity, data);
+  synchronize_sko_model(model, data);
   return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
                           data.inverse);
 }
@@ -216,6 +260,7 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q) {
   update_positions(model, q, data);
+  synchronize_sko_model(model, data);
   composite_body_inertias(data.sko, data.composite);
   mass_matrix(data.sko, data.composite, data.mass);
   return data.mass;
@@ -228,13 +273,13 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
   return inverse_dynamics(model, data, q, qd, data.zero_dofs, gravity);
 }
 
-const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                        const Eigen::Vector3d& gravity) {
+const Eigen::VectorXd& forward_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity) {
   check_size(tau, model.dof_count(), "tau");
   update_kinematics(model, q, qd, data);
+  synchronize_sko_model(model, data);
   fill_base_acceleration(model, gravity, data);
   // a is propagated by A*, so the world's acceleration -g added to a(base) accelerates the forest.
   data.coriolis_with_gravity = data.coriolis;
@@ -245,9 +290,88 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
                           data.forward);
 }
 
+const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(tau, model.dof_count(), "tau");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  const Forest& forest = model.forest();
+  // Tips-to-base gather (part II Eq. 33 and 58a-d): P(k) = M(k) + sum phi P+(j) phi*,
+  // z(k) = sum phi z+(j) + P a + b, D = H P H*, epsilon = T - H z, nu = D^-1 epsilon,
+  // P+ = P - P H* D^-1 H P, z+ = z + P H* nu. P+ and z+ overwrite P and z.
+  for (const int k : forest.post_order()) {
+    Matrix6d& inertia = data.articulated_inertia[k];
+    Vector6d& force = data.residual_force[k];
+    inertia = model.link_inertia(k);
+    force = data.gyroscopic.segment<6>(6 * k);
+    for (const int j : forest.children(k)) {
+      const Matrix6d& phi = data.phi[j];
+      inertia.noalias() += phi * data.articulated_inertia[j] * phi.transpose();
+      force.noalias() += phi * data.residual_force[j];
+    }
+    force.noalias() += inertia * data.coriolis.segment<6>(6 * k);
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 0) continue;
+    HingeMatrix& projected = data.projected_inertia[k];
+    HingeSquare& inverse = data.innovations_inverse[k];
+    JointVector& nu = data.innovation[k];
+    // Coefficient-wise (lazy) products: Eigen's blocked products of dynamic-size operands would
+    // allocate workspace.
+    projected.noalias() = inertia.lazyProduct(data.hinge[k]);
+    if (dofs == 1) {
+      const double d_inverse = 1.0 / data.hinge[k].col(0).dot(projected.col(0));
+      inverse(0, 0) = d_inverse;
+      nu(0) = d_inverse * (tau[offset] - data.hinge[k].col(0).dot(force));
+      inertia.noalias() -= (d_inverse * projected.col(0)) * projected.col(0).transpose();
+      force.noalias() += projected.col(0) * nu(0);
+      continue;
+    }
+    const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
+    const Eigen::LLT<HingeSquare> cholesky(d);
+    for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+    JointVector residual = tau.segment(offset, dofs);  // fixed capacity: no temporary VectorXd
+    residual.noalias() -= data.hinge[k].transpose() * force;
+    nu.noalias() = inverse * residual;
+    const HingeMatrix gain = projected.lazyProduct(inverse);
+    inertia.noalias() -= gain.lazyProduct(projected.transpose());
+    force.noalias() += projected * nu;
+  }
+  // Base-to-tips scatter (Eq. 58e-g): alpha+ = phi* alpha(parent) (the world's -g at a base),
+  // qdd = nu - D^-1 (P H*)* alpha+, alpha = alpha+ + H* qdd + a.
+  const std::span<const int> bases = forest.bases();
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    data.acceleration.segment<6>(6 * bases[i]) = data.base_acceleration.segment<6>(6 * i);
+  const std::span<const int> order = forest.post_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = forest.parent(k);
+    Vector6d alpha = p == Forest::kNone
+                         ? Vector6d(data.acceleration.segment<6>(6 * k))
+                         : Vector6d(data.phi[k].transpose() * data.acceleration.segment<6>(6 * p));
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 1) {
+      const double qdd = data.innovation[k](0) - data.innovations_inverse[k](0, 0) *
+                                                     data.projected_inertia[k].col(0).dot(alpha);
+      data.generalized_acceleration[offset] = qdd;
+      alpha.noalias() += data.hinge[k].col(0) * qdd;
+    } else if (dofs > 1) {
+      const JointVector qdd =
+          data.innovation[k] -
+          data.innovations_inverse[k] * (data.projected_inertia[k].transpose() * alpha);
+      data.generalized_acceleration.segment(offset, dofs) = qdd;
+      alpha.noalias() += data.hinge[k] * qdd;
+    }
+    data.acceleration.segment<6>(6 * k) = alpha + data.coriolis.segment<6>(6 * k);
+  }
+  return data.generalized_acceleration;
+}
+
 void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
   update_positions(model, q, data);
+  synchronize_sko_model(model, data);
   innovations_factors(data.sko, data.forward.articulated, factors);
 }
 
@@ -256,6 +380,7 @@ Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& d
     throw std::invalid_argument("operational_space_inertia: link index out of range");
   const int nodes[1] = {model.node_of_link(link)};
   Eigen::MatrixXd inertia;
+  synchronize_sko_model(model, data);
   operational_space_inertia(data.sko, nodes, data.operational, inertia);
   return inertia;
 }

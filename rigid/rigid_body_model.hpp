@@ -73,12 +73,17 @@ class RigidBodyModel {
 struct RigidBodyData {
   explicit RigidBodyData(const RigidBodyModel& model);
 
+  // weights phi(parent, k) and H(k) are copied in from phi/hinge on demand by
+  // synchronize_sko_model.
   SkoModel sko;                                    // weights phi(parent, k), H(k), M(k)
   std::vector<Eigen::Isometry3d> joint_transform;  // X_parent_child(q) per node
   std::vector<Eigen::Isometry3d> link_pose;        // X_world_link(q) per node
-  Eigen::VectorXd velocity;                        // V(k) per node (node layout), body frame
-  Eigen::VectorXd coriolis;                        // a(k) per node
-  Eigen::VectorXd gyroscopic;                      // b(k) per node
+  std::vector<Matrix6d> phi;                       // phi(parent, k) per node (fixed-size copy)
+  std::vector<HingeMatrix> hinge;                  // H*(k) per node (fixed-size copy)
+  bool sko_synchronized = false;           // sko holds the phi/hinge of the last update_positions
+  Eigen::VectorXd velocity;                // V(k) per node (node layout), body frame
+  Eigen::VectorXd coriolis;                // a(k) per node
+  Eigen::VectorXd gyroscopic;              // b(k) per node
   Eigen::VectorXd base_acceleration;       // -g in each base node's frame, over forest().bases()
   Eigen::VectorXd coriolis_with_gravity;   // a with -g added at the base nodes (forward dynamics)
   Eigen::VectorXd gyroscopic_with_forces;  // b - external forces
@@ -88,12 +93,25 @@ struct RigidBodyData {
   CompositeInertiaWorkspace composite;
   OperationalSpaceWorkspace operational;
   Eigen::MatrixXd mass;  // the last mass_matrix
+  // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
+  std::vector<Matrix6d> articulated_inertia;     // P(k)
+  std::vector<Vector6d> residual_force;          // z(k)
+  std::vector<HingeMatrix> projected_inertia;    // P(k) H*(k)
+  std::vector<HingeSquare> innovations_inverse;  // D^-1(k)
+  std::vector<JointVector> innovation;           // epsilon(k) = T(k) - H(k) z(k)
+  Eigen::VectorXd acceleration;                  // alpha(k), node layout
+  Eigen::VectorXd generalized_acceleration;      // qdd, dof order
 };
 
 // Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q),
-// weight(k) = phi(parent, k), H(k), M(k), link poses (part I section 6, Eq. for phi). O(N).
+// phi(parent, k), H*(k) (data.phi, data.hinge), link poses (part I section 6, Eq. for phi). O(N).
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data);
+// Copies phi(parent, k) and H(k) of the last update_positions into data.sko (the generic SKO
+// model the operators layer reads), once per configuration. The functions below call it when they
+// use the operators; call it before using data.sko directly.
+void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data);
+
 // update_positions plus the velocities V(k) = phi*(parent, k) V(parent) + H*(k) qd(k), the
 // Coriolis accelerations a(k) and the gyroscopic forces b(k) (part I section 7, serial-chain paper
 // section 2; rigid/spatial.hpp for the derivation). O(N).
@@ -127,14 +145,23 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
                                    const Eigen::Ref<const Eigen::VectorXd>& qd,
                                    const Eigen::Vector3d& gravity);
 
-// qdd = M^-1 (tau - C) by the articulated-body algorithm (part II Algorithm 6.1, via
-// operators/forward_dynamics.hpp), gravity as the base acceleration -g folded into a(base).
-// Returns data.forward.generalized_acceleration.
+// qdd = M^-1 (tau - C) by the articulated-body algorithm (part II Algorithm 6.1) specialized to
+// rigid nodes (part II section 8, "optimize algorithms"): the same recursions as the generic
+// operators/forward_dynamics.hpp with fixed-size 6 x 6 blocks, in data's per-node arrays. Gravity
+// enters as the base acceleration -g. Returns data.generalized_acceleration. O(N); no allocation.
 const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
                                         const Eigen::Ref<const Eigen::VectorXd>& tau,
                                         const Eigen::Vector3d& gravity);
+
+// The same through the generic SKO operators (operators/forward_dynamics.hpp, ops2's Algorithm
+// 6.1 on dynamic-size blocks), gravity folded into a(base). Returns
+// data.forward.generalized_acceleration.
+const Eigen::VectorXd& forward_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity);
 
 // The innovations factors M = [I + H A K] D [I + H A K]* and [I + H A K]^-1 = [I - H psi K]
 // at q (part II Lemma 11, Eq. 49-50; operators/innovations.hpp), in the dof order.

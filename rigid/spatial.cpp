@@ -11,10 +11,13 @@ Eigen::Matrix3d cross_matrix(const Eigen::Vector3d& l) {
 }
 
 Matrix6d rigid_body_transform(const Eigen::Isometry3d& transform) {
-  const Eigen::Matrix3d rotation = transform.linear();
+  return rigid_body_transform(transform.linear(), transform.translation());
+}
+
+Matrix6d rigid_body_transform(const Eigen::Matrix3d& rotation, const Eigen::Vector3d& translation) {
   Matrix6d phi;
   phi.topLeftCorner<3, 3>() = rotation;
-  phi.topRightCorner<3, 3>() = cross_matrix(transform.translation()) * rotation;
+  phi.topRightCorner<3, 3>() = cross_matrix(translation) * rotation;
   phi.bottomLeftCorner<3, 3>().setZero();
   phi.bottomRightCorner<3, 3>() = rotation;
   return phi;

@@ -22,6 +22,7 @@ using Matrix6d = Eigen::Matrix<double, 6, 6>;
 // H*(k): 6 x r(k), r(k) <= 6, with fixed-capacity storage (never allocates).
 using HingeMatrix = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
 using JointVector = Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor, 6, 1>;
+using HingeSquare = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
 
 // The cross-product matrix l~ with l~ x = l x x.
 Eigen::Matrix3d cross_matrix(const Eigen::Vector3d& l);
@@ -30,6 +31,7 @@ Eigen::Matrix3d cross_matrix(const Eigen::Vector3d& l);
 // rotation, l its translation: the vector from O_p to O_k in frame p) (conventions.md; part I
 // Eq. 5 rigid-body transformation operator).
 Matrix6d rigid_body_transform(const Eigen::Isometry3d& transform);
+Matrix6d rigid_body_transform(const Eigen::Matrix3d& rotation, const Eigen::Vector3d& translation);
 
 // Spatial inertia about O_k from the mass, the center of mass p (in frame k) and the inertia J_c
 // about the center of mass: [[J(O), m p~], [-m p~, m I]], J(O) = J_c - m p~ p~ (paper 002 Eq. 10 as

@@ -51,6 +51,9 @@ TEST_P(RandomMechanisms, MassMatrixIsColumnsOfInverseDynamics) {
   EXPECT_LT((mass - columns).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
   EXPECT_LT((mass - mass.transpose()).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
   EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(mass).eigenvalues().minCoeff(), 0.0);
+  // Kinetic energy summed over the links = 1/2 qd* M qd.
+  update_kinematics(model, q, qd, data);
+  EXPECT_NEAR(kinetic_energy(model, data), 0.5 * qd.dot(mass * qd), 1e-10 * scale_of(mass));
   // Bias: tau = M qdd + C for any qdd, C = inverse dynamics at qdd = 0.
   const Eigen::VectorXd qdd = rigid_random_state(n, rng);
   const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravity);
@@ -72,6 +75,10 @@ TEST_P(RandomMechanisms, ForwardDynamicsInvertsInverseDynamics) {
   const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravity);
   const Eigen::MatrixXd mass = mass_matrix(model, data, q);
   EXPECT_LT((mass.ldlt().solve(tau - bias) - solved).cwiseAbs().maxCoeff(), 1e-8);
+  // The fixed-size path and the generic operators' Algorithm 6.1 agree.
+  const Eigen::VectorXd generic =
+      forward_dynamics_through_operators(model, data, q, qd, tau, kGravity);
+  EXPECT_LT((generic - qdd).cwiseAbs().maxCoeff(), 1e-8);
 }
 
 // The node accelerations of inverse dynamics, alpha = A*(H* qdd + a), are the time derivatives of

@@ -1,0 +1,62 @@
+// Base-invariant dynamics of free-flying systems (free-flying-base-invariance.txt), on trees.
+//
+// Every base link of the system hangs from the world by a floating joint. Besides the regular
+// articulated-body inertias P(k) (tips-to-base, part II Lemma 7) each link gets the dual
+// articulated-body inertia S(k): the inertia, at O_k and articulated through k's own hinge, of
+// everything on the parent side of k ("link 1 as base", the paper's Algorithm 3.1, generalized
+// from serial chains to trees by a base-to-tips scatter). Then
+//   Lambda(k) = P(k) + S(k)   is the operational-space inertia of link k (Lemma 4.1, Eq. 37a),
+//   alpha(k)  = -[P(k) + S(k)]^-1 [z(k) + z_s(k) - P(k) a(k)]   (Lemma 3.2, Eq. 25),
+// and the base-invariant forward dynamics (Algorithm 3.3) gets every link's acceleration from its
+// own P, S, z, z_s independently, then qdd(k) = nu(k) - G*(k) phi*(parent, k) alpha(parent)
+// (Eq. 26). Gravity enters as body forces m g at the centers of mass, so alpha here are inertial
+// accelerations (the regular algorithm's alpha with a base acceleration -g differ by the
+// transported -g; qdd is the same).
+//
+// Sign conventions (ours, conventions.md): f(k) is the force across hinge k on the child side,
+// f(k) = P(k) (alpha(k) - a(k)) + z(k) (Lemma 3.1, Eq. 20) and -f(k) = S(k) alpha(k) + z_s(k)
+// (Eq. 24). The paper's H -> -H reversal of the dual model is absorbed in these formulas.
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "rigid/rigid_body_model.hpp"
+
+namespace skograph {
+
+struct FreeFlyingData {
+  // Throws std::invalid_argument unless every base joint of the model is floating.
+  explicit FreeFlyingData(const RigidBodyModel& model);
+
+  std::vector<Matrix6d> articulated_inertia;        // P(k)
+  std::vector<Matrix6d> articulated_inertia_plus;   // P+(k) = P - P H* D^-1 H P
+  std::vector<Vector6d> residual_force;             // z(k)
+  std::vector<Vector6d> residual_force_plus;        // z+(k) = z + P H* nu
+  std::vector<HingeMatrix> projected_inertia;       // P(k) H*(k)
+  std::vector<HingeSquare> innovations_inverse;     // D^-1(k)
+  std::vector<JointVector> scaled_innovation;       // nu(k) = D^-1 (T - H z)
+  std::vector<Matrix6d> dual_inertia;               // S(k)
+  std::vector<Vector6d> dual_residual_force;        // z_s(k)
+  std::vector<Matrix6d> operational_space_inertia;  // Lambda(k) = P(k) + S(k), per node
+  Eigen::VectorXd gyroscopic_with_gravity;          // b(k) - [c x m g; m g], node layout
+  Eigen::VectorXd acceleration;                     // alpha(k), inertial, node layout
+  Eigen::VectorXd generalized_acceleration;         // qdd, dof order
+};
+
+// Lambda(k) = P(k) + S(k) for every link at q (Lemma 4.1, Eq. 37a; Algorithm 4.1 on a tree): the
+// regular P by the tips-to-base gather, the dual S by the base-to-tips scatter. Indexed by node
+// (model.node_of_link(link)). O(N); no allocation.
+const std::vector<Matrix6d>& decoupled_operational_space_inertias(
+    const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
+    const Eigen::Ref<const Eigen::VectorXd>& q);
+
+// The base-invariant forward dynamics (Algorithm 3.3): regular P, z and dual S, z_s recursions,
+// then alpha(k) by Lemma 3.2 (Eq. 25) and qdd by Eq. 26, link by link. Same qdd as
+// forward_dynamics. Returns free_flying.generalized_acceleration. O(N); no allocation.
+const Eigen::VectorXd& base_invariant_forward_dynamics(
+    const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
+    const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity);
+
+}  // namespace skograph
