@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/graph_command.hpp"
+#include "cli/model_commands.hpp"
 
 namespace skograph::cli {
 
@@ -11,7 +12,11 @@ namespace {
 constexpr const char* kUsage =
     "usage: skograph <command> [options]\n"
     "commands:\n"
-    "  graph FILE [--json]   analyze a digraph (DOT)\n"
+    "  graph FILE [--json]   analyze a digraph (DOT) or a model's standard digraph (.urdf, .yaml)\n"
+    "  dynamics MODEL [--state STATE.json] [--json]\n"
+    "                        M, bias, forward and inverse dynamics of a tree model\n"
+    "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
+    "                        median time per call of a dynamics algorithm\n"
     "  demo                  run the analysis on the built-in example\n"
     "  help                  this text\n";
 }  // namespace
@@ -25,6 +30,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
     if (command == "graph") return graph_command(rest, out, err);
+    if (command == "dynamics") return dynamics_command(rest, out, err);
+    if (command == "bench") return bench_command(rest, out, err);
     if (command == "demo") return demo_command(rest, out, err);
   } catch (const std::exception& e) {
     // Library errors that escaped a command's own handling: still one line, never a crash.

@@ -5,6 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
+#include "io/mechanism_file.hpp"
+#include "io/mechanism_graph.hpp"
 
 namespace skograph::cli {
 
@@ -186,8 +188,17 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     return kExitBadInput;
   }
   try {
-    const Digraph graph = read_dot_file(file);
-    const DigraphAnalysis analysis = analyze(graph);
+    // A mechanism file gives its standard digraph, analyzed over the tree joints; DOT otherwise.
+    Digraph graph;
+    DigraphAnalysis analysis;
+    if (is_mechanism_file(file)) {
+      const Mechanism mechanism = read_mechanism_file(file);
+      graph = mechanism_digraph(mechanism);
+      analysis = analyze_mechanism(graph, mechanism);
+    } else {
+      graph = read_dot_file(file);
+      analysis = analyze(graph);
+    }
     // Everything is computed before anything is written: no partial output.
     const std::string text =
         json ? format_json(graph_report_json(graph, analysis)) : graph_report_text(graph, analysis);

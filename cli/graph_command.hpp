@@ -1,4 +1,5 @@
-// `skograph graph FILE [--json]`: the graph-layer report of a DOT digraph.
+// `skograph graph FILE [--json]`: the graph-layer report of a DOT digraph or of a model's
+// (.urdf, .yaml) standard digraph.
 #pragma once
 
 #include <iosfwd>

@@ -24,5 +24,8 @@ struct DigraphAnalysis {
 
 // O(n + e) plus the cut edges' path lengths.
 DigraphAnalysis analyze(const Digraph& graph);
+// The same report over a designated spanning tree (e.g. spanning_tree_from_parents() of a
+// mechanism's tree joints), so that no loop edge is taken as a tree edge.
+DigraphAnalysis analyze(const Digraph& graph, SpanningTree spanning);
 
 }  // namespace skograph

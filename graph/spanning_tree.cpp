@@ -116,4 +116,47 @@ SpanningTree spanning_tree(const Digraph& graph, const DigraphArrays& adjacency)
   return result;
 }
 
+SpanningTree spanning_tree_from_parents(const Digraph& graph, std::vector<int> parent) {
+  const int n = graph.node_count();
+  if (static_cast<int>(parent.size()) != n)
+    throw std::invalid_argument("spanning_tree_from_parents: " + std::to_string(parent.size()) +
+                                " parents for " + std::to_string(n) + " nodes");
+  std::vector<int> roots;
+  for (int v = 0; v < n; ++v) {
+    if (parent[v] == Forest::kNone) {
+      roots.push_back(v);
+    } else if (parent[v] < 0 || parent[v] >= n) {
+      throw std::invalid_argument("spanning_tree_from_parents: parent of node '" + graph.name(v) +
+                                  "' is out of range");
+    }
+  }
+  if (roots.empty())
+    throw std::invalid_argument("spanning_tree_from_parents: no node without a parent (a cycle)");
+  // Each node's tree edge is taken once, by the first matching digraph edge; the rest are cut.
+  SpanningTree result;
+  std::vector<char> tree_edge_found(n, 0);
+  for (const Edge& e : graph.edges()) {
+    if (parent[e.second] == e.first && !tree_edge_found[e.second]) {
+      tree_edge_found[e.second] = 1;
+    } else {
+      result.cut_edges.push_back(e);
+    }
+  }
+  for (int v = 0; v < n; ++v)
+    if (parent[v] != Forest::kNone && !tree_edge_found[v])
+      throw std::invalid_argument("spanning_tree_from_parents: the digraph has no edge '" +
+                                  graph.name(parent[v]) + "' -> '" + graph.name(v) + "'");
+  result.virtual_root = roots.size() > 1;
+  result.root = result.virtual_root ? n : roots[0];
+  if (result.virtual_root) {
+    result.virtual_root_name = unique_name(graph, "virtual_root");
+    parent.push_back(Forest::kNone);
+    for (int r : roots) parent[r] = n;
+  }
+  result.tree = Forest(std::move(parent));  // throws std::invalid_argument on a cycle
+  result.edges = level_order_edges(result.tree);
+  result.exists = true;
+  return result;
+}
+
 }  // namespace skograph

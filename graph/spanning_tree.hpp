@@ -37,4 +37,12 @@ struct SpanningTree {
 SpanningTree spanning_tree(const Digraph& graph);
 SpanningTree spanning_tree(const Digraph& graph, const DigraphArrays& arrays);
 
+// A designated spanning tree (a mechanism's tree joints, constraint-embedding §4.2 step 1):
+// parent[v] is v's tree parent or Forest::kNone. Each tree edge parent[v] -> v must be an edge of
+// the digraph; every other edge (including a second copy of a tree edge) becomes a cut edge, in
+// input order. Several parentless nodes get a virtual common root as in spanning_tree(). Throws
+// std::invalid_argument when parent has the wrong size, names a node out of range or an edge
+// the digraph lacks, or has a cycle. O(n + e).
+SpanningTree spanning_tree_from_parents(const Digraph& graph, std::vector<int> parent);
+
 }  // namespace skograph

@@ -1,0 +1,46 @@
+// Checks and frame helpers shared by the mechanism readers (URDF, YAML). Every check throws
+// skograph::InputError(source, line, problem) so that the message names the file and, where the
+// reader knows it, the 1-based line.
+#pragma once
+
+#include <Eigen/Geometry>
+#include <string>
+#include <vector>
+
+#include "graph/digraph.hpp"
+#include "rigid/mechanism.hpp"
+
+namespace skograph::io {
+
+// Where a problem was found: file and 1-based line (0 when unknown).
+struct SourceLocation {
+  std::string source;
+  int line = 0;
+};
+
+[[noreturn]] void fail(const SourceLocation& where, const std::string& problem);
+
+// Throws unless every entry is finite; `what` names the quantity in the message.
+void require_finite(const SourceLocation& where, const std::string& what, double value);
+void require_finite(const SourceLocation& where, const std::string& what, const Eigen::Vector3d& v);
+
+// The frame with translation xyz and URDF fixed-axis roll-pitch-yaw rotation
+// R = Rz(yaw) Ry(pitch) Rx(roll).
+Eigen::Isometry3d frame_from_xyz_rpy(const Eigen::Vector3d& xyz, const Eigen::Vector3d& rpy);
+
+// Positive mass; symmetric inertia about the COM that is positive definite and whose principal
+// moments satisfy the triangle inequality (each at most the sum of the other two), the condition
+// for a real mass distribution.
+void check_link_inertia(const SourceLocation& where, const Link& link);
+
+// The unit vector along `axis`; zero-length (or non-finite) axes are rejected.
+Eigen::Vector3d unit_axis(const SourceLocation& where, const std::string& owner,
+                          const Eigen::Vector3d& axis);
+
+// Every link is the child of exactly one joint and reaches the world through its ancestors (no
+// cycle among the tree joints). joint_lines[j] / link_lines[k] are the lines of joint j / link k
+// (0 or absent when unknown).
+void check_tree(const std::string& source, const Mechanism& mechanism,
+                const std::vector<int>& joint_lines, const std::vector<int>& link_lines = {});
+
+}  // namespace skograph::io

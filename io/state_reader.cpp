@@ -1,0 +1,122 @@
+#include "io/state_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "graph/digraph.hpp"
+
+namespace skograph {
+
+namespace {
+
+// 1-based line of a byte offset into the text.
+int line_of_byte(const std::string& text, std::size_t byte) {
+  const std::size_t end = std::min(byte, text.size());
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+double finite_number(const nlohmann::json& value, const std::string& source,
+                     const std::string& what) {
+  if (!value.is_number()) throw InputError(source, 0, what + " must be a number");
+  const double number = value.get<double>();
+  if (!std::isfinite(number)) throw InputError(source, 0, what + " is not a finite number");
+  return number;
+}
+
+// Fills `values` (in dof order) from {joint: value or [values]}.
+void read_joint_values(const nlohmann::json& object, const std::string& key,
+                       const std::string& source, const Mechanism& mechanism,
+                       const std::vector<int>& first_dof, Eigen::VectorXd& values) {
+  if (!object.is_object())
+    throw InputError(source, 0, "\"" + key + "\" must be an object {joint: value}");
+  for (const auto& [name, value] : object.items()) {
+    const int j = mechanism.find_joint(name);
+    const std::string what = "\"" + key + "\" of joint '" + name + "'";
+    if (j < 0) throw InputError(source, 0, "\"" + key + "\" names unknown joint '" + name + "'");
+    const int dofs = joint_dof_count(mechanism.joints[j].type);
+    if (dofs == 0) throw InputError(source, 0, what + ": a fixed joint has no coordinates");
+    if (dofs == 1) {
+      values(first_dof[j]) = finite_number(value, source, what);
+      continue;
+    }
+    if (!value.is_array() || static_cast<int>(value.size()) != dofs)
+      throw InputError(source, 0,
+                       what + " must be an array of " + std::to_string(dofs) + " numbers (" +
+                           joint_type_name(mechanism.joints[j].type) + " joint)");
+    for (int i = 0; i < dofs; ++i) values(first_dof[j] + i) = finite_number(value[i], source, what);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> dof_names(const Mechanism& mechanism) {
+  std::vector<std::string> names;
+  for (const Joint& joint : mechanism.joints) {
+    const int dofs = joint_dof_count(joint.type);
+    if (dofs == 1) names.push_back(joint.name);
+    for (int i = 0; dofs > 1 && i < dofs; ++i)
+      names.push_back(joint.name + ":" + std::to_string(i));
+  }
+  return names;
+}
+
+MechanismState zero_state(const Mechanism& mechanism) {
+  const auto n = static_cast<Eigen::Index>(dof_names(mechanism).size());
+  MechanismState state;
+  state.q = state.qd = state.tau = state.qdd = Eigen::VectorXd::Zero(n);
+  return state;
+}
+
+MechanismState parse_state(const std::string& text, const std::string& source,
+                           const Mechanism& mechanism) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(source, line_of_byte(text, e.byte > 0 ? e.byte - 1 : 0),
+                     "malformed JSON: " + std::string(e.what()));
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of double's range
+    throw InputError(source, 0, "malformed JSON: " + std::string(e.what()));
+  }
+  if (!document.is_object()) throw InputError(source, 1, "a state must be a JSON object");
+  MechanismState state = zero_state(mechanism);
+  std::vector<int> first_dof;
+  int dof = 0;
+  for (const Joint& joint : mechanism.joints) {
+    first_dof.push_back(dof);
+    dof += joint_dof_count(joint.type);
+  }
+  for (const auto& [key, value] : document.items()) {
+    if (key == "gravity") {
+      if (!value.is_array() || value.size() != 3)
+        throw InputError(source, 0, "\"gravity\" must be an array of 3 numbers");
+      for (int i = 0; i < 3; ++i) state.gravity(i) = finite_number(value[i], source, "\"gravity\"");
+    } else if (key == "q") {
+      read_joint_values(value, key, source, mechanism, first_dof, state.q);
+    } else if (key == "qd") {
+      read_joint_values(value, key, source, mechanism, first_dof, state.qd);
+    } else if (key == "tau") {
+      read_joint_values(value, key, source, mechanism, first_dof, state.tau);
+    } else if (key == "qdd") {
+      read_joint_values(value, key, source, mechanism, first_dof, state.qdd);
+    } else {
+      throw InputError(source, 0,
+                       "unknown key \"" + key + "\" (expected gravity, q, qd, tau, qdd)");
+    }
+  }
+  return state;
+}
+
+MechanismState read_state_file(const std::string& path, const Mechanism& mechanism) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_state(text.str(), path, mechanism);
+}
+
+}  // namespace skograph

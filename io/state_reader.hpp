@@ -1,0 +1,32 @@
+// STATE.json: the state and inputs of a mechanism for `skograph dynamics`.
+//   {"gravity": [gx, gy, gz], "q": {joint: value}, "qd": {...}, "tau": {...}, "qdd": {...}}
+// All keys optional: zeros by default, gravity (0, 0, -9.81). A 1-dof joint takes a number, a
+// multi-dof joint an array with one entry per dof (coordinates as in rigid/mechanism.hpp); fixed
+// joints take nothing. Errors throw skograph::InputError(file, line, problem): malformed JSON
+// (line from nlohmann's byte position), unknown top-level keys, unknown joint names, wrong lengths,
+// values that are not finite numbers.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "rigid/mechanism.hpp"
+
+namespace skograph {
+
+// Dof names in dof order (joints in mechanism order, then each joint's dofs): a 1-dof joint's dof
+// is named after the joint, a multi-dof joint's `joint:0`, `joint:1`, ...
+std::vector<std::string> dof_names(const Mechanism& mechanism);
+
+struct MechanismState {
+  Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
+  Eigen::VectorXd q, qd, tau, qdd;  // in the order of dof_names()
+};
+
+MechanismState zero_state(const Mechanism& mechanism);
+MechanismState parse_state(const std::string& text, const std::string& source,
+                           const Mechanism& mechanism);
+MechanismState read_state_file(const std::string& path, const Mechanism& mechanism);
+
+}  // namespace skograph

@@ -1,0 +1,279 @@
+#include "io/urdf_reader.hpp"
+
+#include <console_bridge/console.h>
+#include <tinyxml.h>
+
+#include <urdf_parser/urdf_parser.h>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "io/mechanism_checks.hpp"
+
+namespace skograph {
+
+namespace {
+
+using io::fail;
+using io::SourceLocation;
+
+// Keeps urdfdom's first error message instead of printing it, so errors stay one line.
+class FirstErrorHandler : public console_bridge::OutputHandler {
+ public:
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR && first_error.empty())
+      first_error = text;
+  }
+  std::string first_error;
+};
+
+// Elements of the document in order, with their lines (the pre-scan).
+struct UrdfOutline {
+  std::vector<std::pair<std::string, int>> links;   // name, line
+  std::vector<std::pair<std::string, int>> joints;  // name, line
+  std::map<std::string, int> link_line, joint_line;
+};
+
+const char* const kJointTypes[] = {"revolute", "continuous", "prismatic",
+                                   "fixed",    "floating",   "planar"};
+
+std::string attribute(const TiXmlElement* element, const char* name) {
+  const char* value = element->Attribute(name);
+  return value ? value : "";
+}
+
+// The numeric attributes of URDF elements (tag, attributes).
+const std::map<std::string, std::vector<std::string>>& numeric_attributes() {
+  static const std::map<std::string, std::vector<std::string>> kNumeric = {
+      {"origin", {"xyz", "rpy"}},
+      {"axis", {"xyz"}},
+      {"mass", {"value"}},
+      {"inertia", {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}},
+      {"limit", {"lower", "upper", "effort", "velocity"}},
+      {"mimic", {"multiplier", "offset"}}};
+  return kNumeric;
+}
+
+// Every number in the document must be finite (urdfdom reads "nan" as a parse failure without a
+// line, and some of its parse failures leave zeros behind): checked here with the element's line.
+void check_numbers(const TiXmlElement* element, const std::string& source) {
+  for (const TiXmlElement* e = element->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    const auto it = numeric_attributes().find(e->Value());
+    if (it != numeric_attributes().end()) {
+      for (const std::string& name : it->second) {
+        const char* value = e->Attribute(name.c_str());
+        if (!value) continue;
+        std::istringstream tokens(value);
+        std::string token;
+        while (tokens >> token) {
+          char* end = nullptr;
+          const double number = std::strtod(token.c_str(), &end);
+          const std::string what = "<" + std::string(e->Value()) + "> " + name + " '" + token + "'";
+          if (end == token.c_str() || *end != '\0')
+            fail({source, e->Row()}, what + " is not a number");
+          if (!std::isfinite(number)) fail({source, e->Row()}, what + " is not a finite number");
+        }
+      }
+    }
+    check_numbers(e, source);
+  }
+}
+
+// Names, lines and the structural checks urdfdom would only answer with a null model: unknown
+// joint types, joints naming missing links, links with two parents, duplicate names.
+UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
+  TiXmlDocument document;
+  document.Parse(text.c_str());
+  if (document.Error())
+    fail({source, document.ErrorRow() > 0 ? document.ErrorRow() : 0},
+         std::string("malformed XML: ") + document.ErrorDesc());
+  const TiXmlElement* robot = document.RootElement();
+  if (!robot || std::string(robot->Value()) != "robot")
+    fail({source, robot ? robot->Row() : 0}, "not a URDF file: the root element is not <robot>");
+  check_numbers(robot, source);
+  UrdfOutline outline;
+  for (const TiXmlElement* e = robot->FirstChildElement("link"); e;
+       e = e->NextSiblingElement("link")) {
+    const std::string name = attribute(e, "name");
+    if (name.empty()) fail({source, e->Row()}, "<link> without a name");
+    if (outline.link_line.count(name))
+      fail({source, e->Row()}, "link '" + name + "' defined twice");
+    outline.link_line[name] = e->Row();
+    outline.links.emplace_back(name, e->Row());
+  }
+  if (outline.links.empty()) fail({source, robot->Row()}, "the robot has no links");
+  std::map<std::string, std::string> parent_joint_of;
+  for (const TiXmlElement* e = robot->FirstChildElement("joint"); e;
+       e = e->NextSiblingElement("joint")) {
+    const SourceLocation where{source, e->Row()};
+    const std::string name = attribute(e, "name");
+    if (name.empty()) fail(where, "<joint> without a name");
+    if (outline.joint_line.count(name)) fail(where, "joint '" + name + "' defined twice");
+    const std::string type = attribute(e, "type");
+    bool known = false;
+    for (const char* t : kJointTypes) known = known || type == t;
+    if (!known)
+      fail(where, "joint '" + name + "' has unknown type '" + type +
+                      "' (expected revolute, continuous, prismatic, fixed, floating or planar)");
+    std::string ends[2];
+    const char* tags[2] = {"parent", "child"};
+    for (int i = 0; i < 2; ++i) {
+      const TiXmlElement* end = e->FirstChildElement(tags[i]);
+      if (!end) fail(where, "joint '" + name + "' has no <" + tags[i] + ">");
+      ends[i] = attribute(end, "link");
+      if (!outline.link_line.count(ends[i]))
+        fail({source, end->Row()},
+             "joint '" + name + "' names missing " + tags[i] + " link '" + ends[i] + "'");
+    }
+    if (parent_joint_of.count(ends[1]))
+      fail(where, "link '" + ends[1] + "' has two parents (joints '" + parent_joint_of[ends[1]] +
+                      "' and '" + name + "')");
+    parent_joint_of[ends[1]] = name;
+    outline.joint_line[name] = e->Row();
+    outline.joints.emplace_back(name, e->Row());
+  }
+  return outline;
+}
+
+Eigen::Vector3d vector_of(const urdf::Vector3& v) {
+  return {v.x, v.y, v.z};
+}
+
+Eigen::Isometry3d frame_of(const urdf::Pose& pose) {
+  const Eigen::Quaterniond rotation(pose.rotation.w, pose.rotation.x, pose.rotation.y,
+                                    pose.rotation.z);
+  Eigen::Isometry3d frame = Eigen::Isometry3d::Identity();
+  frame.linear() = rotation.normalized().toRotationMatrix();
+  frame.translation() = vector_of(pose.position);
+  return frame;
+}
+
+void require_finite_pose(const SourceLocation& where, const std::string& what,
+                         const urdf::Pose& pose) {
+  const urdf::Rotation& r = pose.rotation;
+  io::require_finite(where, what + " xyz", vector_of(pose.position));
+  if (!Eigen::Vector4d(r.x, r.y, r.z, r.w).allFinite())
+    fail(where, what + " rpy has a component that is not a finite number");
+}
+
+JointType joint_type_of(int urdf_type) {
+  switch (urdf_type) {
+    case urdf::Joint::REVOLUTE:
+      return JointType::kRevolute;
+    case urdf::Joint::CONTINUOUS:
+      return JointType::kContinuous;
+    case urdf::Joint::PRISMATIC:
+      return JointType::kPrismatic;
+    case urdf::Joint::FLOATING:
+      return JointType::kFloating;
+    case urdf::Joint::PLANAR:
+      return JointType::kPlanar;
+    default:
+      return JointType::kFixed;
+  }
+}
+
+}  // namespace
+
+Mechanism parse_urdf(const std::string& text, const std::string& source) {
+  const UrdfOutline outline = outline_urdf(text, source);
+
+  FirstErrorHandler handler;
+  console_bridge::useOutputHandler(&handler);
+  console_bridge::setLogLevel(console_bridge::CONSOLE_BRIDGE_LOG_ERROR);
+  const urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(text);
+  console_bridge::restorePreviousOutputHandler();
+  if (!model)
+    fail({source, 0},
+         "invalid URDF: " + (handler.first_error.empty() ? std::string("rejected by urdfdom")
+                                                         : handler.first_error));
+
+  Mechanism mechanism;
+  mechanism.name = model->getName();
+  mechanism.source = source;
+  const std::string root = model->getRoot() ? model->getRoot()->name : outline.links[0].first;
+  const bool world_root = root == "world";
+  if (!world_root && outline.link_line.count("world"))
+    fail({source, outline.link_line.at("world")},
+         "link 'world' names the inertial frame and must be the root link");
+  for (const auto& [name, line] : outline.links) {
+    if (world_root && name == "world") continue;  // the inertial frame, not a body
+    const urdf::LinkConstSharedPtr urdf_link = model->getLink(name);
+    Link link;
+    link.name = name;
+    if (urdf_link && urdf_link->inertial) {
+      const urdf::Inertial& in = *urdf_link->inertial;
+      const SourceLocation where{source, line};
+      require_finite_pose(where, "link '" + name + "' inertial origin", in.origin);
+      const Eigen::Isometry3d inertial_frame = frame_of(in.origin);
+      Eigen::Matrix3d inertia;
+      inertia << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+      link.mass = in.mass;
+      link.center_of_mass = inertial_frame.translation();
+      // About the COM still; only the axes change: I_link = R I_inertial R^T.
+      link.inertia = inertial_frame.linear() * inertia * inertial_frame.linear().transpose();
+      if (!inertia.allFinite())
+        fail(where, "link '" + name + "' inertia has an entry that is not a finite number");
+      io::check_link_inertia(where, link);
+    }
+    mechanism.links.push_back(link);
+  }
+
+  std::map<std::string, int> link_index;  // Mechanism::find_link is a linear search
+  for (size_t k = 0; k < mechanism.links.size(); ++k)
+    link_index.emplace(mechanism.links[k].name, static_cast<int>(k));
+  std::vector<int> joint_lines;
+  if (!world_root) {
+    std::string name = root + "_to_world";
+    while (outline.joint_line.count(name)) name += "_";
+    Joint weld;
+    weld.name = name;
+    weld.type = JointType::kFixed;
+    weld.parent = -1;
+    weld.child = link_index.at(root);
+    mechanism.joints.push_back(weld);
+    joint_lines.push_back(0);
+  }
+  for (const auto& [name, line] : outline.joints) {
+    const urdf::JointConstSharedPtr urdf_joint = model->getJoint(name);
+    const SourceLocation where{source, line};
+    Joint joint;
+    joint.name = name;
+    joint.type = joint_type_of(urdf_joint->type);
+    joint.parent = urdf_joint->parent_link_name == "world" && world_root
+                       ? -1
+                       : link_index.at(urdf_joint->parent_link_name);
+    const auto child = link_index.find(urdf_joint->child_link_name);
+    joint.child = child == link_index.end() ? -1 : child->second;
+    if (joint.child < 0) fail(where, "joint '" + name + "' has the world as its child");
+    require_finite_pose(where, "joint '" + name + "' origin",
+                        urdf_joint->parent_to_joint_origin_transform);
+    joint.origin = frame_of(urdf_joint->parent_to_joint_origin_transform);
+    if (joint_dof_count(joint.type) > 0 && joint.type != JointType::kFloating)
+      joint.axis = io::unit_axis(where, "joint '" + name + "'", vector_of(urdf_joint->axis));
+    if (urdf_joint->limits &&
+        (joint.type == JointType::kRevolute || joint.type == JointType::kPrismatic)) {
+      io::require_finite(where, "joint '" + name + "' lower limit", urdf_joint->limits->lower);
+      io::require_finite(where, "joint '" + name + "' upper limit", urdf_joint->limits->upper);
+      joint.lower = urdf_joint->limits->lower;
+      joint.upper = urdf_joint->limits->upper;
+    }
+    mechanism.joints.push_back(joint);
+    joint_lines.push_back(line);
+  }
+  io::check_tree(source, mechanism, joint_lines);
+  return mechanism;
+}
+
+Mechanism read_urdf_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_urdf(text.str(), path);
+}
+
+}  // namespace skograph

@@ -1,0 +1,334 @@
+#include "io/yaml_reader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "io/mechanism_checks.hpp"
+#include "io/urdf_reader.hpp"
+
+namespace skograph {
+
+namespace {
+
+using io::fail;
+using io::SourceLocation;
+
+// Reads typed values out of YAML nodes; every problem names the file and the node's line.
+class YamlReader {
+ public:
+  explicit YamlReader(std::string source) : source_(std::move(source)) {}
+
+  SourceLocation at(const YAML::Node& node) const {
+    const YAML::Mark mark = node.Mark();
+    return {source_, mark.is_null() ? 0 : mark.line + 1};
+  }
+  const std::string& source() const { return source_; }
+
+  void require_map(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsMap()) fail(at(node), what + " must be a mapping");
+  }
+
+  // Rejects keys outside `allowed` and requires the keys in `required`.
+  void check_keys(const YAML::Node& node, const std::string& what,
+                  const std::set<std::string>& allowed,
+                  const std::set<std::string>& required = {}) const {
+    require_map(node, what);
+    for (const auto& entry : node) {
+      const std::string key = entry.first.as<std::string>();
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
+        fail(at(entry.first), "unknown key '" + key + "' in " + what + " (expected " + list + ")");
+      }
+    }
+    for (const std::string& key : required)
+      if (!node[key]) fail(at(node), what + " has no '" + key + "'");
+  }
+
+  std::string text(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsScalar()) fail(at(node), what + " must be a single value");
+    return node.Scalar();
+  }
+
+  double number(const YAML::Node& node, const std::string& what) const {
+    double value = 0.0;
+    if (!node.IsScalar() || !YAML::convert<double>::decode(node, value))
+      fail(at(node), what + " must be a number");
+    io::require_finite(at(node), what, value);
+    return value;
+  }
+
+  Eigen::Vector3d vector3(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsSequence() || node.size() != 3)
+      fail(at(node), what + " must be a list of 3 numbers");
+    return {number(node[0], what), number(node[1], what), number(node[2], what)};
+  }
+
+  // {xyz: [...], rpy: [...]}, both optional (zero).
+  Eigen::Isometry3d frame(const YAML::Node& node, const std::string& what) const {
+    check_keys(node, what, {"xyz", "rpy"});
+    const Eigen::Vector3d xyz =
+        node["xyz"] ? vector3(node["xyz"], what + " xyz") : Eigen::Vector3d::Zero();
+    const Eigen::Vector3d rpy =
+        node["rpy"] ? vector3(node["rpy"], what + " rpy") : Eigen::Vector3d::Zero();
+    return io::frame_from_xyz_rpy(xyz, rpy);
+  }
+
+ private:
+  std::string source_;
+};
+
+// Link and joint indices by name (Mechanism::find_link is a linear search).
+struct NameIndex {
+  std::unordered_map<std::string, int> links, joints;
+  static int find(const std::unordered_map<std::string, int>& map, const std::string& name) {
+    const auto it = map.find(name);
+    return it == map.end() ? -1 : it->second;
+  }
+};
+
+JointType joint_type_named(const YamlReader& reader, const YAML::Node& node,
+                           const std::string& owner) {
+  const std::string type = reader.text(node, owner + " type");
+  static const std::map<std::string, JointType> kTypes = {
+      {"fixed", JointType::kFixed},           {"revolute", JointType::kRevolute},
+      {"continuous", JointType::kContinuous}, {"prismatic", JointType::kPrismatic},
+      {"planar", JointType::kPlanar},         {"spherical", JointType::kSpherical},
+      {"floating", JointType::kFloating},     {"free", JointType::kFloating}};
+  const auto it = kTypes.find(type);
+  if (it == kTypes.end())
+    fail(reader.at(node),
+         owner + " has unknown type '" + type +
+             "' (expected fixed, revolute, continuous, prismatic, planar, spherical, "
+             "floating or free)");
+  return it->second;
+}
+
+void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
+                std::vector<int>& link_lines, NameIndex& index) {
+  if (!list.IsSequence()) fail(reader.at(list), "'links' must be a list");
+  for (const YAML::Node& node : list) {
+    reader.check_keys(node, "a link", {"name", "mass", "com", "inertia"}, {"name"});
+    Link link;
+    link.name = reader.text(node["name"], "link name");
+    const std::string owner = "link '" + link.name + "'";
+    if (link.name == "world")
+      fail(reader.at(node["name"]), "'world' is the inertial frame, not a link name");
+    if (!index.links.emplace(link.name, static_cast<int>(mechanism.links.size())).second)
+      fail(reader.at(node["name"]), owner + " defined twice");
+    if (node["mass"] || node["inertia"] || node["com"]) {
+      if (!node["mass"]) fail(reader.at(node), owner + " has inertia data but no 'mass'");
+      if (!node["inertia"]) fail(reader.at(node), owner + " has a mass but no 'inertia'");
+      link.mass = reader.number(node["mass"], owner + " mass");
+      if (node["com"]) link.center_of_mass = reader.vector3(node["com"], owner + " com");
+      const YAML::Node inertia = node["inertia"];
+      reader.check_keys(inertia, owner + " inertia", {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"},
+                        {"ixx", "iyy", "izz"});
+      auto entry = [&](const char* key) {
+        return inertia[key] ? reader.number(inertia[key], owner + " " + key) : 0.0;
+      };
+      link.inertia << entry("ixx"), entry("ixy"), entry("ixz"), entry("ixy"), entry("iyy"),
+          entry("iyz"), entry("ixz"), entry("iyz"), entry("izz");
+      if (link.mass <= 0.0)
+        fail(reader.at(node["mass"]), owner + " has non-positive mass " + node["mass"].Scalar());
+      io::check_link_inertia(reader.at(inertia), link);
+    }
+    mechanism.links.push_back(link);
+    link_lines.push_back(reader.at(node).line);
+  }
+}
+
+int link_named(const YamlReader& reader, const YAML::Node& node, const NameIndex& index,
+               const std::string& what, bool world_allowed) {
+  const std::string name = reader.text(node, what);
+  if (name == "world") {
+    if (!world_allowed) fail(reader.at(node), what + " cannot be 'world'");
+    return -1;
+  }
+  const int link = NameIndex::find(index.links, name);
+  if (link < 0) fail(reader.at(node), what + " names unknown link '" + name + "'");
+  return link;
+}
+
+void read_joints(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
+                 std::vector<int>& joint_lines, NameIndex& index) {
+  if (!list.IsSequence()) fail(reader.at(list), "'joints' must be a list");
+  for (const YAML::Node& node : list) {
+    reader.check_keys(node, "a joint",
+                      {"name", "type", "parent", "child", "origin", "axis", "limits"},
+                      {"name", "type", "parent", "child"});
+    Joint joint;
+    joint.name = reader.text(node["name"], "joint name");
+    const std::string owner = "joint '" + joint.name + "'";
+    if (!index.joints.emplace(joint.name, static_cast<int>(mechanism.joints.size())).second)
+      fail(reader.at(node["name"]), owner + " defined twice");
+    joint.type = joint_type_named(reader, node["type"], owner);
+    joint.parent = link_named(reader, node["parent"], index, owner + " parent", true);
+    joint.child = link_named(reader, node["child"], index, owner + " child", false);
+    if (node["origin"]) joint.origin = reader.frame(node["origin"], owner + " origin");
+    if (node["axis"])
+      joint.axis = io::unit_axis(reader.at(node["axis"]), owner,
+                                 reader.vector3(node["axis"], owner + " axis"));
+    if (node["limits"]) {
+      reader.check_keys(node["limits"], owner + " limits",
+                        {"lower", "upper", "effort", "velocity"});
+      if (node["limits"]["lower"])
+        joint.lower = reader.number(node["limits"]["lower"], owner + " lower limit");
+      if (node["limits"]["upper"])
+        joint.upper = reader.number(node["limits"]["upper"], owner + " upper limit");
+      if (node["limits"]["effort"])
+        reader.number(node["limits"]["effort"], owner + " effort limit");
+      if (node["limits"]["velocity"])
+        reader.number(node["limits"]["velocity"], owner + " velocity limit");
+    }
+    mechanism.joints.push_back(joint);
+    joint_lines.push_back(reader.at(node).line);
+  }
+}
+
+void read_loops(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
+                const NameIndex& index) {
+  if (!list.IsSequence()) fail(reader.at(list), "'loops' must be a list");
+  static const std::map<std::string, LoopType> kTypes = {{"revolute", LoopType::kRevolute},
+                                                         {"prismatic", LoopType::kPrismatic},
+                                                         {"spherical", LoopType::kSpherical},
+                                                         {"weld", LoopType::kWeld}};
+  std::set<std::string> names;
+  for (const YAML::Node& node : list) {
+    reader.check_keys(node, "a loop",
+                      {"name", "type", "parent", "child", "origin", "child_origin", "axis"},
+                      {"name", "type", "parent", "child"});
+    LoopClosure loop;
+    loop.name = reader.text(node["name"], "loop name");
+    loop.source_line = reader.at(node).line;
+    const std::string owner = "loop '" + loop.name + "'";
+    if (!names.insert(loop.name).second) fail(reader.at(node["name"]), owner + " defined twice");
+    const std::string type = reader.text(node["type"], owner + " type");
+    const auto it = kTypes.find(type);
+    if (it == kTypes.end())
+      fail(reader.at(node["type"]), owner + " has unknown type '" + type +
+                                        "' (expected revolute, prismatic, spherical or weld)");
+    loop.type = it->second;
+    loop.parent = link_named(reader, node["parent"], index, owner + " parent", true);
+    loop.child = link_named(reader, node["child"], index, owner + " child", true);
+    if (loop.parent == loop.child)
+      fail(reader.at(node["child"]), owner + " connects a link (or the world) to itself");
+    if (node["origin"]) loop.parent_origin = reader.frame(node["origin"], owner + " origin");
+    if (node["child_origin"])
+      loop.child_origin = reader.frame(node["child_origin"], owner + " child_origin");
+    if (node["axis"])
+      loop.axis = io::unit_axis(reader.at(node["axis"]), owner,
+                                reader.vector3(node["axis"], owner + " axis"));
+    mechanism.loops.push_back(loop);
+  }
+}
+
+void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
+                    const NameIndex& index) {
+  if (!list.IsSequence()) fail(reader.at(list), "'couplings' must be a list");
+  std::set<std::string> names;
+  for (const YAML::Node& node : list) {
+    reader.check_keys(node, "a coupling", {"name", "type", "joints", "ratio"},
+                      {"name", "joints", "ratio"});
+    Coupling coupling;
+    coupling.name = reader.text(node["name"], "coupling name");
+    coupling.source_line = reader.at(node).line;
+    const std::string owner = "coupling '" + coupling.name + "'";
+    if (!names.insert(coupling.name).second)
+      fail(reader.at(node["name"]), owner + " defined twice");
+    if (node["type"]) coupling.type = reader.text(node["type"], owner + " type");
+    if (coupling.type != "gear")
+      fail(reader.at(node["type"]),
+           owner + " has unknown type '" + coupling.type + "' (expected gear)");
+    const YAML::Node joints = node["joints"];
+    if (!joints.IsSequence() || joints.size() != 2)
+      fail(reader.at(joints), owner + " joints must be a list of two joint names [motor, link]");
+    int ends[2];
+    for (int i = 0; i < 2; ++i) {
+      const std::string name = reader.text(joints[i], owner + " joint");
+      ends[i] = NameIndex::find(index.joints, name);
+      if (ends[i] < 0) fail(reader.at(joints[i]), owner + " names unknown joint '" + name + "'");
+      if (joint_dof_count(mechanism.joints[ends[i]].type) == 0)
+        fail(reader.at(joints[i]),
+             owner + " names fixed joint '" + name + "', which has no motion");
+    }
+    const Joint& a = mechanism.joints[ends[0]];
+    const Joint& b = mechanism.joints[ends[1]];
+    if (ends[0] == ends[1])
+      fail(reader.at(joints), owner + " couples joint '" + a.name + "' to itself");
+    if (joint_dof_count(a.type) != joint_dof_count(b.type))
+      fail(reader.at(joints), owner + " couples joints with different dof counts ('" + a.name +
+                                  "' has " + std::to_string(joint_dof_count(a.type)) + ", '" +
+                                  b.name + "' has " + std::to_string(joint_dof_count(b.type)) +
+                                  ")");
+    coupling.joint_a = ends[0];
+    coupling.joint_b = ends[1];
+    coupling.ratio = reader.number(node["ratio"], owner + " ratio");
+    if (coupling.ratio == 0.0) fail(reader.at(node["ratio"]), owner + " ratio must not be zero");
+    mechanism.couplings.push_back(coupling);
+  }
+}
+
+}  // namespace
+
+Mechanism parse_yaml(const std::string& text, const std::string& source,
+                     const std::string& base_directory) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+  }
+  const YamlReader reader(source);
+  if (!root.IsMap())
+    fail({source, root.IsNull() ? 1 : reader.at(root).line},
+         "not a mechanism: expected a mapping with 'links' and 'joints' (or 'urdf')");
+  reader.check_keys(root, "the mechanism",
+                    {"name", "urdf", "links", "joints", "loops", "couplings"});
+
+  Mechanism mechanism;
+  std::vector<int> joint_lines, link_lines;
+  NameIndex index;
+  if (root["urdf"]) {
+    if (root["links"] || root["joints"])
+      fail(reader.at(root["urdf"]), "give either 'urdf' or 'links' and 'joints', not both");
+    const std::string relative = reader.text(root["urdf"], "urdf");
+    const std::filesystem::path path =
+        std::filesystem::path(relative).is_absolute() || base_directory.empty()
+            ? std::filesystem::path(relative)
+            : std::filesystem::path(base_directory) / relative;
+    mechanism = read_urdf_file(path.string());
+    for (size_t k = 0; k < mechanism.links.size(); ++k)
+      index.links.emplace(mechanism.links[k].name, static_cast<int>(k));
+    for (size_t j = 0; j < mechanism.joints.size(); ++j)
+      index.joints.emplace(mechanism.joints[j].name, static_cast<int>(j));
+  } else {
+    if (!root["links"] || !root["joints"])
+      fail(reader.at(root), "the mechanism needs 'links' and 'joints' (or 'urdf')");
+    read_links(reader, root["links"], mechanism, link_lines, index);
+    if (mechanism.links.empty()) fail(reader.at(root["links"]), "the mechanism has no links");
+    read_joints(reader, root["joints"], mechanism, joint_lines, index);
+    io::check_tree(source, mechanism, joint_lines, link_lines);
+  }
+  if (root["name"]) mechanism.name = reader.text(root["name"], "name");
+  mechanism.source = source;
+  if (root["loops"]) read_loops(reader, root["loops"], mechanism, index);
+  if (root["couplings"]) read_couplings(reader, root["couplings"], mechanism, index);
+  return mechanism;
+}
+
+Mechanism read_yaml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_yaml(text.str(), path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace skograph

@@ -1,0 +1,62 @@
+// Dropping massless fixed leaf frames leaves the dynamics unchanged: the mass matrix and bias of
+// the reduced model equal those of the same arm written without the frames; io's dof names are the
+// rigid model's.
+#include <gtest/gtest.h>
+
+#include "io/mechanism_file.hpp"
+#include "io/state_reader.hpp"
+#include "io/urdf_reader.hpp"
+#include "rigid/rigid_body_model.hpp"
+
+namespace skograph {
+namespace {
+
+const std::string kArm = R"(<robot name="arm">
+  <link name="base"><inertial><mass value="3"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  <link name="upper"><inertial><origin xyz="0 0 0.2"/><mass value="2"/><inertia ixx="0.03" ixy="0.001" ixz="0" iyy="0.03" iyz="0" izz="0.01"/></inertial></link>
+  <link name="lower"><inertial><origin xyz="0.1 0 0.1"/><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.012" iyz="0" izz="0.008"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/><origin xyz="0 0 0.1" rpy="0.2 0 0"/><axis xyz="0 1 0"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="elbow" type="continuous"><parent link="upper"/><child link="lower"/><origin xyz="0 0 0.4"/><axis xyz="1 0 1"/></joint>
+  FRAMES
+</robot>)";
+
+std::string with_frames(const std::string& frames) {
+  std::string text = kArm;
+  return text.replace(text.find("FRAMES"), 6, frames);
+}
+
+TEST(MasslessLeaves, DroppingFramesLeavesTheDynamicsUnchanged) {
+  const Mechanism plain = parse_urdf(with_frames(""), "plain.urdf");
+  // A chain of two massless frames on the tip and one on the base.
+  const Mechanism framed = parse_urdf(with_frames(R"(
+  <link name="flange"/><link name="tcp"/><link name="camera"/>
+  <joint name="f1" type="fixed"><parent link="lower"/><child link="flange"/><origin xyz="0 0 0.3"/></joint>
+  <joint name="f2" type="fixed"><parent link="flange"/><child link="tcp"/><origin xyz="0 0 0.1"/></joint>
+  <joint name="f3" type="fixed"><parent link="base"/><child link="camera"/></joint>)"),
+                                      "framed.urdf");
+  ASSERT_EQ(framed.links.size(), 6u);
+  const Mechanism reduced = without_massless_fixed_leaves(framed);
+  ASSERT_EQ(reduced.links.size(), plain.links.size());
+  ASSERT_EQ(reduced.joints.size(), plain.joints.size());
+  EXPECT_EQ(reduced.find_link("flange"), -1);
+
+  const RigidBodyModel a(plain), b(reduced);
+  EXPECT_EQ(a.dof_names(), dof_names(plain));
+  EXPECT_EQ(b.dof_names(), dof_names(framed));
+  RigidBodyData data_a(a), data_b(b);
+  const Eigen::Vector2d q(0.3, -0.7), qd(1.1, 0.4);
+  const Eigen::Vector3d g(0, 0, -9.81);
+  EXPECT_TRUE(mass_matrix(a, data_a, q).isApprox(mass_matrix(b, data_b, q), 1e-14));
+  EXPECT_TRUE(bias_forces(a, data_a, q, qd, g).isApprox(bias_forces(b, data_b, q, qd, g), 1e-14));
+}
+
+TEST(MasslessLeaves, MasslessLinksWithChildrenOrMotionStay) {
+  const Mechanism m = parse_urdf(with_frames(R"(
+  <link name="idle"/>
+  <joint name="spin" type="continuous"><parent link="lower"/><child link="idle"/><axis xyz="0 0 1"/></joint>)"),
+                                 "m.urdf");
+  EXPECT_EQ(without_massless_fixed_leaves(m).links.size(), m.links.size());
+}
+
+}  // namespace
+}  // namespace skograph
