@@ -10,7 +10,7 @@ CMAKE_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
-  libyaml-cpp-dev liburdfdom-dev
+  libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a

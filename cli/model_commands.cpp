@@ -33,14 +33,15 @@ struct UsageError : std::runtime_error {
 };
 
 // The model of a tree mechanism file (massless fixed leaves dropped, see io/mechanism_file.hpp).
-// Closed chains are refused until constraint embedding (issue 5).
+// Closed chains are refused: `dynamics` and `bench` need constraint embedding for them.
 RigidBodyModel load_tree_model(const std::string& file) {
   Mechanism mechanism = read_mechanism_file(file);
   if (!mechanism.loops.empty() || !mechanism.couplings.empty())
     throw InputError(file, 0,
                      "closed chains (" + std::to_string(mechanism.loops.size()) + " loop(s), " +
                          std::to_string(mechanism.couplings.size()) +
-                         " coupling(s)) need constraint embedding (issue 5); 'skograph graph " +
+                         " coupling(s)) need constraint embedding, which this version of skograph does not "
+                         "provide; 'skograph graph " +
                          file + "' shows their digraph");
   try {
     return RigidBodyModel(without_massless_fixed_leaves(mechanism));
