@@ -1,7 +1,5 @@
-// The O(N) recursions must not allocate once their workspace exists (house rule). This test binary
-// counts calls to malloc (which operator new and Eigen's aligned allocator both use) made by the
-// current thread while a flag is set; outside the measured calls the counter is idle, so the other
-// tests of the binary are unaffected.
+// The O(N) recursions must not allocate once their workspace exists (house rule); malloc calls are
+// counted by support/allocation_counter.hpp.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -10,59 +8,30 @@
 #include "operators/inverse_dynamics.hpp"
 #include "operators/lyapunov.hpp"
 #include "operators/spo_products.hpp"
+#include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"
 
 // Sanitizers own malloc: there the counter is not installed and the tests skip.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SKOGRAPH_COUNT_MALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define SKOGRAPH_COUNT_MALLOC 0
-#endif
-#endif
-#ifndef SKOGRAPH_COUNT_MALLOC
-#define SKOGRAPH_COUNT_MALLOC 1
-#endif
-
-namespace {
-thread_local bool counting_allocations = false;
-thread_local long allocation_count = 0;
-}  // namespace
-
-#if SKOGRAPH_COUNT_MALLOC
-extern "C" void* __libc_malloc(std::size_t size);
-extern "C" void* malloc(std::size_t size) {
-  if (counting_allocations) ++allocation_count;
-  return __libc_malloc(size);
-}
-#endif
 
 namespace skograph {
 namespace {
 
-// Number of malloc calls made by `body`.
-template <typename Body>
-long allocations_in(Body&& body) {
-  allocation_count = 0;
-  counting_allocations = true;
-  body();
-  counting_allocations = false;
-  return allocation_count;
-}
+using testing_support::allocations_in;
 
 TEST(RecursionsAllocation, TheCounterSeesEigenAllocations) {
-  if (!SKOGRAPH_COUNT_MALLOC) GTEST_SKIP() << "malloc is not counted under sanitizers";
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
   const long count = allocations_in([] {
     Eigen::VectorXd temporary(17);
     temporary.setZero();
-    EXPECT_EQ(temporary.size(), 17);
+    testing_support::keep_alive(temporary.data());
   });
   EXPECT_GE(count, 1);
 }
 
 TEST(RecursionsAllocation, RecursionsDoNotAllocate) {
-  if (!SKOGRAPH_COUNT_MALLOC) GTEST_SKIP() << "malloc is not counted under sanitizers";
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
   std::mt19937 rng(61);
   testing_support::RandomSkoOptions options;
   options.nodes = 200;

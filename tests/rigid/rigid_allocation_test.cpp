@@ -1,6 +1,5 @@
-// Once RigidBodyData exists, the per-step rigid-body functions must not allocate (house rule). This
-// test binary counts malloc calls of the current thread while a flag is set (the other tests of the
-// binary are unaffected).
+// Once RigidBodyData exists, the per-step rigid-body functions must not allocate (house rule);
+// malloc calls are counted by support/allocation_counter.hpp.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,48 +7,22 @@
 
 #include "rigid/free_flying.hpp"
 #include "rigid/rigid_body_model.hpp"
+#include "support/allocation_counter.hpp"
 #include "support/rigid_support.hpp"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SKOGRAPH_RIGID_COUNT_MALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define SKOGRAPH_RIGID_COUNT_MALLOC 0
-#endif
-#endif
-#ifndef SKOGRAPH_RIGID_COUNT_MALLOC
-#define SKOGRAPH_RIGID_COUNT_MALLOC 1
-#endif
-
-namespace {
-thread_local bool counting_allocations = false;
-thread_local long allocation_count = 0;
-}  // namespace
-
-#if SKOGRAPH_RIGID_COUNT_MALLOC
-extern "C" void* __libc_malloc(std::size_t size);
-extern "C" void* malloc(std::size_t size) {
-  if (counting_allocations) ++allocation_count;
-  return __libc_malloc(size);
-}
-#endif
 
 namespace skograph {
 namespace {
 
-template <typename Body>
-long allocations_in(Body&& body) {
-  allocation_count = 0;
-  counting_allocations = true;
-  body();
-  counting_allocations = false;
-  return allocation_count;
-}
+using testing_support::allocations_in;
 
 TEST(RigidAllocation, StepFunctionsDoNotAllocate) {
-  if (!SKOGRAPH_RIGID_COUNT_MALLOC) GTEST_SKIP() << "malloc is not counted under sanitizers";
-  EXPECT_GT(allocations_in([] { Eigen::VectorXd scratch = Eigen::VectorXd::Zero(17); }), 0);
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  EXPECT_GT(allocations_in([] {
+              Eigen::VectorXd scratch = Eigen::VectorXd::Zero(17);
+              testing_support::keep_alive(scratch.data());
+            }),
+            0);  // the counter sees allocations
   std::mt19937 rng(11);
   testing_support::RandomMechanismOptions options;
   options.links = 30;
