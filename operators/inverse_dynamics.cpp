@@ -87,6 +87,31 @@ InverseDynamicsWorkspace::InverseDynamicsWorkspace(const SkoStructure& structure
   }
 }
 
+namespace {
+
+// Algorithm 3.1 with an optional base acceleration (nullptr: the inertial root is at rest).
+const Eigen::VectorXd& newton_euler(const SkoModel& model,
+                                    const Eigen::Ref<const Eigen::VectorXd>& thetadot,
+                                    const Eigen::Ref<const Eigen::VectorXd>& thetaddot,
+                                    const Eigen::Ref<const Eigen::VectorXd>& a,
+                                    const Eigen::Ref<const Eigen::VectorXd>& b,
+                                    const Eigen::Ref<const Eigen::VectorXd>* base_acceleration,
+                                    InverseDynamicsWorkspace& workspace) {
+  const SkoStructure& s = model.structure();
+  check_workspace(model, workspace);
+  check_size(thetadot.size(), s.hinge.total(), "thetadot");
+  check_size(thetaddot.size(), s.hinge.total(), "thetaddot");
+  check_size(a.size(), s.node.total(), "a");
+  check_size(b.size(), s.node.total(), "b");
+  if (base_acceleration != nullptr)
+    check_size(base_acceleration->size(), workspace.base_acceleration_size, "base_acceleration");
+  scatter(model, true, &thetadot, &thetaddot, a, base_acceleration, workspace);
+  gather(model, b, workspace);
+  return workspace.generalized_force;
+}
+
+}  // namespace
+
 // Part II Algorithm 3.1, Eq. 10.
 const Eigen::VectorXd& inverse_dynamics(const SkoModel& model,
                                         const Eigen::Ref<const Eigen::VectorXd>& thetadot,
@@ -94,15 +119,7 @@ const Eigen::VectorXd& inverse_dynamics(const SkoModel& model,
                                         const Eigen::Ref<const Eigen::VectorXd>& a,
                                         const Eigen::Ref<const Eigen::VectorXd>& b,
                                         InverseDynamicsWorkspace& workspace) {
-  const SkoStructure& s = model.structure();
-  check_workspace(model, workspace);
-  check_size(thetadot.size(), s.hinge.total(), "thetadot");
-  check_size(thetaddot.size(), s.hinge.total(), "thetaddot");
-  check_size(a.size(), s.node.total(), "a");
-  check_size(b.size(), s.node.total(), "b");
-  scatter(model, true, &thetadot, &thetaddot, a, nullptr, workspace);
-  gather(model, b, workspace);
-  return workspace.generalized_force;
+  return newton_euler(model, thetadot, thetaddot, a, b, nullptr, workspace);
 }
 
 // Part II Algorithm 3.1, Eq. 10, with the inertial root's acceleration entering at the bases.
@@ -113,16 +130,7 @@ const Eigen::VectorXd& inverse_dynamics(const SkoModel& model,
                                         const Eigen::Ref<const Eigen::VectorXd>& b,
                                         const Eigen::Ref<const Eigen::VectorXd>& base_acceleration,
                                         InverseDynamicsWorkspace& workspace) {
-  const SkoStructure& s = model.structure();
-  check_workspace(model, workspace);
-  check_size(thetadot.size(), s.hinge.total(), "thetadot");
-  check_size(thetaddot.size(), s.hinge.total(), "thetaddot");
-  check_size(a.size(), s.node.total(), "a");
-  check_size(b.size(), s.node.total(), "b");
-  check_size(base_acceleration.size(), workspace.base_acceleration_size, "base_acceleration");
-  scatter(model, true, &thetadot, &thetaddot, a, &base_acceleration, workspace);
-  gather(model, b, workspace);
-  return workspace.generalized_force;
+  return newton_euler(model, thetadot, thetaddot, a, b, &base_acceleration, workspace);
 }
 
 // Part II Eq. 3: C = H A (M A* a + b).
