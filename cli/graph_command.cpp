@@ -49,9 +49,10 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
   if (spanning.exists && spanning.virtual_root) nodes.push_back(spanning.virtual_root_name);
   report["nodes"] = nodes;
   report["class"] = c.class_name();
-  report["is"] = {{"connected", c.connected}, {"rooted", c.rooted},       {"dag", c.dag},
-                  {"polytree", c.polytree},   {"tree", c.tree},           {"serial_chain", c.serial_chain},
-                  {"forest", c.forest}};
+  report["is"] = {
+      {"connected", c.connected}, {"rooted", c.rooted}, {"dag", c.dag},
+      {"polytree", c.polytree},   {"tree", c.tree},     {"serial_chain", c.serial_chain},
+      {"forest", c.forest}};
   Json roots = Json::array(), tips = Json::array();
   for (int v : c.roots) roots.push_back(graph.name(v));
   for (int v : c.tips) tips.push_back(graph.name(v));
@@ -95,7 +96,8 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
 
   const AggregatedTree& aggregated = analysis.aggregated;
   Json aggregated_nodes = Json::array(), aggregated_edges = Json::array();
-  for (const auto& members : aggregated.members) aggregated_nodes.push_back(aggregate_name(names, members));
+  for (const auto& members : aggregated.members)
+    aggregated_nodes.push_back(aggregate_name(names, members));
   for (int a = 0; a < aggregated.forest.size(); ++a) {
     const int p = aggregated.forest.parent(a);
     if (p != Forest::kNone)
@@ -119,9 +121,9 @@ std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analy
   for (int v = 0; v < graph.node_count(); ++v) input_names.push_back(graph.name(v));
   text << "digraph: " << graph.node_count() << " nodes, " << graph.edge_count() << " edges\n";
   text << "class:   " << c.class_name() << "\n";
-  text << std::boolalpha << "is:      connected=" << c.connected << " rooted=" << c.rooted << " dag=" << c.dag
-       << " polytree=" << c.polytree << " tree=" << c.tree << " serial_chain=" << c.serial_chain
-       << " forest=" << c.forest << "\n";
+  text << std::boolalpha << "is:      connected=" << c.connected << " rooted=" << c.rooted
+       << " dag=" << c.dag << " polytree=" << c.polytree << " tree=" << c.tree
+       << " serial_chain=" << c.serial_chain << " forest=" << c.forest << "\n";
   text << "roots:   " << list(c.roots, input_names) << "\n";
   text << "tips:    " << list(c.tips, input_names) << "\n";
   if (!spanning.exists) {
@@ -135,12 +137,13 @@ std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analy
        << spanning.edges.size() << " tree edges, " << spanning.cut_edges.size() << " cut edges\n";
   for (const auto& [from, to] : spanning.cut_edges)
     text << "  cut edge " << names[from] << " -> " << names[to] << "\n";
-  text << "numbering (1-based; canonical: parent > child; strictly canonical: segments consecutive)\n";
+  text << "numbering (1-based; canonical: parent > child; strictly canonical: segments "
+          "consecutive)\n";
   const Permutation by_strict = inverse(analysis.strictly_canonical);
   for (int i = static_cast<int>(names.size()) - 1; i >= 0; --i) {
     const int k = by_strict[i];
-    text << "  " << names[k] << ": canonical " << analysis.canonical[k] + 1 << ", strictly canonical "
-         << analysis.strictly_canonical[k] + 1 << "\n";
+    text << "  " << names[k] << ": canonical " << analysis.canonical[k] + 1
+         << ", strictly canonical " << analysis.strictly_canonical[k] + 1 << "\n";
   }
   text << "serial segments (base ... tip):\n";
   for (int s = tree.segment_count() - 1; s >= 0; --s) {
@@ -174,7 +177,8 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     if (arg == "--json") {
       json = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      err << "skograph graph: unknown option '" << arg << "' (usage: skograph graph FILE [--json])\n";
+      err << "skograph graph: unknown option '" << arg
+          << "' (usage: skograph graph FILE [--json])\n";
       return kExitBadInput;
     } else if (file.empty()) {
       file = arg;
@@ -203,7 +207,8 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     const std::string text =
         json ? format_json(graph_report_json(graph, analysis)) : graph_report_text(graph, analysis);
     out << text;
-    if (json && !analysis.spanning.exists) err << "skograph graph: note: " << analysis.spanning.reason << "\n";
+    if (json && !analysis.spanning.exists)
+      err << "skograph graph: note: " << analysis.spanning.reason << "\n";
     return kExitOk;
   } catch (const InputError& e) {
     err << "skograph graph: " << e.what() << "\n";
@@ -214,7 +219,8 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
 int demo_command(const std::vector<std::string>&, std::ostream& out, std::ostream&) {
   const Digraph graph = parse_dot(kDemoDot, "built-in example");
   const DigraphAnalysis analysis = analyze(graph);
-  out << "skograph demo: the built-in closed-chain mechanism digraph\n\n" << kDemoDot << "\n"
+  out << "skograph demo: the built-in closed-chain mechanism digraph\n\n"
+      << kDemoDot << "\n"
       << graph_report_text(graph, analysis);
   return kExitOk;
 }

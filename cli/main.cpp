@@ -1,3 +1,5 @@
 #include "cli/commands.hpp"
 
-int main(int argc, char** argv) { return skograph::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  return skograph::cli::run(argc, argv);
+}

@@ -37,12 +37,13 @@ struct UsageError : std::runtime_error {
 RigidBodyModel load_tree_model(const std::string& file) {
   Mechanism mechanism = read_mechanism_file(file);
   if (!mechanism.loops.empty() || !mechanism.couplings.empty())
-    throw InputError(file, 0,
-                     "closed chains (" + std::to_string(mechanism.loops.size()) + " loop(s), " +
-                         std::to_string(mechanism.couplings.size()) +
-                         " coupling(s)) need constraint embedding, which this version of skograph does not "
-                         "provide; 'skograph graph " +
-                         file + "' shows their digraph");
+    throw InputError(
+        file, 0,
+        "closed chains (" + std::to_string(mechanism.loops.size()) + " loop(s), " +
+            std::to_string(mechanism.couplings.size()) +
+            " coupling(s)) need constraint embedding, which this version of skograph does not "
+            "provide; 'skograph graph " +
+            file + "' shows their digraph");
   try {
     return RigidBodyModel(without_massless_fixed_leaves(mechanism));
   } catch (const std::invalid_argument& e) {

@@ -69,7 +69,8 @@ std::vector<AggregationSubgraph> aggregation_subgraphs(const Forest& tree,
   return result;
 }
 
-AggregatedTree aggregated_tree(const Forest& tree, const std::vector<AggregationSubgraph>& subgraphs) {
+AggregatedTree aggregated_tree(const Forest& tree,
+                               const std::vector<AggregationSubgraph>& subgraphs) {
   AggregatedTree result;
   std::vector<int> subgraph_of_node(tree.size(), -1);
   for (int s = 0; s < static_cast<int>(subgraphs.size()); ++s)

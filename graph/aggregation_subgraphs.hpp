@@ -10,9 +10,10 @@
 namespace skograph {
 
 struct AggregationSubgraph {
-  std::vector<int> nodes;      // tree nodes, base first (decreasing post-order position)
-  int parent = Forest::kNone;  // the single node outside the sub-graph that is a parent of one in it
-  std::vector<Edge> cut_edges; // the cut edges it embeds, in input order
+  std::vector<int> nodes;  // tree nodes, base first (decreasing post-order position)
+  int parent =
+      Forest::kNone;  // the single node outside the sub-graph that is a parent of one in it
+  std::vector<Edge> cut_edges;  // the cut edges it embeds, in input order
 };
 
 // For each cut edge (u, v): the smallest sub-tree of `tree` holding u and v (the union of the paths
@@ -30,13 +31,14 @@ std::vector<AggregationSubgraph> aggregation_subgraphs(const Forest& tree,
 struct AggregatedTree {
   // members[a]: tree nodes of aggregated node a (one node, or a sub-graph's nodes base first).
   std::vector<std::vector<int>> members;
-  std::vector<int> node_of;        // tree node -> aggregated node
-  std::vector<int> subgraph_of;    // aggregated node -> index in the sub-graph list, or -1
-  Forest forest;                   // topology over the aggregated nodes
+  std::vector<int> node_of;      // tree node -> aggregated node
+  std::vector<int> subgraph_of;  // aggregated node -> index in the sub-graph list, or -1
+  Forest forest;                 // topology over the aggregated nodes
 };
 
 // Aggregated nodes are numbered in the order of their first member in tree-node order.
-AggregatedTree aggregated_tree(const Forest& tree, const std::vector<AggregationSubgraph>& subgraphs);
+AggregatedTree aggregated_tree(const Forest& tree,
+                               const std::vector<AggregationSubgraph>& subgraphs);
 
 // The aggregation condition of constraint-embedding Assumption 1, checked by brute force from the
 // definitions (used by tests and to validate user-supplied sub-graphs): the sub-graph is

@@ -16,7 +16,7 @@ namespace skograph {
 struct DigraphAnalysis {
   Classification classification;
   SpanningTree spanning;  // numbering, segments and aggregates below exist only if spanning.exists
-  Permutation canonical;           // over the spanning tree's nodes (virtual root included)
+  Permutation canonical;  // over the spanning tree's nodes (virtual root included)
   Permutation strictly_canonical;  // segments of spanning.tree are consecutive in this numbering
   std::vector<AggregationSubgraph> aggregates;
   AggregatedTree aggregated;

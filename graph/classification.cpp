@@ -15,7 +15,9 @@ std::string Classification::class_name() const {
   return "disconnected";
 }
 
-Classification classify(const Digraph& graph) { return classify(DigraphArrays(graph)); }
+Classification classify(const Digraph& graph) {
+  return classify(DigraphArrays(graph));
+}
 
 namespace {
 

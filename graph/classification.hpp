@@ -10,11 +10,12 @@
 namespace skograph {
 
 struct Classification {
-  bool connected = false;     // weakly connected: an undirected path joins every pair
-  bool rooted = false;        // connected, one root that is an ancestor of every other node
-  bool dag = false;           // connected and without directed cycles
-  bool polytree = false;      // DAG with at most one directed path between any pair (no undirected cycle)
-  bool tree = false;          // polytree in which every node has at most one parent
+  bool connected = false;  // weakly connected: an undirected path joins every pair
+  bool rooted = false;     // connected, one root that is an ancestor of every other node
+  bool dag = false;        // connected and without directed cycles
+  bool polytree =
+      false;          // DAG with at most one directed path between any pair (no undirected cycle)
+  bool tree = false;  // polytree in which every node has at most one parent
   bool serial_chain = false;  // tree in which every node has at most one child
   bool forest = false;        // disjoint union of trees (a single tree is a forest of one)
   std::vector<int> roots;     // nodes without parents, in node order

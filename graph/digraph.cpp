@@ -43,8 +43,8 @@ int find_edge_line(const std::string& text, const std::string& from, const std::
     const std::regex edge("(^|[^A-Za-z0-9_\"])" + id_from + R"(\s*->\s*)" + id_to +
                           "($|[^A-Za-z0-9_\"])");
     int seen = 0;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), edge); it != std::sregex_iterator();
-         ++it) {
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), edge);
+         it != std::sregex_iterator(); ++it) {
       if (++seen == occurrence) {
         const auto position = static_cast<std::ptrdiff_t>(it->position());
         return 1 + static_cast<int>(std::count(text.begin(), text.begin() + position, '\n'));
@@ -86,25 +86,47 @@ std::unordered_map<std::string, std::size_t> first_appearance(const std::string&
   int bracket_depth = 0;
   bool skip_next_id = false;  // graph/subgraph name, attribute value or port
   std::string previous_punct;
-  auto is_id_start = [](unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80 || c == '.' || c == '-'; };
+  auto is_id_start = [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c >= 0x80 || c == '.' || c == '-';
+  };
   while (i < n) {
     const unsigned char c = text[i];
-    if (std::isspace(c)) { ++i; continue; }
-    if (c == '/' && i + 1 < n && text[i + 1] == '/') { while (i < n && text[i] != '\n') ++i; continue; }
-    if (c == '#' && (i == 0 || text[i - 1] == '\n')) { while (i < n && text[i] != '\n') ++i; continue; }
+    if (std::isspace(c)) {
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      while (i < n && text[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '#' && (i == 0 || text[i - 1] == '\n')) {
+      while (i < n && text[i] != '\n') ++i;
+      continue;
+    }
     if (c == '/' && i + 1 < n && text[i + 1] == '*') {
       const std::size_t end = text.find("*/", i + 2);
       i = end == std::string::npos ? n : end + 2;
       continue;
     }
-    if (c == '-' && i + 1 < n && (text[i + 1] == '>' || text[i + 1] == '-')) { i += 2; previous_punct = "->"; continue; }
+    if (c == '-' && i + 1 < n && (text[i + 1] == '>' || text[i + 1] == '-')) {
+      i += 2;
+      previous_punct = "->";
+      continue;
+    }
     std::string id;
     const std::size_t position = i;
     if (c == '"') {
       ++i;
       while (i < n && text[i] != '"') {
-        if (text[i] == '\\' && i + 1 < n && text[i + 1] == '"') { id += '"'; i += 2; continue; }
-        if (text[i] == '\\' && i + 1 < n && text[i + 1] == '\n') { i += 2; continue; }
+        if (text[i] == '\\' && i + 1 < n && text[i + 1] == '"') {
+          id += '"';
+          i += 2;
+          continue;
+        }
+        if (text[i] == '\\' && i + 1 < n && text[i + 1] == '\n') {
+          i += 2;
+          continue;
+        }
         id += text[i++];
       }
       ++i;
@@ -125,7 +147,10 @@ std::unordered_map<std::string, std::size_t> first_appearance(const std::string&
       id = text.substr(position, i - position);
       std::string lower = id;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (lower == "graph" || lower == "digraph" || lower == "subgraph") { skip_next_id = true; continue; }
+      if (lower == "graph" || lower == "digraph" || lower == "subgraph") {
+        skip_next_id = true;
+        continue;
+      }
       if (lower == "node" || lower == "edge" || lower == "strict") continue;
     } else {
       ++i;
@@ -232,7 +257,8 @@ Digraph parse_dot(const std::string& text, const std::string& source) {
   for (const auto& [from, to] : sink.edges) {
     const Edge e{*graph.find(from), *graph.find(to)};
     if (e.first == e.second)
-      throw InputError(source, find_edge_line(text, from, to, 1), "self-loop at node '" + from + "'");
+      throw InputError(source, find_edge_line(text, from, to, 1),
+                       "self-loop at node '" + from + "'");
     if (!seen.insert(e).second)
       throw InputError(source, find_edge_line(text, from, to, 2),
                        "duplicate edge '" + from + "' -> '" + to + "'");

@@ -32,7 +32,8 @@ Forest::Forest(std::vector<int> parent) : parent_(std::move(parent)) {
   level_order_.assign(bases_.begin(), bases_.end());
   for (size_t head = 0; head < level_order_.size(); ++head) {
     const int k = level_order_[head];
-    for (int i = child_offset_[k]; i < child_offset_[k + 1]; ++i) level_order_.push_back(children_[i]);
+    for (int i = child_offset_[k]; i < child_offset_[k + 1]; ++i)
+      level_order_.push_back(children_[i]);
   }
   if (static_cast<int>(level_order_.size()) != n) {
     std::vector<char> reached(n, 0);
@@ -102,6 +103,8 @@ int Forest::closest_common_ancestor(int i, int j) const {
   return i;
 }
 
-Forest Forest::segment_tree() const { return Forest(segment_parent_); }
+Forest Forest::segment_tree() const {
+  return Forest(segment_parent_);
+}
 
 }  // namespace skograph

@@ -1,9 +1,9 @@
 // Forest: the immutable topology of a tree or forest, precomputed into plain arrays.
 //
 // Every recursion in skograph (scatter/gather, Newton-Euler, composite inertias, articulated-body
-// inertias) walks this structure and nothing else, in the spirit of Featherstone's lambda arrays and
-// MuJoCo's dof_parentid. Nodes are 0-based internally (users see 1-based numbers). Edges point from
-// parent to child (inboard to outboard); a node without a parent is a base node (a root of the
+// inertias) walks this structure and nothing else, in the spirit of Featherstone's lambda arrays
+// and MuJoCo's dof_parentid. Nodes are 0-based internally (users see 1-based numbers). Edges point
+// from parent to child (inboard to outboard); a node without a parent is a base node (a root of the
 // forest; for a multibody system the base bodies are the children of the removed inertial root).
 //
 // The node ids are whatever numbering the caller chose (canonical or not); the forest also
@@ -59,7 +59,9 @@ class Forest {
   bool is_ancestor(int ancestor, int k) const {
     return ancestor != k && is_ancestor_or_self(ancestor, k);
   }
-  bool related(int i, int j) const { return is_ancestor_or_self(i, j) || is_ancestor_or_self(j, i); }
+  bool related(int i, int j) const {
+    return is_ancestor_or_self(i, j) || is_ancestor_or_self(j, i);
+  }
   // The deepest node that is an ancestor-or-self of both i and j, or kNone when i and j lie in
   // different trees of the forest (part I's closest common ancestor, with related pairs mapping to
   // the ancestor of the two). O(depth).
@@ -84,7 +86,8 @@ class Forest {
 
  private:
   std::vector<int> parent_;
-  std::vector<int> child_offset_;  // children of k: children_[child_offset_[k] .. child_offset_[k+1])
+  std::vector<int>
+      child_offset_;  // children of k: children_[child_offset_[k] .. child_offset_[k+1])
   std::vector<int> children_;
   std::vector<int> bases_;
   std::vector<int> depth_;

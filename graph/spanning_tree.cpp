@@ -30,7 +30,9 @@ std::vector<std::string> SpanningTree::names(const Digraph& graph) const {
   return result;
 }
 
-SpanningTree spanning_tree(const Digraph& graph) { return spanning_tree(graph, DigraphArrays(graph)); }
+SpanningTree spanning_tree(const Digraph& graph) {
+  return spanning_tree(graph, DigraphArrays(graph));
+}
 
 SpanningTree spanning_tree(const Digraph& graph, const DigraphArrays& adjacency) {
   const int n = adjacency.n;
@@ -40,8 +42,9 @@ SpanningTree spanning_tree(const Digraph& graph, const DigraphArrays& adjacency)
   for (int v = 0; v < n; ++v)
     if (adjacency.in_degree(v) == 0) roots.push_back(v);
   if (roots.empty()) {
-    result.reason = "no spanning arborescence: every node has a parent, so the digraph has no root "
-                    "(all nodes lie on or below a directed cycle)";
+    result.reason =
+        "no spanning arborescence: every node has a parent, so the digraph has no root "
+        "(all nodes lie on or below a directed cycle)";
     return result;
   }
 

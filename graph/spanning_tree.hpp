@@ -13,13 +13,13 @@ namespace skograph {
 
 struct SpanningTree {
   bool exists = false;
-  std::string reason;          // why there is no spanning arborescence (when !exists)
-  bool virtual_root = false;   // a common root was added above several roots
-  int root = -1;               // node id of the root; == node_count() of the digraph when virtual
+  std::string reason;         // why there is no spanning arborescence (when !exists)
+  bool virtual_root = false;  // a common root was added above several roots
+  int root = -1;              // node id of the root; == node_count() of the digraph when virtual
   std::string virtual_root_name;  // unique among the digraph's names (when virtual_root)
-  Forest tree;                 // over node_count() (+1 with a virtual root) nodes; `root` its only base
-  std::vector<Edge> edges;     // tree edges (parent, child) in the tree's level order
-  std::vector<Edge> cut_edges; // digraph edges not in the tree, in input order
+  Forest tree;  // over node_count() (+1 with a virtual root) nodes; `root` its only base
+  std::vector<Edge> edges;      // tree edges (parent, child) in the tree's level order
+  std::vector<Edge> cut_edges;  // digraph edges not in the tree, in input order
 
   // Name of tree node k: the digraph's node, or the virtual root.
   const std::string& name(const Digraph& graph, int k) const {

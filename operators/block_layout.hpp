@@ -1,6 +1,6 @@
-// Block layout of stacked vectors (part I Eq. 9-10): node k owns dim(k) consecutive entries starting
-// at offset(k). Dimensions may differ from node to node (rigid bodies 6, aggregated nodes 6|S|,
-// flexible bodies 6 + modes, hinges 0..6 dofs); nothing in skograph assumes 6x6 blocks.
+// Block layout of stacked vectors (part I Eq. 9-10): node k owns dim(k) consecutive entries
+// starting at offset(k). Dimensions may differ from node to node (rigid bodies 6, aggregated nodes
+// 6|S|, flexible bodies 6 + modes, hinges 0..6 dofs); nothing in skograph assumes 6x6 blocks.
 #pragma once
 
 #include <vector>

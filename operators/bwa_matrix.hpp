@@ -17,7 +17,8 @@ namespace skograph {
 
 // Immutable topology and dimensions shared by every operator of one SKO model.
 struct SkoStructure {
-  SkoStructure(Forest forest_in, const std::vector<int>& node_dims, const std::vector<int>& hinge_dims);
+  SkoStructure(Forest forest_in, const std::vector<int>& node_dims,
+               const std::vector<int>& hinge_dims);
   Forest forest;
   BlockLayout node;   // m_k: weight dimension of node k (part I Eq. 8)
   BlockLayout hinge;  // r_k: generalized velocities of the hinge of node k
@@ -39,7 +40,9 @@ class BwaMatrix {
 
   // w(parent(k), k), m_parent x m_k; a 0 x m_k block for a base node.
   BlockMap weight(int k) { return {data_.data() + offset_[k], rows(k), layout().dim(k)}; }
-  ConstBlockMap weight(int k) const { return {data_.data() + offset_[k], rows(k), layout().dim(k)}; }
+  ConstBlockMap weight(int k) const {
+    return {data_.data() + offset_[k], rows(k), layout().dim(k)};
+  }
 
  private:
   int rows(int k) const {

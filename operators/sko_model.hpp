@@ -44,12 +44,16 @@ class SkoModel {
   BlockMap weight(int k) { return kernel_.weight(k); }
   ConstBlockMap weight(int k) const { return kernel_.weight(k); }
   // H(k), r_k x m_k.
-  BlockMap hinge_map(int k) { return {hinges_.data() + hinge_offset_[k], hinge_dim(k), node_dim(k)}; }
+  BlockMap hinge_map(int k) {
+    return {hinges_.data() + hinge_offset_[k], hinge_dim(k), node_dim(k)};
+  }
   ConstBlockMap hinge_map(int k) const {
     return {hinges_.data() + hinge_offset_[k], hinge_dim(k), node_dim(k)};
   }
   // M(k), m_k x m_k.
-  BlockMap inertia(int k) { return {inertias_.data() + inertia_offset_[k], node_dim(k), node_dim(k)}; }
+  BlockMap inertia(int k) {
+    return {inertias_.data() + inertia_offset_[k], node_dim(k), node_dim(k)};
+  }
   ConstBlockMap inertia(int k) const {
     return {inertias_.data() + inertia_offset_[k], node_dim(k), node_dim(k)};
   }

@@ -75,9 +75,9 @@ TEST(GraphCli, JsonReportOfAClosedChainIsExactlyTheDocumentedObject) {
   std::vector<std::string> keys;
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(run.out);
   for (auto it = ordered.begin(); it != ordered.end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"nodes", "class", "is", "roots", "tips", "spanning_tree",
-                                            "canonical", "strictly_canonical", "segments",
-                                            "aggregates", "aggregated_tree"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"nodes", "class", "is", "roots", "tips",
+                                            "spanning_tree", "canonical", "strictly_canonical",
+                                            "segments", "aggregates", "aggregated_tree"}));
 }
 
 TEST(GraphCli, ForestGetsAVirtualRootListedLastInNodes) {
@@ -98,8 +98,8 @@ TEST(GraphCli, NoSpanningArborescenceOmitsTreeKeysAndSaysWhy) {
   ASSERT_EQ(run.status, 0);
   const nlohmann::json got = nlohmann::json::parse(run.out);
   EXPECT_EQ(got["class"], "connected");
-  for (const char* key : {"spanning_tree", "canonical", "strictly_canonical", "segments", "aggregates",
-                          "aggregated_tree"})
+  for (const char* key : {"spanning_tree", "canonical", "strictly_canonical", "segments",
+                          "aggregates", "aggregated_tree"})
     EXPECT_FALSE(got.contains(key)) << key;
   EXPECT_NE(run.err.find("no spanning arborescence"), std::string::npos);
   const CliRun text = run_cli(file);
@@ -114,7 +114,8 @@ TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
   const std::vector<Case> cases = {
       {"malformed.dot", "digraph { a -> ; }", "malformed DOT"},
       {"undirected.dot", "graph { a -- b }", "undirected graph"},
-      {"parallel.dot", "digraph {\n a -> b\n a -> b\n}", "parallel.dot:3: duplicate edge 'a' -> 'b'"},
+      {"parallel.dot", "digraph {\n a -> b\n a -> b\n}",
+       "parallel.dot:3: duplicate edge 'a' -> 'b'"},
       {"selfloop.dot", "digraph {\n a -> a\n}", "selfloop.dot:2: self-loop at node 'a'"},
       {"empty.dot", "digraph { }", "empty graph"},
       {"binary.dot", std::string("\x7f\x45\x4c\x46\x02\x01\x00\x00", 8), "malformed DOT"},
@@ -133,7 +134,8 @@ TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
   const CliRun missing = run_cli("graph_that_does_not_exist.dot --json");
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.out, "");
-  EXPECT_NE(missing.err.find("graph_that_does_not_exist.dot: cannot open the file"), std::string::npos);
+  EXPECT_NE(missing.err.find("graph_that_does_not_exist.dot: cannot open the file"),
+            std::string::npos);
   EXPECT_EQ(run_cli("").status, 2);
   EXPECT_EQ(run_cli("--bogus x.dot").status, 2);
   EXPECT_EQ(run_cli("a.dot b.dot").status, 2);

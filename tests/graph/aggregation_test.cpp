@@ -54,7 +54,8 @@ TEST(AggregationSubgraphs, MinimalMergedAndSatisfyTheAggregationCondition) {
   std::mt19937 rng(31);
   for (int trial = 0; trial < 1500; ++trial) {
     const int n = 2 + static_cast<int>(rng() % 20);
-    const Forest f(testing_support::random_forest_parents(n, rng, 1));  // one root: like a spanning tree
+    const Forest f(
+        testing_support::random_forest_parents(n, rng, 1));  // one root: like a spanning tree
     std::vector<Edge> cuts;
     const int cut_count = 1 + static_cast<int>(rng() % 3);
     while (static_cast<int>(cuts.size()) < cut_count) {
@@ -70,8 +71,7 @@ TEST(AggregationSubgraphs, MinimalMergedAndSatisfyTheAggregationCondition) {
       EXPECT_EQ(got.back().size(), a.nodes.size());
       EXPECT_TRUE(satisfies_aggregation_condition(f, a.nodes));
       // The one outside parent, and both ends of each cut edge are inside or are that parent.
-      for (int k : a.nodes)
-        EXPECT_TRUE(got.back().count(f.parent(k)) || f.parent(k) == a.parent);
+      for (int k : a.nodes) EXPECT_TRUE(got.back().count(f.parent(k)) || f.parent(k) == a.parent);
       for (auto [u, v] : a.cut_edges) {
         EXPECT_TRUE(got.back().count(u) || u == a.parent);
         EXPECT_TRUE(got.back().count(v) || v == a.parent);
@@ -107,11 +107,11 @@ TEST(AggregationSubgraphs, ConditionCheckerRejectsInvalidSubgraphs) {
   // 0 -> 1 -> 2 -> 3, 0 -> 4
   const Forest f({-1, 0, 1, 2, 0});
   EXPECT_TRUE(satisfies_aggregation_condition(f, {1, 2}));
-  EXPECT_FALSE(satisfies_aggregation_condition(f, {1, 3}));     // not path-induced (2 missing)
-  EXPECT_TRUE(satisfies_aggregation_condition(f, {1, 4}));      // unrelated siblings under 0
+  EXPECT_FALSE(satisfies_aggregation_condition(f, {1, 3}));  // not path-induced (2 missing)
+  EXPECT_TRUE(satisfies_aggregation_condition(f, {1, 4}));   // unrelated siblings under 0
   EXPECT_TRUE(satisfies_aggregation_condition(f, {1, 2, 3, 4}));
-  EXPECT_FALSE(satisfies_aggregation_condition(f, {2, 4}));     // two outside parents (1 and 0)
-  EXPECT_FALSE(satisfies_aggregation_condition(f, {0, 1}));     // contains the root: no parent
+  EXPECT_FALSE(satisfies_aggregation_condition(f, {2, 4}));  // two outside parents (1 and 0)
+  EXPECT_FALSE(satisfies_aggregation_condition(f, {0, 1}));  // contains the root: no parent
 }
 
 }  // namespace

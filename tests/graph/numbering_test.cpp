@@ -53,7 +53,8 @@ TEST(Numbering, CanonicalAndStrictlyCanonicalOnRandomForests) {
     const auto segments = brute_segments(parent);
     EXPECT_EQ(static_cast<int>(segments.size()), f.segment_count());
     for (const auto& segment : segments)
-      for (size_t i = 1; i < segment.size(); ++i) EXPECT_EQ(strict[segment[i - 1]], strict[segment[i]] + 1);
+      for (size_t i = 1; i < segment.size(); ++i)
+        EXPECT_EQ(strict[segment[i - 1]], strict[segment[i]] + 1);
     EXPECT_TRUE(is_canonical(f, canonical));
     EXPECT_TRUE(is_strictly_canonical(f, strict));
     if (!is_strictly_canonical(f, canonical)) ++not_strict;

@@ -25,7 +25,8 @@ std::vector<std::string> pattern(const Eigen::MatrixXd& m) {
 // Part I Fig. 2c and Remark 4.2: the canonical tree whose E_A is
 //   rows 3: col 1; 4: col 2; 6: cols 3,4,5; 7: col 6  (1-based)
 // i.e. 7 -> 6 -> {3, 4, 5}, 3 -> 1, 4 -> 2. It is canonical, not strictly canonical (segments
-// {3, 1} and {4, 2} are not consecutive, as the text says); the 1-resolvent pattern is Remark 4.2's.
+// {3, 1} and {4, 2} are not consecutive, as the text says); the 1-resolvent pattern is
+// Remark 4.2's.
 TEST(PaperExamples, PartIFig2cCanonicalTreeAndRemark42) {
   const Forest tree({2, 3, 5, 5, 5, 6, -1});  // parent of node k (0-based)
   const Permutation identity{0, 1, 2, 3, 4, 5, 6};
@@ -102,9 +103,9 @@ TEST(PaperExamples, PartIIFig3SegmentStructureEq61To63) {
         const bool connector = parent_child && i == renumbered.segment_begin(si) &&
                                j == renumbered.segment_end(sj) - 1;
         EXPECT_EQ(e(i, j) != 0.0, connector) << i << "," << j;  // Eq. 62
-        const bool related = renumbered.related(renumbered.segment_base(si), renumbered.segment_base(sj)) &&
-                             si > sj;
-        EXPECT_EQ(a(i, j) != 0.0, related) << i << "," << j;    // Eq. 63
+        const bool related =
+            renumbered.related(renumbered.segment_base(si), renumbered.segment_base(sj)) && si > sj;
+        EXPECT_EQ(a(i, j) != 0.0, related) << i << "," << j;  // Eq. 63
       }
     }
 }
@@ -138,7 +139,8 @@ TEST(PaperExamples, PartIFig7StandardDigraphs) {
   }
 }
 
-std::vector<std::string> names_of(const Digraph& g, const SpanningTree& t, const std::vector<int>& nodes) {
+std::vector<std::string> names_of(const Digraph& g, const SpanningTree& t,
+                                  const std::vector<int>& nodes) {
   std::vector<std::string> result;
   for (int k : nodes) result.push_back(t.name(g, k));
   std::sort(result.begin(), result.end());
@@ -152,16 +154,19 @@ TEST(PaperExamples, ConstraintEmbeddingFig4AggregationSubgraphs) {
         "digraph { w -> a -> b -> c; a -> d; c -> d; w -> e -> f -> g; e -> h; g -> h }", "fig4-1");
     const DigraphAnalysis a = analyze(g);
     ASSERT_EQ(a.aggregates.size(), 2u);
-    EXPECT_EQ(names_of(g, a.spanning, a.aggregates[0].nodes), (std::vector<std::string>{"b", "c", "d"}));
+    EXPECT_EQ(names_of(g, a.spanning, a.aggregates[0].nodes),
+              (std::vector<std::string>{"b", "c", "d"}));
     EXPECT_EQ(a.spanning.name(g, a.aggregates[0].parent), "a");
-    EXPECT_EQ(names_of(g, a.spanning, a.aggregates[1].nodes), (std::vector<std::string>{"f", "g", "h"}));
+    EXPECT_EQ(names_of(g, a.spanning, a.aggregates[1].nodes),
+              (std::vector<std::string>{"f", "g", "h"}));
     EXPECT_EQ(a.spanning.name(g, a.aggregates[1].parent), "e");
     EXPECT_EQ(a.aggregated.members.size(), 1u + 1 + 1 + 1 + 1);  // w, a, {b c d}, e, {f g h}
   }
   // (2) a cut edge across independent trees: the aggregate reaches down to the base bodies and
   // hangs from the inertial root.
   {
-    const Digraph g = parse_dot("digraph { w -> a1 -> a2 -> a3; w -> b1 -> b2; a3 -> b2 }", "fig4-2");
+    const Digraph g =
+        parse_dot("digraph { w -> a1 -> a2 -> a3; w -> b1 -> b2; a3 -> b2 }", "fig4-2");
     const DigraphAnalysis a = analyze(g);
     ASSERT_EQ(a.aggregates.size(), 1u);
     EXPECT_EQ(names_of(g, a.spanning, a.aggregates[0].nodes),
@@ -171,7 +176,8 @@ TEST(PaperExamples, ConstraintEmbeddingFig4AggregationSubgraphs) {
   // (3) two cut edges sharing a node must share one aggregate.
   {
     const Digraph g = parse_dot(
-        "digraph { w -> r; r -> a1 -> a2; r -> b1 -> b2; r -> c1 -> c2; a2 -> b2; c2 -> b2 }", "fig4-3");
+        "digraph { w -> r; r -> a1 -> a2; r -> b1 -> b2; r -> c1 -> c2; a2 -> b2; c2 -> b2 }",
+        "fig4-3");
     const DigraphAnalysis a = analyze(g);
     ASSERT_EQ(a.aggregates.size(), 1u);
     EXPECT_EQ(a.aggregates[0].cut_edges.size(), 2u);

@@ -1,6 +1,6 @@
 // Counts heap allocations of the current thread (test support). allocation_counter.cpp replaces
-// malloc, calloc and realloc in each test binary (operator new and Eigen's allocator end there); the
-// counter only runs inside allocations_in, so the other tests of a binary are unaffected. Under
+// malloc, calloc and realloc in each test binary (operator new and Eigen's allocator end there);
+// the counter only runs inside allocations_in, so the other tests of a binary are unaffected. Under
 // sanitizers, which own malloc, nothing is replaced and counting_available() is false.
 #pragma once
 

@@ -30,10 +30,12 @@ struct BruteDigraph {
         }
   }
   int in_degree(int v) const {
-    return static_cast<int>(std::count_if(edges.begin(), edges.end(), [&](auto e) { return e.second == v; }));
+    return static_cast<int>(
+        std::count_if(edges.begin(), edges.end(), [&](auto e) { return e.second == v; }));
   }
   int out_degree(int v) const {
-    return static_cast<int>(std::count_if(edges.begin(), edges.end(), [&](auto e) { return e.first == v; }));
+    return static_cast<int>(
+        std::count_if(edges.begin(), edges.end(), [&](auto e) { return e.first == v; }));
   }
   bool connected() const {
     for (int j = 0; j < n; ++j)
@@ -127,8 +129,10 @@ inline Digraph random_digraph(int n, int kind, std::mt19937& rng) {
   const int first = kind == 1 ? 1 + static_cast<int>(rng() % 3) : 1;
   for (int i = first; i < n; ++i) {
     const int j = static_cast<int>(rng() % i);
-    if (kind == 2 && rng() % 3 == 0) add(order[i], order[j]);  // flipped edge: polytree
-    else add(order[j], order[i]);
+    if (kind == 2 && rng() % 3 == 0)
+      add(order[i], order[j]);  // flipped edge: polytree
+    else
+      add(order[j], order[i]);
   }
   if (kind >= 3) {
     const int extra = 1 + static_cast<int>(rng() % std::max(1, n / 2));

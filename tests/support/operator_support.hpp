@@ -16,7 +16,6 @@
 
 namespace skograph::testing_support {
 
-
 // An SKO model whose E_A is `kernel` (H and M zero), so dense_kernel / dense_resolvent give the
 // dense references of any BwaMatrix (E_A, E_psi, shifted or renumbered operators).
 inline SkoModel model_with_kernel(const BwaMatrix& kernel) {
@@ -83,7 +82,6 @@ inline std::vector<std::string> pattern_rows(const std::string& flat, int n) {
   for (int i = 0; i < n; ++i) rows.push_back(flat.substr(static_cast<size_t>(i) * n, n));
   return rows;
 }
-
 
 // Block-diagonal operator with block k at (rows.offset(k), cols.offset(k)).
 inline Eigen::MatrixXd dense_block_diagonal(const BlockBuffer& blocks, const BlockLayout& rows,

@@ -18,8 +18,8 @@ namespace skograph::testing_support {
 
 struct RandomSkoOptions {
   int nodes = 20;
-  int trees = 1;          // base nodes of the forest
-  int min_dim = 1;        // node weight dimension m_k in [min_dim, max_dim]
+  int trees = 1;    // base nodes of the forest
+  int min_dim = 1;  // node weight dimension m_k in [min_dim, max_dim]
   int max_dim = 9;
   bool singular_weights = true;  // make some weights rank deficient
 };
@@ -87,7 +87,9 @@ inline Eigen::MatrixXd dense_bwa(const BwaMatrix& bwa) {  // any BWA matrix, par
   return e;
 }
 
-inline Eigen::MatrixXd dense_kernel(const SkoModel& model) { return dense_bwa(model.kernel()); }  // E_A
+inline Eigen::MatrixXd dense_kernel(const SkoModel& model) {
+  return dense_bwa(model.kernel());
+}  // E_A
 
 inline Eigen::MatrixXd dense_resolvent(const SkoModel& model) {  // A = (I - E_A)^-1
   const Eigen::MatrixXd e = dense_kernel(model);
@@ -98,7 +100,8 @@ inline Eigen::MatrixXd dense_hinge_map(const SkoModel& model) {  // H = diag(H(k
   const SkoStructure& s = model.structure();
   Eigen::MatrixXd h = Eigen::MatrixXd::Zero(s.hinge.total(), s.node.total());
   for (int k = 0; k < model.size(); ++k)
-    h.block(s.hinge.offset(k), s.node.offset(k), s.hinge.dim(k), s.node.dim(k)) = model.hinge_map(k);
+    h.block(s.hinge.offset(k), s.node.offset(k), s.hinge.dim(k), s.node.dim(k)) =
+        model.hinge_map(k);
   return h;
 }
 
