@@ -1,0 +1,158 @@
+// Closed-chain mechanisms as SKO models by constraint embedding (constraint-embedding §4-7;
+// conventions.md "Constraint embedding").
+//
+//   ClosedChainModel model(mechanism);      // aggregates, constraint rows; immutable
+//   ClosedChainData data(model);            // workspace sized once
+//   close_positions(model, data, q);        // dependent q from the independent ones (Newton)
+//   close_velocities(model, data, q, qd);   // dependent qd from the independent ones
+//   const Eigen::VectorXd& qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+//
+// The tree is the mechanism's joint tree (RigidBodyModel). Each loop closure is a cut edge between
+// its two links and each gear coupling one between its two joints; their aggregation sub-graphs
+// (graph/aggregation_subgraphs.hpp, merged where they share a node) become single nodes of the
+// embedded SKO model (H_Ra, A_a, M) (aggregation/). Vectors q, qd, qdd and tau are always full:
+// every tree dof in the tree's dof order (RigidBodyModel::dof_names), consistent with the loops.
+//
+// Constraints, per aggregate S (rows stacked over its loops and couplings):
+//   loop      the relative spatial velocity of F_c with respect to F_p, in F_p coordinates, in the
+//             directions the loop joint does not allow: revolute 5 rows (2 angular normal to the
+//             axis, 3 linear), prismatic 5 (3 angular, 2 linear normal to the axis), spherical 3
+//             (linear), weld 6. F_p = parent link frame * origin, F_c = child link frame *
+//             child_origin; "world" (-1) is the inertial frame. Closed: F_c moves relative to F_p
+//             only as the loop joint allows (the frames coincide at the joint's zero).
+//   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link]), per dof.
+// Position level: the same directions of the closure-frame error (position of O_c in F_p;
+// orientation error as the rotation vector of R_p^T R_c, its component along the axis ignored for a
+// revolute) and q_a - ratio q_b for gears, solved by Newton over the dependent coordinates.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "aggregation/aggregated_model.hpp"
+#include "aggregation/constraint_embedding.hpp"
+#include "operators/innovations.hpp"
+#include "rigid/rigid_body_model.hpp"
+
+namespace skograph {
+
+// A closure that cannot be assembled, or a singular configuration: the message is one sentence
+// naming the loop/coupling (and the residual or the rank), fit for the CLI's one line.
+class ClosureError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ClosedChainOptions {
+  double position_tolerance = 1e-12;  // Newton stops when max |residual| is below
+  int max_newton_iterations = 50;
+  double rank_tolerance = 1e-9;       // select_coordinates
+  // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
+  // below this; report a singular configuration when the rank of Q drops below its rank at the
+  // first update (the mechanism's nominal rank).
+  double reselect_conditioning = 1e-3;
+};
+
+class ClosedChainModel {
+ public:
+  // Throws std::invalid_argument naming the problem: what RigidBodyModel rejects, a loop naming a
+  // link out of range, a coupling of joints with different dof counts, a coupling of a fixed joint.
+  explicit ClosedChainModel(Mechanism mechanism, ClosedChainOptions options = {});
+
+  const RigidBodyModel& tree() const { return *tree_; }
+  const Mechanism& mechanism() const { return tree_->mechanism(); }
+  const ClosedChainOptions& options() const { return options_; }
+  int dof_count() const { return tree_->dof_count(); }  // full tree dofs
+
+  // Aggregates (SKO nodes = tree joints, base first), their loops and couplings.
+  int aggregate_count() const;
+  const std::vector<int>& aggregate_nodes(int s) const;
+  const std::vector<int>& aggregate_loops(int s) const;      // indices into mechanism().loops
+  const std::vector<int>& aggregate_couplings(int s) const;  // indices into mechanism().couplings
+  // Tree dofs of aggregate s in its stacked hinge order (members base first).
+  const std::vector<int>& aggregate_dofs(int s) const;
+  // True when one aggregate holds every joint (e.g. a parallel platform): still works, the
+  // embedded model has a single node; the CLI says so.
+  bool swallows_whole_mechanism() const;
+  int constraint_rows(int s) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const RigidBodyModel> tree_;
+  ClosedChainOptions options_;
+  std::shared_ptr<const Impl> impl_;
+  friend struct ClosedChainData;
+  friend const Impl& closed_chain_impl(const ClosedChainModel&);
+};
+
+struct ClosedChainData {
+  explicit ClosedChainData(const ClosedChainModel& model);
+  RigidBodyData tree;  // tree kinematics and the tree SKO model
+  // Per aggregate at the last update: Q, Qdot qd, the selection and X_S, Xdot_S qd_R.
+  std::vector<Eigen::MatrixXd> constraint_matrix;
+  std::vector<Eigen::VectorXd> constraint_velocity_product;
+  std::vector<CoordinateSelection> selection;
+  std::vector<Eigen::MatrixXd> embedding;
+  std::vector<Eigen::VectorXd> embedding_rate;
+  std::vector<int> nominal_rank;  // rank of Q at the first update; -1 before
+  // The full X (dofs x independent) and the independent dofs (tree dof indices, increasing) at the
+  // last update; plain tree dofs outside every aggregate are independent.
+  Eigen::MatrixXd X;
+  std::vector<int> independent;
+  // The embedded SKO model and its workspaces (aggregation/ + operators/).
+  std::unique_ptr<AggregatedStructure> structure;
+  std::unique_ptr<SkoModel> embedded;
+  // ... further workspaces as the implementation needs
+  struct Workspaces;
+  std::shared_ptr<Workspaces> work;
+};
+
+// Keeps the independent coordinates of q and solves the dependent ones by Newton on the
+// position-level closure equations, starting from the given values. Throws ClosureError "loop
+// 'close1' cannot be closed from the given state: residual 3.1e-01 after 50 Newton steps".
+void close_positions(const ClosedChainModel& model, ClosedChainData& data,
+                     Eigen::Ref<Eigen::VectorXd> q);
+// At a closed q: keeps the independent entries of qd, sets the dependent ones (qd = X qd_R).
+void close_velocities(const ClosedChainModel& model, ClosedChainData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::Ref<Eigen::VectorXd> qd);
+// max |position closure residual| and max |Q qd| at (q, qd).
+double position_residual(const ClosedChainModel& model, ClosedChainData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q);
+double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& qd);
+
+// Kinematics, constraints, selection (re-selected when its conditioning degrades; ClosureError
+// "singular configuration: loop 'close1' loses rank (2 -> 1)" when the rank drops), X, Xdot qd_R
+// and the embedded SKO model at a consistent (q, qd). The functions below call it.
+void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& qd);
+
+// Full qdd = X qdd_R + Xdot qd_R with qdd_R from AB forward dynamics on the embedded model
+// (constraint-embedding §7; part II Algorithm 6.1); tau acts on all tree joints and enters as
+// X* tau. Gravity as the base acceleration -g.
+const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity);
+// Minimal-coordinate inverse dynamics: T_R = X* (M qdd + C) for qdd_R (independent accelerations,
+// in the order of data.independent), by Newton-Euler on the embedded model (part II Alg. 3.1).
+const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
+                                        const Eigen::Vector3d& gravity);
+// M_R = X* M_tree X by composite inertias of the embedded model (part II Alg. 4.1-4.2), in the
+// order of data.independent.
+const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,
+                                           const Eigen::Ref<const Eigen::VectorXd>& q);
+// Innovations factors of M_R (part II Lemma 11 on the embedded model).
+void innovations_factors(const ClosedChainModel& model, ClosedChainData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors);
+
+}  // namespace skograph
