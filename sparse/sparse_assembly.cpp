@@ -105,6 +105,9 @@ void sparse_mass_matrix(const SkoModel& model, CompositeInertiaWorkspace& worksp
     x.noalias() = workspace.composite_inertia[k] * model.hinge_map(k).transpose();
     Eigen::Map<Eigen::MatrixXd> product(workspace.product_scratch.data(), rk, rk);
     product.noalias() = model.hinge_map(k) * x;
+    // H R H* is symmetric up to rounding: keep its lower triangle so that M is exactly symmetric
+    // (a symmetric Matrix Market file or CHOLMOD's stype -1 read the lower triangle only).
+    product.triangularView<Eigen::StrictlyUpper>() = product.transpose();
     store(ck, ck, product);
     // X = A(l, k) R(k) H*(k) carried up the path: M(l, k) = H(l) X (Eq. 17).
     for (int j = k, l = forest.parent(k); l != Forest::kNone; j = l, l = forest.parent(l)) {
