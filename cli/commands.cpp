@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/export_command.hpp"
 #include "cli/graph_command.hpp"
 #include "cli/model_commands.hpp"
 
@@ -17,6 +18,9 @@ constexpr const char* kUsage =
     "                        M, bias, forward and inverse dynamics of a tree model\n"
     "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
     "                        median time per call of a dynamics algorithm\n"
+    "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
+    "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"
+    "                        sparse M, its CHOLMOD factor, E_A and A as Matrix Market files\n"
     "  demo                  run the analysis on the built-in example\n"
     "  help                  this text\n";
 }  // namespace
@@ -32,6 +36,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "graph") return graph_command(rest, out, err);
     if (command == "dynamics") return dynamics_command(rest, out, err);
     if (command == "bench") return bench_command(rest, out, err);
+    if (command == "export") return export_command(rest, out, err);
     if (command == "demo") return demo_command(rest, out, err);
   } catch (const std::exception& e) {
     // Library errors that escaped a command's own handling: still one line, never a crash.

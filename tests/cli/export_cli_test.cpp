@@ -1,0 +1,146 @@
+// `skograph export` through the real binary: the Matrix Market files read back and checked against
+// the rigid layer's own mass matrix (fixed-size composite-rigid-body algorithm, not the sparse
+// path), L L' = P M P' from the written factor and permutation, A (I - E) = I from the written
+// operators; and every kind of bad input (exit status 2, one stderr line, no file left behind).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "io/mechanism_file.hpp"
+#include "io/state_reader.hpp"
+#include "rigid/rigid_body_model.hpp"
+#include "sparse/matrix_market.hpp"
+#include "support/io_support.hpp"
+
+namespace skograph {
+namespace {
+
+using io_test::scratch_dir;
+
+struct CliRun {
+  int status;
+  std::string out, err;
+};
+
+CliRun run_export(const std::string& arguments) {
+  const auto dir = scratch_dir();
+  const std::string out_path = (dir / "export_cli_out.txt").string();
+  const std::string err_path = (dir / "export_cli_err.txt").string();
+  const std::string command =
+      std::string(SKOGRAPH_CLI) + " export " + arguments + " > " + out_path + " 2> " + err_path;
+  const int raw = std::system(command.c_str());
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+}
+
+std::string example(const std::string& name) {
+  return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/" + name;
+}
+
+// A fresh, empty output folder.
+std::filesystem::path output_dir(const std::string& name) {
+  const auto dir = scratch_dir() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void expect_one_line_error(const CliRun& run, const std::string& mentions) {
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find(mentions), std::string::npos) << run.err;
+}
+
+TEST(ExportCli, FilesOfEveryTreeExampleAgreeWithTheRigidMassMatrix) {
+  for (const std::string name : {"arm7", "humanoid", "space_arm"}) {
+    const std::string model_file = example(name + (name == "humanoid" ? ".yaml" : ".urdf"));
+    const std::string state_file = example(name + "_state.json");
+    const auto dir = output_dir("export_" + name);
+    const std::string m = (dir / "M.mtx").string(), l = (dir / "L.mtx").string(),
+                      p = (dir / "P.txt").string(), e = (dir / "E.mtx").string(),
+                      a = (dir / "A.mtx").string();
+    const CliRun run =
+        run_export(model_file + " --state " + state_file + " --mass " + m + " --factor " + l +
+                   " --perm " + p + " --kernel " + e + " --resolvent " + a);
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.err, "");
+    EXPECT_NE(run.out.find("(fill 0)"), std::string::npos) << run.out;  // canonical: no fill
+
+    // Reference: the rigid layer's fixed-size CRBA at the same state.
+    const RigidBodyModel model(without_massless_fixed_leaves(read_mechanism_file(model_file)));
+    const MechanismState state = read_state_file(state_file, model.mechanism());
+    RigidBodyData data(model);
+    const Eigen::MatrixXd reference = mass_matrix(model, data, state.q);
+    const Eigen::MatrixXd mass(read_matrix_market(m));
+    ASSERT_EQ(mass.rows(), reference.rows()) << name;
+    EXPECT_LT((mass - reference).norm() / reference.norm(), 1e-12) << name;
+
+    // L L' = P M P' with row i of L being dof perm[i].
+    const Eigen::MatrixXd factor(read_matrix_market(l));
+    const std::vector<int> perm = read_permutation(p);
+    Eigen::MatrixXd permuted(mass.rows(), mass.cols());
+    for (Eigen::Index j = 0; j < mass.cols(); ++j)
+      for (Eigen::Index i = 0; i < mass.rows(); ++i) permuted(i, j) = mass(perm[i], perm[j]);
+    EXPECT_TRUE(factor.isLowerTriangular());
+    EXPECT_LT((factor * factor.transpose() - permuted).norm() / permuted.norm(), 1e-12) << name;
+
+    // A = (I - E_A)^-1 (part I Lemma 4).
+    const Eigen::MatrixXd kernel(read_matrix_market(e)), resolvent(read_matrix_market(a));
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(kernel.rows(), kernel.cols());
+    EXPECT_LT((resolvent * (identity - kernel) - identity).norm(), 1e-10) << name;
+
+    // The header mmread expects, sizes, 1-based indices.
+    std::ifstream in(m);
+    std::string header;
+    std::getline(in, header);
+    EXPECT_EQ(header, "%%MatrixMarket matrix coordinate real symmetric");
+  }
+}
+
+TEST(ExportCli, OrderingsReportTheirFill) {
+  const auto dir = output_dir("export_orderings");
+  const std::string m = (dir / "M.mtx").string(), l = (dir / "L.mtx").string();
+  const CliRun root_first = run_export(example("humanoid.yaml") + " --mass " + m + " --factor " +
+                                       l + " --ordering root-first");
+  ASSERT_EQ(root_first.status, 0) << root_first.err;
+  EXPECT_EQ(root_first.out.find("(fill 0)"), std::string::npos) << root_first.out;  // it fills
+  // The written factor has more entries than tril M, and still factors M.
+  const Eigen::SparseMatrix<double> mass = read_matrix_market(m), factor = read_matrix_market(l);
+  EXPECT_GT(factor.nonZeros(), (mass.nonZeros() + mass.rows()) / 2);
+}
+
+TEST(ExportCli, UnwritableOutputLeavesNoFileBehind) {
+  const auto dir = output_dir("export_unwritable");
+  const std::string l = (dir / "L.mtx").string();
+  const std::string bad = (dir / "missing_dir" / "M.mtx").string();
+  const CliRun run = run_export(example("arm7.urdf") + " --mass " + bad + " --factor " + l);
+  expect_one_line_error(run, bad);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));  // neither L.mtx nor a temporary
+}
+
+TEST(ExportCli, BadUsageAndInputAreOneLineWithStatusTwo) {
+  const auto dir = output_dir("export_bad");
+  const std::string m = (dir / "M.mtx").string();
+  expect_one_line_error(run_export(example("arm7.urdf") + " --mass " + m + " --bogus"),
+                        "unknown option '--bogus'");
+  expect_one_line_error(run_export(example("arm7.urdf")), "missing --mass");
+  expect_one_line_error(run_export(example("arm7.urdf") + " --mass " + m + " --ordering rcm"),
+                        "unknown ordering 'rcm'");
+  expect_one_line_error(run_export((dir / "nope.urdf").string() + " --mass " + m),
+                        (dir / "nope.urdf").string());
+  expect_one_line_error(run_export(example("arm7.urdf") + " --state " +
+                                   (dir / "nope.json").string() + " --mass " + m),
+                        (dir / "nope.json").string());
+  expect_one_line_error(run_export(example("fourbar.yaml") + " --mass " + m), "closed chains");
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+}  // namespace
+}  // namespace skograph
