@@ -200,6 +200,25 @@ CholmodFactorization::CholmodFactorization(const SparsityPattern& pattern, MassO
   factor_ = CholmodFactorPtr(factor, CholmodFactorDeleter{common});
   const int* perm = static_cast<const int*>(factor->Perm);
   permutation_.assign(perm, perm + size_);
+  switch (factor->ordering) {
+    case CHOLMOD_GIVEN:
+      ordering_used_ = "given";
+      break;
+    case CHOLMOD_AMD:
+      ordering_used_ = "amd";
+      break;
+    case CHOLMOD_METIS:
+      ordering_used_ = "metis";
+      break;
+    case CHOLMOD_NESDIS:
+      ordering_used_ = "nesdis";
+      break;
+    case CHOLMOD_COLAMD:
+      ordering_used_ = "colamd";
+      break;
+    default:
+      ordering_used_ = "natural";
+  }
   factor_nonzeros_ = static_cast<long>(common->lnz);
   flops_ = common->fl;
 }

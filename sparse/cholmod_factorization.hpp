@@ -116,6 +116,9 @@ class CholmodFactorization {
   long factor_nonzeros() const { return factor_nonzeros_; }
   double flops() const { return flops_; }
   bool factorized() const { return factorized_; }
+  // The method CHOLMOD reports in the factor: "given", "amd", "metis" (or "natural", "nesdis",
+  // "colamd" should CHOLMOD ever fall back), to tell a requested METIS from a silent substitute.
+  const char* ordering_used() const { return ordering_used_; }
 
   // L (lower triangular, permuted order) of the last factorize().
   Eigen::SparseMatrix<double> factor() const;
@@ -133,6 +136,7 @@ class CholmodFactorization {
   long factor_nonzeros_ = 0;
   double flops_ = 0.0;
   bool factorized_ = false;
+  const char* ordering_used_ = "";
 };
 
 }  // namespace skograph

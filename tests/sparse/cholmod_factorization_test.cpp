@@ -43,6 +43,7 @@ TEST(CholmodFactorization, CanonicalOrderingHasNoFillOnRandomTreesAndForests) {
     CholmodFactorization chol(model.structure(), MassOrdering::kCanonical);
     // The given order is kept (no postordering) and puts every node after its descendants.
     EXPECT_EQ(chol.permutation(), canonical_dof_order(model.structure()));
+    EXPECT_STREQ(chol.ordering_used(), "given");
     const std::vector<int> node = node_of_dof(model.structure().hinge);
     for (std::size_t i = 0; i < chol.permutation().size(); ++i)
       for (std::size_t j = i + 1; j < chol.permutation().size(); ++j)
@@ -98,6 +99,7 @@ TEST(CholmodFactorization, AmdAndMetisFactorizeTheSameMatrix) {
     for (MassOrdering ordering : {MassOrdering::kAmd, MassOrdering::kMetis}) {
       try {
         CholmodFactorization chol(model.structure(), ordering);
+        EXPECT_STREQ(chol.ordering_used(), ordering_name(ordering));  // no silent substitute
         EXPECT_EQ(chol.factor_nonzeros(),
                   dense_symbolic_factor_nonzeros(pattern, chol.permutation()));
         EXPECT_GE(chol.factor_nonzeros(), lower_nonzeros(pattern));
