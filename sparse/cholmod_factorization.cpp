@@ -39,6 +39,22 @@ long lower_count(const int* column_start, const int* row_index, int cols) {
   return count;
 }
 
+// The lower triangle of `matrix` has exactly the entries of the (lower, sorted) `pattern`.
+bool same_lower_pattern(const Eigen::SparseMatrix<double>& matrix, const cholmod_sparse& pattern) {
+  const int* pattern_start = static_cast<const int*>(pattern.p);
+  const int* pattern_row = static_cast<const int*>(pattern.i);
+  const int* start = matrix.outerIndexPtr();
+  const int* row = matrix.innerIndexPtr();
+  for (int c = 0; c < static_cast<int>(matrix.cols()); ++c) {
+    int p = start[c];
+    while (p < start[c + 1] && row[p] < c) ++p;  // skip the upper triangle
+    if (start[c + 1] - p != pattern_start[c + 1] - pattern_start[c]) return false;
+    for (int q = pattern_start[c]; q < pattern_start[c + 1]; ++q, ++p)
+      if (row[p] != pattern_row[q]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* ordering_name(MassOrdering ordering) {
@@ -159,7 +175,6 @@ CholmodFactorization::CholmodFactorization(const SparsityPattern& pattern, MassO
   cholmod_common* common = common_.get();
   // The lower triangle of the pattern (values 0: the analysis only looks at the structure).
   pattern_ = to_cholmod_symmetric(pattern_matrix(pattern), common_);
-  stored_lower_ = static_cast<long>(static_cast<int*>(pattern_->p)[size_]);
 
   std::vector<int> given;
   if (ordering == MassOrdering::kCanonical || ordering == MassOrdering::kRootFirst) {
@@ -229,7 +244,7 @@ void CholmodFactorization::factorize(const Eigen::SparseMatrix<double>& mass) {
   if (mass.rows() != size_ || mass.cols() != size_ || !mass.isCompressed())
     throw std::invalid_argument("CholmodFactorization::factorize: expected a compressed " +
                                 std::to_string(size_) + " x " + std::to_string(size_) + " matrix");
-  if (lower_count(mass.outerIndexPtr(), mass.innerIndexPtr(), size_) != stored_lower_)
+  if (!same_lower_pattern(mass, *pattern_))
     throw std::invalid_argument(
         "CholmodFactorization::factorize: the matrix does not have the analysed pattern");
   cholmod_sparse view = symmetric_view(mass);

@@ -127,11 +127,10 @@ class CholmodFactorization {
 
  private:
   CholmodCommon common_;
-  CholmodSparsePtr pattern_;  // the analysed pattern, lower triangle, stype -1
+  CholmodSparsePtr pattern_;  // the analysed pattern, lower triangle, stype -1 (factorize checks)
   CholmodFactorPtr factor_;
   MassOrdering ordering_;
   int size_ = 0;
-  long stored_lower_ = 0;  // nnz(tril pattern): what factorize() checks
   std::vector<int> permutation_;
   long factor_nonzeros_ = 0;
   double flops_ = 0.0;

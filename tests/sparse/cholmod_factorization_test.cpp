@@ -164,6 +164,15 @@ TEST(CholmodFactorization, BadInputIsReportedNotCrashed) {
   indefinite.coeffRef(2, 2) = 1.0;
   EXPECT_THROW(chol.factorize(indefinite), NotPositiveDefinite);
   EXPECT_FALSE(chol.factorized());
+  // Same number of lower entries as the analysed pattern of a star, but another structure.
+  auto star = std::make_shared<const SkoStructure>(Forest({-1, 0, 0}), std::vector<int>{1, 1, 1},
+                                                   std::vector<int>{1, 1, 1});
+  CholmodFactorization star_chol(*star, MassOrdering::kCanonical);
+  Eigen::SparseMatrix<double> chain(3, 3);
+  const std::vector<Eigen::Triplet<double>> entries = {
+      {0, 0, 4.0}, {1, 0, 1.0}, {0, 1, 1.0}, {1, 1, 4.0}, {2, 1, 1.0}, {1, 2, 1.0}, {2, 2, 4.0}};
+  chain.setFromTriplets(entries.begin(), entries.end());
+  EXPECT_THROW(star_chol.factorize(chain), std::invalid_argument);
   EXPECT_EQ(parse_ordering("root-first"), MassOrdering::kRootFirst);
   EXPECT_EQ(parse_ordering("rcm"), std::nullopt);
 }
