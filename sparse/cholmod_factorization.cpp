@@ -247,6 +247,10 @@ void CholmodFactorization::factorize(const Eigen::SparseMatrix<double>& mass) {
   if (!same_lower_pattern(mass, *pattern_))
     throw std::invalid_argument(
         "CholmodFactorization::factorize: the matrix does not have the analysed pattern");
+  if (size_ == 0) {  // no dofs (welds only): nothing to factor, CHOLMOD rejects empty arrays
+    factorized_ = true;
+    return;
+  }
   cholmod_sparse view = symmetric_view(mass);
   cholmod_common* common = common_.get();
   common->status = CHOLMOD_OK;
@@ -264,6 +268,7 @@ void CholmodFactorization::factorize(const Eigen::SparseMatrix<double>& mass) {
 
 Eigen::SparseMatrix<double> CholmodFactorization::factor() const {
   if (!factorized_) throw std::logic_error("CholmodFactorization::factor before factorize");
+  if (size_ == 0) return {};
   const cholmod_factor& l = *factor_;
   const int* column_start = static_cast<const int*>(l.p);
   const int* count = static_cast<const int*>(l.nz);
@@ -285,6 +290,7 @@ Eigen::VectorXd CholmodFactorization::solve(const Eigen::VectorXd& b) {
   if (b.size() != size_)
     throw std::invalid_argument("CholmodFactorization::solve: right-hand side of size " +
                                 std::to_string(b.size()) + ", expected " + std::to_string(size_));
+  if (size_ == 0) return {};
   cholmod_dense rhs{};
   rhs.nrow = rhs.d = static_cast<std::size_t>(size_);
   rhs.ncol = 1;

@@ -144,6 +144,18 @@ TEST(CholmodFactorization, AnalyzeOnceFactorizeAtSeveralConfigurations) {
   }
 }
 
+TEST(CholmodFactorization, AModelWithoutDofsHasAnEmptyFactor) {
+  // Welds only (r_k = 0): M is 0 x 0 and so is L.
+  auto structure = std::make_shared<const SkoStructure>(Forest({-1, 0}), std::vector<int>{2, 3},
+                                                        std::vector<int>{0, 0});
+  SkoModel model(structure);
+  CholmodFactorization chol(*structure, MassOrdering::kCanonical);
+  EXPECT_EQ(chol.factor_nonzeros(), 0);
+  chol.factorize(sparse_mass_matrix(model));
+  EXPECT_EQ(chol.factor().rows(), 0);
+  EXPECT_EQ(chol.solve(Eigen::VectorXd()).size(), 0);
+}
+
 TEST(CholmodFactorization, BadInputIsReportedNotCrashed) {
   auto structure = std::make_shared<const SkoStructure>(
       Forest({-1, 0, 1}), std::vector<int>{1, 1, 1}, std::vector<int>{1, 1, 1});
