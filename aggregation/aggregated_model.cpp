@@ -15,12 +15,24 @@ void require(bool condition, Message&& message) {
   if (!condition) throw std::invalid_argument(std::string(message()));
 }
 
+// The same structure object, or an equal one (same parents and dimensions): a producer may keep
+// its own copy of the tree structure. O(N) only when the objects differ.
+bool same_structure(const SkoStructure& a, const SkoStructure& b) {
+  if (&a == &b) return true;
+  if (a.size() != b.size()) return false;
+  for (int k = 0; k < a.size(); ++k)
+    if (a.forest.parent(k) != b.forest.parent(k) || a.node.dim(k) != b.node.dim(k) ||
+        a.hinge.dim(k) != b.hinge.dim(k))
+      return false;
+  return true;
+}
+
 void check_models(const SkoModel& tree, const AggregatedStructure& structure,
                   const SkoModel* aggregated, const char* who) {
-  require(&tree.structure() == &structure.tree(),
+  require(same_structure(tree.structure(), structure.tree()),
           [&] { return std::string(who) + ": the tree model is not over the structure's tree"; });
   if (aggregated)
-    require(&aggregated->structure() == structure.aggregated().get(), [&] {
+    require(same_structure(aggregated->structure(), *structure.aggregated()), [&] {
       return std::string(who) + ": the aggregated model is not over the aggregated structure";
     });
 }
@@ -340,7 +352,7 @@ void for_each_embedding(const AggregatedStructure& structure,
 // No allocation.
 void embed_hinge_maps(const AggregatedStructure& structure, const AggregationWorkspace& workspace,
                       const std::vector<Eigen::MatrixXd>& embedding, SkoModel& aggregated) {
-  require(&aggregated.structure() == structure.aggregated().get(), [&] {
+  require(same_structure(aggregated.structure(), *structure.aggregated()), [&] {
     return "embed_hinge_maps: the aggregated model is not over the aggregated structure";
   });
   check_embedding(structure, embedding, "embed_hinge_maps");
