@@ -234,6 +234,24 @@ TEST(AggregatedModel, DynamicsEqualTheTreeDynamics) {
     EXPECT_LT(relative_error(aggregated_id.acceleration, pn * tree_id.acceleration), 1e-10)
         << "seed " << seed;
 
+    // A base acceleration (gravity) of the tree enters the aggregated model through a_a.
+    const Eigen::VectorXd base_acceleration =
+        testing_support::random_vector(tree_id.base_acceleration_size, rng);
+    Eigen::VectorXd a_with_base = a;
+    for (const int k : c.tree.forest().bases())
+      a_with_base.segment(ts.node.offset(k), ts.node.dim(k)) +=
+          base_acceleration.segment(tree_id.base_offset[k], ts.node.dim(k));
+    const Eigen::VectorXd t_base =
+        inverse_dynamics(c.tree, thetadot, thetaddot, a, b, base_acceleration, tree_id);
+    Eigen::VectorXd a_base_a(nodes);
+    aggregate_coriolis(c.tree, structure, workspace, a_with_base, Eigen::VectorXd::Zero(dofs),
+                       a_base_a);
+    EXPECT_LT(relative_error(inverse_dynamics(aggregated, thetadot_a, thetaddot_a, a_base_a, b_a,
+                                              aggregated_id),
+                             ph * t_base),
+              1e-10)
+        << "seed " << seed;
+
     // Mass matrix.
     CompositeInertiaWorkspace composite(*structure.aggregated());
     Eigen::MatrixXd mass_a;
