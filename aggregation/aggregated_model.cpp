@@ -169,6 +169,9 @@ void aggregate_model(const SkoModel& tree, const AggregatedStructure& structure,
 
     // A_S, members base first so that parents precede children.
     Eigen::MatrixXd& resolvent = workspace.resolvent[s];
+    Eigen::MatrixXd& projected = workspace.projected_hinge[s];
+    require(resolvent.rows() == as.node.dim(a) && projected.rows() == structure.full_hinge_dim(a),
+            [&] { return "aggregate_model: workspace was sized for another structure"; });
     resolvent.setZero();
     for (const int j : members) {
       const int column = structure.node_offset_in_aggregate(j), mj = ts.node.dim(j);
@@ -183,7 +186,6 @@ void aggregate_model(const SkoModel& tree, const AggregatedStructure& structure,
     }
 
     // M_a(S) and H_S A_S.
-    Eigen::MatrixXd& projected = workspace.projected_hinge[s];
     inertia.setZero();
     for (const int k : members) {
       const int offset = structure.node_offset_in_aggregate(k), m = ts.node.dim(k);
