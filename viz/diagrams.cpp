@@ -19,35 +19,40 @@ constexpr const char* kSegmentFill = "#c7e9c0";
 constexpr const char* kSegmentLine = "#238b45";
 constexpr const char* kCutEdge = "#d62728";
 
-// A DOT double-quoted string: quotes and backslashes escaped, so any node name survives.
+// A DOT double-quoted identifier. In DOT the only escape in a quoted string is \" (a backslash
+// stays a backslash), so only quotes are escaped and names read back unchanged.
 std::string quoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
+    if (c == '"') out += '\\';
     out += c;
   }
   return out + "\"";
 }
 
+// Label text: Graphviz reads backslash escapes in labels (\n, \l, \N, ...), so a backslash of
+// a name is doubled as well.
+std::string label_text(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 // A label text (escaped) whose lines are joined by DOT's centred line break "\n".
 std::string label(const std::vector<std::string>& lines) {
   std::string joined;
-  for (const std::string& line : lines) {
-    std::string escaped = quoted(line);
-    joined += (joined.empty() ? "" : "\\n") + escaped.substr(1, escaped.size() - 2);
-  }
+  for (const std::string& line : lines) joined += (joined.empty() ? "" : "\\n") + label_text(line);
   return "\"" + joined + "\"";
 }
 
 // The caption: the title, then one left-justified line per legend entry.
 std::string caption(const std::string& title, const std::vector<std::string>& legend) {
   std::string text;
-  for (const std::string& line : legend) {
-    const std::string escaped = quoted(line);
-    text += escaped.substr(1, escaped.size() - 2) + "\\l";
-  }
-  const std::string escaped_title = quoted(title);
-  return "\"" + escaped_title.substr(1, escaped_title.size() - 2) + "\\l" + text + "\"";
+  for (const std::string& line : legend) text += label_text(line) + "\\l";
+  return "\"" + label_text(title) + "\\l" + text + "\"";
 }
 
 void write_header(std::ostringstream& dot, const std::string& title,
