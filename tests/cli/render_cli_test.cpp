@@ -190,8 +190,8 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
       run_cli("analyze " + example("models/fourbar.yaml") + " --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<std::string> expected{
-      "aggregated.svg", "digraph.svg",    "report.json",    "report.txt",     "segments.svg",
-      "sparsity-A.png", "sparsity-E.png", "sparsity-L.png", "sparsity-M.png", "spanning-tree.svg"};
+      "aggregated.svg",    "digraph.svg",    "report.json",    "report.txt",     "segments.svg",
+      "spanning-tree.svg", "sparsity-A.png", "sparsity-E.png", "sparsity-L.png", "sparsity-M.png"};
   EXPECT_EQ(files_in(dir), expected);
   for (const std::string svg : {"digraph", "spanning-tree", "aggregated", "segments"})
     EXPECT_EQ(skograph::test::xml_problem(slurp(dir / (svg + ".svg"))), "") << svg;
