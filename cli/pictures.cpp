@@ -36,6 +36,7 @@ Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
   options.format = format;
   options.max_pixels = pixels;
   options.title = input.name + ": " + matrix.title;
+  options.subtitle = matrix.summary;
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, matrix.fill ? &*matrix.fill : nullptr,
                                     matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};

@@ -177,11 +177,11 @@ MatrixPicture factor_picture(const SkoTopology& topology, const std::string& ord
   // contiguous there and only there.
   if (ordering == "canonical")
     picture.boundaries = segment_boundaries(topology.forest, topology.hinge_layout);
-  picture.title = std::string("L, Cholesky factor of M, ") + ordering +
-                  " ordering: " + std::to_string(picture.pattern.rows) + " x " +
-                  std::to_string(picture.pattern.cols) + ", " +
-                  std::to_string(picture.pattern.nonzeros()) + " nonzeros, " +
-                  std::to_string(picture.fill->nonzeros()) + " fill-in";
+  picture.title = "L, Cholesky factor of M, " + ordering + " ordering";
+  picture.summary = std::to_string(picture.pattern.rows) + " x " +
+                    std::to_string(picture.pattern.cols) + ", " +
+                    std::to_string(picture.pattern.nonzeros()) + " nonzeros, " +
+                    std::to_string(picture.fill->nonzeros()) + " fill-in";
   return picture;
 }
 

@@ -126,10 +126,12 @@ MatrixPicture matrix_picture(const SkoTopology& topology, MatrixKind kind,
   } else {
     picture.pattern = matrix_pattern(topology, kind);
     picture.boundaries = segment_boundaries(topology.forest, matrix_layout(topology, kind));
-    picture.title = std::string(matrix_kind_name(kind)) + ", " + matrix_description(kind) + ": " +
-                    std::to_string(picture.pattern.rows) + " x " +
-                    std::to_string(picture.pattern.cols) + ", " +
-                    std::to_string(picture.pattern.nonzeros()) + " nonzeros";
+    picture.title = std::string(matrix_kind_name(kind)) + ", " + matrix_description(kind);
+    picture.summary = std::to_string(picture.pattern.rows) + " x " +
+                      std::to_string(picture.pattern.cols) + ", " +
+                      std::to_string(picture.pattern.nonzeros()) +
+                      " nonzeros, rows in strictly "
+                      "canonical order";
   }
   return picture;
 }

@@ -52,13 +52,14 @@ const BlockLayout& matrix_layout(const SkoTopology& topology, MatrixKind kind);
 std::vector<int> segment_boundaries(const Forest& forest, const BlockLayout& layout);
 
 // What a spy plot of one matrix shows: its pattern, the fill-in (L only), the segment boundaries
-// (when the rows are in the strictly canonical order) and a title line such as
-// "M, joint-space mass matrix: 4 x 4, 16 nonzeros".
+// (when the rows are in the strictly canonical order), a title such as
+// "M, joint-space mass matrix" and a summary such as "4 x 4, 16 nonzeros".
 struct MatrixPicture {
   SparsityPattern pattern;
   std::optional<SparsityPattern> fill;
   std::vector<int> boundaries;
   std::string title;
+  std::string summary;
 };
 
 // `ordering` matters for L only (see viz/factor_pattern.hpp).

@@ -17,8 +17,9 @@ namespace {
 constexpr int kMaxPixels = 8192;
 constexpr double kMargin = 16;
 constexpr double kTitleBand = 30;
+constexpr double kSubtitleBand = 18;
 constexpr double kLegendBand = 28;
-constexpr double kTitleSize = 14;
+constexpr double kTitleSize = 13;
 constexpr double kLegendSize = 11;
 
 struct Rgb {
@@ -183,7 +184,8 @@ void draw_entries(cairo_t* cr, const SparsityPattern& entries, const Geometry& g
 
 void draw_plot(cairo_t* cr, const SparsityPattern& pattern, const SparsityPattern* fill,
                const std::vector<int>& boundaries, bool draw_boundaries, const Geometry& geometry,
-               const std::string& title, const std::vector<LegendItem>& legend) {
+               const std::string& title, const std::string& subtitle,
+               const std::vector<LegendItem>& legend) {
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
 
@@ -191,6 +193,12 @@ void draw_plot(cairo_t* cr, const SparsityPattern& pattern, const SparsityPatter
   set_font(cr, kTitleSize, true);
   cairo_move_to(cr, kMargin, kMargin + kTitleSize);
   cairo_show_text(cr, title.c_str());
+  if (!subtitle.empty()) {
+    set_colour(cr, {0.25, 0.25, 0.25});
+    set_font(cr, kLegendSize, false);
+    cairo_move_to(cr, kMargin, kMargin + kTitleSize + kSubtitleBand);
+    cairo_show_text(cr, subtitle.c_str());
+  }
 
   if (geometry.density) {
     const Bins bins = bin_entries(pattern, fill, geometry);
@@ -302,15 +310,18 @@ SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
     const Surface scratch(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1));
     const Context measure(cairo_create(scratch.get()));
     set_font(measure.get(), kTitleSize, true);
-    const double title_width = text_width(measure.get(), options.title);
+    double title_width = text_width(measure.get(), options.title);
+    set_font(measure.get(), kLegendSize, false);
+    title_width = std::max(title_width, text_width(measure.get(), options.subtitle));
     const double legend_length = legend_width(measure.get(), legend);
     geometry.width = static_cast<int>(
         std::ceil(std::max({geometry.area_width + 2 * kMargin, title_width + 2 * kMargin,
                             legend_length + 2 * kMargin})));
   }
-  geometry.height = static_cast<int>(geometry.area_height + 2 * kMargin + kTitleBand + kLegendBand);
+  const double title_band = kTitleBand + (options.subtitle.empty() ? 0 : kSubtitleBand);
+  geometry.height = static_cast<int>(geometry.area_height + 2 * kMargin + title_band + kLegendBand);
   geometry.left = std::floor((geometry.width - geometry.area_width) / 2.0);
-  geometry.top = kMargin + kTitleBand;
+  geometry.top = kMargin + title_band;
 
   Surface surface;
   switch (options.format) {
@@ -333,7 +344,7 @@ SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
   {
     const Context cr(cairo_create(surface.get()));
     draw_plot(cr.get(), pattern, fill, boundaries, draw_boundaries, geometry, options.title,
-              legend);
+              options.subtitle, legend);
     check(cairo_status(cr.get()), "drawing");
   }
   if (options.format == ImageFormat::kPng)

@@ -22,7 +22,8 @@ struct SpyPlotOptions {
   // drawn by density.
   int max_pixels = 800;
   int max_cell = 40;  // pixels per entry at most (small matrices do not become huge cells)
-  std::string title;  // first line above the matrix
+  std::string title;     // first line above the matrix (bold)
+  std::string subtitle;  // second line (sizes, counts); may be empty
 };
 
 struct SpyPlot {

@@ -180,7 +180,7 @@ TEST(RenderCli, AMatrixTooBigToDrawExactlyDegradesToDensity) {
   EXPECT_NE(run.err.find("binned per pixel"), std::string::npos) << run.err;
   const skograph::test::PngSize size = skograph::test::png_size(slurp(out));
   EXPECT_GE(size.width, 200);
-  EXPECT_LT(size.height, 300);  // 200 pixels of matrix plus the title and legend bands
+  EXPECT_LT(size.height, 400);  // 200 pixels of matrix plus the text bands, not 3000 rows
   std::filesystem::remove_all(dir);
 }
 
