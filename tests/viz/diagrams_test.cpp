@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "support/picture_checks.hpp"
 #include "viz/graphviz_layout.hpp"
@@ -210,6 +211,23 @@ TEST(Diagrams, RenderedPicturesAreValidFiles) {
     EXPECT_TRUE(test::is_pdf(render_dot(dot, ImageFormat::kPdf))) << diagram_kind_name(kind);
     EXPECT_EQ(render_dot(dot, ImageFormat::kDot), dot);
   }
+}
+
+// cgraph is not thread safe (pitfalls.md); render_dot serializes every call, so renderings from
+// several threads at once all come out whole and identical to a lone rendering.
+TEST(Diagrams, ConcurrentRenderingsAreSerializedAndIdentical) {
+  const Digraph graph =
+      read_dot_file(std::string(SKOGRAPH_SOURCE_DIR) + "/examples/graphs/segments_tree.dot");
+  const std::string dot = digraph_diagram(graph, analyze(graph), "segments");
+  const std::string alone = render_dot(dot, ImageFormat::kSvg);
+  std::vector<std::string> results(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (int repeat = 0; repeat < 5; ++repeat) results[t] = render_dot(dot, ImageFormat::kSvg);
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (const std::string& svg : results) EXPECT_EQ(svg, alone);
 }
 
 TEST(Diagrams, GraphvizErrorsAreExceptionsNotCrashes) {
