@@ -1,141 +1,82 @@
 #include "viz/factor_pattern.hpp"
 
-#include <cholmod.h>
+#include <Eigen/SparseCore>
 
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
+
+#include "sparse/cholmod_factorization.hpp"
+#include "sparse/sparse_assembly.hpp"
 
 namespace skograph::viz {
 
 namespace {
 
-// The CHOLMOD workspace of one factorization (cholmod_start / cholmod_finish).
-class CholmodCommon {
- public:
-  CholmodCommon() {
-    cholmod_start(&common_);
-    common_.print = 0;
-    common_.error_handler = nullptr;
-  }
-  CholmodCommon(const CholmodCommon&) = delete;
-  CholmodCommon& operator=(const CholmodCommon&) = delete;
-  ~CholmodCommon() { cholmod_finish(&common_); }
-  cholmod_common* get() { return &common_; }
-
- private:
-  cholmod_common common_;
-};
-
-struct SparseDeleter {
-  cholmod_common* common;
-  void operator()(cholmod_sparse* matrix) const { cholmod_free_sparse(&matrix, common); }
-};
-struct FactorDeleter {
-  cholmod_common* common;
-  void operator()(cholmod_factor* factor) const { cholmod_free_factor(&factor, common); }
-};
-using CholmodSparse = std::unique_ptr<cholmod_sparse, SparseDeleter>;
-using CholmodFactor = std::unique_ptr<cholmod_factor, FactorDeleter>;
-
 // The factor of one ordering: pattern in the factor's order, fill, counts.
 struct Factorization {
   bool available = false;
   std::string note;
-  SparsityPattern factor;              // L, rows and columns in elimination order
-  SparsityPattern fill;                // entries of L outside tril(P M P*)
-  std::vector<int> elimination_order;  // position -> row of M
+  SparsityPattern factor;  // L, rows and columns in elimination order
+  SparsityPattern fill;    // entries of L outside tril(P M P*)
   double flops = 0;
 };
 
 // A symmetric positive definite matrix with M's pattern (diagonally dominant: every off-diagonal
-// entry 1, the diagonal one more than its row's off-diagonal count), lower triangle stored.
-CholmodSparse dominant_matrix(const SparsityPattern& mass, cholmod_common* common) {
-  const int n = mass.rows;
-  std::vector<int> off_diagonal(n, 0);
-  long lower_count = 0;
-  for (int c = 0; c < n; ++c)
-    for (int e = mass.column_start[c]; e < mass.column_start[c + 1]; ++e) {
-      const int r = mass.row_index[e];
-      if (r != c) ++off_diagonal[r];
-      if (r >= c) ++lower_count;
-    }
-  CholmodSparse matrix(cholmod_allocate_sparse(n, n, static_cast<size_t>(lower_count), 1, 1, -1,
-                                               CHOLMOD_REAL, common),
-                       SparseDeleter{common});
-  if (!matrix) throw std::runtime_error("CHOLMOD: out of memory for the mass matrix");
-  auto* column_start = static_cast<int*>(matrix->p);
-  auto* row = static_cast<int*>(matrix->i);
-  auto* value = static_cast<double*>(matrix->x);
-  int k = 0;
-  for (int c = 0; c < n; ++c) {
-    column_start[c] = k;
-    for (int e = mass.column_start[c]; e < mass.column_start[c + 1]; ++e) {
-      const int r = mass.row_index[e];
-      if (r < c) continue;
-      row[k] = r;
-      value[k] = r == c ? off_diagonal[c] + 1.0 : 1.0;
-      ++k;
-    }
-  }
-  column_start[n] = k;
+// entry 1, the diagonal one more than its row's off-diagonal count), so that the numeric factor
+// has exactly the symbolic pattern whatever the model's numbers.
+Eigen::SparseMatrix<double> dominant_matrix(const SparsityPattern& mass) {
+  Eigen::SparseMatrix<double> matrix = pattern_matrix(mass);
+  std::vector<int> off_diagonal(mass.rows, 0);
+  for (int c = 0; c < mass.cols; ++c)
+    for (int e = mass.column_start[c]; e < mass.column_start[c + 1]; ++e)
+      if (mass.row_index[e] != c) ++off_diagonal[c];
+  for (int c = 0; c < matrix.outerSize(); ++c)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(matrix, c); it; ++it)
+      it.valueRef() = it.row() == it.col() ? off_diagonal[c] + 1.0 : 1.0;
   return matrix;
 }
 
-// Part II section 7.4: L L* = P M P* by CHOLMOD's simplicial LL* (every structural entry kept,
-// pitfalls.md), with the given order (no postordering, so the order is exactly ours) or AMD /
-// METIS.
-Factorization factorize(const SparsityPattern& mass, const std::string& ordering) {
+// Part II section 7.4: L L* = P M P* (sparse/cholmod_factorization.hpp: CHOLMOD simplicial LL*,
+// given orders without postordering). The topology's forest is numbered in post-order already,
+// so its canonical dof order is the identity.
+Factorization factorize(const SparsityPattern& mass, MassOrdering ordering) {
   Factorization result;
   const int n = mass.rows;
-  std::vector<int> given(n);
-  std::iota(given.begin(), given.end(), 0);
-  if (ordering == "root-first") std::reverse(given.begin(), given.end());
-  const bool is_given = ordering == "canonical" || ordering == "root-first";
-  if (!is_given && ordering != "amd" && ordering != "metis")
-    throw std::invalid_argument("unknown ordering '" + ordering + "'");
-
-  CholmodCommon workspace;
-  cholmod_common* common = workspace.get();
-  common->nmethods = 1;
-  common->method[0].ordering =
-      is_given ? CHOLMOD_GIVEN : (ordering == "amd" ? CHOLMOD_AMD : CHOLMOD_METIS);
-  common->postorder = is_given ? 0 : 1;
-  common->supernodal = CHOLMOD_SIMPLICIAL;
-  common->final_ll = 1;
+  std::vector<int> canonical_order(n);
+  std::iota(canonical_order.begin(), canonical_order.end(), 0);
   if (n == 0) {
     result.available = true;
     result.factor = result.fill = SparsityPattern{0, 0, {0}, {}};
     return result;
   }
-  const CholmodSparse matrix = dominant_matrix(mass, common);
-  const CholmodFactor factor(
-      cholmod_analyze_p(matrix.get(), is_given ? given.data() : nullptr, nullptr, 0, common),
-      FactorDeleter{common});
-  if (!factor || common->status < CHOLMOD_OK) {
-    result.note = ordering == "metis" ? "this CHOLMOD has no METIS" : "CHOLMOD analysis failed";
+  std::optional<CholmodFactorization> cholesky;
+  try {
+    cholesky.emplace(mass, ordering, canonical_order);
+  } catch (const OrderingUnavailable& e) {
+    result.note = e.what();
     return result;
   }
-  result.flops = common->fl;
-  if (!cholmod_factorize(matrix.get(), factor.get(), common) || common->status != CHOLMOD_OK)
-    throw std::runtime_error("CHOLMOD could not factor the mass matrix pattern");
-  const auto* perm = static_cast<const int*>(factor->Perm);
-  result.elimination_order.assign(perm, perm + n);
-  const CholmodSparse lower(cholmod_factor_to_sparse(factor.get(), common), SparseDeleter{common});
-  if (!lower) throw std::runtime_error("CHOLMOD: out of memory for the factor");
+  cholesky->factorize(dominant_matrix(mass));
+  result.flops = cholesky->flops();
+  const Eigen::SparseMatrix<double> lower = cholesky->factor();
 
   // The pattern of L, and of tril(P M P*) to tell the fill apart.
-  const auto* column_start = static_cast<const int*>(lower->p);
-  const auto* row = static_cast<const int*>(lower->i);
   result.factor.rows = result.factor.cols = n;
-  result.factor.column_start.assign(column_start, column_start + n + 1);
-  result.factor.row_index.assign(row, row + column_start[n]);
-  for (int c = 0; c < n; ++c)
-    std::sort(result.factor.row_index.begin() + column_start[c],
-              result.factor.row_index.begin() + column_start[c + 1]);
+  result.factor.column_start.assign(1, 0);
+  for (int c = 0; c < n; ++c) {
+    const auto begin = result.factor.row_index.size();
+    for (Eigen::SparseMatrix<double>::InnerIterator it(lower, c); it; ++it)
+      result.factor.row_index.push_back(static_cast<int>(it.row()));
+    std::sort(result.factor.row_index.begin() + static_cast<std::ptrdiff_t>(begin),
+              result.factor.row_index.end());
+    result.factor.column_start.push_back(static_cast<int>(result.factor.row_index.size()));
+  }
+  const std::vector<int>& permutation = cholesky->permutation();  // row i of L is dof perm[i]
   std::vector<int> position(n);
-  for (int k = 0; k < n; ++k) position[result.elimination_order[k]] = k;
+  for (int k = 0; k < n; ++k) position[permutation[k]] = k;
   std::vector<std::vector<int>> permuted(n);  // column -> rows of tril(P M P*)
   for (int c = 0; c < n; ++c)
     for (int e = mass.column_start[c]; e < mass.column_start[c + 1]; ++e) {
@@ -157,6 +98,15 @@ Factorization factorize(const SparsityPattern& mass, const std::string& ordering
   return result;
 }
 
+MassOrdering ordering_named(const std::string& name) {
+  const auto& names = factor_ordering_names();
+  const std::optional<MassOrdering> ordering = parse_ordering(name);
+  if (!ordering || std::find(names.begin(), names.end(), name) == names.end())
+    throw std::invalid_argument("unknown ordering '" + name +
+                                "' (expected canonical, root-first or amd)");
+  return *ordering;
+}
+
 }  // namespace
 
 const std::vector<std::string>& factor_ordering_names() {
@@ -165,11 +115,8 @@ const std::vector<std::string>& factor_ordering_names() {
 }
 
 MatrixPicture factor_picture(const SkoTopology& topology, const std::string& ordering) {
-  const auto& names = factor_ordering_names();
-  if (std::find(names.begin(), names.end(), ordering) == names.end())
-    throw std::invalid_argument("unknown ordering '" + ordering +
-                                "' (expected canonical, root-first or amd)");
-  Factorization factorization = factorize(matrix_pattern(topology, MatrixKind::kMass), ordering);
+  Factorization factorization =
+      factorize(matrix_pattern(topology, MatrixKind::kMass), ordering_named(ordering));
   MatrixPicture picture;
   picture.pattern = std::move(factorization.factor);
   picture.fill = std::move(factorization.fill);
@@ -188,10 +135,11 @@ MatrixPicture factor_picture(const SkoTopology& topology, const std::string& ord
 std::vector<FactorFill> factor_fill_by_ordering(const SkoTopology& topology) {
   const SparsityPattern mass = matrix_pattern(topology, MatrixKind::kMass);
   std::vector<FactorFill> table;
-  for (const std::string ordering : {"canonical", "root-first", "amd", "metis"}) {
+  for (MassOrdering ordering : {MassOrdering::kCanonical, MassOrdering::kRootFirst,
+                                MassOrdering::kAmd, MassOrdering::kMetis}) {
     const Factorization factorization = factorize(mass, ordering);
     FactorFill row;
-    row.ordering = ordering;
+    row.ordering = ordering_name(ordering);
     row.available = factorization.available;
     row.note = factorization.note;
     row.nonzeros = factorization.factor.nonzeros();

@@ -1,7 +1,7 @@
 // The Cholesky factor L of the mass matrix M under a chosen elimination ordering, as a pattern
 // to draw, with its fill-in: the entries of L outside the lower triangle of the permuted M.
-// CHOLMOD (SuiteSparse, through the sparse layer's dependency) factors a matrix with M's pattern:
-// simplicial LL', which keeps every structural entry (pitfalls.md).
+// sparse/cholmod_factorization.hpp (CHOLMOD simplicial LL', which keeps every structural entry,
+// pitfalls.md) factors a matrix with M's pattern.
 //
 // Part II section 7.4 and pitfalls.md: under a canonical numbering (parent after child) the
 // factor of a tree's M has no fill at all, so pattern(L) = tril(M); the root-first (reversed)
