@@ -21,7 +21,7 @@ struct SpyPlotOptions {
   // takes 256 MiB; cairo's own limit is 32767). A matrix with more rows or columns than this is
   // drawn by density.
   int max_pixels = 800;
-  int max_cell = 40;  // pixels per entry at most (small matrices do not become huge cells)
+  int max_cell = 40;     // pixels per entry at most (small matrices do not become huge cells)
   std::string title;     // first line above the matrix (bold)
   std::string subtitle;  // second line (sizes, counts); may be empty
 };
