@@ -3,8 +3,10 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/analyze_command.hpp"
 #include "cli/graph_command.hpp"
 #include "cli/model_commands.hpp"
+#include "cli/render_command.hpp"
 
 namespace skograph::cli {
 
@@ -17,7 +19,13 @@ constexpr const char* kUsage =
     "                        M, bias, forward and inverse dynamics of a tree model\n"
     "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
     "                        median time per call of a dynamics algorithm\n"
-    "  demo                  run the analysis on the built-in example\n"
+    "  render MODEL|FILE.dot --what digraph|spanning-tree|aggregated|segments|sparsity\n"
+    "         [--matrix M|E|A|L] [--ordering canonical|root-first|amd]\n"
+    "         [--format svg|png|pdf|dot] [--size PIXELS] -o OUT\n"
+    "                        draw one picture (format from OUT's extension by default)\n"
+    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS]\n"
+    "                        report (text, JSON) and every picture into DIR\n"
+    "  demo [--out DIR]      analyze the built-in geared four-bar into DIR (default out/demo)\n"
     "  help                  this text\n";
 }  // namespace
 
@@ -32,6 +40,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "graph") return graph_command(rest, out, err);
     if (command == "dynamics") return dynamics_command(rest, out, err);
     if (command == "bench") return bench_command(rest, out, err);
+    if (command == "render") return render_command(rest, out, err);
+    if (command == "analyze") return analyze_command(rest, out, err);
     if (command == "demo") return demo_command(rest, out, err);
   } catch (const std::exception& e) {
     // Library errors that escaped a command's own handling: still one line, never a crash.

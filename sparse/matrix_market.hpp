@@ -1,0 +1,49 @@
+// Matrix Market files (NIST coordinate format) for other solvers: SciPy's scipy.io.mmread,
+// MATLAB's mmread, CHOLMOD's cholmod_read_sparse, Julia's MatrixMarket.
+//
+//   %%MatrixMarket matrix coordinate real general|symmetric
+//   rows cols entries
+//   i j value            (1-based, one per line, values printed with %.17g: exact round trip)
+//
+// "symmetric" files hold the lower triangle only (row >= column), as the format requires. Every
+// writer writes a temporary file in the target's directory and renames it over the target, so a
+// failed write never leaves a partial file.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace skograph {
+
+// A file that cannot be read, parsed or written: the message names the file (and the line) and the
+// problem, fit for the CLI's one line.
+class MatrixMarketError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The text of a Matrix Market file of `matrix` (symmetric: lower triangle only; the caller vouches
+// for the symmetry).
+std::string matrix_market_text(const Eigen::SparseMatrix<double>& matrix, bool symmetric);
+void write_matrix_market(const std::string& path, const Eigen::SparseMatrix<double>& matrix,
+                         bool symmetric);
+
+// Reads a real or integer coordinate file, general or symmetric (expanded to both triangles).
+// Throws MatrixMarketError naming the file and line.
+Eigen::SparseMatrix<double> read_matrix_market(const std::string& path);
+
+// A permutation, one 1-based index per line: line i holds permutation[i - 1] + 1.
+std::string permutation_text(const std::vector<int>& permutation);
+void write_permutation(const std::string& path, const std::vector<int>& permutation);
+// The 0-based permutation of such a file (checks that it is one).
+std::vector<int> read_permutation(const std::string& path);
+
+// Writes several files all or nothing: each text goes to a temporary next to its target first;
+// only when every one is written are they renamed over their targets. On failure the temporaries
+// are removed and MatrixMarketError names the file that could not be written.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
+
+}  // namespace skograph
