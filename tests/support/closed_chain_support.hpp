@@ -160,8 +160,15 @@ inline Mechanism chain_closed_to_world(LoopType type, std::mt19937& rng, Eigen::
   return m;
 }
 
+// Rows of a loop type (closed_chain_model.hpp): revolute 5, prismatic 5, spherical 3, weld 6.
+inline int loop_rows(LoopType type) {
+  return type == LoopType::kSpherical ? 3 : type == LoopType::kWeld ? 6 : 5;
+}
+
 // A random tree (no floating base, spherical and planar joints inside) with `loops` random loops
-// of random types between random pairs of links (or a link and the world), closed at q0.
+// of random types between random pairs of links (or a link and the world), closed at q0. Each
+// loop's sub-graph has at least two dofs more than the loop has rows (so the closed mechanism
+// moves), found by drawing pairs.
 inline Mechanism random_closed_mechanism(int links, int loops, std::mt19937& rng,
                                          Eigen::VectorXd& q0) {
   RandomMechanismOptions options;
@@ -177,9 +184,15 @@ inline Mechanism random_closed_mechanism(int links, int loops, std::mt19937& rng
     LoopClosure loop;
     loop.name = "loop" + std::to_string(l);
     loop.type = types[rng() % 4];
-    loop.parent = static_cast<int>(rng() % (links + 1)) - 1;
-    do loop.child = static_cast<int>(rng() % links);
-    while (loop.child == loop.parent);
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      loop.parent = static_cast<int>(rng() % (links + 1)) - 1;
+      do loop.child = static_cast<int>(rng() % links);
+      while (loop.child == loop.parent);
+      Mechanism trial = m;
+      trial.loops = {loop};
+      const ClosedChainModel model(trial);
+      if (static_cast<int>(model.aggregate_dofs(0).size()) >= loop_rows(loop.type) + 2) break;
+    }
     close_loop_at(m, loop, q0, rng);
   }
   return m;
