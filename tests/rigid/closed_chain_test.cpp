@@ -48,10 +48,16 @@ std::vector<ClosedCase> closed_cases() {
   for (const bool internal : {false, true})
     cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
                      four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
-  {
+  for (const bool serial : {false, true}) {
     Eigen::VectorXd q(3);
     q << 0.3, 5 * 0.4, 0.4;
-    cases.push_back({"geared", geared_links(5.0), q, Eigen::VectorXd()});
+    cases.push_back(
+        {serial ? "geared_serial" : "geared", geared_links(5.0, serial), q, Eigen::VectorXd()});
+  }
+  {
+    Eigen::VectorXd q0;
+    Mechanism m = floating_closed_to_world(rng, q0);
+    cases.push_back({"floating_to_world", m, q0, Eigen::VectorXd()});
   }
   for (const LoopType type :
        {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
@@ -456,6 +462,61 @@ TEST(ClosedChainModel, ReselectsIndependentCoordinatesAlongAFullCrankTurn) {
     EXPECT_GE(data.selection[0].conditioning, model.options().reselect_conditioning);
     EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
   }
+}
+
+}  // namespace
+}  // namespace skograph
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+// A gear's sub-graph holds both joints' hinges, for siblings and for a link hanging from its
+// motor; the closed coordinates satisfy q[motor] = ratio q[link] and the same for the rates.
+TEST(ClosedChainModel, GearAggregatesBothHingesAndCouplesTheirCoordinates) {
+  for (const bool serial : {false, true}) {
+    const ClosedChainModel model(geared_links(4.0, serial));
+    ClosedChainData data(model);
+    ASSERT_EQ(model.aggregate_count(), 1);
+    std::vector<int> nodes = model.aggregate_nodes(0);
+    std::ranges::sort(nodes);
+    EXPECT_EQ(nodes, (std::vector<int>{1, 2}));
+    EXPECT_FALSE(model.swallows_whole_mechanism());
+    Eigen::VectorXd q(3), qd(3);
+    q << 0.2, 0.3, -0.5;
+    qd << 0.4, 1.5, -2.0;
+    close_positions(model, data, q);
+    close_velocities(model, data, q, qd);
+    EXPECT_NEAR(q[1], 4.0 * q[2], 1e-12);
+    EXPECT_NEAR(qd[1], 4.0 * qd[2], 1e-12);
+    EXPECT_EQ(data.independent.size(), 2u);
+    EXPECT_EQ(data.independent[0], 0);  // the base joint is a plain tree joint
+  }
+}
+
+// Two loops sharing links merge into one aggregate whose rows stack both loops.
+TEST(ClosedChainModel, LoopsSharingLinksShareOneAggregate) {
+  std::mt19937 rng(21);
+  Eigen::VectorXd q0;
+  Mechanism m = chain_closed_to_world(LoopType::kSpherical, rng, q0);
+  LoopClosure second;
+  second.name = "second";
+  second.type = LoopType::kRevolute;
+  second.parent = 0;
+  second.child = 3;
+  close_loop_at(m, second, q0, rng);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_EQ(model.aggregate_loops(0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(model.constraint_rows(0), 3 + 5);
+  Eigen::VectorXd q = q0 + rigid_random_state(model.dof_count(), rng, 0.01);
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+  close_velocities(model, data, q, qd);
+  EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
 }
 
 }  // namespace

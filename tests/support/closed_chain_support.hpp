@@ -96,15 +96,16 @@ inline Eigen::Vector2d four_bar_coupler_tip(const FourBarLengths& l, double cran
 }
 
 // Base link on a revolute joint; motor and link are its children (siblings) coupled by a gear
-// q[motor] = ratio q[link]; the link carries an offset mass.
-inline Mechanism geared_links(double ratio = 5.0) {
+// q[motor] = ratio q[link]; the link carries an offset mass. With `serial`, the link hangs from
+// the motor instead (the gear's sub-graph then starts at the motor).
+inline Mechanism geared_links(double ratio = 5.0, bool serial = false) {
   Mechanism m;
   m.name = "geared";
   m.links = {rod_link("base", 1.0, 2.0), rod_link("motor", 0.1, 0.5), rod_link("arm", 1.5, 1.0)};
   m.joints.push_back(
       revolute_joint("j_base", -1, 0, Eigen::Vector3d::Zero(), Eigen::Vector3d::UnitY()));
   m.joints.push_back(revolute_joint("motor", 0, 1, Eigen::Vector3d(0.5, 0, 0)));
-  m.joints.push_back(revolute_joint("link", 0, 2, Eigen::Vector3d(1.0, 0, 0)));
+  m.joints.push_back(revolute_joint("link", serial ? 1 : 0, 2, Eigen::Vector3d(1.0, 0, 0)));
   Coupling gear;
   gear.name = "gear";
   gear.joint_a = 1;
@@ -244,22 +245,59 @@ inline Eigen::VectorXd dae_accelerations(const Eigen::MatrixXd& mass, const Eige
 }
 
 // q(t) along a constant qd (qdd = 0): added for coordinates whose rate is qd, R exp(t omega~) for
-// spherical joints (qd the body-frame angular velocity). No floating joints.
+// rotation vectors (qd the body-frame angular velocity) and, for floating positions,
+// p + integral of R(s) v ds (Simpson's rule on 32 intervals).
 inline Eigen::VectorXd advance_configuration(const RigidBodyModel& tree, const Eigen::VectorXd& q,
                                              const Eigen::VectorXd& qd, double t) {
   Eigen::VectorXd result = q;
+  auto rotation_at = [&](int offset, double s) {
+    return Eigen::Matrix3d(rotation_from_vector(q.segment<3>(offset)) *
+                           rotation_from_vector(s * qd.segment<3>(offset)));
+  };
   for (int k = 0; k < tree.joint_count(); ++k) {
     const int offset = tree.joint_dof_offset(k);
-    if (tree.joint_geometry(k).type == JointType::kSpherical) {
-      const Eigen::Matrix3d r = rotation_from_vector(q.segment<3>(offset)) *
-                                rotation_from_vector(t * qd.segment<3>(offset));
-      const Eigen::AngleAxisd angle_axis(r);
+    const JointType type = tree.joint_geometry(k).type;
+    if (type == JointType::kSpherical || type == JointType::kFloating) {
+      const Eigen::AngleAxisd angle_axis(rotation_at(offset, t));
       result.segment<3>(offset) = angle_axis.angle() * angle_axis.axis();
+      if (type == JointType::kFloating) {
+        const int intervals = 32;
+        Eigen::Vector3d integral = Eigen::Vector3d::Zero();
+        for (int i = 0; i <= intervals; ++i) {
+          const double weight = (i == 0 || i == intervals) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+          integral += weight * rotation_at(offset, t * i / intervals) * qd.segment<3>(offset + 3);
+        }
+        result.segment<3>(offset + 3) += t / (3.0 * intervals) * integral;
+      }
     } else {
       result.segment(offset, tree.joint_dofs(k)) += t * qd.segment(offset, tree.joint_dofs(k));
     }
   }
   return result;
+}
+
+// A free-floating body on a floating joint, a pendulum hanging from it by a revolute joint, and
+// the pendulum's tip closed to the world by a spherical loop at a random closed configuration.
+inline Mechanism floating_closed_to_world(std::mt19937& rng, Eigen::VectorXd& q0) {
+  Mechanism m;
+  m.name = "floating_to_world";
+  m.links = {random_link("body", rng), random_link("pendulum", rng)};
+  Joint free;
+  free.name = "free";
+  free.type = JointType::kFloating;
+  free.parent = -1;
+  free.child = 0;
+  m.joints.push_back(free);
+  Joint hinge = revolute_joint("hinge", 0, 1, Eigen::Vector3d(0.3, 0.1, 0), rigid_random_unit(rng));
+  m.joints.push_back(hinge);
+  q0 = rigid_random_state(7, rng, 0.8);
+  LoopClosure loop;
+  loop.name = "anchor";
+  loop.type = LoopType::kSpherical;
+  loop.parent = -1;
+  loop.child = 1;
+  close_loop_at(m, loop, q0, rng);
+  return m;
 }
 
 }  // namespace skograph::testing_support
