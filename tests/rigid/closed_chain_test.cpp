@@ -424,6 +424,21 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
         std::string::npos)
         << error.what();
   }
+  // Started at the singular configuration, the nominal rank is too low; at a regular
+  // configuration the selection is taken again with the full rank.
+  ClosedChainData fresh(model);
+  update_closed_chain(model, fresh, in_line, zero);
+  EXPECT_EQ(fresh.nominal_rank[0], 1);
+  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+  close_velocities(model, fresh, regular, qd);
+  EXPECT_EQ(fresh.nominal_rank[0], 2);
+  EXPECT_EQ(fresh.independent.size(), 1u);
+  EXPECT_LT(velocity_residual(model, fresh, regular, qd), 1e-10);
+  const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravity);
+  EXPECT_LT((full_constraint_matrix(model, fresh) * qdd + full_velocity_product(model, fresh))
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-9);
 }
 
 TEST(ClosedChainModel, RejectsBadClosures) {
