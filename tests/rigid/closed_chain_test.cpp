@@ -20,21 +20,6 @@ using namespace testing_support;
 
 const Eigen::Vector3d kGravity(0, -9.81, 0);
 
-// The four-bar's joint angles for a crank angle from the closed form (upper branch).
-Eigen::VectorXd four_bar_configuration(bool internal_cut, double crank_angle,
-                                       const FourBarLengths& l = {}) {
-  const Eigen::Vector2d p = l.crank * Eigen::Vector2d(std::cos(crank_angle), std::sin(crank_angle));
-  const Eigen::Vector2d tip = four_bar_coupler_tip(l, crank_angle, true);
-  const Eigen::Vector2d d(l.ground, 0);
-  const double coupler = std::atan2(tip.y() - p.y(), tip.x() - p.x());
-  Eigen::VectorXd q(3);
-  q[0] = crank_angle;
-  q[1] = coupler - crank_angle;
-  q[2] = internal_cut ? std::atan2(tip.y() - d.y(), tip.x() - d.x())
-                      : std::atan2(d.y() - tip.y(), d.x() - tip.x()) - coupler;
-  return q;
-}
-
 // A closed state (q, qd) of a test mechanism with its model.
 struct ClosedCase {
   std::string name;
@@ -48,6 +33,10 @@ std::vector<ClosedCase> closed_cases() {
   for (const bool internal : {false, true})
     cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
                      four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
+  {
+    const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
+    cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
+  }
   for (const bool serial : {false, true}) {
     Eigen::VectorXd q(3);
     q << 0.3, 5 * 0.4, 0.4;
@@ -77,6 +66,19 @@ std::vector<ClosedCase> closed_cases() {
     close_velocities(model, data, c.q, c.qd);
   }
   return cases;
+}
+
+// A chain of four-bars: one aggregate per four-bar, each hanging from the previous one.
+TEST(ClosedChainModel, FourBarChainHasOneAggregatePerFourBar) {
+  const ClosedChainModel model(four_bar_chain(5));
+  ASSERT_EQ(model.aggregate_count(), 5);
+  EXPECT_FALSE(model.swallows_whole_mechanism());
+  for (int s = 0; s < 5; ++s) {
+    std::vector<int> nodes = model.aggregate_nodes(s);
+    std::ranges::sort(nodes);
+    EXPECT_EQ(nodes, (std::vector<int>{3 * s, 3 * s + 1, 3 * s + 2}));
+    EXPECT_EQ(model.aggregate_loops(s), (std::vector<int>{s}));
+  }
 }
 
 TEST(ClosedChainModel, FourBarAggregatesAndClosesToTheClosedForm) {
