@@ -771,16 +771,16 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
     Eigen::VectorXd& error = data.work->position_error[s];
     double residual = error.size() ? error.cwiseAbs().maxCoeff() : 0.0;
     if (residual <= options.position_tolerance) continue;
-    // The dependent coordinates: the stored selection while it stays well conditioned here.
+    // The dependent coordinates: the stored selection while it stays well conditioned here. A
+    // selection made away from the closure does not fix the nominal rank (an over-constrained
+    // loop has a lower rank on its closure than off it): the next update takes it.
     if (data.nominal_rank[s] < 0 ||
         selection_conditioning(data.constraint_matrix[s], data.selection[s]) <
             options.reselect_conditioning) {
-      const CoordinateSelection selection =
+      CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
-      if (data.nominal_rank[s] < 0 || selection.rank >= data.nominal_rank[s]) {
-        data.selection[s] = selection;
-        if (data.nominal_rank[s] < 0) data.nominal_rank[s] = selection.rank;
-      }
+      if (data.nominal_rank[s] < 0 || selection.rank >= data.nominal_rank[s])
+        data.selection[s] = std::move(selection);
     }
     const std::vector<int>& dependent = data.selection[s].dependent;
     Eigen::VectorXd saved(q.size()), step(columns);
@@ -1015,9 +1015,12 @@ void innovations_factors(const ClosedChainModel& model, ClosedChainData& data,
   const int n = static_cast<int>(map.size());
   Eigen::PermutationMatrix<Eigen::Dynamic> permutation(n);
   for (int i = 0; i < n; ++i) permutation.indices()[i] = map[i];
-  factors.newton_euler_factor = permutation * factors.newton_euler_factor * permutation.transpose();
-  factors.innovations_inertia = permutation * factors.innovations_inertia * permutation.transpose();
-  factors.inverse_factor = permutation * factors.inverse_factor * permutation.transpose();
+  Eigen::MatrixXd permuted;
+  for (Eigen::MatrixXd* factor :
+       {&factors.newton_euler_factor, &factors.innovations_inertia, &factors.inverse_factor}) {
+    permuted = permutation * (*factor);
+    *factor = permuted * permutation.transpose();
+  }
 }
 
 }  // namespace skograph

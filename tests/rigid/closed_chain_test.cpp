@@ -538,3 +538,40 @@ TEST(ClosedChainModel, LoopsSharingLinksShareOneAggregate) {
 
 }  // namespace
 }  // namespace skograph
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+// A loop whose sub-graph has no dofs (across a fixed joint) is a constant condition: checked, not
+// embedded; the rest of the mechanism moves as a tree.
+TEST(ClosedChainModel, LoopAcrossAFixedJointIsAConstantCondition) {
+  Mechanism m = geared_links();
+  m.couplings.clear();
+  m.joints[1].type = JointType::kFixed;
+  LoopClosure loop;
+  loop.name = "rigid";
+  loop.type = LoopType::kWeld;
+  loop.parent = 0;
+  loop.child = 1;
+  loop.parent_origin = m.joints[1].origin;
+  m.loops.push_back(loop);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_TRUE(model.aggregate_dofs(0).empty());
+  Eigen::VectorXd q(2), qd(2);
+  q << 0.3, -0.4;
+  qd << 1.0, 2.0;
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-12);
+  RigidBodyData tree_data(model.tree());
+  const Eigen::VectorXd tau = Eigen::Vector2d(0.5, -0.2);
+  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
+  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+  EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+}  // namespace
+}  // namespace skograph

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "rigid/closed_chain_model.hpp"
-#include "support/rigid_support.hpp"
+#include "rigid_support.hpp"
 
 namespace skograph::testing_support {
 
