@@ -573,5 +573,22 @@ TEST(ClosedChainModel, LoopAcrossAFixedJointIsAConstantCondition) {
   EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-10);
 }
 
+// Without loops or couplings the closed-chain model is the tree: every dof independent, X = I.
+TEST(ClosedChainModel, TreeWithoutClosuresIsTheTree) {
+  Mechanism m = four_bar(false);
+  m.loops.clear();
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  EXPECT_EQ(model.aggregate_count(), 0);
+  const Eigen::VectorXd q = Eigen::Vector3d(0.3, -0.2, 0.9), qd = Eigen::Vector3d(1.0, 0.5, -2.0);
+  const Eigen::VectorXd tau = Eigen::Vector3d(0.1, 0.2, 0.3);
+  RigidBodyData tree_data(model.tree());
+  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
+  EXPECT_LT((forward_dynamics(model, data, q, qd, tau, kGravity) - reference).cwiseAbs().maxCoeff(),
+            1e-10);
+  EXPECT_TRUE(data.X.isIdentity());
+  EXPECT_EQ(data.independent, (std::vector<int>{0, 1, 2}));
+}
+
 }  // namespace
 }  // namespace skograph
