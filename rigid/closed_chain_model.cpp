@@ -271,6 +271,8 @@ struct ClosedChainData::Workspaces {
   // aggregated structure's member order (embed_hinge_maps).
   std::vector<Eigen::MatrixXd> position_jacobian;
   std::vector<Eigen::VectorXd> position_error;
+  std::vector<double> orientation_flip;  // per aggregate: the largest revolute axis flip
+  std::vector<int> flipped_loop;         // the loop it belongs to, -1 for none
   std::vector<Eigen::MatrixXd> embedding_structure_order;
   std::vector<int> structure_rank;      // the ranks the structure was built with
   Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity
@@ -303,6 +305,8 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   nominal_rank.assign(aggregates, -1);
   work->position_jacobian.resize(aggregates);
   work->position_error.resize(aggregates);
+  work->orientation_flip.assign(aggregates, 0.0);
+  work->flipped_loop.assign(aggregates, -1);
   work->embedding_structure_order.resize(aggregates);
   for (int s = 0; s < aggregates; ++s) {
     const int rows = impl.rows[s], columns = static_cast<int>(impl.dofs[s].size());
@@ -425,29 +429,43 @@ void relative_twist_jacobian(const RigidBodyModel& tree, const RigidBodyData& da
 }
 
 // Position error of a loop in its constrained directions (closed_chain_model.hpp): linear rows of
-// R_p^T D; angular rows T^T (a x (R_rel a)) for a revolute, vee((R_rel - R_rel^T)/2) otherwise,
-// with R_rel = R_p^T R_c. `angular_jacobian` (3 x 3) maps the relative angular velocity (F_p
-// coordinates) to the derivative of the angular error before the row selection: d(R_rel)/dt =
-// w~ R_rel gives d/dt (a x R_rel a) = -a~ (R_rel a)~ w and
-// d/dt vee((R_rel - R_rel^T)/2) = (tr(R_rel) I - R_rel) w / 2.
-void loop_position_error(const LoopRows& rows, const LoopClosure& loop, const FrameMotion& parent,
-                         const FrameMotion& child, Eigen::Ref<Eigen::VectorXd> error,
-                         Eigen::Matrix3d& angular_jacobian) {
+// R_p^T D; angular rows T^T (a x (R_rel a)) for a revolute, the rotation vector r = log(R_rel)
+// otherwise, with R_rel = R_p^T R_c. `angular_jacobian` (3 x 3) maps the relative angular
+// velocity w (F_p coordinates, d(R_rel)/dt = w~ R_rel) to the derivative of the angular error
+// before the row selection: d/dt (a x R_rel a) = -a~ (R_rel a)~ w, and dr/dt = J_l^-1(r) w =
+// J_r^-1(-r) w (rotation_vector_rate_matrix). Returns how far a revolute's axis is flipped
+// (1 - a . R_rel a when a . R_rel a < 0, else 0): a x (R_rel a) vanishes there too, so the
+// closure counts as open.
+double loop_position_error(const LoopRows& rows, const LoopClosure& loop, const FrameMotion& parent,
+                           const FrameMotion& child, Eigen::Ref<Eigen::VectorXd> error,
+                           Eigen::Matrix3d& angular_jacobian) {
   const Eigen::Matrix3d relative = parent.rotation.transpose() * child.rotation;
   const Eigen::Vector3d position = parent.rotation.transpose() * (child.position - parent.position);
   Eigen::Vector3d angular;
+  double flip = 0.0;
   if (loop.type == LoopType::kRevolute) {
     const Eigen::Vector3d turned = relative * rows.axis;
     angular = rows.axis.cross(turned);
     angular_jacobian = -cross_matrix(rows.axis) * cross_matrix(turned);
+    const double alignment = rows.axis.dot(turned);
+    if (alignment < 0) flip = 1.0 - alignment;
   } else {
-    const Eigen::Matrix3d skew = 0.5 * (relative - relative.transpose());
-    angular = Eigen::Vector3d(skew(2, 1), skew(0, 2), skew(1, 0));
-    angular_jacobian = 0.5 * (relative.trace() * Eigen::Matrix3d::Identity() - relative);
+    const Eigen::AngleAxisd angle_axis(relative);
+    angular = angle_axis.angle() * angle_axis.axis();
+    angular_jacobian = rotation_vector_rate_matrix(-angular);
   }
   const int angular_rows = static_cast<int>(rows.angular.rows());
   error.head(angular_rows) = rows.angular * angular;
   error.tail(rows.linear.rows()) = rows.linear * position;
+  return flip;
+}
+
+// The position residual of aggregate s after aggregate_constraints: max |error|, or the flip of a
+// revolute axis when larger.
+double aggregate_position_residual(const ClosedChainData& data, int s) {
+  const Eigen::VectorXd& error = data.work->position_error[s];
+  const double largest = error.size() ? error.cwiseAbs().maxCoeff() : 0.0;
+  return std::max(largest, data.work->orientation_flip[s]);
 }
 
 // Which loop or coupling row r of aggregate s belongs to (for messages).
@@ -493,6 +511,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   const bool with_velocity = level == Level::kAcceleration;
   const Eigen::VectorXd* acceleration = with_velocity ? &data.work->node_acceleration : nullptr;
   Eigen::Matrix<double, 6, Eigen::Dynamic> twist;
+  data.work->orientation_flip[s] = 0.0;
+  data.work->flipped_loop[s] = -1;
   int row = 0;
   for (const int l : impl.loops[s]) {
     const LoopClosure& loop = m.loops[l];
@@ -505,8 +525,12 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     Eigen::Matrix3d angular_jacobian;
-    loop_position_error(rows, loop, parent, child, error.segment(row, rows.rows()),
-                        angular_jacobian);
+    const double flip = loop_position_error(rows, loop, parent, child,
+                                            error.segment(row, rows.rows()), angular_jacobian);
+    if (flip > data.work->orientation_flip[s]) {
+      data.work->orientation_flip[s] = flip;
+      data.work->flipped_loop[s] = l;
+    }
     jacobian.middleRows(row, angular_rows) = rows.angular * angular_jacobian * twist.topRows<3>();
     jacobian.middleRows(row + angular_rows, linear_rows) = rows.linear * twist.bottomRows<3>();
     constraint.middleRows(row, angular_rows) = rows.angular * twist.topRows<3>();
@@ -768,7 +792,7 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
     update_positions(tree, q, data.tree);
     aggregate_constraints(model, data, s, q, Level::kVelocity);
     Eigen::VectorXd& error = data.work->position_error[s];
-    double residual = error.size() ? error.cwiseAbs().maxCoeff() : 0.0;
+    double residual = aggregate_position_residual(data, s);
     if (residual <= options.position_tolerance) continue;
     // The dependent coordinates: the stored selection while it stays well conditioned here. A
     // selection made away from the closure does not fix the nominal rank (an over-constrained
@@ -815,16 +839,19 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
         aggregate_constraints(model, data, s, q, Level::kVelocity);
         break;
       }
-      residual = error.cwiseAbs().maxCoeff();
+      residual = aggregate_position_residual(data, s);
       if (residual <= options.position_tolerance) break;
     }
-    residual = error.cwiseAbs().maxCoeff();
+    residual = aggregate_position_residual(data, s);
     // At the roundoff floor a residual a little above a tight tolerance is closed.
     if (residual > std::max(options.position_tolerance, 1e-11)) {
       Eigen::Index worst = 0;
-      error.cwiseAbs().maxCoeff(&worst);
-      throw ClosureError(row_owner(model, s, static_cast<int>(worst)) +
-                         " cannot be closed from the given state: residual " +
+      if (error.size()) error.cwiseAbs().maxCoeff(&worst);
+      const int flipped = data.work->flipped_loop[s];
+      const std::string owner = flipped >= 0 && data.work->orientation_flip[s] >= residual
+                                    ? loop_label(model.mechanism(), flipped)
+                                    : row_owner(model, s, static_cast<int>(worst));
+      throw ClosureError(owner + " cannot be closed from the given state: residual " +
                          format_residual(residual) + " after " + std::to_string(iteration) +
                          " Newton steps");
     }
@@ -849,8 +876,7 @@ double position_residual(const ClosedChainModel& model, ClosedChainData& data,
   double residual = 0.0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kPosition);
-    if (data.work->position_error[s].size())
-      residual = std::max(residual, data.work->position_error[s].cwiseAbs().maxCoeff());
+    residual = std::max(residual, aggregate_position_residual(data, s));
   }
   return residual;
 }

@@ -646,5 +646,31 @@ TEST(ClosedChainModel, StewartPlatformConservesEnergy) {
   EXPECT_LT(drift, 1e-6);
 }
 
+// A revolute closure whose axes point opposite ways is open although a x (R a) vanishes: a ball
+// joint at the origin closed to the world by a revolute about z, turned a half turn about x.
+TEST(ClosedChainModel, RevoluteClosureWithFlippedAxisIsOpen) {
+  Mechanism m;
+  m.links = {rod_link("ball", 1.0, 1.0)};
+  Joint ball;
+  ball.name = "ball";
+  ball.type = JointType::kSpherical;
+  ball.child = 0;
+  m.joints.push_back(ball);
+  LoopClosure loop;
+  loop.name = "hinge";
+  loop.type = LoopType::kRevolute;
+  loop.child = 0;
+  m.loops.push_back(loop);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  Eigen::VectorXd q = Eigen::Vector3d(M_PI, 0, 0);
+  EXPECT_NEAR(position_residual(model, data, q), 2.0, 1e-12);
+  EXPECT_THROW(close_positions(model, data, q), ClosureError);
+  q = Eigen::Vector3d(0.3, -0.2, 0.5);  // tilted: Newton turns the axis back to z
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  EXPECT_NEAR(std::abs(rotation_from_vector(q)(2, 2)), 1.0, 1e-10);
+}
+
 }  // namespace
 }  // namespace skograph
