@@ -22,8 +22,8 @@
 //             only as the loop joint allows (the frames coincide at the joint's zero).
 //   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link]), per dof.
 // Position level, in the same directions: the position of O_c in F_p (R_p^T (x_c - x_p)); the
-// orientation error a x (R_rel a) for a revolute (a its axis, R_rel = R_p^T R_c), vee((R_rel -
-// R_rel^T) / 2) for prismatic and weld (zero when the frames are parallel); q_a - ratio q_b for
+// orientation error a x (R_rel a) for a revolute (a its axis, R_rel = R_p^T R_c; a flipped axis
+// counts as open), the rotation vector log(R_rel) for prismatic and weld; q_a - ratio q_b for
 // gears. Newton over each aggregate's dependent entries of q with the exact Jacobian with respect
 // to q (rotation vectors through the right Jacobian of the exponential map), so the independent
 // entries of q are kept exactly.
