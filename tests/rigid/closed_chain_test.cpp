@@ -353,8 +353,28 @@ double energy(const ClosedChainModel& model, ClosedChainData& data, const Eigen:
          potential_energy(model.tree(), data.tree, kGravity);
 }
 
-// RK4 on (q, qd_R): dq/dt = configuration_rate(q, X qd_R), d qd_R/dt = qdd(independent), positions
-// and velocities closed after every step.
+// One RK4 step of dq/dt = configuration_rate(q, qd), dqd/dt = closed-chain forward dynamics,
+// then positions and velocities closed (the independent entries kept: this integrates q_R, qd_R).
+void closed_rk4_step(const ClosedChainModel& model, ClosedChainData& data, Eigen::VectorXd& q,
+                     Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                     const Eigen::Vector3d& gravity, double dt) {
+  auto derivative = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds,
+                        Eigen::VectorXd& q_rate, Eigen::VectorXd& qd_rate) {
+    q_rate.resize(model.dof_count());
+    configuration_rate(model.tree(), qs, qds, q_rate);
+    qd_rate = forward_dynamics(model, data, qs, qds, tau, gravity);
+  };
+  Eigen::VectorXd k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
+  derivative(q, qd, k1q, k1v);
+  derivative(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v, k2q, k2v);
+  derivative(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v, k3q, k3v);
+  derivative(q + dt * k3q, qd + dt * k3v, k4q, k4v);
+  q += dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+  qd += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+  close_positions(model, data, q);
+  close_velocities(model, data, q, qd);
+}
+
 TEST(ClosedChainModel, TorqueFreeFourBarConservesEnergy) {
   for (const bool internal_cut : {false, true}) {
     const ClosedChainModel model(four_bar(internal_cut));
@@ -365,28 +385,43 @@ TEST(ClosedChainModel, TorqueFreeFourBarConservesEnergy) {
     qd *= 2.0 / qd.cwiseAbs().maxCoeff();
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
     const double initial = energy(model, data, q, qd);
-    auto derivative = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds,
-                          Eigen::VectorXd& q_rate, Eigen::VectorXd& qd_rate) {
-      q_rate.resize(3);
-      configuration_rate(model.tree(), qs, qds, q_rate);
-      qd_rate = forward_dynamics(model, data, qs, qds, zero, kGravity);
-    };
-    const double dt = 1e-3;
-    for (int step = 0; step < 1000; ++step) {
-      Eigen::VectorXd k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
-      derivative(q, qd, k1q, k1v);
-      derivative(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v, k2q, k2v);
-      derivative(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v, k3q, k3v);
-      derivative(q + dt * k3q, qd + dt * k3v, k4q, k4v);
-      q += dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
-      qd += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
-      close_positions(model, data, q);
-      close_velocities(model, data, q, qd);
-    }
+    for (int step = 0; step < 1000; ++step)
+      closed_rk4_step(model, data, q, qd, zero, kGravity, 1e-3);
     EXPECT_LT(position_residual(model, data, q), 1e-10);
     const double drift = std::abs(energy(model, data, q, qd) - initial) / std::abs(initial);
     EXPECT_LT(drift, 1e-6) << (internal_cut ? "internal" : "terminal");
   }
+}
+
+// Terminal and internal cuts from the same physical state stay together over a simulated
+// half-second with gravity and a crank torque: the crank and coupler frames and the rocker's
+// center of mass coincide at the end.
+TEST(ClosedChainModel, FourBarCutsGiveTheSameMotion) {
+  const ClosedChainModel terminal(four_bar(false)), internal(four_bar(true));
+  ClosedChainData terminal_data(terminal), internal_data(internal);
+  Eigen::VectorXd q_terminal = four_bar_configuration(false, 0.5);
+  Eigen::VectorXd q_internal = four_bar_configuration(true, 0.5);
+  Eigen::VectorXd qd_terminal = Eigen::VectorXd::Ones(3), qd_internal = Eigen::VectorXd::Ones(3);
+  close_velocities(terminal, terminal_data, q_terminal, qd_terminal);
+  close_velocities(internal, internal_data, q_internal, qd_internal);
+  qd_terminal *= 1.5 / qd_terminal[0];
+  qd_internal *= 1.5 / qd_internal[0];
+  const Eigen::VectorXd tau = Eigen::Vector3d(0.8, 0.0, 0.0);
+  for (int step = 0; step < 500; ++step) {
+    closed_rk4_step(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravity, 1e-3);
+    closed_rk4_step(internal, internal_data, q_internal, qd_internal, tau, kGravity, 1e-3);
+  }
+  EXPECT_GT(std::abs(q_terminal[0] - 0.5), 0.1);  // it moved
+  for (const int link : {0, 1})
+    EXPECT_LT((link_pose(terminal, terminal_data, q_terminal, link).matrix() -
+               link_pose(internal, internal_data, q_internal, link).matrix())
+                  .norm(),
+              1e-8);
+  const Eigen::Vector3d center(0.5 * 2.5, 0, 0);
+  EXPECT_LT((link_pose(terminal, terminal_data, q_terminal, 2) * center -
+             link_pose(internal, internal_data, q_internal, 2) * center)
+                .norm(),
+            1e-8);
 }
 
 TEST(ClosedChainModel, ReportsClosuresThatCannotBeAssembled) {
@@ -622,24 +657,7 @@ TEST(ClosedChainModel, StewartPlatformConservesEnergy) {
   };
   const double initial = total(q, qd);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
-  auto derivative = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds,
-                        Eigen::VectorXd& q_rate, Eigen::VectorXd& qd_rate) {
-    q_rate.resize(model.dof_count());
-    configuration_rate(model.tree(), qs, qds, q_rate);
-    qd_rate = forward_dynamics(model, data, qs, qds, zero, gravity);
-  };
-  const double dt = 1e-3;
-  for (int step = 0; step < 300; ++step) {
-    Eigen::VectorXd k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
-    derivative(q, qd, k1q, k1v);
-    derivative(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v, k2q, k2v);
-    derivative(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v, k3q, k3v);
-    derivative(q + dt * k3q, qd + dt * k3v, k4q, k4v);
-    q += dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
-    qd += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
-    close_positions(model, data, q);
-    close_velocities(model, data, q, qd);
-  }
+  for (int step = 0; step < 300; ++step) closed_rk4_step(model, data, q, qd, zero, gravity, 1e-3);
   EXPECT_LT(position_residual(model, data, q), 1e-10);
   EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
   const double drift = std::abs(total(q, qd) - initial) / std::abs(initial);
