@@ -389,7 +389,8 @@ void velocity_product_accelerations(const RigidBodyModel& tree, const RigidBodyD
 }
 
 // The relative twist of F_c with respect to F_p in F_p coordinates per unit rate of each dof of
-// aggregate s (6 x n_S):
+// aggregate s (6 x n_S): the sub-graph Jacobians J_o - J_p of constraint-embedding Eq. 58 with
+// the closure nodes o = F_c, p = F_p, before the constraint rows A select its directions:
 //   [R_p^T (w_c - w_p); R_p^T (v_c - v_p - w_p x D)],  D = x_c - x_p,
 // where a dof of joint k moves link L when k is an ancestor-or-self of L in the tree, giving
 // w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)).
@@ -495,7 +496,9 @@ std::string aggregate_label(const ClosedChainModel& model, int s) {
 
 enum class Level { kPosition, kVelocity, kAcceleration };
 
-// The constraints of aggregate s at the kinematics in data.tree: position error and its Jacobian
+// The constraints of aggregate s at the kinematics in data.tree (constraint-embedding Eq. 58-59,
+// Q = [Y1 Y2] up to the column split; Qdot qd the velocity-product term of Corollary 8.1, Eq. 61,
+// formed directly as d/dt (Q qd) at qdd = 0): position error and its Jacobian
 // (kPosition and up), Q (kVelocity and up), Qdot qd (kAcceleration; needs
 // work.node_acceleration). Rows: loops in order, then gears.
 void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data, int s,
@@ -858,7 +861,8 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
-// qd = X qd_R at the closed q, keeping the independent entries (constraint-embedding §4).
+// qd = X qd_R at the closed q, keeping the independent entries (constraint-embedding Lemma 5,
+// Eq. 60).
 void close_velocities(const ClosedChainModel& model, ClosedChainData& data,
                       const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::Ref<Eigen::VectorXd> qd) {
   update_constraints(model, data, q, qd);
@@ -900,7 +904,7 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
   return residual;
 }
 
-// The embedded SKO model (H_Ra, A_a, M) at (q, qd) (constraint-embedding §7; conventions.md
+// The embedded SKO model (H_Ra, A_a, M) at (q, qd) (constraint-embedding Lemma 6; conventions.md
 // "Constraint embedding"): A_a and M by aggregation (Lemmas 3-4), H_Ra = X_S* H_S A_S.
 void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -965,7 +969,7 @@ void embedded_coriolis(const ClosedChainModel& model, ClosedChainData& data,
 
 }  // namespace
 
-// qdd_R by AB forward dynamics on the embedded model (constraint-embedding §7; part II Algorithm
+// qdd_R by AB forward dynamics on the embedded model (constraint-embedding §7.3; part II Algorithm
 // 6.1), T_R = X* tau, then qdd = X qdd_R + Xdot qd_R.
 const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -1030,7 +1034,8 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   return work.reduced_mass;
 }
 
-// The innovations factors of part II Lemma 11 (Eq. 49-50) on the embedded model, rows and columns
+// The innovations factors of part II Lemma 11 (Eq. 49-50; constraint-embedding §7.2, Lemma 9) on
+// the embedded model, rows and columns
 // permuted from the embedded hinge order to the order of data.independent.
 void innovations_factors(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
