@@ -15,12 +15,24 @@ void require(bool condition, Message&& message) {
   if (!condition) throw std::invalid_argument(std::string(message()));
 }
 
+// The same structure object, or an equal one (same parents and dimensions): a producer may keep
+// its own copy of the tree structure. O(N) only when the objects differ.
+bool same_structure(const SkoStructure& a, const SkoStructure& b) {
+  if (&a == &b) return true;
+  if (a.size() != b.size()) return false;
+  for (int k = 0; k < a.size(); ++k)
+    if (a.forest.parent(k) != b.forest.parent(k) || a.node.dim(k) != b.node.dim(k) ||
+        a.hinge.dim(k) != b.hinge.dim(k))
+      return false;
+  return true;
+}
+
 void check_models(const SkoModel& tree, const AggregatedStructure& structure,
                   const SkoModel* aggregated, const char* who) {
-  require(&tree.structure() == &structure.tree(),
+  require(same_structure(tree.structure(), structure.tree()),
           [&] { return std::string(who) + ": the tree model is not over the structure's tree"; });
   if (aggregated)
-    require(&aggregated->structure() == structure.aggregated().get(), [&] {
+    require(same_structure(aggregated->structure(), *structure.aggregated()), [&] {
       return std::string(who) + ": the aggregated model is not over the aggregated structure";
     });
 }
@@ -157,6 +169,9 @@ void aggregate_model(const SkoModel& tree, const AggregatedStructure& structure,
 
     // A_S, members base first so that parents precede children.
     Eigen::MatrixXd& resolvent = workspace.resolvent[s];
+    Eigen::MatrixXd& projected = workspace.projected_hinge[s];
+    require(resolvent.rows() == as.node.dim(a) && projected.rows() == structure.full_hinge_dim(a),
+            [&] { return "aggregate_model: workspace was sized for another structure"; });
     resolvent.setZero();
     for (const int j : members) {
       const int column = structure.node_offset_in_aggregate(j), mj = ts.node.dim(j);
@@ -171,7 +186,6 @@ void aggregate_model(const SkoModel& tree, const AggregatedStructure& structure,
     }
 
     // M_a(S) and H_S A_S.
-    Eigen::MatrixXd& projected = workspace.projected_hinge[s];
     inertia.setZero();
     for (const int k : members) {
       const int offset = structure.node_offset_in_aggregate(k), m = ts.node.dim(k);
@@ -301,28 +315,151 @@ void aggregate_coriolis(const SkoModel& tree, const AggregatedStructure& structu
   }
 }
 
-// Lemma 6 of constraint-embedding (conventions.md "Constraint embedding"): H_Ra(S) = X_S* H_S A_S.
-void embed_hinge_maps(const AggregatedStructure& structure, const AggregationWorkspace& workspace,
-                      const std::vector<Eigen::MatrixXd>& embedding, SkoModel& aggregated) {
-  require(&aggregated.structure() == structure.aggregated().get(), [&] {
-    return "embed_hinge_maps: the aggregated model is not over the aggregated structure";
-  });
+namespace {
+
+void check_embedding(const AggregatedStructure& structure,
+                     const std::vector<Eigen::MatrixXd>& embedding, const char* who) {
   require(static_cast<int>(embedding.size()) == structure.subgraph_count(), [&] {
-    return "embed_hinge_maps: " + std::to_string(embedding.size()) + " embedding matrices for " +
+    return std::string(who) + ": " + std::to_string(embedding.size()) + " embedding matrices for " +
            std::to_string(structure.subgraph_count()) + " sub-graphs";
   });
   for (int s = 0; s < structure.subgraph_count(); ++s) {
     const int a = structure.aggregated_node_of_subgraph(s);
     if (!structure.reduced(a)) continue;
     const Eigen::MatrixXd& x = embedding[s];
-    require(x.rows() == structure.full_hinge_dim(a) && x.cols() == aggregated.hinge_dim(a), [&] {
-      return "embed_hinge_maps: X of sub-graph " + std::to_string(s + 1) + " is " +
-             std::to_string(x.rows()) + " x " + std::to_string(x.cols()) + ", expected " +
-             std::to_string(structure.full_hinge_dim(a)) + " x " +
-             std::to_string(aggregated.hinge_dim(a));
-    });
-    aggregated.hinge_map(a).noalias() = x.transpose() * workspace.projected_hinge[s];
+    require(
+        x.rows() == structure.full_hinge_dim(a) && x.cols() == structure.aggregated()->hinge.dim(a),
+        [&] {
+          return std::string(who) + ": X of sub-graph " + std::to_string(s + 1) + " is " +
+                 std::to_string(x.rows()) + " x " + std::to_string(x.cols()) + ", expected " +
+                 std::to_string(structure.full_hinge_dim(a)) + " x " +
+                 std::to_string(structure.aggregated()->hinge.dim(a));
+        });
   }
+}
+
+// Calls visit(a, X_S or nullptr) for each aggregated node; nullptr means identity.
+template <typename Visit>
+void for_each_embedding(const AggregatedStructure& structure,
+                        const std::vector<Eigen::MatrixXd>& embedding, Visit visit) {
+  for (int a = 0; a < structure.size(); ++a) {
+    const int s = structure.subgraph_of(a);
+    visit(a, s >= 0 && structure.reduced(a) ? &embedding[s] : nullptr);
+  }
+}
+
+}  // namespace
+
+// Lemma 6 of constraint-embedding (conventions.md "Constraint embedding"): H_Ra(S) = X_S* H_S A_S.
+// No allocation.
+void embed_hinge_maps(const AggregatedStructure& structure, const AggregationWorkspace& workspace,
+                      const std::vector<Eigen::MatrixXd>& embedding, SkoModel& aggregated) {
+  require(same_structure(aggregated.structure(), *structure.aggregated()), [&] {
+    return "embed_hinge_maps: the aggregated model is not over the aggregated structure";
+  });
+  check_embedding(structure, embedding, "embed_hinge_maps");
+  for_each_embedding(structure, embedding, [&](int a, const Eigen::MatrixXd* x) {
+    if (x)
+      aggregated.hinge_map(a).noalias() =
+          x->transpose() * workspace.projected_hinge[structure.subgraph_of(a)];
+  });
+}
+
+// constraint-embedding Lemma 5: thetadot_S = X_S thetadot_R per aggregate. Member hinge blocks of
+// an aggregate are contiguous rows of X_S in member order. No allocation.
+void expand_reduced_hinge_vector(const AggregatedStructure& structure,
+                                 const std::vector<Eigen::MatrixXd>& embedding,
+                                 const Eigen::Ref<const Eigen::VectorXd>& reduced_vector,
+                                 Eigen::Ref<Eigen::VectorXd> tree_vector) {
+  check_embedding(structure, embedding, "expand_reduced_hinge_vector");
+  const BlockLayout& tree_hinge = structure.tree().hinge;
+  const BlockLayout& reduced_hinge = structure.aggregated()->hinge;
+  check_size(reduced_vector.size(), reduced_hinge.total(), "expand_reduced_hinge_vector",
+             "the reduced vector");
+  check_size(tree_vector.size(), tree_hinge.total(), "expand_reduced_hinge_vector",
+             "the tree vector");
+  for_each_embedding(structure, embedding, [&](int a, const Eigen::MatrixXd* x) {
+    const auto source = reduced_vector.segment(reduced_hinge.offset(a), reduced_hinge.dim(a));
+    for (const int k : structure.members(a)) {
+      auto target = tree_vector.segment(tree_hinge.offset(k), tree_hinge.dim(k));
+      if (x)
+        target.noalias() =
+            x->middleRows(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k)) * source;
+      else
+        target = source.segment(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k));
+    }
+  });
+}
+
+// T_R(S) = X_S* T_S (conventions.md "Constraint embedding"). No allocation.
+void project_hinge_vector(const AggregatedStructure& structure,
+                          const std::vector<Eigen::MatrixXd>& embedding,
+                          const Eigen::Ref<const Eigen::VectorXd>& tree_vector,
+                          Eigen::Ref<Eigen::VectorXd> reduced_vector) {
+  check_embedding(structure, embedding, "project_hinge_vector");
+  const BlockLayout& tree_hinge = structure.tree().hinge;
+  const BlockLayout& reduced_hinge = structure.aggregated()->hinge;
+  check_size(reduced_vector.size(), reduced_hinge.total(), "project_hinge_vector",
+             "the reduced vector");
+  check_size(tree_vector.size(), tree_hinge.total(), "project_hinge_vector", "the tree vector");
+  for_each_embedding(structure, embedding, [&](int a, const Eigen::MatrixXd* x) {
+    auto target = reduced_vector.segment(reduced_hinge.offset(a), reduced_hinge.dim(a));
+    if (x) target.setZero();
+    for (const int k : structure.members(a)) {
+      const auto source = tree_vector.segment(tree_hinge.offset(k), tree_hinge.dim(k));
+      if (x)
+        target.noalias() +=
+            x->middleRows(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k)).transpose() *
+            source;
+      else
+        target.segment(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k)) = source;
+    }
+  });
+}
+
+void scatter_subgraph_hinge_vectors(const AggregatedStructure& structure,
+                                    const std::vector<Eigen::VectorXd>& per_subgraph,
+                                    Eigen::Ref<Eigen::VectorXd> tree_vector) {
+  const BlockLayout& tree_hinge = structure.tree().hinge;
+  check_size(tree_vector.size(), tree_hinge.total(), "scatter_subgraph_hinge_vectors",
+             "the tree vector");
+  require(static_cast<int>(per_subgraph.size()) == structure.subgraph_count(), [&] {
+    return "scatter_subgraph_hinge_vectors: " + std::to_string(per_subgraph.size()) +
+           " vectors for " + std::to_string(structure.subgraph_count()) + " sub-graphs";
+  });
+  tree_vector.setZero();
+  for (int s = 0; s < structure.subgraph_count(); ++s) {
+    const Eigen::VectorXd& v = per_subgraph[s];
+    if (v.size() == 0) continue;
+    const int a = structure.aggregated_node_of_subgraph(s);
+    require(v.size() == structure.full_hinge_dim(a), [&] {
+      return "scatter_subgraph_hinge_vectors: the vector of sub-graph " + std::to_string(s + 1) +
+             " has " + std::to_string(v.size()) + " entries, expected " +
+             std::to_string(structure.full_hinge_dim(a));
+    });
+    for (const int k : structure.members(a))
+      tree_vector.segment(tree_hinge.offset(k), tree_hinge.dim(k)) =
+          v.segment(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k));
+  }
+}
+
+Eigen::MatrixXd assemble_embedding_matrix(const AggregatedStructure& structure,
+                                          const std::vector<Eigen::MatrixXd>& embedding) {
+  check_embedding(structure, embedding, "assemble_embedding_matrix");
+  const BlockLayout& tree_hinge = structure.tree().hinge;
+  const BlockLayout& reduced_hinge = structure.aggregated()->hinge;
+  Eigen::MatrixXd result = Eigen::MatrixXd::Zero(tree_hinge.total(), reduced_hinge.total());
+  for_each_embedding(structure, embedding, [&](int a, const Eigen::MatrixXd* x) {
+    for (const int k : structure.members(a)) {
+      auto rows = result.block(tree_hinge.offset(k), reduced_hinge.offset(a), tree_hinge.dim(k),
+                               reduced_hinge.dim(a));
+      if (x)
+        rows = x->middleRows(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k));
+      else
+        rows.middleCols(structure.hinge_offset_in_aggregate(k), tree_hinge.dim(k)).setIdentity();
+    }
+  });
+  return result;
 }
 
 }  // namespace skograph

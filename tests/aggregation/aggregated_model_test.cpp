@@ -234,6 +234,24 @@ TEST(AggregatedModel, DynamicsEqualTheTreeDynamics) {
     EXPECT_LT(relative_error(aggregated_id.acceleration, pn * tree_id.acceleration), 1e-10)
         << "seed " << seed;
 
+    // A base acceleration (gravity) of the tree enters the aggregated model through a_a.
+    const Eigen::VectorXd base_acceleration =
+        testing_support::random_vector(tree_id.base_acceleration_size, rng);
+    Eigen::VectorXd a_with_base = a;
+    for (const int k : c.tree.forest().bases())
+      a_with_base.segment(ts.node.offset(k), ts.node.dim(k)) +=
+          base_acceleration.segment(tree_id.base_offset[k], ts.node.dim(k));
+    const Eigen::VectorXd t_base =
+        inverse_dynamics(c.tree, thetadot, thetaddot, a, b, base_acceleration, tree_id);
+    Eigen::VectorXd a_base_a(nodes);
+    aggregate_coriolis(c.tree, structure, workspace, a_with_base, Eigen::VectorXd::Zero(dofs),
+                       a_base_a);
+    EXPECT_LT(relative_error(inverse_dynamics(aggregated, thetadot_a, thetaddot_a, a_base_a, b_a,
+                                              aggregated_id),
+                             ph * t_base),
+              1e-10)
+        << "seed " << seed;
+
     // Mass matrix.
     CompositeInertiaWorkspace composite(*structure.aggregated());
     Eigen::MatrixXd mass_a;
@@ -303,6 +321,53 @@ TEST(AggregatedModel, AggregationDoesNotAllocateOnceTheWorkspaceExists) {
             }),
             0)
       << "vector permutations";
+}
+
+TEST(AggregatedModel, OneAggregateOfTheWholeForestIsASingleNodeModel) {
+  std::mt19937 rng(9);
+  testing_support::RandomSkoOptions options;
+  options.nodes = 9;
+  options.trees = 3;
+  const SkoModel tree = testing_support::random_bounded_sko_model(options, rng);
+  std::vector<int> everything(9);
+  for (int k = 0; k < 9; ++k) everything[k] = k;
+  const AggregatedStructure structure(tree.structure_ptr(), {everything});
+  ASSERT_EQ(structure.size(), 1);
+  EXPECT_TRUE(structure.aggregated()->forest.is_base(0));
+  EXPECT_EQ(structure.partition(0).parent, Forest::kNone);
+  SkoModel aggregated(structure.aggregated());
+  AggregationWorkspace workspace(structure);
+  aggregate_model(tree, structure, workspace, aggregated);
+  // One node: M_a = H_a M_a H_a* = H_S A_S M A_S* H_S*, the permuted tree mass matrix.
+  const Eigen::MatrixXd ph = testing_support::dense_hinge_permutation(structure);
+  const Eigen::MatrixXd h_a = aggregated.hinge_map(0);
+  EXPECT_LT(relative_error(h_a * aggregated.inertia(0) * h_a.transpose(),
+                           ph * testing_support::dense_mass_matrix(tree) * ph.transpose()),
+            1e-10);
+  EXPECT_LT(relative_error(workspace.resolvent[0],
+                           testing_support::dense_node_permutation(structure) *
+                               testing_support::dense_resolvent(tree) *
+                               testing_support::dense_node_permutation(structure).transpose()),
+            1e-10);
+}
+
+TEST(AggregatedModel, RejectsModelsOfAnotherStructure) {
+  std::mt19937 rng(2);
+  testing_support::RandomSkoOptions options;
+  options.nodes = 5;
+  const SkoModel tree = testing_support::random_sko_model(options, rng);
+  const SkoModel other = testing_support::random_sko_model(options, rng);
+  const int base = tree.forest().bases()[0];
+  ASSERT_GT(tree.forest().child_count(base), 0);
+  const AggregatedStructure structure(tree.structure_ptr(),
+                                      {{base, tree.forest().children(base)[0]}});
+  SkoModel aggregated(structure.aggregated());
+  AggregationWorkspace workspace(structure);
+  EXPECT_THROW(aggregate_model(other, structure, workspace, aggregated), std::invalid_argument);
+  SkoModel wrong(tree.structure_ptr());
+  EXPECT_THROW(aggregate_model(tree, structure, workspace, wrong), std::invalid_argument);
+  Eigen::VectorXd too_short(1), out(structure.aggregated()->node.total());
+  EXPECT_THROW(aggregate_node_vector(structure, too_short, out), std::invalid_argument);
 }
 
 TEST(AggregatedModel, RejectsInvalidSubgraphsWithOneBasedReasons) {

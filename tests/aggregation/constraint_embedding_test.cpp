@@ -20,6 +20,7 @@
 #include "operators/inverse_dynamics.hpp"
 #include "operators/mass_matrix.hpp"
 #include "support/aggregation_support.hpp"
+#include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"
 
 namespace skograph {
@@ -240,6 +241,16 @@ TEST(ConstraintEmbedding, EmbeddedModelMatchesTheProjectedAndLagrangeMultiplierD
     const Eigen::VectorXd qd = x * qd_r;
     const Eigen::VectorXd rate = xdot.col(0);
 
+    // The library's maps between minimal and tree coordinates are the dense X built here.
+    EXPECT_EQ(assemble_embedding_matrix(structure, c.embedding), x) << "seed " << seed;
+    Eigen::VectorXd expanded(dofs), projected(minimal), scattered(dofs);
+    expand_reduced_hinge_vector(structure, c.embedding, qd_r, expanded);
+    project_hinge_vector(structure, c.embedding, force, projected);
+    scatter_subgraph_hinge_vectors(structure, c.embedding_rate, scattered);
+    EXPECT_LT(relative_error(expanded, qd), 1e-14) << "seed " << seed;
+    EXPECT_LT(relative_error(projected, x.transpose() * force), 1e-14) << "seed " << seed;
+    EXPECT_EQ(scattered, rate) << "seed " << seed;
+
     // Embedded inputs: a_Ra = A_S* (a_S + H_S* Xdot_S qd_R), b permuted, T_R = X* T.
     Eigen::VectorXd a_r(nodes), b_r(nodes);
     aggregate_coriolis(c.tree, structure, workspace, a, rate, a_r);
@@ -299,6 +310,32 @@ TEST(ConstraintEmbedding, EmbeddedModelMatchesTheProjectedAndLagrangeMultiplierD
   EXPECT_GT(immobile, 3);
   EXPECT_GT(redundant, 10);
   EXPECT_GT(reduced, 30);
+}
+
+TEST(ConstraintEmbedding, EmbeddingStepsDoNotAllocateOnceTheWorkspaceExists) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  std::mt19937 rng(12);
+  const EmbeddedCase c = random_embedded_case(40, rng);
+  const AggregatedStructure structure(c.tree.structure_ptr(), c.subgraphs, c.independent);
+  int reduced = 0;
+  for (int a = 0; a < structure.size(); ++a) reduced += structure.reduced(a);
+  ASSERT_GT(reduced, 0);
+  SkoModel embedded(structure.aggregated());
+  AggregationWorkspace workspace(structure);
+  const int dofs = c.tree.structure().hinge.total();
+  const int minimal = structure.aggregated()->hinge.total();
+  const Eigen::VectorXd qd_r = random_vector(minimal, rng);
+  const Eigen::VectorXd force = random_vector(dofs, rng);
+  Eigen::VectorXd expanded(dofs), projected(minimal), scattered(dofs);
+  const long count = testing_support::allocations_in([&] {
+    aggregate_model(c.tree, structure, workspace, embedded);
+    embed_hinge_maps(structure, workspace, c.embedding, embedded);
+    expand_reduced_hinge_vector(structure, c.embedding, qd_r, expanded);
+    project_hinge_vector(structure, c.embedding, force, projected);
+    scatter_subgraph_hinge_vectors(structure, c.embedding_rate, scattered);
+  });
+  EXPECT_EQ(count, 0);
 }
 
 TEST(ConstraintEmbedding, EmbedHingeMapsRejectsWrongShapes) {
