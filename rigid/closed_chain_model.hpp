@@ -49,7 +49,7 @@ class ClosureError : public std::runtime_error {
 struct ClosedChainOptions {
   double position_tolerance = 1e-12;  // Newton stops when max |residual| is below
   int max_newton_iterations = 50;
-  double rank_tolerance = 1e-9;       // select_coordinates
+  double rank_tolerance = 1e-9;  // select_coordinates
   // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
   // below this; report a singular configuration when the rank of Q drops below its rank at the
   // first update (the mechanism's nominal rank).
@@ -79,8 +79,9 @@ class ClosedChainModel {
   bool swallows_whole_mechanism() const;
   int constraint_rows(int s) const;
 
+  struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
+
  private:
-  struct Impl;
   std::shared_ptr<const RigidBodyModel> tree_;
   ClosedChainOptions options_;
   std::shared_ptr<const Impl> impl_;
