@@ -26,7 +26,7 @@ constexpr const char* kUsage =
     "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]";
 
 struct SimulateArguments {
-  std::string file, state_file, csv;
+  std::string file, state_file, csv, duration_text, step_text;
   double duration = 0.0, step = 0.0;
   bool has_duration = false, has_step = false, json = false;
 };
@@ -44,10 +44,12 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
       if (arg == "--out") parsed.csv = value;
       if (arg == "--t") {
         parsed.duration = parse_number(arg, value);
+        parsed.duration_text = value;
         parsed.has_duration = true;
       }
       if (arg == "--dt") {
         parsed.step = parse_number(arg, value);
+        parsed.step_text = value;
         parsed.has_step = true;
       }
     } else if (!arg.empty() && arg[0] == '-') {
@@ -64,8 +66,7 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   try {
     simulation_step_count(parsed.duration, parsed.step);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--t ") + std::to_string(parsed.duration) + " --dt " +
-                     std::to_string(parsed.step) + ": " + e.what());
+    throw UsageError("--t " + parsed.duration_text + " --dt " + parsed.step_text + ": " + e.what());
   }
   return parsed;
 }
