@@ -68,11 +68,6 @@ LoopRows make_loop_rows(const LoopClosure& loop) {
   return rows;
 }
 
-Eigen::Vector3d rotation_vector_of(const Eigen::Matrix3d& rotation) {
-  const Eigen::AngleAxisd angle_axis(rotation);
-  return angle_axis.angle() * angle_axis.axis();
-}
-
 bool uses_rotation_vector(JointType type) {
   return type == JointType::kSpherical || type == JointType::kFloating;
 }
@@ -548,28 +543,31 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
-// q <- q (+) delta over the dofs of aggregate s: added for coordinates whose rate is qd, composed
-// for rotation vectors (R <- R exp(delta~), qd being the body-frame angular velocity) and carried
-// by R for floating positions (dp/dt = R v).
-void apply_step(const ClosedChainModel& model, int s, const Eigen::VectorXd& step,
-                Eigen::Ref<Eigen::VectorXd> q) {
+// The Newton Jacobian with respect to the coordinates q themselves (columns of aggregate s): the
+// velocity-space Jacobian times dqd/dq, which differs from the identity for rotation vectors
+// (omega = J_r(r) dr/dt, J_r the right Jacobian of the exponential map) and floating positions
+// (v = R^T dp/dt). Steps are then added to q, so the independent entries of q stay as given.
+void coordinate_jacobian(const ClosedChainModel& model, int s,
+                         const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::MatrixXd& jacobian) {
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
   const std::vector<int>& dofs = impl.dofs[s];
   std::size_t i = 0;
   while (i < dofs.size()) {
     const int k = impl.dof_node[dofs[i]];
-    const int offset = tree.joint_dof_offset(k);
     const JointType type = tree.joint_geometry(k).type;
+    const auto column = static_cast<Eigen::Index>(i);
     if (uses_rotation_vector(type)) {
-      const Eigen::Matrix3d rotation = rotation_from_vector(q.segment<3>(offset));
-      const Eigen::Vector3d rotation_step = step.segment<3>(static_cast<Eigen::Index>(i));
-      q.segment<3>(offset) = rotation_vector_of(rotation * rotation_from_vector(rotation_step));
+      const int offset = tree.joint_dof_offset(k);
+      const Eigen::Vector3d rotation_vector = q.segment<3>(offset);
+      const Eigen::Matrix3d right_jacobian = rotation_vector_rate_matrix(rotation_vector).inverse();
+      jacobian.middleCols<3>(column) = (jacobian.middleCols<3>(column) * right_jacobian).eval();
       if (type == JointType::kFloating)
-        q.segment<3>(offset + 3) += rotation * step.segment<3>(static_cast<Eigen::Index>(i) + 3);
-      i += tree.joint_dofs(k);
+        jacobian.middleCols<3>(column + 3) =
+            (jacobian.middleCols<3>(column + 3) * rotation_from_vector(rotation_vector).transpose())
+                .eval();
+      i += static_cast<std::size_t>(tree.joint_dofs(k));
     } else {
-      q[dofs[i]] += step[static_cast<Eigen::Index>(i)];
       ++i;
     }
   }
@@ -681,8 +679,9 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
 
 // Newton on the position-level closure equations of each aggregate over its dependent coordinates
 // (constraint-embedding §7: the dependent coordinates follow from the independent ones):
-// delta_u = -J_u^+ e (least squares; rows may be redundant), q <- q (+) delta, halving the step
-// while the residual grows.
+// delta_u = -J_u^+ e (least squares; rows may be redundant) with J the exact Jacobian of e with
+// respect to q (coordinate_jacobian), q_u <- q_u + delta_u, halving the step while the residual
+// grows. The dependent entries of q are those of the selection's dependent velocity columns.
 void close_positions(const ClosedChainModel& model, ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> q) {
   const Impl& impl = closed_chain_impl(model);
@@ -713,7 +712,8 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
     Eigen::MatrixXd dependent_jacobian(error.size(), static_cast<Eigen::Index>(dependent.size()));
     int iteration = 0;
     for (; iteration < options.max_newton_iterations; ++iteration) {
-      const Eigen::MatrixXd& jacobian = data.work->position_jacobian[s];
+      Eigen::MatrixXd& jacobian = data.work->position_jacobian[s];
+      coordinate_jacobian(model, s, q, jacobian);
       for (std::size_t j = 0; j < dependent.size(); ++j)
         dependent_jacobian.col(static_cast<Eigen::Index>(j)) = jacobian.col(dependent[j]);
       const Eigen::VectorXd dependent_step =
@@ -727,7 +727,7 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
       bool decreased = false;
       for (int halving = 0; halving < 30; ++halving, scale *= 0.5) {
         q = saved;
-        apply_step(model, s, scale * step, q);
+        for (int i = 0; i < columns; ++i) q[impl.dofs[s][i]] += scale * step[i];
         update_positions(tree, q, data.tree);
         aggregate_constraints(model, data, s, q, Level::kVelocity);
         if (error.allFinite() && error.norm() < norm) {

@@ -1,0 +1,523 @@
+// Closed-chain mechanisms by constraint embedding (rigid/closed_chain_model.hpp) against
+// independent references: the four-bar's closed form, finite differences of the closure, the dense
+// tree mass matrix and bias forces (RigidBodyModel), a dense Lagrange-multiplier DAE solve, energy.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rigid/closed_chain_model.hpp"
+#include "support/closed_chain_support.hpp"
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+const Eigen::Vector3d kGravity(0, -9.81, 0);
+
+// The four-bar's joint angles for a crank angle from the closed form (upper branch).
+Eigen::VectorXd four_bar_configuration(bool internal_cut, double crank_angle,
+                                       const FourBarLengths& l = {}) {
+  const Eigen::Vector2d p = l.crank * Eigen::Vector2d(std::cos(crank_angle), std::sin(crank_angle));
+  const Eigen::Vector2d tip = four_bar_coupler_tip(l, crank_angle, true);
+  const Eigen::Vector2d d(l.ground, 0);
+  const double coupler = std::atan2(tip.y() - p.y(), tip.x() - p.x());
+  Eigen::VectorXd q(3);
+  q[0] = crank_angle;
+  q[1] = coupler - crank_angle;
+  q[2] = internal_cut ? std::atan2(tip.y() - d.y(), tip.x() - d.x())
+                      : std::atan2(d.y() - tip.y(), d.x() - tip.x()) - coupler;
+  return q;
+}
+
+// A closed state (q, qd) of a test mechanism with its model.
+struct ClosedCase {
+  std::string name;
+  Mechanism mechanism;
+  Eigen::VectorXd q, qd;
+};
+
+std::vector<ClosedCase> closed_cases() {
+  std::vector<ClosedCase> cases;
+  std::mt19937 rng(7);
+  for (const bool internal : {false, true})
+    cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
+                     four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
+  for (const bool serial : {false, true}) {
+    Eigen::VectorXd q(3);
+    q << 0.3, 5 * 0.4, 0.4;
+    cases.push_back(
+        {serial ? "geared_serial" : "geared", geared_links(5.0, serial), q, Eigen::VectorXd()});
+  }
+  {
+    Eigen::VectorXd q0;
+    Mechanism m = floating_closed_to_world(rng, q0);
+    cases.push_back({"floating_to_world", m, q0, Eigen::VectorXd()});
+  }
+  for (const LoopType type :
+       {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
+    Eigen::VectorXd q0;
+    Mechanism m = chain_closed_to_world(type, rng, q0);
+    cases.push_back({m.loops[0].name, m, q0, Eigen::VectorXd()});
+  }
+  for (int trial = 0; trial < 4; ++trial) {
+    Eigen::VectorXd q0;
+    Mechanism m = random_closed_mechanism(12 + 2 * trial, 1 + trial % 3, rng, q0);
+    cases.push_back({"random" + std::to_string(trial), m, q0, Eigen::VectorXd()});
+  }
+  for (ClosedCase& c : cases) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    c.qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    close_velocities(model, data, c.q, c.qd);
+  }
+  return cases;
+}
+
+TEST(ClosedChainModel, FourBarAggregatesAndClosesToTheClosedForm) {
+  const FourBarLengths lengths;
+  for (const bool internal : {false, true}) {
+    const ClosedChainModel model(four_bar(internal));
+    ClosedChainData data(model);
+    ASSERT_EQ(model.aggregate_count(), 1);
+    EXPECT_EQ(model.aggregate_nodes(0).size(), 3u);
+    EXPECT_TRUE(model.swallows_whole_mechanism());
+    EXPECT_EQ(model.constraint_rows(0), 5);  // a 3-D revolute closure
+    Eigen::VectorXd q = four_bar_configuration(internal, 0.9);
+    q[1] += 0.2;
+    q[2] -= 0.15;
+    EXPECT_GT(position_residual(model, data, q), 1e-2);
+    close_positions(model, data, q);
+    EXPECT_LT(position_residual(model, data, q), 1e-10);
+    // The coupler's tip where the circles about the crank's tip and D meet.
+    const Eigen::Vector2d tip = four_bar_coupler_tip(lengths, q[0], true);
+    const double coupler = q[0] + q[1];
+    const Eigen::Vector2d computed =
+        lengths.crank * Eigen::Vector2d(std::cos(q[0]), std::sin(q[0])) +
+        lengths.coupler * Eigen::Vector2d(std::cos(coupler), std::sin(coupler));
+    EXPECT_LT((computed - tip).norm(), 1e-10) << (internal ? "internal" : "terminal");
+    // Rank 2 of 5 rows: one independent coordinate.
+    Eigen::VectorXd qd = Eigen::VectorXd::Random(3);
+    close_velocities(model, data, q, qd);
+    EXPECT_EQ(data.selection[0].rank, 2);
+    EXPECT_EQ(data.independent.size(), 1u);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+  }
+}
+
+TEST(ClosedChainModel, ClosesPositionsAndVelocitiesOfEveryLoopType) {
+  std::mt19937 rng(11);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    EXPECT_LT(position_residual(model, data, c.q), 1e-10) << c.name;
+    EXPECT_LT(velocity_residual(model, data, c.q, c.qd), 1e-10) << c.name;
+    // Perturb every coordinate; Newton restores the closure keeping the independent ones.
+    update_closed_chain(model, data, c.q, c.qd);
+    Eigen::VectorXd q = c.q + rigid_random_state(model.dof_count(), rng, 0.02);
+    const Eigen::VectorXd perturbed = q;
+    const std::vector<int> independent = data.independent;
+    close_positions(model, data, q);
+    EXPECT_LT(position_residual(model, data, q), 1e-10) << c.name;
+    for (const int d : independent) EXPECT_EQ(q[d], perturbed[d]) << c.name;
+    Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    close_velocities(model, data, q, qd);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10) << c.name;
+  }
+}
+
+// Along a closed velocity the closure error grows only at second order (Q qd = 0 is the tangent
+// of the closure), along a velocity that violates Q qd = 0 at first order; the relative motion of
+// the closure frames is one the loop joint allows.
+TEST(ClosedChainModel, ConstraintMatrixIsTheTangentOfThePositionClosure) {
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    const double h = 1e-4;
+    const Eigen::VectorXd forward = advance_configuration(model.tree(), c.q, c.qd, h);
+    const Eigen::VectorXd backward = advance_configuration(model.tree(), c.q, c.qd, -h);
+    EXPECT_LT(position_residual(model, data, forward), 50 * h * h * (1 + c.qd.squaredNorm()))
+        << c.name;
+    EXPECT_LT(position_residual(model, data, backward), 50 * h * h * (1 + c.qd.squaredNorm()))
+        << c.name;
+    update_closed_chain(model, data, c.q, c.qd);
+    const Eigen::MatrixXd q_matrix = full_constraint_matrix(model, data);
+    // A direction violating the constraints: the least-squares inverse of Q applied to a unit
+    // violation opens the closure at first order.
+    if (q_matrix.rows() == 0 || q_matrix.norm() == 0) continue;
+    Eigen::VectorXd violation = Eigen::VectorXd::Zero(q_matrix.rows());
+    Eigen::Index worst = 0;
+    q_matrix.rowwise().norm().maxCoeff(&worst);
+    violation[worst] = 1.0;
+    const Eigen::VectorXd opening = q_matrix.completeOrthogonalDecomposition().solve(violation);
+    const double opened =
+        position_residual(model, data, advance_configuration(model.tree(), c.q, opening, h));
+    EXPECT_GT(opened, 0.1 * h * (q_matrix * opening).cwiseAbs().maxCoeff()) << c.name;
+    // Relative motion of the closure frames by finite differences of their poses.
+    const Mechanism& m = model.mechanism();
+    RigidBodyData tree_data(model.tree());
+    for (const LoopClosure& loop : m.loops) {
+      auto relative_pose = [&](const Eigen::VectorXd& q) {
+        update_positions(model.tree(), q, tree_data);
+        auto pose = [&](int link) {
+          return link < 0 ? Eigen::Isometry3d::Identity()
+                          : tree_data.link_pose[model.tree().node_of_link(link)];
+        };
+        return Eigen::Isometry3d((pose(loop.parent) * loop.parent_origin).inverse() *
+                                 pose(loop.child) * loop.child_origin);
+      };
+      const Eigen::Isometry3d plus = relative_pose(forward), minus = relative_pose(backward);
+      const Eigen::Vector3d translation_rate = (plus.translation() - minus.translation()) / (2 * h);
+      const Eigen::AngleAxisd turn(plus.linear() * minus.linear().transpose());
+      const Eigen::Vector3d rotation_rate = turn.angle() * turn.axis() / (2 * h);
+      const Eigen::Vector3d axis = loop.axis.normalized();
+      const double tolerance = 1e-5 * (1 + c.qd.norm());
+      switch (loop.type) {
+        case LoopType::kRevolute:
+          EXPECT_LT(translation_rate.norm(), tolerance) << c.name;
+          EXPECT_LT(rotation_rate.cross(axis).norm(), tolerance) << c.name;
+          break;
+        case LoopType::kPrismatic:
+          EXPECT_LT(rotation_rate.norm(), tolerance) << c.name;
+          EXPECT_LT(translation_rate.cross(axis).norm(), tolerance) << c.name;
+          break;
+        case LoopType::kSpherical:
+          EXPECT_LT(translation_rate.norm(), tolerance) << c.name;
+          break;
+        case LoopType::kWeld:
+          EXPECT_LT(translation_rate.norm() + rotation_rate.norm(), tolerance) << c.name;
+          break;
+      }
+    }
+  }
+}
+
+// Qdot qd is d/dt (Q(q(t)) qd) along q(t) with qdd = 0 (central differences), for any qd (the
+// identity does not need Q qd = 0).
+TEST(ClosedChainModel, VelocityProductMatchesFiniteDifferences) {
+  std::mt19937 rng(5);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    const double h = 1e-5;
+    const Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    update_closed_chain(model, data, advance_configuration(model.tree(), c.q, qd, h), qd);
+    const Eigen::VectorXd plus = full_constraint_matrix(model, data) * qd;
+    update_closed_chain(model, data, advance_configuration(model.tree(), c.q, qd, -h), qd);
+    const Eigen::VectorXd minus = full_constraint_matrix(model, data) * qd;
+    update_closed_chain(model, data, c.q, qd);
+    const Eigen::VectorXd product = full_velocity_product(model, data);
+    if (product.size() == 0) continue;
+    EXPECT_LT(((plus - minus) / (2 * h) - product).cwiseAbs().maxCoeff(),
+              1e-6 * (1 + product.cwiseAbs().maxCoeff()))
+        << c.name;
+  }
+}
+
+TEST(ClosedChainModel, DynamicsMatchTheDenseTreeAndTheLagrangeMultiplierReference) {
+  std::mt19937 rng(3);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    const RigidBodyModel& tree = model.tree();
+    RigidBodyData tree_data(tree);
+    const Eigen::MatrixXd mass = mass_matrix(tree, tree_data, c.q);
+    const Eigen::VectorXd bias = bias_forces(tree, tree_data, c.q, c.qd, kGravity);
+    const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
+
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);
+    const Eigen::MatrixXd x = data.X;
+    const std::vector<int> independent = data.independent;
+    const Eigen::MatrixXd q_matrix = full_constraint_matrix(model, data);
+    const Eigen::VectorXd product = full_velocity_product(model, data);
+    const double scale = 1 + (mass * qdd).cwiseAbs().maxCoeff() + tau.cwiseAbs().maxCoeff() +
+                         bias.cwiseAbs().maxCoeff();
+    // Projected equations of motion and the acceleration-level closure.
+    EXPECT_LT((x.transpose() * (mass * qdd + bias - tau)).cwiseAbs().maxCoeff(), 1e-9 * scale)
+        << c.name;
+    if (q_matrix.rows() > 0) {
+      EXPECT_LT((q_matrix * qdd + product).cwiseAbs().maxCoeff(), 1e-9 * scale) << c.name;
+    }
+    // Dense DAE reference.
+    const Eigen::VectorXd reference = dae_accelerations(mass, bias, tau, q_matrix, product);
+    EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-8 * (1 + reference.cwiseAbs().maxCoeff()))
+        << c.name;
+
+    // M_R = X* M X.
+    const Eigen::MatrixXd reduced = reduced_mass_matrix(model, data, c.q);
+    EXPECT_LT((reduced - x.transpose() * mass * x).cwiseAbs().maxCoeff(),
+              1e-10 * (1 + mass.cwiseAbs().maxCoeff()))
+        << c.name;
+
+    // Minimal inverse dynamics: X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R, and it inverts
+    // forward dynamics (X* tau at the forward accelerations).
+    Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
+    for (std::size_t i = 0; i < independent.size(); ++i) qdd_independent[i] = qdd[independent[i]];
+    const Eigen::VectorXd rate = qdd - x * qdd_independent;  // Xdot qd_R
+    EXPECT_LT(
+        (inverse_dynamics(model, data, c.q, c.qd, qdd_independent, kGravity) - x.transpose() * tau)
+            .cwiseAbs()
+            .maxCoeff(),
+        1e-9 * scale)
+        << c.name;
+    const Eigen::VectorXd other = rigid_random_state(qdd_independent.size(), rng, 3.0);
+    const Eigen::VectorXd full = x * other + rate;
+    EXPECT_LT((inverse_dynamics(model, data, c.q, c.qd, other, kGravity) -
+               x.transpose() * (mass * full + bias))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9 * (scale + (mass * full).cwiseAbs().maxCoeff()))
+        << c.name;
+
+    // Innovations factors reproduce M_R.
+    InnovationsFactors factors;
+    innovations_factors(model, data, c.q, factors);
+    const Eigen::MatrixXd product_of_factors = factors.newton_euler_factor *
+                                               factors.innovations_inertia *
+                                               factors.newton_euler_factor.transpose();
+    EXPECT_LT((product_of_factors - reduced).cwiseAbs().maxCoeff(),
+              1e-9 * (1 + reduced.cwiseAbs().maxCoeff()))
+        << c.name;
+    EXPECT_LT((factors.inverse_factor * factors.newton_euler_factor -
+               Eigen::MatrixXd::Identity(reduced.rows(), reduced.cols()))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9)
+        << c.name;
+  }
+}
+
+// World pose of link `link` at q.
+Eigen::Isometry3d link_pose(const ClosedChainModel& model, ClosedChainData& data,
+                            const Eigen::VectorXd& q, int link) {
+  update_positions(model.tree(), q, data.tree);
+  return data.tree.link_pose[model.tree().node_of_link(link)];
+}
+
+// The crank's, coupler's and rocker's world angular velocity (z) and the coupler tip's velocity.
+TEST(ClosedChainModel, FourBarTerminalAndInternalCutsMoveAlike) {
+  const ClosedChainModel terminal(four_bar(false)), internal(four_bar(true));
+  ClosedChainData terminal_data(terminal), internal_data(internal);
+  for (const double crank : {0.3, 1.4, 2.9, -2.0}) {
+    Eigen::VectorXd q_terminal = four_bar_configuration(false, crank);
+    Eigen::VectorXd q_internal = four_bar_configuration(true, crank);
+    // The same crank rate: scale the one-dimensional null space of Q.
+    auto velocity = [&](const ClosedChainModel& model, ClosedChainData& data,
+                        const Eigen::VectorXd& q) {
+      Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+      close_velocities(model, data, q, qd);
+      return Eigen::VectorXd(qd * (1.3 / qd[0]));
+    };
+    const Eigen::VectorXd qd_terminal = velocity(terminal, terminal_data, q_terminal);
+    const Eigen::VectorXd qd_internal = velocity(internal, internal_data, q_internal);
+    EXPECT_NEAR(qd_terminal[1], qd_internal[1], 1e-10);
+    // Rocker's absolute angular velocity: crank + coupler + rocker rates in the serial chain.
+    EXPECT_NEAR(qd_terminal.sum(), qd_internal[2], 1e-10);
+    const Eigen::Vector3d tau(0.7, 0.0, 0.0);
+    const Eigen::VectorXd qdd_terminal =
+        forward_dynamics(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravity);
+    const Eigen::VectorXd qdd_internal =
+        forward_dynamics(internal, internal_data, q_internal, qd_internal, tau, kGravity);
+    EXPECT_NEAR(qdd_terminal[0], qdd_internal[0], 1e-9);
+    EXPECT_NEAR(qdd_terminal[1], qdd_internal[1], 1e-9);
+    EXPECT_NEAR(qdd_terminal.sum(), qdd_internal[2], 1e-9);
+    // Same link poses: crank and coupler frames coincide; the rocker frames differ by a half turn
+    // about z at the other end of the rod.
+    for (const int link : {0, 1})
+      EXPECT_LT((link_pose(terminal, terminal_data, q_terminal, link).matrix() -
+                 link_pose(internal, internal_data, q_internal, link).matrix())
+                    .norm(),
+                1e-10);
+    const Eigen::Isometry3d rocker_terminal = link_pose(terminal, terminal_data, q_terminal, 2);
+    const Eigen::Isometry3d rocker_internal = link_pose(internal, internal_data, q_internal, 2);
+    EXPECT_LT((rocker_terminal * Eigen::Vector3d(0.5 * 2.5, 0, 0) -
+               rocker_internal * Eigen::Vector3d(0.5 * 2.5, 0, 0))
+                  .norm(),
+              1e-10);
+  }
+}
+
+// Total energy T + U of the tree at (q, qd).
+double energy(const ClosedChainModel& model, ClosedChainData& data, const Eigen::VectorXd& q,
+              const Eigen::VectorXd& qd) {
+  update_kinematics(model.tree(), q, qd, data.tree);
+  return kinetic_energy(model.tree(), data.tree) +
+         potential_energy(model.tree(), data.tree, kGravity);
+}
+
+// RK4 on (q, qd_R): dq/dt = configuration_rate(q, X qd_R), d qd_R/dt = qdd(independent), positions
+// and velocities closed after every step.
+TEST(ClosedChainModel, TorqueFreeFourBarConservesEnergy) {
+  for (const bool internal_cut : {false, true}) {
+    const ClosedChainModel model(four_bar(internal_cut));
+    ClosedChainData data(model);
+    Eigen::VectorXd q = four_bar_configuration(internal_cut, 0.4);
+    Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+    close_velocities(model, data, q, qd);
+    qd *= 2.0 / qd.cwiseAbs().maxCoeff();
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
+    const double initial = energy(model, data, q, qd);
+    auto derivative = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds,
+                          Eigen::VectorXd& q_rate, Eigen::VectorXd& qd_rate) {
+      q_rate.resize(3);
+      configuration_rate(model.tree(), qs, qds, q_rate);
+      qd_rate = forward_dynamics(model, data, qs, qds, zero, kGravity);
+    };
+    const double dt = 1e-3;
+    for (int step = 0; step < 1000; ++step) {
+      Eigen::VectorXd k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
+      derivative(q, qd, k1q, k1v);
+      derivative(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v, k2q, k2v);
+      derivative(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v, k3q, k3v);
+      derivative(q + dt * k3q, qd + dt * k3v, k4q, k4v);
+      q += dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+      qd += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+      close_positions(model, data, q);
+      close_velocities(model, data, q, qd);
+    }
+    EXPECT_LT(position_residual(model, data, q), 1e-10);
+    const double drift = std::abs(energy(model, data, q, qd) - initial) / std::abs(initial);
+    EXPECT_LT(drift, 1e-6) << (internal_cut ? "internal" : "terminal");
+  }
+}
+
+TEST(ClosedChainModel, ReportsClosuresThatCannotBeAssembled) {
+  FourBarLengths lengths;
+  lengths.ground = 8.0;  // longer than the other three links together
+  const ClosedChainModel model(four_bar(false, lengths));
+  ClosedChainData data(model);
+  Eigen::VectorXd q = Eigen::VectorXd::Constant(3, 0.2);
+  try {
+    close_positions(model, data, q);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    EXPECT_NE(std::string(error.what()).find("loop 'close' cannot be closed from the given state"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ClosedChainModel, ReportsASingularConfiguration) {
+  // Crank 1, coupler 1, rocker 2, ground 2: closes with every link on the x axis (crank along +x,
+  // coupler back along -x, rocker along +x), where the closure loses rank.
+  FourBarLengths lengths{1.0, 1.0, 2.0, 2.0};
+  const ClosedChainModel model(four_bar(false, lengths));
+  ClosedChainData data(model);
+  const Eigen::VectorXd regular = four_bar_configuration(false, 1.2, lengths);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
+  EXPECT_LT(position_residual(model, data, regular), 1e-10);
+  update_closed_chain(model, data, regular, zero);
+  EXPECT_EQ(data.nominal_rank[0], 2);
+  const Eigen::Vector3d in_line(0.0, M_PI, -M_PI);
+  EXPECT_LT(position_residual(model, data, in_line), 1e-12);
+  try {
+    update_closed_chain(model, data, in_line, zero);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    EXPECT_NE(
+        std::string(error.what()).find("singular configuration: loop 'close' loses rank (2 -> 1)"),
+        std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ClosedChainModel, RejectsBadClosures) {
+  auto message = [](const Mechanism& m) {
+    try {
+      const ClosedChainModel model(m);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  Mechanism gear = geared_links();
+  gear.joints[2].type = JointType::kPlanar;
+  EXPECT_NE(message(gear).find("coupling 'gear' couples joints with different dof counts"),
+            std::string::npos)
+      << message(gear);
+  Mechanism loop = four_bar(false);
+  loop.loops[0].child = 7;
+  EXPECT_NE(message(loop).find("loop 'close' names a link out of range"), std::string::npos)
+      << message(loop);
+  Mechanism fixed = geared_links();
+  fixed.joints[1].type = JointType::kFixed;
+  EXPECT_NE(message(fixed).find("couples a fixed joint"), std::string::npos) << message(fixed);
+}
+
+// Re-selection: the crank-rocker passes configurations where a chosen independent coordinate
+// stops moving (the rocker's dead points); the selection stays well conditioned all the way round.
+TEST(ClosedChainModel, ReselectsIndependentCoordinatesAlongAFullCrankTurn) {
+  const ClosedChainModel model(four_bar(false));
+  ClosedChainData data(model);
+  for (int i = 0; i <= 72; ++i) {
+    const double crank = 2 * M_PI * i / 72.0;
+    const Eigen::VectorXd q = four_bar_configuration(false, crank);
+    Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+    close_velocities(model, data, q, qd);
+    EXPECT_GE(data.selection[0].conditioning, model.options().reselect_conditioning);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+  }
+}
+
+}  // namespace
+}  // namespace skograph
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+// A gear's sub-graph holds both joints' hinges, for siblings and for a link hanging from its
+// motor; the closed coordinates satisfy q[motor] = ratio q[link] and the same for the rates.
+TEST(ClosedChainModel, GearAggregatesBothHingesAndCouplesTheirCoordinates) {
+  for (const bool serial : {false, true}) {
+    const ClosedChainModel model(geared_links(4.0, serial));
+    ClosedChainData data(model);
+    ASSERT_EQ(model.aggregate_count(), 1);
+    std::vector<int> nodes = model.aggregate_nodes(0);
+    std::ranges::sort(nodes);
+    EXPECT_EQ(nodes, (std::vector<int>{1, 2}));
+    EXPECT_FALSE(model.swallows_whole_mechanism());
+    Eigen::VectorXd q(3), qd(3);
+    q << 0.2, 0.3, -0.5;
+    qd << 0.4, 1.5, -2.0;
+    close_positions(model, data, q);
+    close_velocities(model, data, q, qd);
+    EXPECT_NEAR(q[1], 4.0 * q[2], 1e-12);
+    EXPECT_NEAR(qd[1], 4.0 * qd[2], 1e-12);
+    EXPECT_EQ(data.independent.size(), 2u);
+    EXPECT_EQ(data.independent[0], 0);  // the base joint is a plain tree joint
+  }
+}
+
+// Two loops sharing links merge into one aggregate whose rows stack both loops.
+TEST(ClosedChainModel, LoopsSharingLinksShareOneAggregate) {
+  std::mt19937 rng(21);
+  Eigen::VectorXd q0;
+  Mechanism m = chain_closed_to_world(LoopType::kSpherical, rng, q0);
+  LoopClosure second;
+  second.name = "second";
+  second.type = LoopType::kRevolute;
+  second.parent = 0;
+  second.child = 3;
+  close_loop_at(m, second, q0, rng);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_EQ(model.aggregate_loops(0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(model.constraint_rows(0), 3 + 5);
+  Eigen::VectorXd q = q0 + rigid_random_state(model.dof_count(), rng, 0.01);
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+  close_velocities(model, data, q, qd);
+  EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+}
+
+}  // namespace
+}  // namespace skograph
