@@ -293,8 +293,7 @@ struct BenchState {
   }
   // Closed chains: the generic q scaled down until the loops close (1, 1/3, 1/10, then q = 0),
   // the dependent qd from the independent ones.
-  void close(const ClosedChainModel& model, ClosedChainData& data, const std::string& file,
-             std::ostream&) {
+  void close(const ClosedChainModel& model, ClosedChainData& data, const std::string& file) {
     const Eigen::VectorXd generic = q;
     for (double scale : {1.0, 1.0 / 3.0, 0.1, 0.0}) {
       q = scale * generic;
@@ -408,7 +407,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
     ClosedChainData data(model);
     n = model.dof_count();
     BenchState state(n);
-    state.close(model, data, file, err);
+    state.close(model, data, file);
     note_whole_mechanism("bench", file, model, err);
     independent_count = static_cast<int>(data.independent.size());
     ns = bench_closed_chain(model, data, state, algo, reps, sink);
