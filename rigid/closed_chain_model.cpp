@@ -90,6 +90,7 @@ struct ClosedChainModel::Impl {
   std::vector<int> aggregate_of_node;       // -1 for a plain node
   std::vector<int> dof_node;                // tree dof -> SKO node
   std::vector<int> dof_in_joint;            // tree dof -> index within its joint
+  std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
   bool swallows_whole = false;
 };
 
@@ -237,6 +238,8 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
       impl->dof_node[tree.joint_dof_offset(k) + j] = k;
       impl->dof_in_joint[tree.joint_dof_offset(k) + j] = j;
     }
+  for (int d = 0; d < tree.dof_count(); ++d)
+    if (impl->aggregate_of_node[impl->dof_node[d]] < 0) impl->plain_dofs.push_back(d);
   impl->swallows_whole = aggregates == 1 && static_cast<int>(impl->nodes[0].size()) == nodes;
   impl_ = std::move(impl);
 }
@@ -277,6 +280,8 @@ struct ClosedChainData::Workspaces {
   Eigen::VectorXd coriolis_aggregated, gyroscopic_aggregated;
   Eigen::VectorXd velocity_embedded, force_embedded, acceleration_embedded;
   Eigen::VectorXd zero_dofs;
+  std::vector<int> column_of;                         // tree dof -> column of X (independent dofs)
+  std::vector<int> independent_previous;              // data.independent of the update before
   std::vector<int> embedded_to_independent;           // embedded hinge index -> column of X
   Eigen::VectorXd accelerations, independent_forces;  // results
   Eigen::MatrixXd reduced_mass, embedded_mass;
@@ -312,6 +317,10 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   work->coriolis_tree.setZero(6 * nodes);
   work->zero_dofs.setZero(dofs);
   work->accelerations.setZero(dofs);
+  work->column_of.assign(dofs, -1);
+  // Capacity for the independent-dof lists so that updates do not allocate them again.
+  independent.reserve(dofs);
+  work->independent_previous.reserve(dofs);
 }
 
 namespace {
@@ -597,48 +606,114 @@ void check_vector(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const ch
                                 std::to_string(size));
 }
 
+// The largest |Q X_S| of aggregate s relative to the size of Q: zero up to roundoff when the
+// selection's rank is Q's full rank.
+double embedding_violation(const ClosedChainData& data, int s) {
+  const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+  if (constraint.size() == 0 || data.embedding[s].size() == 0) return 0.0;
+  return (constraint * data.embedding[s]).cwiseAbs().maxCoeff() /
+         (1.0 + constraint.cwiseAbs().maxCoeff());
+}
+
 // Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model).
 void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
                         const Eigen::Ref<const Eigen::VectorXd>& q,
                         const Eigen::Ref<const Eigen::VectorXd>& qd) {
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
+  ClosedChainData::Workspaces& work = *data.work;
   check_vector(q, model.dof_count(), "q");
   check_vector(qd, model.dof_count(), "qd");
   update_kinematics(tree, q, qd, data.tree);
-  velocity_product_accelerations(tree, data.tree, data.work->node_acceleration);
-  data.work->embedding_rate_full.setZero();
+  velocity_product_accelerations(tree, data.tree, work.node_acceleration);
+  work.embedding_rate_full.setZero();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kAcceleration);
     update_selection(model, data, s);
-    const std::vector<int>& dofs = impl.dofs[s];
     embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                        data.selection[s], data.embedding[s], data.embedding_rate[s]);
+    // A nominal rank taken at a singular configuration leaves constraints out of Y1: Q X_S != 0.
+    // Select again and take the higher rank as nominal.
+    if (embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
+      CoordinateSelection selection =
+          select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance);
+      if (selection.rank > data.nominal_rank[s]) {
+        data.nominal_rank[s] = selection.rank;
+        data.selection[s] = std::move(selection);
+        embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
+                           data.selection[s], data.embedding[s], data.embedding_rate[s]);
+      }
+    }
+    const std::vector<int>& dofs = impl.dofs[s];
     for (std::size_t i = 0; i < dofs.size(); ++i)
-      data.work->embedding_rate_full[dofs[i]] = data.embedding_rate[s][i];
+      work.embedding_rate_full[dofs[i]] = data.embedding_rate[s][static_cast<Eigen::Index>(i)];
   }
-  // The full X: plain dofs are independent; an aggregate's independent columns in increasing dof
-  // order.
+  // The independent dofs: plain dofs and each aggregate's independent columns, increasing.
+  work.independent_previous.swap(data.independent);
   data.independent.clear();
-  for (int d = 0; d < model.dof_count(); ++d)
-    if (impl.aggregate_of_node[impl.dof_node[d]] < 0) data.independent.push_back(d);
+  for (const int d : impl.plain_dofs) data.independent.push_back(d);
   for (int s = 0; s < model.aggregate_count(); ++s)
     for (const int i : data.selection[s].independent) data.independent.push_back(impl.dofs[s][i]);
   std::ranges::sort(data.independent);
   const int independent = static_cast<int>(data.independent.size());
-  data.X.setZero(model.dof_count(), independent);
-  std::vector<int> column_of(model.dof_count(), -1);
-  for (int c = 0; c < independent; ++c) column_of[data.independent[c]] = c;
-  for (int d = 0; d < model.dof_count(); ++d)
-    if (impl.aggregate_of_node[impl.dof_node[d]] < 0) data.X(d, column_of[d]) = 1.0;
+  for (int c = 0; c < independent; ++c) work.column_of[data.independent[c]] = c;
+  // The full X: identity entries for plain dofs, X_S blocks for aggregates. When the independent
+  // dofs are those of the last update only the X_S blocks change (O(N)).
+  if (data.independent != work.independent_previous || data.X.cols() != independent ||
+      data.X.rows() != model.dof_count()) {
+    data.X.setZero(model.dof_count(), independent);
+    for (const int d : impl.plain_dofs) data.X(d, work.column_of[d]) = 1.0;
+  }
   for (int s = 0; s < model.aggregate_count(); ++s) {
     const std::vector<int>& dofs = impl.dofs[s];
     const CoordinateSelection& selection = data.selection[s];
     for (std::size_t j = 0; j < selection.independent.size(); ++j) {
-      const int column = column_of[dofs[selection.independent[j]]];
+      const int column = work.column_of[dofs[selection.independent[j]]];
       for (std::size_t i = 0; i < dofs.size(); ++i)
         data.X(dofs[i], column) =
             data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    }
+  }
+}
+
+// independent = X* full (T_R = X* tau), block by block (O(N)).
+void apply_embedding_transpose(const ClosedChainModel& model, const ClosedChainData& data,
+                               const Eigen::Ref<const Eigen::VectorXd>& full,
+                               Eigen::VectorXd& independent) {
+  const Impl& impl = closed_chain_impl(model);
+  const std::vector<int>& column_of = data.work->column_of;
+  independent.resize(static_cast<Eigen::Index>(data.independent.size()));
+  for (const int d : impl.plain_dofs) independent[column_of[d]] = full[d];
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[s];
+    const CoordinateSelection& selection = data.selection[s];
+    for (std::size_t j = 0; j < selection.independent.size(); ++j) {
+      double sum = 0.0;
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        sum += data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) *
+               full[dofs[i]];
+      independent[column_of[dofs[selection.independent[j]]]] = sum;
+    }
+  }
+}
+
+// full = X independent + offset (qd = X qd_R; qdd = X qdd_R + Xdot qd_R), block by block (O(N)).
+void apply_embedding(const ClosedChainModel& model, const ClosedChainData& data,
+                     const Eigen::Ref<const Eigen::VectorXd>& independent,
+                     const Eigen::Ref<const Eigen::VectorXd>& offset,
+                     Eigen::Ref<Eigen::VectorXd> full) {
+  const Impl& impl = closed_chain_impl(model);
+  const std::vector<int>& column_of = data.work->column_of;
+  for (const int d : impl.plain_dofs) full[d] = independent[column_of[d]] + offset[d];
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[s];
+    const CoordinateSelection& selection = data.selection[s];
+    for (std::size_t i = 0; i < dofs.size(); ++i) {
+      double sum = offset[dofs[i]];
+      for (std::size_t j = 0; j < selection.independent.size(); ++j)
+        sum += data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) *
+               independent[column_of[dofs[selection.independent[j]]]];
+      full[dofs[i]] = sum;
     }
   }
 }
@@ -696,16 +771,16 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
     Eigen::VectorXd& error = data.work->position_error[s];
     double residual = error.size() ? error.cwiseAbs().maxCoeff() : 0.0;
     if (residual <= options.position_tolerance) continue;
-    // The dependent coordinates: the stored selection while it stays well conditioned here.
+    // The dependent coordinates: the stored selection while it stays well conditioned here. A
+    // selection made away from the closure does not fix the nominal rank (an over-constrained
+    // loop has a lower rank on its closure than off it): the next update takes it.
     if (data.nominal_rank[s] < 0 ||
         selection_conditioning(data.constraint_matrix[s], data.selection[s]) <
             options.reselect_conditioning) {
-      const CoordinateSelection selection =
+      CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
-      if (data.nominal_rank[s] < 0 || selection.rank >= data.nominal_rank[s]) {
-        data.selection[s] = selection;
-        if (data.nominal_rank[s] < 0) data.nominal_rank[s] = selection.rank;
-      }
+      if (data.nominal_rank[s] < 0 || selection.rank >= data.nominal_rank[s])
+        data.selection[s] = std::move(selection);
     }
     const std::vector<int>& dependent = data.selection[s].dependent;
     Eigen::VectorXd saved(q.size()), step(columns);
@@ -761,10 +836,11 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
 void close_velocities(const ClosedChainModel& model, ClosedChainData& data,
                       const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::Ref<Eigen::VectorXd> qd) {
   update_constraints(model, data, q, qd);
-  Eigen::VectorXd independent(static_cast<Eigen::Index>(data.independent.size()));
+  Eigen::VectorXd& independent = data.work->independent_forces;  // scratch
+  independent.resize(static_cast<Eigen::Index>(data.independent.size()));
   for (std::size_t c = 0; c < data.independent.size(); ++c)
-    independent[c] = qd[data.independent[c]];
-  qd = data.X * independent;
+    independent[static_cast<Eigen::Index>(c)] = qd[data.independent[c]];
+  apply_embedding(model, data, independent, data.work->zero_dofs, qd);
 }
 
 double position_residual(const ClosedChainModel& model, ClosedChainData& data,
@@ -824,9 +900,7 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
   embed_hinge_maps(structure, *work.aggregation, work.embedding_structure_order, *data.embedded);
   // Embedded hinge entries -> columns of X: plain nodes keep their joint's dofs, reduced nodes
   // their selection's independent coordinates in increasing order.
-  std::vector<int> column_of(model.dof_count(), -1);
-  for (std::size_t c = 0; c < data.independent.size(); ++c)
-    column_of[data.independent[c]] = static_cast<int>(c);
+  const std::vector<int>& column_of = work.column_of;
   const SkoStructure& embedded = *structure.aggregated();
   for (int a = 0; a < structure.size(); ++a) {
     const int offset = embedded.hinge.offset(a);
@@ -877,18 +951,19 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   update_closed_chain(model, data, q, qd);
   embedded_coriolis(model, data, gravity);
   ClosedChainData::Workspaces& work = *data.work;
-  const Eigen::VectorXd independent_force = data.X.transpose() * tau;
+  apply_embedding_transpose(model, data, tau, work.independent_forces);
   for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
     work.force_embedded[static_cast<Eigen::Index>(e)] =
-        independent_force[work.embedded_to_independent[e]];
+        work.independent_forces[work.embedded_to_independent[e]];
   const Eigen::VectorXd& embedded_acceleration =
       forward_dynamics(*data.embedded, work.velocity_embedded, work.force_embedded,
                        work.coriolis_aggregated, work.gyroscopic_aggregated, *work.forward);
-  Eigen::VectorXd independent_acceleration(static_cast<Eigen::Index>(data.independent.size()));
+  Eigen::VectorXd& independent_acceleration = work.independent_forces;  // scratch
   for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
     independent_acceleration[work.embedded_to_independent[e]] =
         embedded_acceleration[static_cast<Eigen::Index>(e)];
-  work.accelerations = data.X * independent_acceleration + work.embedding_rate_full;
+  apply_embedding(model, data, independent_acceleration, work.embedding_rate_full,
+                  work.accelerations);
   return work.accelerations;
 }
 
@@ -940,9 +1015,12 @@ void innovations_factors(const ClosedChainModel& model, ClosedChainData& data,
   const int n = static_cast<int>(map.size());
   Eigen::PermutationMatrix<Eigen::Dynamic> permutation(n);
   for (int i = 0; i < n; ++i) permutation.indices()[i] = map[i];
-  factors.newton_euler_factor = permutation * factors.newton_euler_factor * permutation.transpose();
-  factors.innovations_inertia = permutation * factors.innovations_inertia * permutation.transpose();
-  factors.inverse_factor = permutation * factors.inverse_factor * permutation.transpose();
+  Eigen::MatrixXd permuted;
+  for (Eigen::MatrixXd* factor :
+       {&factors.newton_euler_factor, &factors.innovations_inertia, &factors.inverse_factor}) {
+    permuted = permutation * (*factor);
+    *factor = permuted * permutation.transpose();
+  }
 }
 
 }  // namespace skograph

@@ -20,21 +20,6 @@ using namespace testing_support;
 
 const Eigen::Vector3d kGravity(0, -9.81, 0);
 
-// The four-bar's joint angles for a crank angle from the closed form (upper branch).
-Eigen::VectorXd four_bar_configuration(bool internal_cut, double crank_angle,
-                                       const FourBarLengths& l = {}) {
-  const Eigen::Vector2d p = l.crank * Eigen::Vector2d(std::cos(crank_angle), std::sin(crank_angle));
-  const Eigen::Vector2d tip = four_bar_coupler_tip(l, crank_angle, true);
-  const Eigen::Vector2d d(l.ground, 0);
-  const double coupler = std::atan2(tip.y() - p.y(), tip.x() - p.x());
-  Eigen::VectorXd q(3);
-  q[0] = crank_angle;
-  q[1] = coupler - crank_angle;
-  q[2] = internal_cut ? std::atan2(tip.y() - d.y(), tip.x() - d.x())
-                      : std::atan2(d.y() - tip.y(), d.x() - tip.x()) - coupler;
-  return q;
-}
-
 // A closed state (q, qd) of a test mechanism with its model.
 struct ClosedCase {
   std::string name;
@@ -48,6 +33,10 @@ std::vector<ClosedCase> closed_cases() {
   for (const bool internal : {false, true})
     cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
                      four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
+  {
+    const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
+    cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
+  }
   for (const bool serial : {false, true}) {
     Eigen::VectorXd q(3);
     q << 0.3, 5 * 0.4, 0.4;
@@ -77,6 +66,19 @@ std::vector<ClosedCase> closed_cases() {
     close_velocities(model, data, c.q, c.qd);
   }
   return cases;
+}
+
+// A chain of four-bars: one aggregate per four-bar, each hanging from the previous one.
+TEST(ClosedChainModel, FourBarChainHasOneAggregatePerFourBar) {
+  const ClosedChainModel model(four_bar_chain(5));
+  ASSERT_EQ(model.aggregate_count(), 5);
+  EXPECT_FALSE(model.swallows_whole_mechanism());
+  for (int s = 0; s < 5; ++s) {
+    std::vector<int> nodes = model.aggregate_nodes(s);
+    std::ranges::sort(nodes);
+    EXPECT_EQ(nodes, (std::vector<int>{3 * s, 3 * s + 1, 3 * s + 2}));
+    EXPECT_EQ(model.aggregate_loops(s), (std::vector<int>{s}));
+  }
 }
 
 TEST(ClosedChainModel, FourBarAggregatesAndClosesToTheClosedForm) {
@@ -424,6 +426,21 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
         std::string::npos)
         << error.what();
   }
+  // Started at the singular configuration, the nominal rank is too low; at a regular
+  // configuration the selection is taken again with the full rank.
+  ClosedChainData fresh(model);
+  update_closed_chain(model, fresh, in_line, zero);
+  EXPECT_EQ(fresh.nominal_rank[0], 1);
+  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+  close_velocities(model, fresh, regular, qd);
+  EXPECT_EQ(fresh.nominal_rank[0], 2);
+  EXPECT_EQ(fresh.independent.size(), 1u);
+  EXPECT_LT(velocity_residual(model, fresh, regular, qd), 1e-10);
+  const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravity);
+  EXPECT_LT((full_constraint_matrix(model, fresh) * qdd + full_velocity_product(model, fresh))
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-9);
 }
 
 TEST(ClosedChainModel, RejectsBadClosures) {
@@ -449,19 +466,27 @@ TEST(ClosedChainModel, RejectsBadClosures) {
   EXPECT_NE(message(fixed).find("couples a fixed joint"), std::string::npos) << message(fixed);
 }
 
-// Re-selection: the crank-rocker passes configurations where a chosen independent coordinate
-// stops moving (the rocker's dead points); the selection stays well conditioned all the way round.
+// Re-selection along a full crank turn of the crank-rocker with a demanding threshold: the
+// selection changes where its Y1 degrades, the current conditioning never falls below the
+// threshold unless no selection does better, and the velocities stay closed.
 TEST(ClosedChainModel, ReselectsIndependentCoordinatesAlongAFullCrankTurn) {
-  const ClosedChainModel model(four_bar(false));
+  ClosedChainOptions options;
+  options.reselect_conditioning = 0.6;
+  const ClosedChainModel model(four_bar(false), options);
   ClosedChainData data(model);
-  for (int i = 0; i <= 72; ++i) {
-    const double crank = 2 * M_PI * i / 72.0;
-    const Eigen::VectorXd q = four_bar_configuration(false, crank);
+  int changes = 0, previous = -1;
+  for (int i = 0; i <= 360; ++i) {
+    const Eigen::VectorXd q = four_bar_configuration(false, 2 * M_PI * i / 360.0);
     Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
     close_velocities(model, data, q, qd);
-    EXPECT_GE(data.selection[0].conditioning, model.options().reselect_conditioning);
     EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+    const double current = selection_conditioning(data.constraint_matrix[0], data.selection[0]);
+    const CoordinateSelection best = select_coordinates(data.constraint_matrix[0]);
+    EXPECT_GE(current, std::min(0.6, best.conditioning) - 1e-12) << i;
+    if (previous >= 0 && data.independent[0] != previous) ++changes;
+    previous = data.independent[0];
   }
+  EXPECT_GT(changes, 0);
 }
 
 }  // namespace
@@ -517,6 +542,60 @@ TEST(ClosedChainModel, LoopsSharingLinksShareOneAggregate) {
   Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
   close_velocities(model, data, q, qd);
   EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+}
+
+}  // namespace
+}  // namespace skograph
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+// A loop whose sub-graph has no dofs (across a fixed joint) is a constant condition: checked, not
+// embedded; the rest of the mechanism moves as a tree.
+TEST(ClosedChainModel, LoopAcrossAFixedJointIsAConstantCondition) {
+  Mechanism m = geared_links();
+  m.couplings.clear();
+  m.joints[1].type = JointType::kFixed;
+  LoopClosure loop;
+  loop.name = "rigid";
+  loop.type = LoopType::kWeld;
+  loop.parent = 0;
+  loop.child = 1;
+  loop.parent_origin = m.joints[1].origin;
+  m.loops.push_back(loop);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_TRUE(model.aggregate_dofs(0).empty());
+  Eigen::VectorXd q(2), qd(2);
+  q << 0.3, -0.4;
+  qd << 1.0, 2.0;
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-12);
+  RigidBodyData tree_data(model.tree());
+  const Eigen::VectorXd tau = Eigen::Vector2d(0.5, -0.2);
+  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
+  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+  EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+// Without loops or couplings the closed-chain model is the tree: every dof independent, X = I.
+TEST(ClosedChainModel, TreeWithoutClosuresIsTheTree) {
+  Mechanism m = four_bar(false);
+  m.loops.clear();
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  EXPECT_EQ(model.aggregate_count(), 0);
+  const Eigen::VectorXd q = Eigen::Vector3d(0.3, -0.2, 0.9), qd = Eigen::Vector3d(1.0, 0.5, -2.0);
+  const Eigen::VectorXd tau = Eigen::Vector3d(0.1, 0.2, 0.3);
+  RigidBodyData tree_data(model.tree());
+  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
+  EXPECT_LT((forward_dynamics(model, data, q, qd, tau, kGravity) - reference).cwiseAbs().maxCoeff(),
+            1e-10);
+  EXPECT_TRUE(data.X.isIdentity());
+  EXPECT_EQ(data.independent, (std::vector<int>{0, 1, 2}));
 }
 
 }  // namespace

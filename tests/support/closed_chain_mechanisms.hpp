@@ -1,7 +1,8 @@
-// Closed-chain mechanisms built in code, with the geometry of examples/models (tests of rigid/
-// cannot read files; the benchmark builds chains of any length): the four-bar of
-// fourbar_internal_cut.yaml / fourbar_terminal_cut.yaml, a chain of k four-bars, the Stewart
-// platform of stewart_platform.yaml. Each closes at q = 0.
+// Closed-chain mechanisms built in code with the geometry of examples/models (tests of rigid/
+// cannot read files): the carriage four-bar of fourbar_internal_cut.yaml /
+// fourbar_terminal_cut.yaml and the Stewart platform of stewart_platform.yaml. Each closes at
+// q = 0. (tests/support/closed_chain_support.hpp has the bare four-bars, chains of them and
+// random closed mechanisms.)
 #pragma once
 
 #include <Eigen/Geometry>
@@ -103,34 +104,6 @@ inline Mechanism carriage_fourbar(Cut cut) {
               frame({0.4, 0, 0}, kRockerAngle + M_PI - kCouplerAngle));
     add_loop(m, "pivot_d", LoopType::kRevolute, c, rocker, frame({0.35, 0, 0}),
              frame({0.3, 0, 0}, -(kRockerAngle + M_PI)));
-  }
-  return m;
-}
-
-// fourbar_chain.yaml with k four-bars (in the horizontal plane: gravity does no work): the rocker
-// of four-bar i is the ground of four-bar i + 1. 3 k dofs, k independent.
-inline Mechanism fourbar_chain(int k) {
-  Mechanism m;
-  m.name = "fourbar_chain_" + std::to_string(k);
-  m.source = m.name + " (built in code)";
-  int ground = -1;
-  for (int i = 1; i <= k; ++i) {
-    const std::string n = std::to_string(i);
-    const int crank = add_link(m, rod("crank" + n, 0.3, 0.1));
-    const int coupler = add_link(m, rod("coupler" + n, 0.8, 0.4));
-    const int rocker = add_link(m, rod("rocker" + n, 0.6, 0.3));
-    // Four-bar i's ground frame: the world, or rocker i-1 turned back by the rocker angle.
-    const Eigen::Isometry3d base =
-        ground < 0 ? Eigen::Isometry3d::Identity() : frame({0.15, 0, 0}, -kRockerAngle);
-    add_joint(m, "crank" + n + "_joint", JointType::kContinuous, ground, crank,
-              base * frame({0, 0, 0}, kCrankAngle));
-    add_joint(m, "coupler" + n + "_joint", JointType::kContinuous, crank, coupler,
-              frame({0.1, 0, 0}, kCouplerAngle - kCrankAngle));
-    add_joint(m, "rocker" + n + "_joint", JointType::kContinuous, ground, rocker,
-              base * frame({0.35, 0, 0}, kRockerAngle));
-    add_loop(m, "pin" + n, LoopType::kRevolute, coupler, rocker, frame({0.4, 0, 0}),
-             frame({0.3, 0, 0}, kCouplerAngle - kRockerAngle));
-    ground = rocker;
   }
   return m;
 }

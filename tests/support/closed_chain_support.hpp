@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "rigid/closed_chain_model.hpp"
-#include "support/rigid_support.hpp"
+#include "rigid_support.hpp"
 
 namespace skograph::testing_support {
 
@@ -93,6 +93,52 @@ inline Eigen::Vector2d four_bar_coupler_tip(const FourBarLengths& l, double cran
   const Eigen::Vector2d a = p + along * unit + height * normal;
   const Eigen::Vector2d b = p + along * unit - height * normal;
   return (a.y() >= b.y()) == upper ? a : b;
+}
+
+// A chain of k four-bars with internal cuts: four-bar i's crank and rocker pivot on four-bar
+// i-1's rocker (at its origin and at (ground, 0, 0) in its frame; the world for i = 0). Each
+// four-bar is one aggregate hanging from the previous one. Joints per four-bar: crank, coupler,
+// rocker; the same joint angles as four_bar(true) close every four-bar.
+inline Mechanism four_bar_chain(int count, const FourBarLengths& lengths = {}) {
+  Mechanism m;
+  m.name = "four_bar_chain";
+  for (int i = 0; i < count; ++i) {
+    const std::string suffix = std::to_string(i);
+    const int crank = 3 * i, coupler = 3 * i + 1, rocker = 3 * i + 2;
+    const int ground = i == 0 ? -1 : 3 * (i - 1) + 2;
+    m.links.push_back(rod_link("crank" + suffix, lengths.crank, lengths.crank));
+    m.links.push_back(rod_link("coupler" + suffix, lengths.coupler, lengths.coupler));
+    m.links.push_back(rod_link("rocker" + suffix, lengths.rocker, lengths.rocker));
+    m.joints.push_back(revolute_joint("j_crank" + suffix, ground, crank, Eigen::Vector3d::Zero()));
+    m.joints.push_back(
+        revolute_joint("j_coupler" + suffix, crank, coupler, Eigen::Vector3d(lengths.crank, 0, 0)));
+    m.joints.push_back(
+        revolute_joint("j_rocker" + suffix, ground, rocker, Eigen::Vector3d(lengths.ground, 0, 0)));
+    LoopClosure loop;
+    loop.name = "close" + suffix;
+    loop.type = LoopType::kRevolute;
+    loop.parent = coupler;
+    loop.parent_origin.translation() = Eigen::Vector3d(lengths.coupler, 0, 0);
+    loop.child = rocker;
+    loop.child_origin.translation() = Eigen::Vector3d(lengths.rocker, 0, 0);
+    m.loops.push_back(loop);
+  }
+  return m;
+}
+
+// The four-bar's joint angles for a crank angle from the closed form (upper branch).
+inline Eigen::VectorXd four_bar_configuration(bool internal_cut, double crank_angle,
+                                              const FourBarLengths& l = {}) {
+  const Eigen::Vector2d p = l.crank * Eigen::Vector2d(std::cos(crank_angle), std::sin(crank_angle));
+  const Eigen::Vector2d tip = four_bar_coupler_tip(l, crank_angle, true);
+  const Eigen::Vector2d d(l.ground, 0);
+  const double coupler = std::atan2(tip.y() - p.y(), tip.x() - p.x());
+  Eigen::VectorXd q(3);
+  q[0] = crank_angle;
+  q[1] = coupler - crank_angle;
+  q[2] = internal_cut ? std::atan2(tip.y() - d.y(), tip.x() - d.x())
+                      : std::atan2(d.y() - tip.y(), d.x() - tip.x()) - coupler;
+  return q;
 }
 
 // Base link on a revolute joint; motor and link are its children (siblings) coupled by a gear
