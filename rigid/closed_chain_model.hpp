@@ -21,9 +21,12 @@
 //             child_origin; "world" (-1) is the inertial frame. Closed: F_c moves relative to F_p
 //             only as the loop joint allows (the frames coincide at the joint's zero).
 //   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link]), per dof.
-// Position level: the same directions of the closure-frame error (position of O_c in F_p;
-// orientation error as the rotation vector of R_p^T R_c, its component along the axis ignored for a
-// revolute) and q_a - ratio q_b for gears, solved by Newton over the dependent coordinates.
+// Position level, in the same directions: the position of O_c in F_p (R_p^T (x_c - x_p)); the
+// orientation error a x (R_rel a) for a revolute (a its axis, R_rel = R_p^T R_c), vee((R_rel -
+// R_rel^T) / 2) for prismatic and weld (zero when the frames are parallel); q_a - ratio q_b for
+// gears. Newton over each aggregate's dependent entries of q with the exact Jacobian with respect
+// to q (rotation vectors through the right Jacobian of the exponential map), so the independent
+// entries of q are kept exactly.
 #pragma once
 
 #include <Eigen/Core>

@@ -37,6 +37,7 @@ std::vector<ClosedCase> closed_cases() {
     const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
     cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
   }
+  cases.push_back({"stewart", stewart_platform(), Eigen::VectorXd::Zero(27), Eigen::VectorXd()});
   for (const bool serial : {false, true}) {
     Eigen::VectorXd q(3);
     q << 0.3, 5 * 0.4, 0.4;
@@ -596,6 +597,53 @@ TEST(ClosedChainModel, TreeWithoutClosuresIsTheTree) {
             1e-10);
   EXPECT_TRUE(data.X.isIdentity());
   EXPECT_EQ(data.independent, (std::vector<int>{0, 1, 2}));
+}
+
+// The Stewart-like platform: one aggregate holding every joint (said so, still works), closed at
+// q = 0 with 12 independent dofs; energy of a torque-free RK4 run with gravity stays constant
+// (positions and velocities closed after every step).
+TEST(ClosedChainModel, StewartPlatformConservesEnergy) {
+  const ClosedChainModel model(stewart_platform());
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_TRUE(model.swallows_whole_mechanism());
+  EXPECT_EQ(model.constraint_rows(0), 15);
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(model.dof_count());
+  EXPECT_LT(position_residual(model, data, q), 1e-12);
+  std::mt19937 rng(17);
+  Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 0.3);
+  close_velocities(model, data, q, qd);
+  EXPECT_EQ(data.independent.size(), 12u);
+  const Eigen::Vector3d gravity(0, 0, -9.81);
+  auto total = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds) {
+    update_kinematics(model.tree(), qs, qds, data.tree);
+    return kinetic_energy(model.tree(), data.tree) +
+           potential_energy(model.tree(), data.tree, gravity);
+  };
+  const double initial = total(q, qd);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
+  auto derivative = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds,
+                        Eigen::VectorXd& q_rate, Eigen::VectorXd& qd_rate) {
+    q_rate.resize(model.dof_count());
+    configuration_rate(model.tree(), qs, qds, q_rate);
+    qd_rate = forward_dynamics(model, data, qs, qds, zero, gravity);
+  };
+  const double dt = 1e-3;
+  for (int step = 0; step < 300; ++step) {
+    Eigen::VectorXd k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
+    derivative(q, qd, k1q, k1v);
+    derivative(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v, k2q, k2v);
+    derivative(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v, k3q, k3v);
+    derivative(q + dt * k3q, qd + dt * k3v, k4q, k4v);
+    q += dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+    qd += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+    close_positions(model, data, q);
+    close_velocities(model, data, q, qd);
+  }
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+  const double drift = std::abs(total(q, qd) - initial) / std::abs(initial);
+  EXPECT_LT(drift, 1e-6);
 }
 
 }  // namespace

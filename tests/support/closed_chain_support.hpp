@@ -141,6 +141,78 @@ inline Eigen::VectorXd four_bar_configuration(bool internal_cut, double crank_an
   return q;
 }
 
+// A Stewart-like platform: six legs, each a spherical joint at a base point b_i on the ground
+// (circle of radius 1) and a prismatic joint along the leg to an upper link ending at the platform
+// point p_i (circle of radius 0.5 at height 1, rotated by 30 degrees). The platform hangs from leg
+// 0's upper link by a spherical joint at p_0; legs 1-5 are closed to it by spherical loops. At
+// q = 0 the mechanism is closed and the platform frame (origin p_0) is parallel to the world.
+// 27 tree dofs, 15 loop rows: 6 platform dofs and 6 leg spins.
+inline Mechanism stewart_platform() {
+  Mechanism m;
+  m.name = "stewart";
+  std::vector<Eigen::Vector3d> base(6), top(6);
+  for (int i = 0; i < 6; ++i) {
+    const double a = M_PI / 3 * i, b = a + M_PI / 6 * (i % 2 ? -1 : 1);
+    base[i] = Eigen::Vector3d(std::cos(a), std::sin(a), 0);
+    top[i] = Eigen::Vector3d(0.5 * std::cos(b), 0.5 * std::sin(b), 1.0);
+  }
+  for (int i = 0; i < 6; ++i) {
+    const std::string suffix = std::to_string(i);
+    const Eigen::Vector3d leg = top[i] - base[i];
+    const Eigen::Matrix3d along =
+        Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), leg).toRotationMatrix();
+    Link lower = rod_link("lower" + suffix, 0.5, 1.0), upper = rod_link("upper" + suffix, 0.5, 0.5);
+    lower.center_of_mass = Eigen::Vector3d(0, 0, 0.25);
+    upper.center_of_mass = Eigen::Vector3d(0, 0, -0.25);
+    lower.inertia = Eigen::Vector3d(0.03, 0.03, 0.002).asDiagonal();
+    upper.inertia = Eigen::Vector3d(0.015, 0.015, 0.001).asDiagonal();
+    m.links.push_back(lower);
+    m.links.push_back(upper);
+    Joint ball;
+    ball.name = "ball" + suffix;
+    ball.type = JointType::kSpherical;
+    ball.parent = -1;
+    ball.child = 2 * i;
+    ball.origin.linear() = along;
+    ball.origin.translation() = base[i];
+    m.joints.push_back(ball);
+    Joint slide;
+    slide.name = "slide" + suffix;
+    slide.type = JointType::kPrismatic;
+    slide.parent = 2 * i;
+    slide.child = 2 * i + 1;
+    slide.origin.translation() = Eigen::Vector3d(0, 0, leg.norm());
+    slide.axis = Eigen::Vector3d::UnitZ();
+    m.joints.push_back(slide);
+  }
+  Link platform;
+  platform.name = "platform";
+  platform.mass = 3.0;
+  platform.center_of_mass = Eigen::Vector3d(0, 0, 1.0) - top[0];
+  platform.inertia = Eigen::Vector3d(0.2, 0.2, 0.35).asDiagonal();
+  m.links.push_back(platform);
+  const Eigen::Matrix3d along0 =
+      Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), top[0] - base[0])
+          .toRotationMatrix();
+  Joint mount;
+  mount.name = "mount";
+  mount.type = JointType::kSpherical;
+  mount.parent = 1;
+  mount.child = 12;
+  mount.origin.linear() = along0.transpose();  // the platform parallel to the world at q = 0
+  m.joints.push_back(mount);
+  for (int i = 1; i < 6; ++i) {
+    LoopClosure loop;
+    loop.name = "attach" + std::to_string(i);
+    loop.type = LoopType::kSpherical;
+    loop.parent = 2 * i + 1;
+    loop.child = 12;
+    loop.child_origin.translation() = top[i] - top[0];
+    m.loops.push_back(loop);
+  }
+  return m;
+}
+
 // Base link on a revolute joint; motor and link are its children (siblings) coupled by a gear
 // q[motor] = ratio q[link]; the link carries an offset mass. With `serial`, the link hangs from
 // the motor instead (the gear's sub-graph then starts at the motor).
