@@ -7,6 +7,7 @@
 #include "cli/graph_command.hpp"
 #include "cli/model_commands.hpp"
 #include "cli/render_command.hpp"
+#include "cli/simulate_command.hpp"
 
 namespace skograph::cli {
 
@@ -16,7 +17,10 @@ constexpr const char* kUsage =
     "commands:\n"
     "  graph FILE [--json]   analyze a digraph (DOT) or a model's standard digraph (.urdf, .yaml)\n"
     "  dynamics MODEL [--state STATE.json] [--json]\n"
-    "                        M, bias, forward and inverse dynamics of a tree model\n"
+    "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
+    "                        coordinates (independent dofs, X, M_reduced)\n"
+    "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]\n"
+    "                        RK4 in minimal coordinates; energy drift and constraint residuals\n"
     "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
     "                        median time per call of a dynamics algorithm\n"
     "  render MODEL|FILE.dot --what digraph|spanning-tree|aggregated|segments|sparsity\n"
@@ -39,6 +43,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   try {
     if (command == "graph") return graph_command(rest, out, err);
     if (command == "dynamics") return dynamics_command(rest, out, err);
+    if (command == "simulate") return simulate_command(rest, out, err);
     if (command == "bench") return bench_command(rest, out, err);
     if (command == "render") return render_command(rest, out, err);
     if (command == "analyze") return analyze_command(rest, out, err);
