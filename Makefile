@@ -1,5 +1,6 @@
 # skograph — the two set-up commands of the README:
-#   make demo   installs what is missing, builds, and runs the main job on the built-in example
+#   make demo   installs what is missing, builds, and runs `skograph demo`: report and pictures of
+#               the built-in geared four-bar in out/demo
 #   make test   installs what is missing, builds, and runs the whole test suite (ctest)
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
@@ -10,7 +11,7 @@ CMAKE_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
-  libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev
+  libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a

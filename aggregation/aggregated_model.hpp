@@ -54,7 +54,7 @@ class AggregatedStructure {
   int size() const { return static_cast<int>(members_.size()); }  // aggregated nodes
   int subgraph_count() const { return static_cast<int>(partitions_.size()); }
   const std::vector<int>& members(int a) const { return members_[a]; }  // base first
-  int node_of(int k) const { return node_of_[k]; }         // tree node -> aggregated node
+  int node_of(int k) const { return node_of_[k]; }          // tree node -> aggregated node
   int subgraph_of(int a) const { return subgraph_of_[a]; }  // -1 for a plain tree node
   int aggregated_node_of_subgraph(int s) const { return aggregated_of_subgraph_[s]; }
   const TreePartition& partition(int s) const { return partitions_[s]; }
@@ -84,9 +84,9 @@ struct AggregationWorkspace {
 };
 
 // Fills `aggregated` (an SkoModel over structure.aggregated()) from `tree`: weights A_a, inertias
-// M_a and, for aggregated nodes that are not reduced, hinge maps H_a = H_S A_S (constraint-embedding
-// Lemmas 3-4). Reduced nodes' hinge maps are written by embed_hinge_maps. Also fills
-// workspace.resolvent and workspace.projected_hinge.
+// M_a and, for aggregated nodes that are not reduced, hinge maps H_a = H_S A_S
+// (constraint-embedding Lemmas 3-4). Reduced nodes' hinge maps are written by embed_hinge_maps.
+// Also fills workspace.resolvent and workspace.projected_hinge.
 void aggregate_model(const SkoModel& tree, const AggregatedStructure& structure,
                      AggregationWorkspace& workspace, SkoModel& aggregated);
 
@@ -113,7 +113,8 @@ void disaggregate_hinge_vector(const AggregatedStructure& structure,
 // where `tree_hinge_extra` is a tree hinge-layout vector: zero for plain aggregation, and
 // Xdot thetadot_R (scattered to S's hinges) for constraint embedding, giving
 // a_Ra(S) = A_S* (a_S + H_S* Xdot_S thetadot_R) (conventions.md "Constraint embedding").
-// Uses workspace.resolvent from the last aggregate_model.
+// A_S* is applied by the base-to-tips scatter inside S over the tree weights (no dense product);
+// the workspace is only checked to belong to this structure.
 void aggregate_coriolis(const SkoModel& tree, const AggregatedStructure& structure,
                         const AggregationWorkspace& workspace,
                         const Eigen::Ref<const Eigen::VectorXd>& tree_coriolis,
@@ -125,5 +126,33 @@ void aggregate_coriolis(const SkoModel& tree, const AggregatedStructure& structu
 // ignored and may be empty. Uses workspace.projected_hinge from the last aggregate_model.
 void embed_hinge_maps(const AggregatedStructure& structure, const AggregationWorkspace& workspace,
                       const std::vector<Eigen::MatrixXd>& embedding, SkoModel& aggregated);
+
+// ---- Minimal coordinates <-> tree coordinates (constraint-embedding Lemma 5) ----
+// `embedding` as for embed_hinge_maps: X_S for reduced sub-graphs (others ignored, identity).
+// The reduced vector is in the aggregated hinge layout (structure.aggregated()->hinge).
+
+// thetadot = X thetadot_R: the tree hinge-layout vector of a minimal-coordinate vector.
+void expand_reduced_hinge_vector(const AggregatedStructure& structure,
+                                 const std::vector<Eigen::MatrixXd>& embedding,
+                                 const Eigen::Ref<const Eigen::VectorXd>& reduced_vector,
+                                 Eigen::Ref<Eigen::VectorXd> tree_vector);
+
+// T_R = X* T: a tree hinge-layout force projected on the minimal coordinates.
+void project_hinge_vector(const AggregatedStructure& structure,
+                          const std::vector<Eigen::MatrixXd>& embedding,
+                          const Eigen::Ref<const Eigen::VectorXd>& tree_vector,
+                          Eigen::Ref<Eigen::VectorXd> reduced_vector);
+
+// Per-sub-graph vectors in S's stacked hinge order (e.g. Xdot_S thetadot_R) scattered into a tree
+// hinge-layout vector, zero at the hinges of plain nodes (the `tree_hinge_extra` of
+// aggregate_coriolis). Empty entries count as zero.
+void scatter_subgraph_hinge_vectors(const AggregatedStructure& structure,
+                                    const std::vector<Eigen::VectorXd>& per_subgraph,
+                                    Eigen::Ref<Eigen::VectorXd> tree_vector);
+
+// The dense X (tree dofs x minimal dofs): X_S at (S's tree hinge rows, the aggregated node's
+// columns), identity for plain and unreduced nodes. For reports and tests; allocates.
+Eigen::MatrixXd assemble_embedding_matrix(const AggregatedStructure& structure,
+                                          const std::vector<Eigen::MatrixXd>& embedding);
 
 }  // namespace skograph

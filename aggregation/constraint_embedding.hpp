@@ -18,7 +18,8 @@
 namespace skograph {
 
 struct CoordinateSelection {
-  std::vector<int> dependent;    // u: columns of Q (positions in S's stacked hinge vector), increasing
+  std::vector<int>
+      dependent;  // u: columns of Q (positions in S's stacked hinge vector), increasing
   std::vector<int> independent;  // R: the other columns, increasing
   int rank = 0;                  // numerical rank of Q (= dependent.size())
   // sigma_min / sigma_max of Y1 = Q(:, dependent) (1 best, 0 singular); 1 when rank is 0.

@@ -3,9 +3,12 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/analyze_command.hpp"
 #include "cli/export_command.hpp"
 #include "cli/graph_command.hpp"
 #include "cli/model_commands.hpp"
+#include "cli/render_command.hpp"
+#include "cli/simulate_command.hpp"
 
 namespace skograph::cli {
 
@@ -15,13 +18,22 @@ constexpr const char* kUsage =
     "commands:\n"
     "  graph FILE [--json]   analyze a digraph (DOT) or a model's standard digraph (.urdf, .yaml)\n"
     "  dynamics MODEL [--state STATE.json] [--json]\n"
-    "                        M, bias, forward and inverse dynamics of a tree model\n"
+    "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
+    "                        coordinates (independent dofs, X, M_reduced)\n"
+    "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]\n"
+    "                        RK4 in minimal coordinates; energy drift and constraint residuals\n"
     "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
     "                        median time per call of a dynamics algorithm\n"
     "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
     "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"
     "                        sparse M, its CHOLMOD factor, E_A and A as Matrix Market files\n"
-    "  demo                  run the analysis on the built-in example\n"
+    "  render MODEL|FILE.dot --what digraph|spanning-tree|aggregated|segments|sparsity\n"
+    "         [--matrix M|E|A|L] [--ordering canonical|root-first|amd]\n"
+    "         [--format svg|png|pdf|dot] [--size PIXELS] -o OUT\n"
+    "                        draw one picture (format from OUT's extension by default)\n"
+    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS]\n"
+    "                        report (text, JSON) and every picture into DIR\n"
+    "  demo [--out DIR]      analyze the built-in geared four-bar into DIR (default out/demo)\n"
     "  help                  this text\n";
 }  // namespace
 
@@ -35,8 +47,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   try {
     if (command == "graph") return graph_command(rest, out, err);
     if (command == "dynamics") return dynamics_command(rest, out, err);
+    if (command == "simulate") return simulate_command(rest, out, err);
     if (command == "bench") return bench_command(rest, out, err);
     if (command == "export") return export_command(rest, out, err);
+    if (command == "render") return render_command(rest, out, err);
+    if (command == "analyze") return analyze_command(rest, out, err);
     if (command == "demo") return demo_command(rest, out, err);
   } catch (const std::exception& e) {
     // Library errors that escaped a command's own handling: still one line, never a crash.

@@ -26,18 +26,6 @@ Json edge_list(const std::vector<std::string>& names, const std::vector<Edge>& e
   return list;
 }
 
-// A built-in closed-chain digraph: a four-bar (ground, crank, coupler, rocker; the coupler-rocker
-// hinge is the loop's second edge into the rocker), an arm on the coupler, and a geared drive whose
-// gear also drives the crank.
-constexpr const char* kDemoDot = R"(digraph mechanism {
-  // standard digraph: the inertial frame is the root
-  world -> crank;  world -> rocker;  world -> motor;
-  crank -> coupler;  coupler -> rocker;      // loop: four-bar closed at the rocker
-  coupler -> wrist;  wrist -> gripper;       // a serial arm on the coupler
-  motor -> gear;     gear -> crank;          // geared drive of the crank
-}
-)";
-
 }  // namespace
 
 Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
@@ -214,15 +202,6 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     err << "skograph graph: " << e.what() << "\n";
     return kExitBadInput;
   }
-}
-
-int demo_command(const std::vector<std::string>&, std::ostream& out, std::ostream&) {
-  const Digraph graph = parse_dot(kDemoDot, "built-in example");
-  const DigraphAnalysis analysis = analyze(graph);
-  out << "skograph demo: the built-in closed-chain mechanism digraph\n\n"
-      << kDemoDot << "\n"
-      << graph_report_text(graph, analysis);
-  return kExitOk;
 }
 
 }  // namespace skograph::cli

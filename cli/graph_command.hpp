@@ -18,6 +18,5 @@ nlohmann::ordered_json graph_report_json(const Digraph& graph, const DigraphAnal
 std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analysis);
 
 int graph_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace skograph::cli

@@ -11,9 +11,11 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
+#include "cli/model_loading.hpp"
 #include "graph/digraph.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
+#include "rigid/closed_chain_model.hpp"
 #include "rigid/rigid_body_model.hpp"
 
 namespace skograph::cli {
@@ -27,87 +29,110 @@ constexpr const char* kDynamicsUsage =
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]";
 
-// Bad usage or input: reported by the command as one line, exit status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// The model of a tree mechanism file (massless fixed leaves dropped, see io/mechanism_file.hpp).
-// Closed chains are refused: `dynamics` and `bench` need constraint embedding for them.
-RigidBodyModel load_tree_model(const std::string& file) {
-  Mechanism mechanism = read_mechanism_file(file);
-  if (!mechanism.loops.empty() || !mechanism.couplings.empty())
-    throw InputError(
-        file, 0,
-        "closed chains (" + std::to_string(mechanism.loops.size()) + " loop(s), " +
-            std::to_string(mechanism.couplings.size()) +
-            " coupling(s)) need constraint embedding, which this version of skograph does not "
-            "provide; 'skograph graph " +
-            file + "' shows their digraph");
+// The model of a tree mechanism (massless fixed leaves already dropped).
+RigidBodyModel tree_model(Mechanism mechanism) {
   try {
-    return RigidBodyModel(without_massless_fixed_leaves(mechanism));
+    return RigidBodyModel(std::move(mechanism));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());  // names the file (Mechanism::source)
   }
 }
 
-Json vector_json(const Eigen::VectorXd& v) {
-  Json list = Json::array();
-  for (Eigen::Index i = 0; i < v.size(); ++i) list.push_back(v(i));
-  return list;
+// A table with one row per dof: the dof name, an "indep" mark when `independent` is given, then
+// one column per vector.
+struct Column {
+  const char* name;
+  const Eigen::VectorXd* values;
+};
+
+void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
+                 const std::vector<bool>* independent, const std::vector<Column>& columns) {
+  text << std::left << std::setw(14) << "dof" << std::right;
+  if (independent) text << std::setw(6) << "indep";
+  for (const Column& column : columns) text << std::setw(13) << column.name;
+  text << "\n" << std::setprecision(6);
+  for (size_t i = 0; i < dofs.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    text << std::left << std::setw(14) << dofs[i] << std::right;
+    if (independent) text << std::setw(6) << ((*independent)[i] ? "*" : "");
+    for (const Column& column : columns) text << std::setw(13) << (*column.values)(k);
+    text << "\n";
+  }
+}
+
+void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
+  for (Eigen::Index r = 0; r < matrix.rows(); ++r) {
+    for (Eigen::Index c = 0; c < matrix.cols(); ++c) text << std::setw(13) << matrix(r, c);
+    text << "\n";
+  }
+}
+
+std::string gravity_text(const Eigen::Vector3d& gravity) {
+  std::ostringstream text;
+  text << "gravity (" << gravity.x() << ", " << gravity.y() << ", " << gravity.z() << ")";
+  return text.str();
 }
 
 std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismState& state,
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
                           const Eigen::VectorXd& qdd, const Eigen::VectorXd& tau) {
   std::ostringstream text;
-  text << dofs.size() << " dofs, gravity (" << state.gravity.x() << ", " << state.gravity.y()
-       << ", " << state.gravity.z() << ")\n";
-  text << std::left << std::setw(14) << "dof" << std::right;
-  for (const char* column : {"q", "qd", "bias", "tau in", "qdd out", "qdd in", "tau out"})
-    text << std::setw(13) << column;
-  text << "\n";
-  text << std::setprecision(6);
-  for (size_t i = 0; i < dofs.size(); ++i) {
-    const auto k = static_cast<Eigen::Index>(i);
-    text << std::left << std::setw(14) << dofs[i] << std::right;
-    for (double value :
-         {state.q(k), state.qd(k), bias(k), state.tau(k), qdd(k), state.qdd(k), tau(k)})
-      text << std::setw(13) << value;
-    text << "\n";
-  }
+  text << dofs.size() << " dofs, " << gravity_text(state.gravity) << "\n";
+  write_table(text, dofs, nullptr,
+              {{"q", &state.q},
+               {"qd", &state.qd},
+               {"bias", &bias},
+               {"tau in", &state.tau},
+               {"qdd out", &qdd},
+               {"qdd in", &state.qdd},
+               {"tau out", &tau}});
   text << "bias = C(q, qd) with gravity; qdd out = forward dynamics for tau in; tau out = inverse "
           "dynamics for qdd in\nmass matrix M(q):\n";
-  for (Eigen::Index r = 0; r < mass.rows(); ++r) {
-    for (Eigen::Index c = 0; c < mass.cols(); ++c) text << std::setw(13) << mass(r, c);
-    text << "\n";
-  }
+  write_matrix(text, mass);
   return text.str();
 }
 
-int run_dynamics(const std::vector<std::string>& args, std::ostream& out) {
+struct DynamicsArguments {
   std::string file, state_file;
   bool json = false;
+};
+
+DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args) {
+  DynamicsArguments parsed;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") {
-      json = true;
+      parsed.json = true;
     } else if (args[i] == "--state") {
       if (i + 1 == args.size())
         throw UsageError(std::string("--state needs a file (") + kDynamicsUsage + ")");
-      state_file = args[++i];
+      parsed.state_file = args[++i];
     } else if (!args[i].empty() && args[i][0] == '-') {
       throw UsageError("unknown option '" + args[i] + "' (" + kDynamicsUsage + ")");
-    } else if (file.empty()) {
-      file = args[i];
+    } else if (parsed.file.empty()) {
+      parsed.file = args[i];
     } else {
-      throw UsageError("more than one MODEL given ('" + file + "', '" + args[i] + "')");
+      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + args[i] + "')");
     }
   }
-  if (file.empty()) throw UsageError(std::string("no MODEL given (") + kDynamicsUsage + ")");
+  if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kDynamicsUsage + ")");
+  return parsed;
+}
 
-  const RigidBodyModel model = load_tree_model(file);
-  const MechanismState state = state_file.empty() ? zero_state(model.mechanism())
-                                                  : read_state_file(state_file, model.mechanism());
+MechanismState load_state(const std::string& state_file, const Mechanism& mechanism) {
+  return state_file.empty() ? zero_state(mechanism) : read_state_file(state_file, mechanism);
+}
+
+// A ClosureError of a run on (file, state file) as one line naming the model (and the state).
+UsageError closure_failure(const std::string& file, const std::string& state_file,
+                           const ClosureError& e) {
+  return UsageError(naming_file(file, e.what()) + (state_file.empty()
+                                                       ? std::string(" (zero state)")
+                                                       : " (state " + state_file + ")"));
+}
+
+int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::ostream& out) {
+  const RigidBodyModel model = tree_model(std::move(mechanism));
+  const MechanismState state = load_state(args.state_file, model.mechanism());
   RigidBodyData data(model);
   const Eigen::MatrixXd mass = mass_matrix(model, data, state.q);
   const Eigen::VectorXd bias = bias_forces(model, data, state.q, state.qd, state.gravity);
@@ -116,30 +141,128 @@ int run_dynamics(const std::vector<std::string>& args, std::ostream& out) {
   const Eigen::VectorXd tau =
       inverse_dynamics(model, data, state.q, state.qd, state.qdd, state.gravity);
   if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite())
-    throw UsageError(file + ": the dynamics are not finite at this state (singular mass matrix?)");
+    throw UsageError(args.file +
+                     ": the dynamics are not finite at this state (singular mass matrix?)");
 
   // Everything is computed before anything is written: no partial output.
-  if (json) {
+  if (args.json) {
     Json report;
-    Json dofs = Json::array(), rows = Json::array();
+    Json dofs = Json::array();
     for (const std::string& name : model.dof_names()) dofs.push_back(name);
-    for (Eigen::Index r = 0; r < mass.rows(); ++r)
-      rows.push_back(vector_json(mass.row(r).transpose()));
     report["dofs"] = dofs;
     report["q"] = vector_json(state.q);
     report["qd"] = vector_json(state.qd);
-    report["M"] = rows;
+    report["M"] = matrix_json(mass);
     report["bias"] = vector_json(bias);
     report["qdd"] = vector_json(qdd);
     report["tau"] = vector_json(tau);
     out << format_json(report);
   } else {
-    out << "model " << file << "\n"
+    out << "model " << args.file << "\n"
         << dynamics_text(model.dof_names(), state, mass, bias, qdd, tau);
   }
   return kExitOk;
 }
 
+// Closed chains by constraint embedding (rigid/closed_chain_model.hpp): the state's independent
+// q are kept and the dependent ones closed by Newton, qd = X qd_R; "qdd" is the forward dynamics
+// for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the tree inverse
+// dynamics M qdd_in + C for the state's independent qdd made consistent (qdd_in = X qdd_R +
+// Xdot qd_R), whose X* image is the minimal-coordinate inverse dynamics.
+int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::ostream& out,
+                        std::ostream& err) {
+  const ClosedChainModel model = load_closed_chain_model(args.file, std::move(mechanism));
+  const MechanismState state = load_state(args.state_file, model.mechanism());
+  const RigidBodyModel& tree = model.tree();
+  const int n = model.dof_count();
+  ClosedChainData data(model);
+  Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
+  Eigen::MatrixXd X, mass, reduced_mass;
+  std::vector<int> independent;
+  try {
+    close_positions(model, data, q);
+    close_velocities(model, data, q, qd);
+    qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
+    X = data.X;
+    independent = data.independent;
+    Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
+    for (size_t j = 0; j < independent.size(); ++j)
+      qdd_independent(static_cast<Eigen::Index>(j)) = state.qdd(independent[j]);
+    qdd_in = X * qdd_independent + embedding_rate(model, data);
+    reduced_mass = reduced_mass_matrix(model, data, q);
+  } catch (const ClosureError& e) {
+    throw closure_failure(args.file, args.state_file, e);
+  }
+  mass = mass_matrix(tree, data.tree, q);
+  bias = bias_forces(tree, data.tree, q, qd, state.gravity);
+  tau = inverse_dynamics(tree, data.tree, q, qd, qdd_in, state.gravity);
+  if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite() ||
+      !X.allFinite() || !reduced_mass.allFinite())
+    throw UsageError(args.file + ": the dynamics are not finite at this state");
+
+  std::vector<std::string> independent_names;
+  std::vector<bool> is_independent(static_cast<size_t>(n), false);
+  for (int k : independent) {
+    independent_names.push_back(tree.dof_names()[static_cast<size_t>(k)]);
+    is_independent[static_cast<size_t>(k)] = true;
+  }
+  note_whole_mechanism("dynamics", args.file, model, err);
+  if (args.json) {
+    Json report;
+    Json dofs = Json::array(), names = Json::array();
+    for (const std::string& name : tree.dof_names()) dofs.push_back(name);
+    for (const std::string& name : independent_names) names.push_back(name);
+    report["dofs"] = dofs;
+    report["q"] = vector_json(q);
+    report["qd"] = vector_json(qd);
+    report["M"] = matrix_json(mass);
+    report["bias"] = vector_json(bias);
+    report["qdd"] = vector_json(qdd);
+    report["tau"] = vector_json(tau);
+    report["independent"] = names;
+    report["X"] = matrix_json(X);
+    report["M_reduced"] = matrix_json(reduced_mass);
+    out << format_json(report);
+    return kExitOk;
+  }
+  std::ostringstream text;
+  const Mechanism& m = model.mechanism();
+  text << "model " << args.file << "\n"
+       << "closed chain: " << m.loops.size() << " loop(s), " << m.couplings.size()
+       << " coupling(s), " << model.aggregate_count() << " aggregate(s):";
+  for (int s = 0; s < model.aggregate_count(); ++s)
+    text << " {" << aggregate_links(model, s) << "}";
+  text << "\n" << independent.size() << " of " << n << " dofs independent:";
+  for (const std::string& name : independent_names) text << " " << name;
+  text << "\n" << n << " dofs, " << gravity_text(state.gravity) << "\n";
+  write_table(text, tree.dof_names(), &is_independent,
+              {{"q", &q},
+               {"qd", &qd},
+               {"bias", &bias},
+               {"tau in", &state.tau},
+               {"qdd out", &qdd},
+               {"qdd in", &qdd_in},
+               {"tau out", &tau}});
+  text << "indep * = independent coordinate: its q and qd are the state's, the others are solved "
+          "from the loops\nbias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
+          "all joints (X* tau in the minimal coordinates)\nqdd in = the state's independent qdd "
+          "made consistent with the loops; tau out = tree inverse dynamics for it (X* tau out = "
+          "minimal inverse dynamics)\nX (dofs x independent: qd = X qd_R):\n";
+  write_matrix(text, X);
+  text << "reduced mass matrix M_R = X* M X:\n";
+  write_matrix(text, reduced_mass);
+  text << "tree mass matrix M(q):\n";
+  write_matrix(text, mass);
+  out << text.str();
+  return kExitOk;
+}
+
+int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
+  const DynamicsArguments args = parse_dynamics_arguments(arguments);
+  Mechanism mechanism = load_mechanism(args.file);
+  if (is_closed_chain(mechanism)) return run_closed_dynamics(args, std::move(mechanism), out, err);
+  return run_tree_dynamics(args, std::move(mechanism), out);
+}
 // Median wall time per call of `call`: batches of calls long enough (>= 0.2 ms) for the clock,
 // `reps` batches, the median batch divided by its size.
 template <class Call>
@@ -158,7 +281,86 @@ double median_ns_per_call(int reps, Call call) {
   return per_call[static_cast<size_t>(reps / 2)];
 }
 
-int run_bench(const std::vector<std::string>& args, std::ostream& out) {
+// A generic state: every coordinate, rate and input nonzero and distinct.
+struct BenchState {
+  explicit BenchState(int n) : q(n), qd(n), qdd(n), tau(n), solution(n) {
+    for (int i = 0; i < n; ++i) {
+      q(i) = 0.3 * std::sin(1.0 + i);
+      qd(i) = 0.5 * std::cos(2.0 + i);
+      qdd(i) = 0.2 * std::sin(3.0 + i);
+      tau(i) = std::cos(4.0 + i);
+    }
+  }
+  // Closed chains: the generic q scaled down until the loops close (1, 1/3, 1/10, then q = 0),
+  // the dependent qd from the independent ones.
+  void close(const ClosedChainModel& model, ClosedChainData& data, const std::string& file) {
+    const Eigen::VectorXd generic = q;
+    for (double scale : {1.0, 1.0 / 3.0, 0.1, 0.0}) {
+      q = scale * generic;
+      try {
+        close_positions(model, data, q);
+        close_velocities(model, data, q, qd);
+        return;
+      } catch (const ClosureError& e) {
+        if (scale == 0.0) throw UsageError(naming_file(file, e.what()) + " (bench state)");
+      }
+    }
+  }
+  Eigen::VectorXd q, qd, qdd, tau, solution;
+  const Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
+};
+
+double bench_tree(const RigidBodyModel& model, RigidBodyData& data, BenchState& s,
+                  const std::string& algo, int reps, double& sink) {
+  if (algo == "id")
+    return median_ns_per_call(
+        reps, [&] { sink += inverse_dynamics(model, data, s.q, s.qd, s.qdd, s.gravity)(0); });
+  if (algo == "fd")
+    return median_ns_per_call(
+        reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
+  if (algo == "mass")
+    return median_ns_per_call(reps, [&] { sink += mass_matrix(model, data, s.q)(0, 0); });
+  // Forward dynamics by composite body inertias: M and C by the recursions, then a dense
+  // Cholesky solve of M qdd = tau - C (O(N^3)).
+  Eigen::LLT<Eigen::MatrixXd> cholesky(model.dof_count());
+  return median_ns_per_call(reps, [&] {
+    cholesky.compute(mass_matrix(model, data, s.q));
+    s.solution = s.tau - bias_forces(model, data, s.q, s.qd, s.gravity);
+    cholesky.solveInPlace(s.solution);
+    sink += s.solution(0);
+  });
+}
+
+// The same algorithms in minimal coordinates (rigid/closed_chain_model.hpp): id = X* (M qdd + C)
+// for the independent qdd, fd = the embedded articulated-body forward dynamics, mass = M_R by
+// composite inertias of the embedded model, fd-crba = M_R, the minimal bias X* (M Xdot qd_R + C)
+// and a dense Cholesky solve of M_R qdd_R = X* tau - bias_R.
+double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, BenchState& s,
+                          const std::string& algo, int reps, double& sink) {
+  const auto n_independent = static_cast<Eigen::Index>(data.independent.size());
+  const Eigen::VectorXd qdd_independent = s.qdd.head(n_independent);
+  const Eigen::VectorXd zero_independent = Eigen::VectorXd::Zero(n_independent);
+  Eigen::VectorXd reduced(n_independent);
+  if (algo == "id")
+    return median_ns_per_call(reps, [&] {
+      sink += inverse_dynamics(model, data, s.q, s.qd, qdd_independent, s.gravity)(0);
+    });
+  if (algo == "fd")
+    return median_ns_per_call(
+        reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
+  if (algo == "mass")
+    return median_ns_per_call(reps, [&] { sink += reduced_mass_matrix(model, data, s.q)(0, 0); });
+  Eigen::LLT<Eigen::MatrixXd> cholesky(n_independent);
+  return median_ns_per_call(reps, [&] {
+    cholesky.compute(reduced_mass_matrix(model, data, s.q));
+    reduced = -inverse_dynamics(model, data, s.q, s.qd, zero_independent, s.gravity);
+    reduced.noalias() += data.X.transpose() * s.tau;
+    cholesky.solveInPlace(reduced);
+    sink += reduced(0);
+  });
+}
+
+int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string file, algo;
   int reps = 31;
   bool json = false;
@@ -196,38 +398,26 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
         " (expected id, fd, mass or fd-crba)");
 
-  const RigidBodyModel model = load_tree_model(file);
-  RigidBodyData data(model);
-  // A generic state: every coordinate, rate and input nonzero and distinct.
-  const int n = model.dof_count();
-  Eigen::VectorXd q(n), qd(n), qdd(n), tau(n), solution(n);
-  for (int i = 0; i < n; ++i) {
-    q(i) = 0.3 * std::sin(1.0 + i);
-    qd(i) = 0.5 * std::cos(2.0 + i);
-    qdd(i) = 0.2 * std::sin(3.0 + i);
-    tau(i) = std::cos(4.0 + i);
-  }
-  const Eigen::Vector3d gravity(0.0, 0.0, -9.81);
-  Eigen::LLT<Eigen::MatrixXd> cholesky(n);
-  double sink = 0.0;  // keeps the calls observable
-  double ns = 0.0;
-  if (algo == "id") {
-    ns = median_ns_per_call(reps,
-                            [&] { sink += inverse_dynamics(model, data, q, qd, qdd, gravity)(0); });
-  } else if (algo == "fd") {
-    ns = median_ns_per_call(reps,
-                            [&] { sink += forward_dynamics(model, data, q, qd, tau, gravity)(0); });
-  } else if (algo == "mass") {
-    ns = median_ns_per_call(reps, [&] { sink += mass_matrix(model, data, q)(0, 0); });
+  Mechanism mechanism = load_mechanism(file);
+  const bool closed = is_closed_chain(mechanism);
+  double ns = 0.0, sink = 0.0;  // sink keeps the calls observable
+  int n = 0, independent_count = 0;
+  if (closed) {
+    const ClosedChainModel model = load_closed_chain_model(file, std::move(mechanism));
+    ClosedChainData data(model);
+    n = model.dof_count();
+    BenchState state(n);
+    state.close(model, data, file);
+    note_whole_mechanism("bench", file, model, err);
+    independent_count = static_cast<int>(data.independent.size());
+    ns = bench_closed_chain(model, data, state, algo, reps, sink);
   } else {
-    // Forward dynamics by composite body inertias: M and C by the recursions, then a dense
-    // Cholesky solve of M qdd = tau - C (O(N^3)).
-    ns = median_ns_per_call(reps, [&] {
-      cholesky.compute(mass_matrix(model, data, q));
-      solution = tau - bias_forces(model, data, q, qd, gravity);
-      cholesky.solveInPlace(solution);
-      sink += solution(0);
-    });
+    const RigidBodyModel model = tree_model(std::move(mechanism));
+    RigidBodyData data(model);
+    n = model.dof_count();
+    BenchState state(n);
+    independent_count = n;
+    ns = bench_tree(model, data, state, algo, reps, sink);
   }
   if (!std::isfinite(sink))
     throw UsageError(file + ": the dynamics are not finite (singular mass matrix?)");
@@ -238,7 +428,9 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     out << format_json(report);
   } else {
     out << "skograph bench " << file << ": " << algo << " " << std::setprecision(4) << ns
-        << " ns per call (median of " << reps << " batches, " << n << " dofs)\n";
+        << " ns per call (median of " << reps << " batches, " << n << " dofs";
+    if (closed) out << ", " << independent_count << " independent";
+    out << ")\n";
   }
   return kExitOk;
 }
@@ -260,12 +452,12 @@ int guarded(const char* command, Run run, std::ostream& err) {
 
 int dynamics_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(
-      "dynamics", [&] { return run_dynamics(args, out); }, err);
+      "dynamics", [&] { return run_dynamics(args, out, err); }, err);
 }
 
 int bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(
-      "bench", [&] { return run_bench(args, out); }, err);
+      "bench", [&] { return run_bench(args, out, err); }, err);
 }
 
 }  // namespace skograph::cli

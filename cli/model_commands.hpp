@@ -1,6 +1,7 @@
 // `skograph dynamics MODEL [--state STATE.json] [--json]` and
 // `skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]`: rigid-body dynamics of a
-// URDF or YAML model through the rigid layer.
+// URDF or YAML model through the rigid layer; closed chains (loops, couplings) in minimal
+// coordinates through rigid/closed_chain_model.hpp.
 #pragma once
 
 #include <iosfwd>

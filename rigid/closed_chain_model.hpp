@@ -21,9 +21,12 @@
 //             child_origin; "world" (-1) is the inertial frame. Closed: F_c moves relative to F_p
 //             only as the loop joint allows (the frames coincide at the joint's zero).
 //   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link]), per dof.
-// Position level: the same directions of the closure-frame error (position of O_c in F_p;
-// orientation error as the rotation vector of R_p^T R_c, its component along the axis ignored for a
-// revolute) and q_a - ratio q_b for gears, solved by Newton over the dependent coordinates.
+// Position level, in the same directions: the position of O_c in F_p (R_p^T (x_c - x_p)); the
+// orientation error a x (R_rel a) for a revolute (a its axis, R_rel = R_p^T R_c; a flipped axis
+// counts as open), the rotation vector log(R_rel) for prismatic and weld; q_a - ratio q_b for
+// gears. Newton over each aggregate's dependent entries of q with the exact Jacobian with respect
+// to q (rotation vectors through the right Jacobian of the exponential map), so the independent
+// entries of q are kept exactly.
 #pragma once
 
 #include <Eigen/Core>
@@ -49,7 +52,7 @@ class ClosureError : public std::runtime_error {
 struct ClosedChainOptions {
   double position_tolerance = 1e-12;  // Newton stops when max |residual| is below
   int max_newton_iterations = 50;
-  double rank_tolerance = 1e-9;       // select_coordinates
+  double rank_tolerance = 1e-9;  // select_coordinates
   // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
   // below this; report a singular configuration when the rank of Q drops below its rank at the
   // first update (the mechanism's nominal rank).
@@ -79,8 +82,9 @@ class ClosedChainModel {
   bool swallows_whole_mechanism() const;
   int constraint_rows(int s) const;
 
+  struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
+
  private:
-  struct Impl;
   std::shared_ptr<const RigidBodyModel> tree_;
   ClosedChainOptions options_;
   std::shared_ptr<const Impl> impl_;

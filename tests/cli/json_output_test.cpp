@@ -1,6 +1,7 @@
 #include "cli/json_output.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -34,8 +35,11 @@ TEST(Examples, EveryExampleDigraphAnalyzes) {
   }
   EXPECT_GE(count, 6);
   std::ostringstream out, err;
-  EXPECT_EQ(run({"demo"}, out, err), kExitOk);
+  const auto demo_dir =
+      std::filesystem::temp_directory_path() / ("skograph_demo_test_" + std::to_string(getpid()));
+  EXPECT_EQ(run({"demo", "--out", demo_dir.string()}, out, err), kExitOk) << err.str();
   EXPECT_NE(out.str().find("aggregation sub-graphs"), std::string::npos);
+  std::filesystem::remove_all(demo_dir);
 }
 
 }  // namespace

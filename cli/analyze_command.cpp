@@ -1,0 +1,262 @@
+#include "cli/analyze_command.hpp"
+
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "cli/commands.hpp"
+#include "cli/demo_model.hpp"
+#include "cli/graph_command.hpp"
+#include "cli/json_output.hpp"
+#include "cli/pictures.hpp"
+#include "io/yaml_reader.hpp"
+#include "viz/factor_pattern.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kAnalyzeUsage =
+    "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS]";
+constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct AnalyzeRequest {
+  std::string file, directory;
+  int pixels = 800;
+};
+
+AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) {
+  const char* usage = demo ? kDemoUsage : kAnalyzeUsage;
+  AnalyzeRequest request;
+  if (demo) request.directory = "out/demo";
+  bool directory_given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--out" || arg == "-o" || arg == "--size") {
+      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
+      const std::string& value = args[++i];
+      if (arg == "--size") {
+        size_t used = 0;
+        long parsed = 0;
+        try {
+          parsed = std::stol(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != value.size() || parsed < 16 || parsed > 8192)
+          throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
+        request.pixels = static_cast<int>(parsed);
+      } else {
+        request.directory = value;
+        directory_given = true;
+      }
+    } else if ((!arg.empty() && arg[0] == '-') || demo) {
+      throw UsageError("unexpected argument '" + arg + "' (" + usage + ")");
+    } else if (request.file.empty()) {
+      request.file = arg;
+    } else {
+      throw UsageError("more than one input given ('" + request.file + "', '" + arg + "')");
+    }
+  }
+  if (!demo && request.file.empty())
+    throw UsageError(std::string("no input given (") + usage + ")");
+  if (!demo && !directory_given)
+    throw UsageError(std::string("no --out DIR given (") + usage + ")");
+  return request;
+}
+
+Json pattern_json(const SparsityPattern& pattern) {
+  return {{"rows", pattern.rows}, {"cols", pattern.cols}, {"nonzeros", pattern.nonzeros()}};
+}
+
+// The sparsity part of the report: the topology's patterns (part II section 7) and the factor's
+// fill per ordering.
+struct SparsityReport {
+  Json json;
+  std::string text;
+};
+
+SparsityReport sparsity_report(const PictureInput& input) {
+  SparsityReport report;
+  const viz::SkoTopology topology =
+      viz::sko_topology(input.graph, input.analysis, input.node_dims, input.hinge_dims);
+  std::ostringstream text;
+  text << "sparsity (structural nonzeros, rows in strictly canonical order; part II section 7):\n"
+       << "  serial segments of the SKO forest: " << topology.forest.segment_count() << "\n";
+  report.json["segments"] = topology.forest.segment_count();
+  for (viz::MatrixKind kind :
+       {viz::MatrixKind::kMass, viz::MatrixKind::kKernel, viz::MatrixKind::kResolvent}) {
+    const SparsityPattern pattern = viz::matrix_pattern(topology, kind);
+    report.json[viz::matrix_kind_name(kind)] = pattern_json(pattern);
+    std::ostringstream size;
+    size << pattern.rows << " x " << pattern.cols;
+    text << "  " << viz::matrix_kind_name(kind) << "  " << std::left << std::setw(12) << size.str()
+         << std::right << std::setw(10) << pattern.nonzeros() << " nonzeros   ("
+         << viz::matrix_description(kind) << ")\n";
+  }
+  Json factor = Json::object();
+  text << "  L  Cholesky factor of M, per elimination ordering:\n";
+  for (const viz::FactorFill& fill : viz::factor_fill_by_ordering(topology)) {
+    if (!fill.available) {
+      factor[fill.ordering] = {{"available", false}, {"note", fill.note}};
+      text << "     " << std::left << std::setw(11) << fill.ordering << std::right
+           << " not available (" << fill.note << ")\n";
+      continue;
+    }
+    factor[fill.ordering] = {{"available", true},
+                             {"nonzeros", fill.nonzeros},
+                             {"fill", fill.fill},
+                             {"flops", fill.flops}};
+    text << "     " << std::left << std::setw(11) << fill.ordering << std::right << std::setw(10)
+         << fill.nonzeros << " nonzeros " << std::setw(8) << fill.fill << " fill   " << fill.flops
+         << " flops\n";
+  }
+  report.json["L"] = factor;
+  report.text = text.str();
+  return report;
+}
+
+int run(const AnalyzeRequest& request, const PictureInput& input, const char* command,
+        std::ostream& out, std::ostream& err, bool print_report) {
+  const AnalysisFiles made = analysis_files(input, request.pixels);
+  std::error_code error;
+  std::filesystem::create_directories(request.directory, error);
+  if (error || !std::filesystem::is_directory(request.directory)) {
+    err << "skograph " << command << ": " << request.directory
+        << ": cannot create the output directory ("
+        << (error ? error.message() : std::string("a file of that name exists")) << ")\n";
+    return kExitBadInput;
+  }
+  try {
+    for (const auto& [name, content] : made.files)
+      viz::write_file_atomically((std::filesystem::path(request.directory) / name).string(),
+                                 content);
+  } catch (const std::runtime_error& e) {
+    err << "skograph " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  for (const std::string& note : made.notes)
+    err << "skograph " << command << ": note: " << note << "\n";
+  if (print_report) out << made.report_text << "\n";
+  out << "wrote " << made.files.size() << " files to " << request.directory << ":";
+  for (const auto& file : made.files) out << " " << file.first;
+  out << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+AnalysisFiles analysis_files(const PictureInput& input, int pixels) {
+  AnalysisFiles made;
+  std::vector<std::pair<std::string, std::string>> pictures;
+  auto add_picture = [&](const std::string& name, Picture picture) {
+    for (const std::string& note : picture.notes) made.notes.push_back(name + ": " + note);
+    pictures.emplace_back(name, std::move(picture.bytes));
+  };
+  const bool has_tree = input.analysis.spanning.exists;
+  for (viz::DiagramKind kind : {viz::DiagramKind::kDigraph, viz::DiagramKind::kSpanningTree,
+                                viz::DiagramKind::kAggregated, viz::DiagramKind::kSegments}) {
+    if (!has_tree && kind != viz::DiagramKind::kDigraph) continue;
+    add_picture(std::string(viz::diagram_kind_name(kind)) + ".svg",
+                diagram_picture(input, kind, viz::ImageFormat::kSvg));
+  }
+  if (has_tree) {
+    for (viz::MatrixKind kind : {viz::MatrixKind::kMass, viz::MatrixKind::kKernel,
+                                 viz::MatrixKind::kResolvent, viz::MatrixKind::kFactor})
+      add_picture(std::string("sparsity-") + viz::matrix_kind_name(kind) + ".png",
+                  sparsity_picture(input, kind, "canonical", viz::ImageFormat::kPng, pixels));
+  } else {
+    made.notes.push_back("no spanning tree (" + input.analysis.spanning.reason +
+                         "): only the digraph is drawn");
+  }
+
+  Json json;
+  json["source"] = input.source;
+  json["name"] = input.name;
+  std::ostringstream text;
+  text << "skograph analyze: " << input.name << " (" << input.source << ")\n";
+  if (input.is_model) {
+    int dofs = 0;
+    for (int r : input.hinge_dims) dofs += r;
+    const int bodies = input.graph.node_count() - 1;
+    json["model"] = {
+        {"bodies", bodies}, {"dofs", dofs}, {"loops", input.loops}, {"couplings", input.couplings}};
+    text << "model: " << bodies << " bodies, " << dofs << " dofs, " << input.loops << " loop(s), "
+         << input.couplings << " coupling(s)";
+    if (input.loops + input.couplings > 0)
+      text << "; the matrices below are the spanning tree's (loops and couplings are its cut "
+              "edges, not embedded)";
+    text << "\n";
+  } else {
+    json["model"] = nullptr;
+    text << "digraph without a model: one row per body in every matrix\n";
+  }
+  json["graph"] = graph_report_json(input.graph, input.analysis);
+  text << graph_report_text(input.graph, input.analysis);
+  if (has_tree) {
+    const SparsityReport sparsity = sparsity_report(input);
+    json["sparsity"] = sparsity.json;
+    text << sparsity.text;
+  } else {
+    json["sparsity"] = nullptr;
+  }
+  Json picture_names = Json::array();
+  text << "pictures:";
+  for (const auto& picture : pictures) {
+    picture_names.push_back(picture.first);
+    text << " " << picture.first;
+  }
+  text << "\n";
+  json["pictures"] = picture_names;
+  json["notes"] = made.notes;
+
+  made.report_text = text.str();
+  made.files.emplace_back("report.txt", made.report_text);
+  made.files.emplace_back("report.json", format_json(json));
+  for (auto& picture : pictures) made.files.push_back(std::move(picture));
+  return made;
+}
+
+int analyze_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  AnalyzeRequest request;
+  try {
+    request = parse_arguments(args, false);
+  } catch (const UsageError& e) {
+    err << "skograph analyze: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  try {
+    return run(request, load_picture_input(request.file), "analyze", out, err, false);
+  } catch (const InputError& e) {
+    err << "skograph analyze: " << e.what() << "\n";
+  } catch (const std::invalid_argument& e) {
+    err << "skograph analyze: " << request.file << ": " << e.what() << "\n";
+  } catch (const std::runtime_error& e) {
+    err << "skograph analyze: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}
+
+int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  AnalyzeRequest request;
+  try {
+    request = parse_arguments(args, true);
+  } catch (const UsageError& e) {
+    err << "skograph demo: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  const PictureInput input =
+      picture_input_of(parse_yaml(kDemoModelYaml, kDemoModelSource), kDemoModelSource);
+  return run(request, input, "demo", out, err, true);
+}
+
+}  // namespace skograph::cli

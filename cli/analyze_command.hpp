@@ -1,0 +1,28 @@
+// `skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS]`: the report (report.txt,
+// report.json) and every picture (diagrams as SVG, spy plots of M, E, A and L as PNG) in DIR.
+// `skograph demo [--out DIR]` does the same for the built-in geared four-bar (default out/demo).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/picture_input.hpp"
+
+namespace skograph::cli {
+
+// The files of an analysis, made in memory (nothing is written): name -> content, in writing
+// order, plus notes for stderr.
+struct AnalysisFiles {
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::string> notes;
+  std::string report_text;
+};
+AnalysisFiles analysis_files(const PictureInput& input, int pixels);
+
+int analyze_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace skograph::cli

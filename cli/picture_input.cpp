@@ -1,0 +1,38 @@
+#include "cli/picture_input.hpp"
+
+#include <filesystem>
+
+#include "io/mechanism_file.hpp"
+#include "io/mechanism_graph.hpp"
+
+namespace skograph::cli {
+
+PictureInput picture_input_of(const Mechanism& mechanism, const std::string& source) {
+  PictureInput input;
+  input.source = source;
+  input.name =
+      mechanism.name.empty() ? std::filesystem::path(source).stem().string() : mechanism.name;
+  input.is_model = true;
+  input.loops = static_cast<int>(mechanism.loops.size());
+  input.couplings = static_cast<int>(mechanism.couplings.size());
+  input.graph = mechanism_digraph(mechanism);
+  input.analysis = analyze_mechanism(input.graph, mechanism);
+  // Node 0 is the inertial frame (the root, dropped from the SKO forest); node k + 1 is link k.
+  input.node_dims.assign(input.graph.node_count(), 6);
+  input.hinge_dims.assign(input.graph.node_count(), 0);
+  for (const Joint& joint : mechanism.joints)
+    input.hinge_dims[joint.child + 1] = joint_dof_count(joint.type);
+  return input;
+}
+
+PictureInput load_picture_input(const std::string& file) {
+  if (is_mechanism_file(file)) return picture_input_of(read_mechanism_file(file), file);
+  PictureInput input;
+  input.source = file;
+  input.name = std::filesystem::path(file).stem().string();
+  input.graph = read_dot_file(file);
+  input.analysis = analyze(input.graph);
+  return input;
+}
+
+}  // namespace skograph::cli

@@ -1,0 +1,29 @@
+// What `skograph render` and `skograph analyze` draw: a DOT digraph, or a mechanism file's standard
+// digraph (io/mechanism_graph.hpp: loops and couplings as cut edges) with the block dimensions of
+// its SKO model (m = 6 per body, r = the dofs of its joint).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/analysis.hpp"
+#include "graph/digraph.hpp"
+#include "rigid/mechanism.hpp"
+
+namespace skograph::cli {
+
+struct PictureInput {
+  std::string source;  // the file (or "built-in example") for messages and reports
+  std::string name;    // the model's name or the file's stem: the pictures' titles start with it
+  bool is_model = false;
+  int loops = 0, couplings = 0;
+  Digraph graph;
+  DigraphAnalysis analysis;
+  std::vector<int> node_dims, hinge_dims;  // per digraph node; empty for a plain digraph
+};
+
+// Reads FILE (.urdf, .yaml, .yml as a mechanism; anything else as DOT). Throws InputError.
+PictureInput load_picture_input(const std::string& file);
+PictureInput picture_input_of(const Mechanism& mechanism, const std::string& source);
+
+}  // namespace skograph::cli

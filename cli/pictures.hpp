@@ -1,0 +1,31 @@
+// The pictures of `skograph render` and `skograph analyze`, made from a PictureInput.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/picture_input.hpp"
+#include "viz/diagrams.hpp"
+#include "viz/image_format.hpp"
+#include "viz/matrix_patterns.hpp"
+
+namespace skograph::cli {
+
+struct Picture {
+  std::string bytes;
+  std::vector<std::string> notes;  // for stderr (density shading, ...)
+};
+
+// The caption title of a diagram: "NAME: standard digraph", ...
+std::string diagram_title(const PictureInput& input, viz::DiagramKind kind);
+
+// A diagram as DOT text or rendered by Graphviz. Throws std::invalid_argument when the diagram
+// needs a spanning tree the digraph does not have.
+Picture diagram_picture(const PictureInput& input, viz::DiagramKind kind, viz::ImageFormat format);
+
+// A spy plot of M, E, A (patterns from the topology) or L (see viz/factor_pattern.hpp), at most
+// `pixels` pixels a side. Throws std::invalid_argument for format dot.
+Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
+                         const std::string& ordering, viz::ImageFormat format, int pixels);
+
+}  // namespace skograph::cli

@@ -1,0 +1,151 @@
+#include "cli/render_command.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+
+#include "cli/commands.hpp"
+#include "cli/pictures.hpp"
+#include "viz/factor_pattern.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+constexpr const char* kRenderUsage =
+    "usage: skograph render MODEL|FILE.dot --what "
+    "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L] [--ordering "
+    "canonical|root-first|amd] [--format svg|png|pdf|dot] [--size PIXELS] -o OUT";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RenderRequest {
+  std::string file, output;
+  std::optional<viz::DiagramKind> diagram;  // set unless --what sparsity
+  bool sparsity = false;
+  viz::MatrixKind matrix = viz::MatrixKind::kMass;
+  bool matrix_given = false;
+  std::string ordering = "canonical";
+  bool ordering_given = false;
+  viz::ImageFormat format = viz::ImageFormat::kSvg;
+  int pixels = 800;
+};
+
+int parse_pixels(const std::string& value) {
+  size_t used = 0;
+  long parsed = 0;
+  try {
+    parsed = std::stol(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || parsed < 16 || parsed > 8192)
+    throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
+  return static_cast<int>(parsed);
+}
+
+RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
+  RenderRequest request;
+  std::string what, format;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool takes_value = arg == "--what" || arg == "--matrix" || arg == "--ordering" ||
+                             arg == "--format" || arg == "--size" || arg == "-o" || arg == "--out";
+    if (takes_value) {
+      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kRenderUsage + ")");
+      const std::string& value = args[++i];
+      if (arg == "--what") {
+        what = value;
+      } else if (arg == "--matrix") {
+        const auto kind = viz::parse_matrix_kind(value);
+        if (!kind) throw UsageError("unknown --matrix '" + value + "' (expected M, E, A or L)");
+        request.matrix = *kind;
+        request.matrix_given = true;
+      } else if (arg == "--ordering") {
+        const auto& names = viz::factor_ordering_names();
+        if (std::find(names.begin(), names.end(), value) == names.end())
+          throw UsageError("unknown --ordering '" + value +
+                           "' (expected canonical, root-first or amd)");
+        request.ordering = value;
+        request.ordering_given = true;
+      } else if (arg == "--format") {
+        format = value;
+      } else if (arg == "--size") {
+        request.pixels = parse_pixels(value);
+      } else {
+        request.output = value;
+      }
+    } else if (!arg.empty() && arg[0] == '-') {
+      throw UsageError("unknown option '" + arg + "' (" + kRenderUsage + ")");
+    } else if (request.file.empty()) {
+      request.file = arg;
+    } else {
+      throw UsageError("more than one input given ('" + request.file + "', '" + arg + "')");
+    }
+  }
+  if (request.file.empty()) throw UsageError(std::string("no input given (") + kRenderUsage + ")");
+  if (what.empty()) throw UsageError(std::string("no --what given (") + kRenderUsage + ")");
+  if (what == "sparsity") {
+    request.sparsity = true;
+  } else {
+    request.diagram = viz::parse_diagram_kind(what);
+    if (!request.diagram)
+      throw UsageError("unknown --what '" + what +
+                       "' (expected digraph, spanning-tree, aggregated, segments or sparsity)");
+    if (request.matrix_given) throw UsageError("--matrix applies to --what sparsity only");
+  }
+  if (request.ordering_given && !(request.sparsity && request.matrix == viz::MatrixKind::kFactor))
+    throw UsageError("--ordering applies to --what sparsity --matrix L only");
+  if (request.output.empty())
+    throw UsageError(std::string("no -o OUT given (") + kRenderUsage + ")");
+  if (!format.empty()) {
+    const auto parsed = viz::parse_image_format(format);
+    if (!parsed)
+      throw UsageError("unknown --format '" + format + "' (expected svg, png, pdf or dot)");
+    request.format = *parsed;
+  } else {
+    const auto parsed = viz::image_format_of_path(request.output);
+    if (!parsed)
+      throw UsageError("cannot tell the format from '" + request.output +
+                       "': give --format svg, png, pdf or dot");
+    request.format = *parsed;
+  }
+  if (request.sparsity && request.format == viz::ImageFormat::kDot)
+    throw UsageError("a spy plot is an image: --format svg, png or pdf, not dot");
+  return request;
+}
+
+}  // namespace
+
+int render_command(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
+  RenderRequest request;
+  try {
+    request = parse_render_arguments(args);
+  } catch (const UsageError& e) {
+    err << "skograph render: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  try {
+    const PictureInput input = load_picture_input(request.file);
+    // The whole picture is made before the file is touched; then temp file + rename.
+    const Picture picture = request.sparsity
+                                ? sparsity_picture(input, request.matrix, request.ordering,
+                                                   request.format, request.pixels)
+                                : diagram_picture(input, *request.diagram, request.format);
+    viz::write_file_atomically(request.output, picture.bytes);
+    for (const std::string& note : picture.notes) err << "skograph render: note: " << note << "\n";
+    return kExitOk;
+  } catch (const InputError& e) {
+    err << "skograph render: " << e.what() << "\n";
+  } catch (const std::invalid_argument& e) {
+    err << "skograph render: " << request.file << ": " << e.what() << "\n";
+  } catch (const std::runtime_error& e) {
+    err << "skograph render: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}
+
+}  // namespace skograph::cli

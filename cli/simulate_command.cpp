@@ -1,0 +1,227 @@
+#include "cli/simulate_command.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/json_output.hpp"
+#include "cli/model_loading.hpp"
+#include "graph/digraph.hpp"
+#include "io/state_reader.hpp"
+#include "rigid/closed_chain_simulation.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kUsage =
+    "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]";
+
+struct SimulateArguments {
+  std::string file, state_file, csv, duration_text, step_text;
+  double duration = 0.0, step = 0.0;
+  bool has_duration = false, has_step = false, json = false;
+};
+
+SimulateArguments parse_arguments(const std::vector<std::string>& args) {
+  SimulateArguments parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--json") {
+      parsed.json = true;
+    } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out") {
+      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
+      const std::string& value = args[++i];
+      if (arg == "--state") parsed.state_file = value;
+      if (arg == "--out") parsed.csv = value;
+      if (arg == "--t") {
+        parsed.duration = parse_number(arg, value);
+        parsed.duration_text = value;
+        parsed.has_duration = true;
+      }
+      if (arg == "--dt") {
+        parsed.step = parse_number(arg, value);
+        parsed.step_text = value;
+        parsed.has_step = true;
+      }
+    } else if (!arg.empty() && arg[0] == '-') {
+      throw UsageError("unknown option '" + arg + "' (" + kUsage + ")");
+    } else if (parsed.file.empty()) {
+      parsed.file = arg;
+    } else {
+      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
+    }
+  }
+  if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kUsage + ")");
+  if (!parsed.has_duration) throw UsageError(std::string("no --t given (") + kUsage + ")");
+  if (!parsed.has_step) throw UsageError(std::string("no --dt given (") + kUsage + ")");
+  try {
+    simulation_step_count(parsed.duration, parsed.step);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--t " + parsed.duration_text + " --dt " + parsed.step_text + ": " + e.what());
+  }
+  return parsed;
+}
+
+// The trajectory file, written to a temporary next to it and renamed at the end, so that a failed
+// run leaves no partial file (and an existing file stays as it was).
+class TrajectoryFile {
+ public:
+  TrajectoryFile(const std::string& path) : path_(path) {
+    if (path.empty()) return;
+    temporary_ = path + ".partial-" + std::to_string(getpid());
+    stream_.open(temporary_);
+    if (!stream_) throw UsageError(path + ": cannot write the trajectory file");
+    stream_ << std::setprecision(17);
+  }
+  ~TrajectoryFile() {
+    if (!temporary_.empty() && !committed_) {
+      stream_.close();
+      std::remove(temporary_.c_str());
+    }
+  }
+  bool enabled() const { return !path_.empty(); }
+  std::ostream& stream() { return stream_; }
+  void commit() {
+    if (!enabled()) return;
+    stream_.close();
+    std::error_code error;
+    if (stream_.fail()) throw UsageError(path_ + ": writing the trajectory file failed");
+    std::filesystem::rename(temporary_, path_, error);
+    if (error)
+      throw UsageError(path_ + ": cannot write the trajectory file (" + error.message() + ")");
+    committed_ = true;
+  }
+
+ private:
+  std::string path_, temporary_;
+  std::ofstream stream_;
+  bool committed_ = false;
+};
+
+int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
+  const SimulateArguments args = parse_arguments(arguments);
+  const ClosedChainModel model = load_closed_chain_model(args.file, load_mechanism(args.file));
+  const MechanismState state = args.state_file.empty()
+                                   ? zero_state(model.mechanism())
+                                   : read_state_file(args.state_file, model.mechanism());
+  const std::vector<std::string>& dofs = model.tree().dof_names();
+  ClosedChainData data(model);
+  SimulationOptions options;
+  options.duration = args.duration;
+  options.step = args.step;
+  options.gravity = state.gravity;
+  options.tau = state.tau;
+  Eigen::VectorXd q = state.q, qd = state.qd;
+
+  TrajectoryFile csv(args.csv);
+  if (csv.enabled()) {
+    // Header: t, the dofs' q, their qd (suffix _qd), the energy (kinetic + gravity potential).
+    csv.stream() << "t";
+    for (const std::string& dof : dofs) csv.stream() << "," << dof;
+    for (const std::string& dof : dofs) csv.stream() << "," << dof << "_qd";
+    csv.stream() << ",energy\n";
+  }
+  note_whole_mechanism("simulate", args.file, model, err);
+  int reported_tenths = 0;
+  SimulationSummary summary;
+  try {
+    summary = simulate(model, data, q, qd, options, [&](const SimulationSample& sample) {
+      if (csv.enabled()) {
+        std::ostream& row = csv.stream();
+        row << sample.time;
+        for (Eigen::Index i = 0; i < sample.q->size(); ++i) row << "," << (*sample.q)(i);
+        for (Eigen::Index i = 0; i < sample.qd->size(); ++i) row << "," << (*sample.qd)(i);
+        row << "," << sample.kinetic_energy + sample.potential_energy << "\n";
+      }
+      // Progress of long runs: a line every 10 % of the steps.
+      if (sample.step_count > 1000) {
+        const int tenths = static_cast<int>(10LL * sample.step / sample.step_count);
+        if (tenths > reported_tenths) {
+          reported_tenths = tenths;
+          err << "skograph simulate: " << 10 * tenths << "% (t = " << sample.time << " s)"
+              << std::endl;
+        }
+      }
+    });
+  } catch (const ClosureError& e) {
+    throw UsageError(naming_file(args.file, e.what()) + (args.state_file.empty()
+                                                             ? std::string(" (zero state)")
+                                                             : " (state " + args.state_file + ")"));
+  }
+  csv.commit();
+
+  std::vector<std::string> independent;
+  for (int k : data.independent) independent.push_back(dofs[static_cast<size_t>(k)]);
+  if (args.json) {
+    Json report;
+    report["dofs"] = dofs;
+    report["independent"] = independent;
+    report["steps"] = summary.steps;
+    report["t"] = summary.final_time;
+    report["dt"] = args.step;
+    report["energy_drift"] = summary.energy_drift;
+    report["kinetic_energy_drift"] = summary.kinetic_energy_drift;
+    report["initial_energy"] = summary.initial_energy;
+    report["final_energy"] = summary.final_energy;
+    report["work"] = summary.work;
+    report["position_residual"] = summary.max_position_residual;
+    report["velocity_residual"] = summary.max_velocity_residual;
+    report["q"] = vector_json(q);
+    report["qd"] = vector_json(qd);
+    out << format_json(report);
+    return kExitOk;
+  }
+  std::ostringstream text;
+  text << std::setprecision(6);
+  text << "model " << args.file << ": " << dofs.size() << " dofs, " << independent.size()
+       << " independent:";
+  for (const std::string& name : independent) text << " " << name;
+  text << "\nsimulated " << summary.steps << " RK4 steps of " << args.step
+       << " s to t = " << summary.final_time << " s\n";
+  text << std::setprecision(3) << "energy drift: " << summary.energy_drift
+       << " (largest |E(t) - E(0) - W(t)|, E = kinetic + gravity potential, W = work of tau, "
+          "relative to "
+       << summary.energy_scale << " J = max(|E(0)|, largest kinetic energy))\n"
+       << "energy drift without the gravity potential: " << summary.kinetic_energy_drift
+       << " (kinetic energy alone: conserved only without gravity)\n"
+       << "constraint residuals: position " << summary.max_position_residual << ", velocity "
+       << summary.max_velocity_residual << " (largest after any step)\n"
+       << std::setprecision(6) << "energy " << summary.initial_energy << " J at t = 0, "
+       << summary.final_energy << " J at the end; work of tau " << summary.work << " J\n"
+       << "final state:\n";
+  text << std::left << std::setw(14) << "dof" << std::right << std::setw(14) << "q" << std::setw(14)
+       << "qd"
+       << "\n";
+  for (size_t i = 0; i < dofs.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    text << std::left << std::setw(14) << dofs[i] << std::right << std::setw(14) << q(k)
+         << std::setw(14) << qd(k) << "\n";
+  }
+  if (csv.enabled()) text << "trajectory: " << args.csv << " (" << summary.steps + 1 << " rows)\n";
+  out << text.str();
+  return kExitOk;
+}
+
+}  // namespace
+
+int simulate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    return run_simulate(args, out, err);
+  } catch (const InputError& e) {
+    err << "skograph simulate: " << e.what() << "\n";
+  } catch (const UsageError& e) {
+    err << "skograph simulate: " << e.what() << "\n";
+  }
+  return kExitBadInput;
+}
+
+}  // namespace skograph::cli

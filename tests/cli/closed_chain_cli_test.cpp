@@ -1,0 +1,490 @@
+// `skograph dynamics|simulate|bench` on closed chains, running the real binary: the JSON keys and
+// shapes of the README, X and M_reduced against the tree "M" (M_R = X* M X), the projected
+// equations X*(M qdd + C - tau) = 0, the state's independent values kept, an inverse/forward
+// round trip, the trajectory CSV, progress lines, and every kind of bad input (one stderr line
+// naming the file, exit status 2, nothing on stdout, no trajectory file left behind).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <Eigen/Cholesky>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/io_support.hpp"
+
+namespace skograph {
+namespace {
+
+using io_test::scratch_dir;
+using io_test::write_file;
+using Json = nlohmann::ordered_json;
+
+struct CliRun {
+  int status;
+  std::string out, err;
+};
+
+CliRun run_cli(const std::string& arguments) {
+  const auto dir = scratch_dir();
+  const std::string out_path = (dir / "closed_cli_out.txt").string();
+  const std::string err_path = (dir / "closed_cli_err.txt").string();
+  const std::string command =
+      std::string(SKOGRAPH_CLI) + " " + arguments + " > " + out_path + " 2> " + err_path;
+  const int raw = std::system(command.c_str());
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+}
+
+std::string example(const std::string& name) {
+  return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/" + name;
+}
+
+const char* const kClosedExamples[] = {
+    "fourbar",      "fourbar_internal_cut", "fourbar_terminal_cut",
+    "geared_links", "fourbar_chain",        "stewart_platform",
+    "suspension"};
+
+bool swallows_whole_mechanism(const std::string& name) {
+  return name == "fourbar" || name == "stewart_platform";
+}
+
+Eigen::VectorXd vector_of(const Json& list) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(list.size()));
+  for (size_t i = 0; i < list.size(); ++i) v(static_cast<Eigen::Index>(i)) = list[i].get<double>();
+  return v;
+}
+
+Eigen::MatrixXd matrix_of(const Json& rows, Eigen::Index columns) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()), columns);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    EXPECT_EQ(static_cast<Eigen::Index>(rows[r].size()), columns);
+    m.row(static_cast<Eigen::Index>(r)) = vector_of(rows[r]).transpose();
+  }
+  return m;
+}
+
+// The value of dof `name` ("joint" or "joint:i") under `key` of a state file, 0 when absent.
+double state_value(const nlohmann::json& state, const char* key, const std::string& name) {
+  const auto colon = name.find(':');
+  const std::string joint = name.substr(0, colon);
+  if (!state.contains(key) || !state[key].contains(joint)) return 0.0;
+  return colon == std::string::npos
+             ? state[key][joint].get<double>()
+             : state[key][joint][std::stoi(name.substr(colon + 1))].get<double>();
+}
+
+Eigen::VectorXd state_vector(const nlohmann::json& state, const char* key, const Json& dofs) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(dofs.size()));
+  for (size_t i = 0; i < dofs.size(); ++i)
+    v(static_cast<Eigen::Index>(i)) = state_value(state, key, dofs[i].get<std::string>());
+  return v;
+}
+
+// A state file text with full q, qd, qdd (joint-keyed, multi-dof joints as arrays).
+std::string state_text(const Json& dofs, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                       const Eigen::VectorXd& qdd) {
+  nlohmann::json state;
+  auto put = [&](const char* key, const Eigen::VectorXd& v) {
+    for (size_t i = 0; i < dofs.size(); ++i) {
+      const std::string name = dofs[i];
+      const auto colon = name.find(':');
+      const double value = v(static_cast<Eigen::Index>(i));
+      if (colon == std::string::npos)
+        state[key][name] = value;
+      else
+        state[key][name.substr(0, colon)].push_back(value);
+    }
+  };
+  put("q", q);
+  put("qd", qd);
+  put("qdd", qdd);
+  return state.dump();
+}
+
+std::vector<int> independent_indices(const Json& report) {
+  std::vector<int> indices;
+  for (const auto& name : report["independent"]) {
+    int found = -1;
+    for (size_t i = 0; i < report["dofs"].size(); ++i)
+      if (report["dofs"][i] == name) found = static_cast<int>(i);
+    EXPECT_GE(found, 0) << name;
+    indices.push_back(found);
+  }
+  return indices;
+}
+
+TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndConsistentValues) {
+  for (const std::string name : kClosedExamples) {
+    SCOPED_TRACE(name);
+    const std::string state_path = example(name + "_state.json");
+    const CliRun run =
+        run_cli("dynamics " + example(name + ".yaml") + " --state " + state_path + " --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    if (swallows_whole_mechanism(name)) {
+      EXPECT_NE(run.err.find("note:"), std::string::npos) << run.err;
+      EXPECT_NE(run.err.find("one aggregate holds all"), std::string::npos) << run.err;
+      EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+    } else {
+      EXPECT_EQ(run.err, "");
+    }
+    const auto report = Json::parse(run.out);
+    std::vector<std::string> keys;
+    for (auto it = report.begin(); it != report.end(); ++it) keys.push_back(it.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"dofs", "q", "qd", "M", "bias", "qdd", "tau",
+                                              "independent", "X", "M_reduced"}));
+    const auto n = static_cast<Eigen::Index>(report["dofs"].size());
+    const auto r = static_cast<Eigen::Index>(report["independent"].size());
+    ASSERT_GT(r, 0);
+    ASSERT_LT(r, n);
+    ASSERT_EQ(static_cast<Eigen::Index>(report["X"].size()), n);
+    ASSERT_EQ(static_cast<Eigen::Index>(report["M_reduced"].size()), r);
+    const Eigen::MatrixXd M = matrix_of(report["M"], n), X = matrix_of(report["X"], r);
+    const Eigen::MatrixXd M_reduced = matrix_of(report["M_reduced"], r);
+    const Eigen::VectorXd q = vector_of(report["q"]), qd = vector_of(report["qd"]);
+    const Eigen::VectorXd bias = vector_of(report["bias"]), qdd = vector_of(report["qdd"]);
+    const std::vector<int> independent = independent_indices(report);
+
+    // X: identity rows at the independent dofs; M_R = X* M X (from the tree M of the JSON).
+    for (Eigen::Index j = 0; j < r; ++j) {
+      Eigen::VectorXd unit = Eigen::VectorXd::Zero(r);
+      unit(j) = 1.0;
+      EXPECT_LT(
+          (X.row(independent[static_cast<size_t>(j)]).transpose() - unit).cwiseAbs().maxCoeff(),
+          1e-15);
+    }
+    const Eigen::MatrixXd expected = X.transpose() * M * X;
+    EXPECT_LT((M_reduced - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff());
+    EXPECT_EQ(Eigen::LLT<Eigen::MatrixXd>(M_reduced).info(), Eigen::Success);
+
+    // The state's independent q (single-dof joints) and qd are kept; qd = X qd_R.
+    std::ifstream state_file(state_path);
+    const auto state = nlohmann::json::parse(state_file);
+    Eigen::VectorXd qd_independent(r);
+    for (Eigen::Index j = 0; j < r; ++j) {
+      const int k = independent[static_cast<size_t>(j)];
+      const std::string dof = report["dofs"][static_cast<size_t>(k)];
+      // A rotation vector's entries are not velocity directions: Newton composes rotations, so
+      // only single-dof coordinates are kept literally.
+      if (dof.find(':') == std::string::npos) {
+        EXPECT_EQ(q(k), state_value(state, "q", dof)) << dof;
+      }
+      EXPECT_EQ(qd(k), state_value(state, "qd", dof)) << dof;
+      qd_independent(j) = qd(k);
+    }
+    EXPECT_LT((qd - X * qd_independent).cwiseAbs().maxCoeff(),
+              1e-9 * (1 + qd.cwiseAbs().maxCoeff()));
+
+    // Forward dynamics: the projected equations X*(M qdd + C - tau) = 0 with the state's tau.
+    const Eigen::VectorXd tau_in = state_vector(state, "tau", report["dofs"]);
+    const double scale = 1 + M.cwiseAbs().maxCoeff() * qdd.cwiseAbs().maxCoeff() +
+                         bias.cwiseAbs().maxCoeff() + tau_in.cwiseAbs().maxCoeff();
+    EXPECT_LT((X.transpose() * (M * qdd + bias - tau_in)).cwiseAbs().maxCoeff(), 1e-9 * scale);
+    // ... and qdd follows the loops: its independent part determines it, qdd = X qdd_R + Xdot
+    // qd_R, so it differs from X qdd_R only by a velocity term, zero at rest (checked below).
+
+    // Round trip: with qdd (consistent) as the input acceleration, "tau" maps by X* to X* tau_in.
+    const std::string round_trip =
+        write_file(name + "_round_trip.json", state_text(report["dofs"], q, qd, qdd));
+    const CliRun inverse =
+        run_cli("dynamics " + example(name + ".yaml") + " --state " + round_trip + " --json");
+    ASSERT_EQ(inverse.status, 0) << inverse.err;
+    const auto again = Json::parse(inverse.out);
+    EXPECT_EQ(again["independent"], report["independent"]);
+    EXPECT_LT((vector_of(again["q"]) - q).cwiseAbs().maxCoeff(), 1e-12);
+    const Eigen::VectorXd tau_out = vector_of(again["tau"]);
+    EXPECT_LT((X.transpose() * (tau_out - tau_in)).cwiseAbs().maxCoeff(), 1e-9 * scale);
+    // The tree inverse dynamics of a consistent qdd: tau = M qdd + C exactly.
+    EXPECT_LT((tau_out - (M * qdd + bias)).cwiseAbs().maxCoeff(), 1e-9 * scale);
+  }
+}
+
+TEST(ClosedChainCli, AtRestTheAccelerationIsXTimesTheIndependentAcceleration) {
+  // qd = 0: Xdot qd_R = 0, so qdd = X qdd_R exactly, and M_R qdd_R = X* (tau - C).
+  const std::string state =
+      write_file("rest.json", R"({"tau": {"slide": 3.0, "rocker_joint": 0.4}})");
+  const CliRun run =
+      run_cli("dynamics " + example("fourbar_internal_cut.yaml") + " --state " + state + " --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto report = Json::parse(run.out);
+  const auto n = static_cast<Eigen::Index>(report["dofs"].size());
+  const auto r = static_cast<Eigen::Index>(report["independent"].size());
+  const Eigen::MatrixXd X = matrix_of(report["X"], r), M_R = matrix_of(report["M_reduced"], r);
+  const Eigen::VectorXd qdd = vector_of(report["qdd"]), bias = vector_of(report["bias"]);
+  const std::vector<int> independent = independent_indices(report);
+  Eigen::VectorXd qdd_R(r), tau = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index j = 0; j < r; ++j) qdd_R(j) = qdd(independent[static_cast<size_t>(j)]);
+  tau(0) = 3.0;
+  tau(4) = 0.4;
+  EXPECT_LT((qdd - X * qdd_R).cwiseAbs().maxCoeff(), 1e-12);
+  const Eigen::VectorXd expected = M_R.llt().solve(X.transpose() * (tau - bias));
+  EXPECT_LT((qdd_R - expected).cwiseAbs().maxCoeff(), 1e-9 * (1 + expected.cwiseAbs().maxCoeff()));
+}
+
+TEST(ClosedChainCli, DynamicsTextSaysWhichCoordinatesAreIndependent) {
+  const CliRun run = run_cli("dynamics " + example("geared_links.yaml") + " --state " +
+                             example("geared_links_state.json"));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("2 of 4 dofs independent:"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("aggregate(s): {"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("reduced mass matrix M_R = X* M X:"), std::string::npos) << run.out;
+  // The independent rows carry the mark.
+  const Json report = Json::parse(run_cli("dynamics " + example("geared_links.yaml") + " --state " +
+                                          example("geared_links_state.json") + " --json")
+                                      .out);
+  for (const auto& name : report["independent"]) {
+    std::istringstream lines(run.out);
+    std::string line;
+    bool marked = false;
+    while (std::getline(lines, line))
+      if (line.rfind(name.get<std::string>() + " ", 0) == 0 &&
+          line.find(" * ") != std::string::npos)
+        marked = true;
+    EXPECT_TRUE(marked) << name;
+  }
+}
+
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream cells_of(line);
+    std::string cell;
+    while (std::getline(cells_of, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+TEST(ClosedChainCli, SimulateWritesTheDocumentedTrajectoryAndSummary) {
+  const std::string csv = (scratch_dir() / "fourbar_trajectory.csv").string();
+  std::filesystem::remove(csv);
+  const std::string state = write_file(
+      "free_fourbar.json", R"({"qd": {"slide": 0.3, "coupler_joint": -1.5, "tool_joint": -1.0}})");
+  const CliRun run = run_cli("simulate " + example("fourbar_internal_cut.yaml") + " --state " +
+                             state + " --t 0.5 --dt 5e-4 --out " + csv + " --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.err, "");  // 1000 steps: no progress lines
+  const auto report = Json::parse(run.out);
+  std::vector<std::string> keys;
+  for (auto it = report.begin(); it != report.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"dofs", "independent", "steps", "t", "dt",
+                                            "energy_drift", "kinetic_energy_drift",
+                                            "initial_energy", "final_energy", "work",
+                                            "position_residual", "velocity_residual", "q", "qd"}));
+  EXPECT_EQ(report["steps"], 1000);
+  EXPECT_EQ(report["t"].get<double>(), 0.5);
+  EXPECT_LT(report["energy_drift"].get<double>(), 1e-6);
+  EXPECT_LT(report["position_residual"].get<double>(), 1e-10);
+  EXPECT_LT(report["velocity_residual"].get<double>(), 1e-10);
+  EXPECT_EQ(report["work"].get<double>(), 0.0);
+
+  const auto rows = read_csv(csv);
+  ASSERT_EQ(rows.size(), 1002u);  // header + t = 0 + 1000 steps
+  std::vector<std::string> header{"t"};
+  for (const auto& dof : report["dofs"]) header.push_back(dof);
+  for (const auto& dof : report["dofs"]) header.push_back(dof.get<std::string>() + "_qd");
+  header.push_back("energy");
+  EXPECT_EQ(rows[0], header);
+  const size_t n = report["dofs"].size();
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 2 * n + 2);
+    EXPECT_NEAR(std::stod(rows[i][0]), 5e-4 * static_cast<double>(i - 1), 1e-12);
+  }
+  // The last row is the final state of the summary, to the 17 digits written.
+  for (size_t k = 0; k < n; ++k) {
+    EXPECT_EQ(std::stod(rows.back()[1 + k]), report["q"][k].get<double>());
+    EXPECT_EQ(std::stod(rows.back()[1 + n + k]), report["qd"][k].get<double>());
+  }
+  EXPECT_EQ(std::stod(rows[1].back()), report["initial_energy"].get<double>());
+  EXPECT_EQ(std::stod(rows.back().back()), report["final_energy"].get<double>());
+  // The energy column is constant to the drift: no forces, no loss.
+  for (size_t i = 1; i < rows.size(); ++i)
+    EXPECT_NEAR(std::stod(rows[i].back()), report["initial_energy"].get<double>(),
+                1e-6 * std::abs(report["initial_energy"].get<double>()));
+  // No temporary left next to it.
+  for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+    EXPECT_EQ(entry.path().string().find(".partial-"), std::string::npos) << entry.path();
+}
+
+TEST(ClosedChainCli, EveryExampleSimulatesWithSmallResiduals) {
+  for (const std::string name : kClosedExamples) {
+    SCOPED_TRACE(name);
+    const CliRun run = run_cli("simulate " + example(name + ".yaml") + " --state " +
+                               example(name + "_state.json") + " --t 0.2 --dt 1e-3 --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.err.empty(), !swallows_whole_mechanism(name)) << run.err;
+    const auto report = Json::parse(run.out);
+    EXPECT_LT(report["position_residual"].get<double>(), 1e-10);
+    EXPECT_LT(report["velocity_residual"].get<double>(), 1e-10);
+    EXPECT_LT(report["energy_drift"].get<double>(), 1e-3);
+  }
+  // Tree models simulate too.
+  const CliRun tree = run_cli("simulate " + example("arm7.urdf") + " --state " +
+                              example("arm7_state.json") + " --t 0.1 --dt 1e-3 --json");
+  ASSERT_EQ(tree.status, 0) << tree.err;
+  EXPECT_EQ(Json::parse(tree.out)["independent"].size(), 7u);
+}
+
+TEST(ClosedChainCli, LongRunsReportProgressEveryTenPercent) {
+  const CliRun run = run_cli("simulate " + example("geared_links.yaml") + " --t 1.2 --dt 1e-3");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::istringstream lines(run.err);
+  std::string line;
+  std::vector<std::string> progress;
+  while (std::getline(lines, line)) progress.push_back(line);
+  ASSERT_EQ(progress.size(), 10u) << run.err;
+  EXPECT_EQ(progress.front().rfind("skograph simulate: 10% (t = ", 0), 0u) << progress.front();
+  EXPECT_EQ(progress.back(), "skograph simulate: 100% (t = 1.2 s)");
+  EXPECT_NE(run.out.find("energy drift: "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("constraint residuals: position "), std::string::npos) << run.out;
+}
+
+TEST(ClosedChainCli, BenchRunsOnClosedChains) {
+  for (const std::string algo : {"id", "fd", "mass", "fd-crba"}) {
+    const CliRun run =
+        run_cli("bench " + example("fourbar_chain.yaml") + " --algo " + algo + " --reps 3 --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto report = Json::parse(run.out);
+    EXPECT_EQ(report["algo"], algo);
+    EXPECT_GT(report["ns_per_call"].get<double>(), 0.0);
+  }
+}
+
+// Exit 2, one line on stderr naming `where`, containing `problem`, nothing on stdout.
+void expect_bad_input(const std::string& arguments, const std::string& where,
+                      const std::string& problem) {
+  SCOPED_TRACE(arguments);
+  const CliRun run = run_cli(arguments);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.out, "");
+  ASSERT_FALSE(run.err.empty());
+  // A note may come first (the aggregate holds everything); the error is the last line.
+  const std::string last = run.err.substr(run.err.rfind('\n', run.err.size() - 2) + 1);
+  EXPECT_EQ(last.find('\n'), last.size() - 1) << run.err;
+  EXPECT_NE(last.find(where), std::string::npos) << "expected " << where << " in " << last;
+  EXPECT_NE(last.find(problem), std::string::npos) << "expected " << problem << " in " << last;
+}
+
+const std::string kTwoLinks = R"(links:
+  - {name: a, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
+  - {name: b, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
+joints:
+  - {name: ja, type: revolute, parent: world, child: a, axis: [0, 0, 1]}
+  - {name: jb, type: revolute, parent: a, child: b, axis: [0, 0, 1], origin: {xyz: [0.2, 0, 0]}}
+)";
+
+std::string edit_first(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(ClosedChainCli, ALoopNamingAnUnknownLinkIsReportedAtItsLine) {
+  const std::string model = write_file(
+      "unknown_link.yaml", kTwoLinks +
+                               "loops:\n  - {name: tip, type: spherical, parent: world,\n"
+                               "     child: c}\n");
+  expect_bad_input("dynamics " + model, model + ":9:", "unknown link 'c'");
+  expect_bad_input("simulate " + model + " --t 1 --dt 0.1", model + ":9:", "unknown link 'c'");
+}
+
+TEST(ClosedChainCli, AClosureThatCannotBeAssembledIsOneLineAndLeavesNoTrajectory) {
+  // The 0.4 m arm's tip tied to a world point 1 m away.
+  const std::string model = write_file(
+      "reach.yaml", kTwoLinks +
+                        "loops:\n  - {name: tip, type: spherical, parent: world, child: b,\n"
+                        "     origin: {xyz: [1.0, 0, 0]}, child_origin: {xyz: [0.2, 0, 0]}}\n");
+  expect_bad_input("dynamics " + model, model + ":", "loop 'tip' cannot be closed");
+  const std::string csv = (scratch_dir() / "reach.csv").string();
+  std::filesystem::remove(csv);
+  expect_bad_input("simulate " + model + " --t 1 --dt 0.01 --out " + csv, model + ":",
+                   "loop 'tip' cannot be closed");
+  EXPECT_FALSE(std::filesystem::exists(csv));
+  for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+    EXPECT_EQ(entry.path().string().find(".partial-"), std::string::npos) << entry.path();
+}
+
+TEST(ClosedChainCli, ACouplingOfJointsWithDifferentDofCountsIsReportedAtItsLine) {
+  const std::string model = write_file(
+      "coupling.yaml", edit_first(kTwoLinks, "jb, type: revolute", "jb, type: spherical") +
+                           "couplings:\n  - {name: g, joints: [ja, jb], ratio: 2}\n");
+  expect_bad_input("dynamics " + model, model + ":8:", "different dof counts");
+  expect_bad_input("simulate " + model + " --t 1 --dt 0.1", model + ":8:", "different dof counts");
+}
+
+TEST(ClosedChainCli, ASingularConfigurationStopsTheRunWithItsTime) {
+  // A parallelogram four-bar turning through its change point (all links on one line) at
+  // t = 0.5 s: the loop's rank drops from 2 to 1 there. An existing trajectory file is kept.
+  const std::string model = write_file("parallelogram.yaml", R"(links:
+  - {name: crank, mass: 0.3, com: [0.15, 0, 0], inertia: {ixx: 1.0e-5, iyy: 2.3e-3, izz: 2.3e-3}}
+  - {name: coupler, mass: 0.4, com: [0.175, 0, 0], inertia: {ixx: 1.0e-5, iyy: 4.1e-3, izz: 4.1e-3}}
+  - {name: rocker, mass: 0.3, com: [0.15, 0, 0], inertia: {ixx: 1.0e-5, iyy: 2.3e-3, izz: 2.3e-3}}
+joints:
+  - {name: crank_joint, type: continuous, parent: world, child: crank, axis: [0, 0, 1]}
+  - {name: coupler_joint, type: continuous, parent: crank, child: coupler, axis: [0, 0, 1], origin: {xyz: [0.3, 0, 0]}}
+  - {name: rocker_joint, type: continuous, parent: world, child: rocker, axis: [0, 0, 1], origin: {xyz: [0.35, 0, 0]}}
+loops:
+  - {name: pin, type: revolute, parent: coupler, child: rocker, axis: [0, 0, 1], origin: {xyz: [0.35, 0, 0]}, child_origin: {xyz: [0.3, 0, 0]}}
+)");
+  const std::string state = write_file(
+      "parallelogram.json",
+      R"({"gravity": [0, 0, 0], "q": {"crank_joint": 0.5, "coupler_joint": -0.5, "rocker_joint": 0.5},
+          "qd": {"crank_joint": -1.0, "coupler_joint": 1.0, "rocker_joint": -1.0}})");
+  const std::string csv = write_file("parallelogram.csv", "kept\n");
+  expect_bad_input("simulate " + model + " --state " + state + " --t 1 --dt 1e-3 --out " + csv,
+                   model + ": at t = 0.4",
+                   "singular configuration: loop 'pin' loses rank (2 -> 1)");
+  std::ifstream kept(csv);
+  std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "kept\n");
+}
+
+TEST(ClosedChainCli, BadDurationsAndStepsAreOneLine) {
+  const std::string model = example("fourbar_internal_cut.yaml");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--t 1", "no --dt given"},
+      {"--dt 0.1", "no --t given"},
+      {"--t -1 --dt 0.1", "the duration must be a positive number"},
+      {"--t 0 --dt 0.1", "the duration must be a positive number"},
+      {"--t 1 --dt 0", "the time step must be a positive number"},
+      {"--t 1 --dt -0.1", "the time step must be a positive number"},
+      {"--t 1 --dt 2", "the time step is longer than the duration"},
+      {"--t 1e6 --dt 1e-6", "more than 10^9 time steps"},
+      {"--t abc --dt 0.1", "--t must be a number of seconds, not 'abc'"},
+      {"--t 1 --dt 0.1s", "--dt must be a number of seconds, not '0.1s'"},
+      {"--t 1 --dt nan", "--dt must be a number of seconds, not 'nan'"},
+      {"--t 1 --dt", "--dt needs a value"},
+      {"--t 1 --dt 0.1 --steps 4", "unknown option '--steps'"},
+  };
+  for (const auto& [options, problem] : cases)
+    expect_bad_input("simulate " + model + " " + options, "skograph simulate: ", problem);
+  expect_bad_input("simulate --t 1 --dt 0.1", "skograph simulate: ", "no MODEL given");
+  expect_bad_input("simulate " + model + " --t 1 --dt 0.1 --out /nonexistent/dir/t.csv",
+                   "/nonexistent/dir/t.csv", "cannot write the trajectory file");
+}
+
+TEST(ClosedChainCli, AnAggregateSwallowingTheWholeMechanismIsANoteAndStillWorks) {
+  for (const std::string command : {"dynamics ", "simulate "}) {
+    const CliRun run = run_cli(command + example("stewart_platform.yaml") + " --state " +
+                               example("stewart_platform_state.json") +
+                               (command == "simulate " ? " --t 0.01 --dt 1e-3" : ""));
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.err, "skograph " + command.substr(0, command.size() - 1) +
+                           ": note: " + example("stewart_platform.yaml") +
+                           ": one aggregate holds all 19 joints of the mechanism, so the embedded "
+                           "model is a single node (results are exact; the recursions gain "
+                           "nothing from the tree structure)\n");
+    EXPECT_FALSE(run.out.empty());
+  }
+}
+
+}  // namespace
+}  // namespace skograph

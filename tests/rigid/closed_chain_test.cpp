@@ -1,0 +1,694 @@
+// Closed-chain mechanisms by constraint embedding (rigid/closed_chain_model.hpp) against
+// independent references: the four-bar's closed form, finite differences of the closure, the dense
+// tree mass matrix and bias forces (RigidBodyModel), a dense Lagrange-multiplier DAE solve, energy.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rigid/closed_chain_model.hpp"
+#include "support/closed_chain_support.hpp"
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+const Eigen::Vector3d kGravity(0, -9.81, 0);
+
+// A closed state (q, qd) of a test mechanism with its model.
+struct ClosedCase {
+  std::string name;
+  Mechanism mechanism;
+  Eigen::VectorXd q, qd;
+};
+
+std::vector<ClosedCase> closed_cases() {
+  std::vector<ClosedCase> cases;
+  std::mt19937 rng(7);
+  for (const bool internal : {false, true})
+    cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
+                     four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
+  {
+    const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
+    cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
+  }
+  cases.push_back({"stewart", stewart_platform(), Eigen::VectorXd::Zero(27), Eigen::VectorXd()});
+  for (const bool serial : {false, true}) {
+    Eigen::VectorXd q(3);
+    q << 0.3, 5 * 0.4, 0.4;
+    cases.push_back(
+        {serial ? "geared_serial" : "geared", geared_links(5.0, serial), q, Eigen::VectorXd()});
+  }
+  {
+    Eigen::VectorXd q0;
+    Mechanism m = floating_closed_to_world(rng, q0);
+    cases.push_back({"floating_to_world", m, q0, Eigen::VectorXd()});
+  }
+  for (const LoopType type :
+       {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
+    Eigen::VectorXd q0;
+    Mechanism m = chain_closed_to_world(type, rng, q0);
+    cases.push_back({m.loops[0].name, m, q0, Eigen::VectorXd()});
+  }
+  for (int trial = 0; trial < 4; ++trial) {
+    Eigen::VectorXd q0;
+    Mechanism m = random_closed_mechanism(12 + 2 * trial, 1 + trial % 3, rng, q0);
+    cases.push_back({"random" + std::to_string(trial), m, q0, Eigen::VectorXd()});
+  }
+  for (ClosedCase& c : cases) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    c.qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    close_velocities(model, data, c.q, c.qd);
+  }
+  return cases;
+}
+
+// A chain of four-bars: one aggregate per four-bar, each hanging from the previous one.
+TEST(ClosedChainModel, FourBarChainHasOneAggregatePerFourBar) {
+  const ClosedChainModel model(four_bar_chain(5));
+  ASSERT_EQ(model.aggregate_count(), 5);
+  EXPECT_FALSE(model.swallows_whole_mechanism());
+  for (int s = 0; s < 5; ++s) {
+    std::vector<int> nodes = model.aggregate_nodes(s);
+    std::ranges::sort(nodes);
+    EXPECT_EQ(nodes, (std::vector<int>{3 * s, 3 * s + 1, 3 * s + 2}));
+    EXPECT_EQ(model.aggregate_loops(s), (std::vector<int>{s}));
+  }
+}
+
+TEST(ClosedChainModel, FourBarAggregatesAndClosesToTheClosedForm) {
+  const FourBarLengths lengths;
+  for (const bool internal : {false, true}) {
+    const ClosedChainModel model(four_bar(internal));
+    ClosedChainData data(model);
+    ASSERT_EQ(model.aggregate_count(), 1);
+    EXPECT_EQ(model.aggregate_nodes(0).size(), 3u);
+    EXPECT_TRUE(model.swallows_whole_mechanism());
+    EXPECT_EQ(model.constraint_rows(0), 5);  // a 3-D revolute closure
+    Eigen::VectorXd q = four_bar_configuration(internal, 0.9);
+    q[1] += 0.2;
+    q[2] -= 0.15;
+    EXPECT_GT(position_residual(model, data, q), 1e-2);
+    close_positions(model, data, q);
+    EXPECT_LT(position_residual(model, data, q), 1e-10);
+    // The coupler's tip where the circles about the crank's tip and D meet.
+    const Eigen::Vector2d tip = four_bar_coupler_tip(lengths, q[0], true);
+    const double coupler = q[0] + q[1];
+    const Eigen::Vector2d computed =
+        lengths.crank * Eigen::Vector2d(std::cos(q[0]), std::sin(q[0])) +
+        lengths.coupler * Eigen::Vector2d(std::cos(coupler), std::sin(coupler));
+    EXPECT_LT((computed - tip).norm(), 1e-10) << (internal ? "internal" : "terminal");
+    // Rank 2 of 5 rows: one independent coordinate.
+    Eigen::VectorXd qd = Eigen::VectorXd::Random(3);
+    close_velocities(model, data, q, qd);
+    EXPECT_EQ(data.selection[0].rank, 2);
+    EXPECT_EQ(data.independent.size(), 1u);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+  }
+}
+
+TEST(ClosedChainModel, ClosesPositionsAndVelocitiesOfEveryLoopType) {
+  std::mt19937 rng(11);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    EXPECT_LT(position_residual(model, data, c.q), 1e-10) << c.name;
+    EXPECT_LT(velocity_residual(model, data, c.q, c.qd), 1e-10) << c.name;
+    // Perturb every coordinate; Newton restores the closure keeping the independent ones.
+    update_closed_chain(model, data, c.q, c.qd);
+    Eigen::VectorXd q = c.q + rigid_random_state(model.dof_count(), rng, 0.02);
+    const Eigen::VectorXd perturbed = q;
+    const std::vector<int> independent = data.independent;
+    close_positions(model, data, q);
+    EXPECT_LT(position_residual(model, data, q), 1e-10) << c.name;
+    for (const int d : independent) EXPECT_EQ(q[d], perturbed[d]) << c.name;
+    Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    close_velocities(model, data, q, qd);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10) << c.name;
+  }
+}
+
+// Along a closed velocity the closure error grows only at second order (Q qd = 0 is the tangent
+// of the closure), along a velocity that violates Q qd = 0 at first order; the relative motion of
+// the closure frames is one the loop joint allows.
+TEST(ClosedChainModel, ConstraintMatrixIsTheTangentOfThePositionClosure) {
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    const double h = 1e-4;
+    const Eigen::VectorXd forward = advance_configuration(model.tree(), c.q, c.qd, h);
+    const Eigen::VectorXd backward = advance_configuration(model.tree(), c.q, c.qd, -h);
+    EXPECT_LT(position_residual(model, data, forward), 50 * h * h * (1 + c.qd.squaredNorm()))
+        << c.name;
+    EXPECT_LT(position_residual(model, data, backward), 50 * h * h * (1 + c.qd.squaredNorm()))
+        << c.name;
+    update_closed_chain(model, data, c.q, c.qd);
+    const Eigen::MatrixXd q_matrix = full_constraint_matrix(model, data);
+    // A direction violating the constraints: the least-squares inverse of Q applied to a unit
+    // violation opens the closure at first order.
+    if (q_matrix.rows() == 0 || q_matrix.norm() == 0) continue;
+    Eigen::VectorXd violation = Eigen::VectorXd::Zero(q_matrix.rows());
+    Eigen::Index worst = 0;
+    q_matrix.rowwise().norm().maxCoeff(&worst);
+    violation[worst] = 1.0;
+    const Eigen::VectorXd opening = q_matrix.completeOrthogonalDecomposition().solve(violation);
+    const double opened =
+        position_residual(model, data, advance_configuration(model.tree(), c.q, opening, h));
+    EXPECT_GT(opened, 0.1 * h * (q_matrix * opening).cwiseAbs().maxCoeff()) << c.name;
+    // Relative motion of the closure frames by finite differences of their poses.
+    const Mechanism& m = model.mechanism();
+    RigidBodyData tree_data(model.tree());
+    for (const LoopClosure& loop : m.loops) {
+      auto relative_pose = [&](const Eigen::VectorXd& q) {
+        update_positions(model.tree(), q, tree_data);
+        auto pose = [&](int link) {
+          return link < 0 ? Eigen::Isometry3d::Identity()
+                          : tree_data.link_pose[model.tree().node_of_link(link)];
+        };
+        return Eigen::Isometry3d((pose(loop.parent) * loop.parent_origin).inverse() *
+                                 pose(loop.child) * loop.child_origin);
+      };
+      const Eigen::Isometry3d plus = relative_pose(forward), minus = relative_pose(backward);
+      const Eigen::Vector3d translation_rate = (plus.translation() - minus.translation()) / (2 * h);
+      const Eigen::AngleAxisd turn(plus.linear() * minus.linear().transpose());
+      const Eigen::Vector3d rotation_rate = turn.angle() * turn.axis() / (2 * h);
+      const Eigen::Vector3d axis = loop.axis.normalized();
+      const double tolerance = 1e-5 * (1 + c.qd.norm());
+      switch (loop.type) {
+        case LoopType::kRevolute:
+          EXPECT_LT(translation_rate.norm(), tolerance) << c.name;
+          EXPECT_LT(rotation_rate.cross(axis).norm(), tolerance) << c.name;
+          break;
+        case LoopType::kPrismatic:
+          EXPECT_LT(rotation_rate.norm(), tolerance) << c.name;
+          EXPECT_LT(translation_rate.cross(axis).norm(), tolerance) << c.name;
+          break;
+        case LoopType::kSpherical:
+          EXPECT_LT(translation_rate.norm(), tolerance) << c.name;
+          break;
+        case LoopType::kWeld:
+          EXPECT_LT(translation_rate.norm() + rotation_rate.norm(), tolerance) << c.name;
+          break;
+      }
+    }
+  }
+}
+
+// Qdot qd is d/dt (Q(q(t)) qd) along q(t) with qdd = 0 (central differences), for any qd (the
+// identity does not need Q qd = 0).
+TEST(ClosedChainModel, VelocityProductMatchesFiniteDifferences) {
+  std::mt19937 rng(5);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    const double h = 1e-5;
+    const Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    update_closed_chain(model, data, advance_configuration(model.tree(), c.q, qd, h), qd);
+    const Eigen::VectorXd plus = full_constraint_matrix(model, data) * qd;
+    update_closed_chain(model, data, advance_configuration(model.tree(), c.q, qd, -h), qd);
+    const Eigen::VectorXd minus = full_constraint_matrix(model, data) * qd;
+    update_closed_chain(model, data, c.q, qd);
+    const Eigen::VectorXd product = full_velocity_product(model, data);
+    if (product.size() == 0) continue;
+    EXPECT_LT(((plus - minus) / (2 * h) - product).cwiseAbs().maxCoeff(),
+              1e-6 * (1 + product.cwiseAbs().maxCoeff()))
+        << c.name;
+  }
+}
+
+TEST(ClosedChainModel, DynamicsMatchTheDenseTreeAndTheLagrangeMultiplierReference) {
+  std::mt19937 rng(3);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    const RigidBodyModel& tree = model.tree();
+    RigidBodyData tree_data(tree);
+    const Eigen::MatrixXd mass = mass_matrix(tree, tree_data, c.q);
+    const Eigen::VectorXd bias = bias_forces(tree, tree_data, c.q, c.qd, kGravity);
+    const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
+
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);
+    const Eigen::MatrixXd x = data.X;
+    const std::vector<int> independent = data.independent;
+    const Eigen::MatrixXd q_matrix = full_constraint_matrix(model, data);
+    const Eigen::VectorXd product = full_velocity_product(model, data);
+    const double scale = 1 + (mass * qdd).cwiseAbs().maxCoeff() + tau.cwiseAbs().maxCoeff() +
+                         bias.cwiseAbs().maxCoeff();
+    // Projected equations of motion and the acceleration-level closure.
+    EXPECT_LT((x.transpose() * (mass * qdd + bias - tau)).cwiseAbs().maxCoeff(), 1e-9 * scale)
+        << c.name;
+    if (q_matrix.rows() > 0) {
+      EXPECT_LT((q_matrix * qdd + product).cwiseAbs().maxCoeff(), 1e-9 * scale) << c.name;
+    }
+    // Dense DAE reference.
+    const Eigen::VectorXd reference = dae_accelerations(mass, bias, tau, q_matrix, product);
+    EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-8 * (1 + reference.cwiseAbs().maxCoeff()))
+        << c.name;
+
+    // M_R = X* M X.
+    const Eigen::MatrixXd reduced = reduced_mass_matrix(model, data, c.q);
+    EXPECT_LT((reduced - x.transpose() * mass * x).cwiseAbs().maxCoeff(),
+              1e-10 * (1 + mass.cwiseAbs().maxCoeff()))
+        << c.name;
+
+    // Minimal inverse dynamics: X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R, and it inverts
+    // forward dynamics (X* tau at the forward accelerations).
+    Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
+    for (std::size_t i = 0; i < independent.size(); ++i) qdd_independent[i] = qdd[independent[i]];
+    const Eigen::VectorXd rate = qdd - x * qdd_independent;  // Xdot qd_R
+    EXPECT_LT(
+        (inverse_dynamics(model, data, c.q, c.qd, qdd_independent, kGravity) - x.transpose() * tau)
+            .cwiseAbs()
+            .maxCoeff(),
+        1e-9 * scale)
+        << c.name;
+    const Eigen::VectorXd other = rigid_random_state(qdd_independent.size(), rng, 3.0);
+    const Eigen::VectorXd full = x * other + rate;
+    EXPECT_LT((inverse_dynamics(model, data, c.q, c.qd, other, kGravity) -
+               x.transpose() * (mass * full + bias))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9 * (scale + (mass * full).cwiseAbs().maxCoeff()))
+        << c.name;
+
+    // Innovations factors reproduce M_R.
+    InnovationsFactors factors;
+    innovations_factors(model, data, c.q, factors);
+    const Eigen::MatrixXd product_of_factors = factors.newton_euler_factor *
+                                               factors.innovations_inertia *
+                                               factors.newton_euler_factor.transpose();
+    EXPECT_LT((product_of_factors - reduced).cwiseAbs().maxCoeff(),
+              1e-9 * (1 + reduced.cwiseAbs().maxCoeff()))
+        << c.name;
+    EXPECT_LT((factors.inverse_factor * factors.newton_euler_factor -
+               Eigen::MatrixXd::Identity(reduced.rows(), reduced.cols()))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9)
+        << c.name;
+  }
+}
+
+// World pose of link `link` at q.
+Eigen::Isometry3d link_pose(const ClosedChainModel& model, ClosedChainData& data,
+                            const Eigen::VectorXd& q, int link) {
+  update_positions(model.tree(), q, data.tree);
+  return data.tree.link_pose[model.tree().node_of_link(link)];
+}
+
+// The crank's, coupler's and rocker's world angular velocity (z) and the coupler tip's velocity.
+TEST(ClosedChainModel, FourBarTerminalAndInternalCutsMoveAlike) {
+  const ClosedChainModel terminal(four_bar(false)), internal(four_bar(true));
+  ClosedChainData terminal_data(terminal), internal_data(internal);
+  for (const double crank : {0.3, 1.4, 2.9, -2.0}) {
+    Eigen::VectorXd q_terminal = four_bar_configuration(false, crank);
+    Eigen::VectorXd q_internal = four_bar_configuration(true, crank);
+    // The same crank rate: scale the one-dimensional null space of Q.
+    auto velocity = [&](const ClosedChainModel& model, ClosedChainData& data,
+                        const Eigen::VectorXd& q) {
+      Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+      close_velocities(model, data, q, qd);
+      return Eigen::VectorXd(qd * (1.3 / qd[0]));
+    };
+    const Eigen::VectorXd qd_terminal = velocity(terminal, terminal_data, q_terminal);
+    const Eigen::VectorXd qd_internal = velocity(internal, internal_data, q_internal);
+    EXPECT_NEAR(qd_terminal[1], qd_internal[1], 1e-10);
+    // Rocker's absolute angular velocity: crank + coupler + rocker rates in the serial chain.
+    EXPECT_NEAR(qd_terminal.sum(), qd_internal[2], 1e-10);
+    const Eigen::Vector3d tau(0.7, 0.0, 0.0);
+    const Eigen::VectorXd qdd_terminal =
+        forward_dynamics(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravity);
+    const Eigen::VectorXd qdd_internal =
+        forward_dynamics(internal, internal_data, q_internal, qd_internal, tau, kGravity);
+    EXPECT_NEAR(qdd_terminal[0], qdd_internal[0], 1e-9);
+    EXPECT_NEAR(qdd_terminal[1], qdd_internal[1], 1e-9);
+    EXPECT_NEAR(qdd_terminal.sum(), qdd_internal[2], 1e-9);
+    // Same link poses: crank and coupler frames coincide; the rocker frames differ by a half turn
+    // about z at the other end of the rod.
+    for (const int link : {0, 1})
+      EXPECT_LT((link_pose(terminal, terminal_data, q_terminal, link).matrix() -
+                 link_pose(internal, internal_data, q_internal, link).matrix())
+                    .norm(),
+                1e-10);
+    const Eigen::Isometry3d rocker_terminal = link_pose(terminal, terminal_data, q_terminal, 2);
+    const Eigen::Isometry3d rocker_internal = link_pose(internal, internal_data, q_internal, 2);
+    EXPECT_LT((rocker_terminal * Eigen::Vector3d(0.5 * 2.5, 0, 0) -
+               rocker_internal * Eigen::Vector3d(0.5 * 2.5, 0, 0))
+                  .norm(),
+              1e-10);
+  }
+}
+
+// Total energy T + U of the tree at (q, qd).
+double energy(const ClosedChainModel& model, ClosedChainData& data, const Eigen::VectorXd& q,
+              const Eigen::VectorXd& qd) {
+  update_kinematics(model.tree(), q, qd, data.tree);
+  return kinetic_energy(model.tree(), data.tree) +
+         potential_energy(model.tree(), data.tree, kGravity);
+}
+
+// One RK4 step of dq/dt = configuration_rate(q, qd), dqd/dt = closed-chain forward dynamics,
+// then positions and velocities closed (the independent entries kept: this integrates q_R, qd_R).
+void closed_rk4_step(const ClosedChainModel& model, ClosedChainData& data, Eigen::VectorXd& q,
+                     Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                     const Eigen::Vector3d& gravity, double dt) {
+  auto derivative = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds,
+                        Eigen::VectorXd& q_rate, Eigen::VectorXd& qd_rate) {
+    q_rate.resize(model.dof_count());
+    configuration_rate(model.tree(), qs, qds, q_rate);
+    qd_rate = forward_dynamics(model, data, qs, qds, tau, gravity);
+  };
+  Eigen::VectorXd k1q, k1v, k2q, k2v, k3q, k3v, k4q, k4v;
+  derivative(q, qd, k1q, k1v);
+  derivative(q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v, k2q, k2v);
+  derivative(q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v, k3q, k3v);
+  derivative(q + dt * k3q, qd + dt * k3v, k4q, k4v);
+  q += dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+  qd += dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+  close_positions(model, data, q);
+  close_velocities(model, data, q, qd);
+}
+
+TEST(ClosedChainModel, TorqueFreeFourBarConservesEnergy) {
+  for (const bool internal_cut : {false, true}) {
+    const ClosedChainModel model(four_bar(internal_cut));
+    ClosedChainData data(model);
+    Eigen::VectorXd q = four_bar_configuration(internal_cut, 0.4);
+    Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+    close_velocities(model, data, q, qd);
+    qd *= 2.0 / qd.cwiseAbs().maxCoeff();
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
+    const double initial = energy(model, data, q, qd);
+    for (int step = 0; step < 1000; ++step)
+      closed_rk4_step(model, data, q, qd, zero, kGravity, 1e-3);
+    EXPECT_LT(position_residual(model, data, q), 1e-10);
+    const double drift = std::abs(energy(model, data, q, qd) - initial) / std::abs(initial);
+    EXPECT_LT(drift, 1e-6) << (internal_cut ? "internal" : "terminal");
+  }
+}
+
+// Terminal and internal cuts from the same physical state stay together over a simulated
+// half-second with gravity and a crank torque: the crank and coupler frames and the rocker's
+// center of mass coincide at the end.
+TEST(ClosedChainModel, FourBarCutsGiveTheSameMotion) {
+  const ClosedChainModel terminal(four_bar(false)), internal(four_bar(true));
+  ClosedChainData terminal_data(terminal), internal_data(internal);
+  Eigen::VectorXd q_terminal = four_bar_configuration(false, 0.5);
+  Eigen::VectorXd q_internal = four_bar_configuration(true, 0.5);
+  Eigen::VectorXd qd_terminal = Eigen::VectorXd::Ones(3), qd_internal = Eigen::VectorXd::Ones(3);
+  close_velocities(terminal, terminal_data, q_terminal, qd_terminal);
+  close_velocities(internal, internal_data, q_internal, qd_internal);
+  qd_terminal *= 1.5 / qd_terminal[0];
+  qd_internal *= 1.5 / qd_internal[0];
+  const Eigen::VectorXd tau = Eigen::Vector3d(0.8, 0.0, 0.0);
+  for (int step = 0; step < 500; ++step) {
+    closed_rk4_step(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravity, 1e-3);
+    closed_rk4_step(internal, internal_data, q_internal, qd_internal, tau, kGravity, 1e-3);
+  }
+  EXPECT_GT(std::abs(q_terminal[0] - 0.5), 0.1);  // it moved
+  for (const int link : {0, 1})
+    EXPECT_LT((link_pose(terminal, terminal_data, q_terminal, link).matrix() -
+               link_pose(internal, internal_data, q_internal, link).matrix())
+                  .norm(),
+              1e-8);
+  const Eigen::Vector3d center(0.5 * 2.5, 0, 0);
+  EXPECT_LT((link_pose(terminal, terminal_data, q_terminal, 2) * center -
+             link_pose(internal, internal_data, q_internal, 2) * center)
+                .norm(),
+            1e-8);
+}
+
+TEST(ClosedChainModel, ReportsClosuresThatCannotBeAssembled) {
+  FourBarLengths lengths;
+  lengths.ground = 8.0;  // longer than the other three links together
+  const ClosedChainModel model(four_bar(false, lengths));
+  ClosedChainData data(model);
+  Eigen::VectorXd q = Eigen::VectorXd::Constant(3, 0.2);
+  try {
+    close_positions(model, data, q);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    EXPECT_NE(std::string(error.what()).find("loop 'close' cannot be closed from the given state"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(ClosedChainModel, ReportsASingularConfiguration) {
+  // Crank 1, coupler 1, rocker 2, ground 2: closes with every link on the x axis (crank along +x,
+  // coupler back along -x, rocker along +x), where the closure loses rank.
+  FourBarLengths lengths{1.0, 1.0, 2.0, 2.0};
+  const ClosedChainModel model(four_bar(false, lengths));
+  ClosedChainData data(model);
+  const Eigen::VectorXd regular = four_bar_configuration(false, 1.2, lengths);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
+  EXPECT_LT(position_residual(model, data, regular), 1e-10);
+  update_closed_chain(model, data, regular, zero);
+  EXPECT_EQ(data.nominal_rank[0], 2);
+  const Eigen::Vector3d in_line(0.0, M_PI, -M_PI);
+  EXPECT_LT(position_residual(model, data, in_line), 1e-12);
+  try {
+    update_closed_chain(model, data, in_line, zero);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    EXPECT_NE(
+        std::string(error.what()).find("singular configuration: loop 'close' loses rank (2 -> 1)"),
+        std::string::npos)
+        << error.what();
+  }
+  // Started at the singular configuration, the nominal rank is too low; at a regular
+  // configuration the selection is taken again with the full rank.
+  ClosedChainData fresh(model);
+  update_closed_chain(model, fresh, in_line, zero);
+  EXPECT_EQ(fresh.nominal_rank[0], 1);
+  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+  close_velocities(model, fresh, regular, qd);
+  EXPECT_EQ(fresh.nominal_rank[0], 2);
+  EXPECT_EQ(fresh.independent.size(), 1u);
+  EXPECT_LT(velocity_residual(model, fresh, regular, qd), 1e-10);
+  const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravity);
+  EXPECT_LT((full_constraint_matrix(model, fresh) * qdd + full_velocity_product(model, fresh))
+                .cwiseAbs()
+                .maxCoeff(),
+            1e-9);
+}
+
+TEST(ClosedChainModel, RejectsBadClosures) {
+  auto message = [](const Mechanism& m) {
+    try {
+      const ClosedChainModel model(m);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  Mechanism gear = geared_links();
+  gear.joints[2].type = JointType::kPlanar;
+  EXPECT_NE(message(gear).find("coupling 'gear' couples joints with different dof counts"),
+            std::string::npos)
+      << message(gear);
+  Mechanism loop = four_bar(false);
+  loop.loops[0].child = 7;
+  EXPECT_NE(message(loop).find("loop 'close' names a link out of range"), std::string::npos)
+      << message(loop);
+  Mechanism fixed = geared_links();
+  fixed.joints[1].type = JointType::kFixed;
+  EXPECT_NE(message(fixed).find("couples a fixed joint"), std::string::npos) << message(fixed);
+}
+
+// Re-selection along a full crank turn of the crank-rocker with a demanding threshold: the
+// selection changes where its Y1 degrades, the current conditioning never falls below the
+// threshold unless no selection does better, and the velocities stay closed.
+TEST(ClosedChainModel, ReselectsIndependentCoordinatesAlongAFullCrankTurn) {
+  ClosedChainOptions options;
+  options.reselect_conditioning = 0.6;
+  const ClosedChainModel model(four_bar(false), options);
+  ClosedChainData data(model);
+  int changes = 0, previous = -1;
+  for (int i = 0; i <= 360; ++i) {
+    const Eigen::VectorXd q = four_bar_configuration(false, 2 * M_PI * i / 360.0);
+    Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+    close_velocities(model, data, q, qd);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+    const double current = selection_conditioning(data.constraint_matrix[0], data.selection[0]);
+    const CoordinateSelection best = select_coordinates(data.constraint_matrix[0]);
+    EXPECT_GE(current, std::min(0.6, best.conditioning) - 1e-12) << i;
+    if (previous >= 0 && data.independent[0] != previous) ++changes;
+    previous = data.independent[0];
+  }
+  EXPECT_GT(changes, 0);
+}
+
+}  // namespace
+}  // namespace skograph
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+// A gear's sub-graph holds both joints' hinges, for siblings and for a link hanging from its
+// motor; the closed coordinates satisfy q[motor] = ratio q[link] and the same for the rates.
+TEST(ClosedChainModel, GearAggregatesBothHingesAndCouplesTheirCoordinates) {
+  for (const bool serial : {false, true}) {
+    const ClosedChainModel model(geared_links(4.0, serial));
+    ClosedChainData data(model);
+    ASSERT_EQ(model.aggregate_count(), 1);
+    std::vector<int> nodes = model.aggregate_nodes(0);
+    std::ranges::sort(nodes);
+    EXPECT_EQ(nodes, (std::vector<int>{1, 2}));
+    EXPECT_FALSE(model.swallows_whole_mechanism());
+    Eigen::VectorXd q(3), qd(3);
+    q << 0.2, 0.3, -0.5;
+    qd << 0.4, 1.5, -2.0;
+    close_positions(model, data, q);
+    close_velocities(model, data, q, qd);
+    EXPECT_NEAR(q[1], 4.0 * q[2], 1e-12);
+    EXPECT_NEAR(qd[1], 4.0 * qd[2], 1e-12);
+    EXPECT_EQ(data.independent.size(), 2u);
+    EXPECT_EQ(data.independent[0], 0);  // the base joint is a plain tree joint
+  }
+}
+
+// Two loops sharing links merge into one aggregate whose rows stack both loops.
+TEST(ClosedChainModel, LoopsSharingLinksShareOneAggregate) {
+  std::mt19937 rng(21);
+  Eigen::VectorXd q0;
+  Mechanism m = chain_closed_to_world(LoopType::kSpherical, rng, q0);
+  LoopClosure second;
+  second.name = "second";
+  second.type = LoopType::kRevolute;
+  second.parent = 0;
+  second.child = 3;
+  close_loop_at(m, second, q0, rng);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_EQ(model.aggregate_loops(0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(model.constraint_rows(0), 3 + 5);
+  Eigen::VectorXd q = q0 + rigid_random_state(model.dof_count(), rng, 0.01);
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+  close_velocities(model, data, q, qd);
+  EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+}
+
+}  // namespace
+}  // namespace skograph
+
+namespace skograph {
+namespace {
+
+using namespace testing_support;
+
+// A loop whose sub-graph has no dofs (across a fixed joint) is a constant condition: checked, not
+// embedded; the rest of the mechanism moves as a tree.
+TEST(ClosedChainModel, LoopAcrossAFixedJointIsAConstantCondition) {
+  Mechanism m = geared_links();
+  m.couplings.clear();
+  m.joints[1].type = JointType::kFixed;
+  LoopClosure loop;
+  loop.name = "rigid";
+  loop.type = LoopType::kWeld;
+  loop.parent = 0;
+  loop.child = 1;
+  loop.parent_origin = m.joints[1].origin;
+  m.loops.push_back(loop);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_TRUE(model.aggregate_dofs(0).empty());
+  Eigen::VectorXd q(2), qd(2);
+  q << 0.3, -0.4;
+  qd << 1.0, 2.0;
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-12);
+  RigidBodyData tree_data(model.tree());
+  const Eigen::VectorXd tau = Eigen::Vector2d(0.5, -0.2);
+  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
+  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+  EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+// Without loops or couplings the closed-chain model is the tree: every dof independent, X = I.
+TEST(ClosedChainModel, TreeWithoutClosuresIsTheTree) {
+  Mechanism m = four_bar(false);
+  m.loops.clear();
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  EXPECT_EQ(model.aggregate_count(), 0);
+  const Eigen::VectorXd q = Eigen::Vector3d(0.3, -0.2, 0.9), qd = Eigen::Vector3d(1.0, 0.5, -2.0);
+  const Eigen::VectorXd tau = Eigen::Vector3d(0.1, 0.2, 0.3);
+  RigidBodyData tree_data(model.tree());
+  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
+  EXPECT_LT((forward_dynamics(model, data, q, qd, tau, kGravity) - reference).cwiseAbs().maxCoeff(),
+            1e-10);
+  EXPECT_TRUE(data.X.isIdentity());
+  EXPECT_EQ(data.independent, (std::vector<int>{0, 1, 2}));
+}
+
+// The Stewart-like platform: one aggregate holding every joint (said so, still works), closed at
+// q = 0 with 12 independent dofs; energy of a torque-free RK4 run with gravity stays constant
+// (positions and velocities closed after every step).
+TEST(ClosedChainModel, StewartPlatformConservesEnergy) {
+  const ClosedChainModel model(stewart_platform());
+  ClosedChainData data(model);
+  ASSERT_EQ(model.aggregate_count(), 1);
+  EXPECT_TRUE(model.swallows_whole_mechanism());
+  EXPECT_EQ(model.constraint_rows(0), 15);
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(model.dof_count());
+  EXPECT_LT(position_residual(model, data, q), 1e-12);
+  std::mt19937 rng(17);
+  Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 0.3);
+  close_velocities(model, data, q, qd);
+  EXPECT_EQ(data.independent.size(), 12u);
+  const Eigen::Vector3d gravity(0, 0, -9.81);
+  auto total = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds) {
+    update_kinematics(model.tree(), qs, qds, data.tree);
+    return kinetic_energy(model.tree(), data.tree) +
+           potential_energy(model.tree(), data.tree, gravity);
+  };
+  const double initial = total(q, qd);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
+  for (int step = 0; step < 300; ++step) closed_rk4_step(model, data, q, qd, zero, gravity, 1e-3);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+  const double drift = std::abs(total(q, qd) - initial) / std::abs(initial);
+  EXPECT_LT(drift, 1e-6);
+}
+
+// A revolute closure whose axes point opposite ways is open although a x (R a) vanishes: a ball
+// joint at the origin closed to the world by a revolute about z, turned a half turn about x.
+TEST(ClosedChainModel, RevoluteClosureWithFlippedAxisIsOpen) {
+  Mechanism m;
+  m.links = {rod_link("ball", 1.0, 1.0)};
+  Joint ball;
+  ball.name = "ball";
+  ball.type = JointType::kSpherical;
+  ball.child = 0;
+  m.joints.push_back(ball);
+  LoopClosure loop;
+  loop.name = "hinge";
+  loop.type = LoopType::kRevolute;
+  loop.child = 0;
+  m.loops.push_back(loop);
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  Eigen::VectorXd q = Eigen::Vector3d(M_PI, 0, 0);
+  EXPECT_NEAR(position_residual(model, data, q), 2.0, 1e-12);
+  EXPECT_THROW(close_positions(model, data, q), ClosureError);
+  q = Eigen::Vector3d(0.3, -0.2, 0.5);  // tilted: Newton turns the axis back to z
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  EXPECT_NEAR(std::abs(rotation_from_vector(q)(2, 2)), 1.0, 1e-10);
+}
+
+}  // namespace
+}  // namespace skograph

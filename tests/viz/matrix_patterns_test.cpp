@@ -1,0 +1,136 @@
+// The SKO topology of a digraph (its spanning tree without the root, numbered strictly
+// canonically) and the patterns and segment boundaries the spy plots draw, checked against
+// dense references built from the definitions by walking parent pointers.
+#include "viz/matrix_patterns.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "io/mechanism_file.hpp"
+#include "io/mechanism_graph.hpp"
+
+namespace skograph::viz {
+namespace {
+
+// A random rooted tree as DOT text: node k > 0 hangs under a random earlier node.
+Digraph random_tree(int n, std::mt19937& random) {
+  Digraph graph;
+  for (int k = 0; k < n; ++k) graph.add_node("n" + std::to_string(k));
+  for (int k = 1; k < n; ++k)
+    graph.add_edge(std::uniform_int_distribution<int>(0, k - 1)(random), k);
+  return graph;
+}
+
+// Ancestor-or-self by walking parents (the definition of part I section 2).
+bool ancestor_or_self(const Forest& forest, int a, int k) {
+  for (int v = k; v != Forest::kNone; v = forest.parent(v))
+    if (v == a) return true;
+  return false;
+}
+
+TEST(MatrixPatterns, SkoForestIsTheSpanningTreeWithoutItsRootNumberedStrictlyCanonically) {
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int n = 2 + trial;
+    const Digraph graph = random_tree(n, random);
+    const DigraphAnalysis analysis = analyze(graph);
+    const SkoTopology topology = sko_topology(graph, analysis);
+    const Forest& forest = topology.forest;
+    ASSERT_EQ(forest.size(), n - 1);
+    const Forest& tree = analysis.spanning.tree;
+    for (int k = 0; k < forest.size(); ++k) {
+      const int t = topology.tree_node[k];
+      EXPECT_EQ(analysis.strictly_canonical[t], k);  // body k has strictly canonical number k + 1
+      const int tree_parent = tree.parent(t);
+      if (tree_parent == analysis.spanning.root)
+        EXPECT_EQ(forest.parent(k), Forest::kNone);
+      else
+        EXPECT_EQ(topology.tree_node[forest.parent(k)], tree_parent);
+      if (forest.parent(k) != Forest::kNone) {
+        EXPECT_GT(forest.parent(k), k);  // canonical
+      }
+    }
+    // Segment boundaries from the definition: position p starts a new segment unless node p - 1
+    // is the only child of node p (tip-first order).
+    std::vector<int> expected;
+    for (int p = 1; p < forest.size(); ++p)
+      if (!(forest.parent(p - 1) == p && forest.child_count(p) == 1)) expected.push_back(p);
+    EXPECT_EQ(segment_boundaries(forest, topology.node_layout), expected) << trial;
+  }
+}
+
+// M has (i, j) for related bodies, A has (i, j) for i an ancestor-or-self of j, E has
+// (parent(j), j): checked entry by entry against the definitions with one row per node.
+TEST(MatrixPatterns, PatternsMatchTheDefinitionsEntryByEntry) {
+  std::mt19937 random(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Digraph graph = random_tree(3 + 2 * trial, random);
+    const SkoTopology topology = sko_topology(graph, analyze(graph));
+    const Forest& forest = topology.forest;
+    const SparsityPattern mass = matrix_pattern(topology, MatrixKind::kMass);
+    const SparsityPattern kernel = matrix_pattern(topology, MatrixKind::kKernel);
+    const SparsityPattern resolvent = matrix_pattern(topology, MatrixKind::kResolvent);
+    for (int i = 0; i < forest.size(); ++i)
+      for (int j = 0; j < forest.size(); ++j) {
+        const bool related = ancestor_or_self(forest, i, j) || ancestor_or_self(forest, j, i);
+        EXPECT_EQ(mass.contains(i, j), related);
+        EXPECT_EQ(resolvent.contains(i, j), ancestor_or_self(forest, i, j));
+        EXPECT_EQ(kernel.contains(i, j), forest.parent(j) == i);
+      }
+  }
+}
+
+// The geared four-bar's standard digraph: 4 bodies with 1 dof each (M is 4 x 4), 6 rows per body
+// in E and A. Its SKO forest has three bases (crank, rocker, rotor) and crank -> coupler, so the
+// segments are {coupler, crank}, {rocker}, {rotor}: every body is related only within its own
+// segment.
+TEST(MatrixPatterns, MechanismDimensionsExpandTheBlocks) {
+  const Mechanism mechanism =
+      read_mechanism_file(std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/fourbar.yaml");
+  const Digraph graph = mechanism_digraph(mechanism);
+  const DigraphAnalysis analysis = analyze_mechanism(graph, mechanism);
+  std::vector<int> node_dims(graph.node_count(), 6), hinge_dims(graph.node_count(), 1);
+  const SkoTopology topology = sko_topology(graph, analysis, node_dims, hinge_dims);
+  const SparsityPattern mass = matrix_pattern(topology, MatrixKind::kMass);
+  EXPECT_EQ(mass.rows, 4);
+  EXPECT_EQ(mass.nonzeros(), 4 + 1 + 1);  // the 2 x 2 segment block and two 1 x 1 blocks
+  EXPECT_EQ(segment_boundaries(topology.forest, topology.hinge_layout), (std::vector<int>{2, 3}));
+  const SparsityPattern kernel = matrix_pattern(topology, MatrixKind::kKernel);
+  EXPECT_EQ(kernel.rows, 24);
+  EXPECT_EQ(kernel.nonzeros(), 36);  // one 6 x 6 block: crank -> coupler
+  EXPECT_EQ(segment_boundaries(topology.forest, topology.node_layout), (std::vector<int>{12, 18}));
+  // Zero-dof nodes add no rows and share a boundary.
+  hinge_dims.assign(graph.node_count(), 0);
+  hinge_dims[graph.find("rotor").value()] = 2;
+  const SkoTopology frozen = sko_topology(graph, analysis, node_dims, hinge_dims);
+  EXPECT_EQ(matrix_pattern(frozen, MatrixKind::kMass).rows, 2);
+  EXPECT_TRUE(segment_boundaries(frozen.forest, frozen.hinge_layout).empty());
+}
+
+TEST(MatrixPatterns, LowerTriangleKeepsRowsAtOrBelowTheDiagonal) {
+  SparsityPattern full;
+  full.rows = full.cols = 3;
+  full.column_start = {0, 3, 6, 9};
+  full.row_index = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+  const SparsityPattern lower = lower_triangle(full);
+  EXPECT_EQ(lower.nonzeros(), 6);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(lower.contains(i, j), i >= j);
+}
+
+TEST(MatrixPatterns, BadDimensionsAndMissingSpanningTreesThrow) {
+  const Digraph tree = parse_dot("digraph { w -> a; a -> b; }", "t.dot");
+  const DigraphAnalysis analysis = analyze(tree);
+  EXPECT_THROW(sko_topology(tree, analysis, {6, 6}), std::invalid_argument);
+  EXPECT_THROW(sko_topology(tree, analysis, {}, {1, -1, 1}), std::invalid_argument);
+  const Digraph cycle = parse_dot("digraph { a -> b; b -> a; }", "c.dot");
+  EXPECT_THROW(sko_topology(cycle, analyze(cycle)), std::invalid_argument);
+  for (MatrixKind kind :
+       {MatrixKind::kMass, MatrixKind::kKernel, MatrixKind::kResolvent, MatrixKind::kFactor})
+    EXPECT_EQ(parse_matrix_kind(matrix_kind_name(kind)), kind);
+  EXPECT_FALSE(parse_matrix_kind("m"));
+}
+
+}  // namespace
+}  // namespace skograph::viz

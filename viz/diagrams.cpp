@@ -1,0 +1,333 @@
+#include "viz/diagrams.hpp"
+
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "graph/numbering.hpp"
+
+namespace skograph::viz {
+
+namespace {
+
+// Colours (ColorBrewer blues/oranges/greens, readable on white and in grey print).
+constexpr const char* kNodeFill = "#c6dbef";
+constexpr const char* kNodeLine = "#2171b5";
+constexpr const char* kAggregateFill = "#fdd0a2";
+constexpr const char* kAggregateLine = "#d94801";
+constexpr const char* kSegmentFill = "#c7e9c0";
+constexpr const char* kSegmentLine = "#238b45";
+constexpr const char* kCutEdge = "#d62728";
+
+// A DOT double-quoted identifier. In DOT the only escape in a quoted string is \" (a backslash
+// stays a backslash), so only quotes are escaped and names read back unchanged.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Label text: Graphviz reads backslash escapes in labels (\n, \l, \N, ...), so a backslash of
+// a name is doubled as well.
+std::string label_text(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A label text (escaped) whose lines are joined by DOT's centred line break "\n".
+std::string label(const std::vector<std::string>& lines) {
+  std::string joined;
+  for (const std::string& line : lines) joined += (joined.empty() ? "" : "\\n") + label_text(line);
+  return "\"" + joined + "\"";
+}
+
+// The caption: the title, then one left-justified line per legend entry.
+std::string caption(const std::string& title, const std::vector<std::string>& legend) {
+  std::string text;
+  for (const std::string& line : legend) text += label_text(line) + "\\l";
+  return "\"" + label_text(title) + "\\l" + text + "\"";
+}
+
+void write_header(std::ostringstream& dot, const std::string& title,
+                  const std::vector<std::string>& legend) {
+  dot << "digraph " << quoted(title) << " {\n"
+      << "  graph [fontname=\"DejaVu Sans\", fontsize=10, labelloc=b, labeljust=l, nodesep=0.3, "
+         "ranksep=0.45, label="
+      << caption(title, legend) << "];\n"
+      << "  node [fontname=\"DejaVu Sans\", fontsize=11, shape=ellipse, style=filled, fillcolor=\""
+      << kNodeFill << "\", color=\"" << kNodeLine << "\", margin=\"0.06,0.03\"];\n"
+      << "  edge [color=\"#404040\", arrowsize=0.7];\n";
+}
+
+// Member lists wrapped to lines of about 24 characters: "{a, b,", "c}".
+std::vector<std::string> wrapped_set(const std::vector<std::string>& names) {
+  std::vector<std::string> lines(1, "{");
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string item = names[i] + (i + 1 < names.size() ? "," : "}");
+    if (lines.back().size() > 1 && lines.back().size() + item.size() > 24) lines.emplace_back();
+    lines.back() += (lines.back().size() > 1 ? " " : "") + item;
+  }
+  return lines;
+}
+
+// A long segment keeps its first three and last two members.
+std::vector<std::string> abbreviated(const std::vector<std::string>& names) {
+  if (names.size() <= 8) return names;
+  std::vector<std::string> lines(names.begin(), names.begin() + 3);
+  lines.push_back("... (" + std::to_string(names.size() - 5) + " more)");
+  lines.insert(lines.end(), names.end() - 2, names.end());
+  return lines;
+}
+
+std::string number_of(const Permutation& numbering, int k) {
+  return std::to_string(numbering[k] + 1);
+}
+
+void require_spanning_tree(const DigraphAnalysis& analysis) {
+  if (!analysis.spanning.exists)
+    throw std::invalid_argument("the digraph has no spanning tree (" + analysis.spanning.reason +
+                                ")");
+}
+
+}  // namespace
+
+const char* diagram_kind_name(DiagramKind kind) {
+  switch (kind) {
+    case DiagramKind::kDigraph:
+      return "digraph";
+    case DiagramKind::kSpanningTree:
+      return "spanning-tree";
+    case DiagramKind::kAggregated:
+      return "aggregated";
+    case DiagramKind::kSegments:
+      return "segments";
+  }
+  return "?";
+}
+
+std::optional<DiagramKind> parse_diagram_kind(const std::string& name) {
+  for (DiagramKind kind : {DiagramKind::kDigraph, DiagramKind::kSpanningTree,
+                           DiagramKind::kAggregated, DiagramKind::kSegments})
+    if (name == diagram_kind_name(kind)) return kind;
+  return std::nullopt;
+}
+
+// Part I section 2 (the standard digraph, Fig. 6 conventions) and constraint-embedding §4.2 (cut
+// edges, aggregation sub-graphs).
+std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                            const std::string& title) {
+  const SpanningTree& spanning = analysis.spanning;
+  const bool numbered = spanning.exists;
+  // The inertial frame is the root of the standard digraph; a virtual root is not in the digraph.
+  const int inertial = numbered && !spanning.virtual_root ? spanning.root : -1;
+  std::vector<std::string> legend;
+  if (inertial >= 0) legend.push_back("unfilled: inertial frame (root), its edges dashed");
+  if (numbered) legend.push_back("number: strictly canonical index (parent > child)");
+  if (numbered && !spanning.cut_edges.empty()) legend.push_back("red: cut edges");
+  if (numbered && !analysis.aggregates.empty())
+    legend.push_back("orange boxes: aggregation sub-graphs");
+
+  std::ostringstream dot;
+  write_header(dot, title, legend);
+  auto node_statement = [&](int v) {
+    std::vector<std::string> lines{graph.name(v)};
+    if (numbered) lines.push_back(number_of(analysis.strictly_canonical, v));
+    std::string statement = quoted(graph.name(v)) + " [label=" + label(lines);
+    if (v == inertial) statement += ", style=solid";
+    return statement + "];\n";
+  };
+  std::vector<bool> in_cluster(graph.node_count(), false);
+  if (numbered) {
+    for (size_t a = 0; a < analysis.aggregates.size(); ++a) {
+      dot << "  subgraph " << quoted("cluster_aggregate_" + std::to_string(a + 1)) << " {\n"
+          << "    graph [label=" << quoted("aggregate " + std::to_string(a + 1))
+          << ", style=\"rounded,dashed\", color=\"" << kAggregateLine << "\", fontcolor=\""
+          << kAggregateLine << "\", labelloc=t, labeljust=c];\n";
+      for (int v : analysis.aggregates[a].nodes) {
+        in_cluster[v] = true;
+        dot << "    " << node_statement(v);
+      }
+      dot << "  }\n";
+    }
+  }
+  for (int v = 0; v < graph.node_count(); ++v)
+    if (!in_cluster[v]) dot << "  " << node_statement(v);
+
+  std::vector<bool> is_cut(graph.edges().size(), false);
+  if (numbered) {
+    // Cut edges are listed in input order, so one forward pass marks them.
+    size_t next = 0;
+    for (size_t e = 0; e < graph.edges().size() && next < spanning.cut_edges.size(); ++e)
+      if (graph.edges()[e] == spanning.cut_edges[next]) {
+        is_cut[e] = true;
+        ++next;
+      }
+  }
+  for (size_t e = 0; e < graph.edges().size(); ++e) {
+    const auto [from, to] = graph.edges()[e];
+    dot << "  " << quoted(graph.name(from)) << " -> " << quoted(graph.name(to));
+    std::vector<std::string> attributes;
+    if (is_cut[e]) {
+      // Cut edges do not shape the layout: the drawing keeps the spanning tree's levels.
+      attributes.push_back(std::string("color=\"") + kCutEdge + "\"");
+      attributes.push_back("penwidth=2");
+      attributes.push_back(from == inertial ? "style=\"dashed,bold\"" : "style=bold");
+      attributes.push_back("constraint=false");
+    } else if (from == inertial) {
+      attributes.push_back("style=dashed");
+    }
+    if (!attributes.empty()) {
+      dot << " [";
+      for (size_t i = 0; i < attributes.size(); ++i) dot << (i ? ", " : "") << attributes[i];
+      dot << "]";
+    }
+    dot << ";\n";
+  }
+  dot << "}\n";
+  return dot.str();
+}
+
+// Part I section 2: the spanning tree of the digraph, its edges away from the root.
+std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                                  const std::string& title) {
+  require_spanning_tree(analysis);
+  const SpanningTree& spanning = analysis.spanning;
+  const std::vector<std::string> names = spanning.names(graph);
+  std::vector<std::string> legend{
+      spanning.virtual_root ? "dashed outline: virtual root added above the roots, its edges dashed"
+                            : "unfilled: inertial frame (root), its edges dashed",
+      "number: strictly canonical index (parent > child)"};
+  if (!spanning.cut_edges.empty())
+    legend.push_back(std::to_string(spanning.cut_edges.size()) + " cut edge(s) left out");
+
+  std::ostringstream dot;
+  write_header(dot, title, legend);
+  for (int k = 0; k < spanning.tree.size(); ++k) {
+    dot << "  " << quoted(names[k])
+        << " [label=" << label({names[k], number_of(analysis.strictly_canonical, k)});
+    if (k == spanning.root) dot << (spanning.virtual_root ? ", style=dashed" : ", style=solid");
+    dot << "];\n";
+  }
+  for (const auto& [from, to] : spanning.edges) {
+    dot << "  " << quoted(names[from]) << " -> " << quoted(names[to]);
+    if (from == spanning.root) dot << " [style=dashed]";
+    dot << ";\n";
+  }
+  dot << "}\n";
+  return dot.str();
+}
+
+// Constraint-embedding Lemma 1: the tree after each aggregation sub-graph became one node.
+std::string aggregated_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                                    const std::string& title) {
+  require_spanning_tree(analysis);
+  const SpanningTree& spanning = analysis.spanning;
+  const AggregatedTree& aggregated = analysis.aggregated;
+  const std::vector<std::string> names = spanning.names(graph);
+  const Permutation numbering = strictly_canonical_numbering(aggregated.forest);
+  const int root = aggregated.node_of[spanning.root];
+  std::vector<std::string> legend{"unfilled: inertial frame (root), its edges dashed",
+                                  "number: strictly canonical index over the aggregated tree"};
+  if (!analysis.aggregates.empty())
+    legend.push_back("orange boxes: aggregated nodes {members, base first}");
+  else
+    legend.push_back("no cut edges: the aggregated tree is the spanning tree");
+
+  std::vector<std::string> ids(aggregated.members.size());
+  for (size_t a = 0; a < aggregated.members.size(); ++a)
+    for (int k : aggregated.members[a]) ids[a] += (ids[a].empty() ? "" : "+") + names[k];
+
+  std::ostringstream dot;
+  write_header(dot, title, legend);
+  for (size_t a = 0; a < aggregated.members.size(); ++a) {
+    const std::vector<int>& members = aggregated.members[a];
+    std::vector<std::string> lines;
+    if (aggregated.subgraph_of[a] >= 0) {
+      std::vector<std::string> member_names;
+      for (int k : members) member_names.push_back(names[k]);
+      lines = wrapped_set(member_names);
+    } else {
+      lines.push_back(names[members.front()]);
+    }
+    lines.push_back(number_of(numbering, static_cast<int>(a)));
+    dot << "  " << quoted(ids[a]) << " [label=" << label(lines);
+    if (aggregated.subgraph_of[a] >= 0)
+      dot << ", shape=box, style=\"rounded,filled\", fillcolor=\"" << kAggregateFill
+          << "\", color=\"" << kAggregateLine << "\"";
+    if (static_cast<int>(a) == root)
+      dot << (spanning.virtual_root ? ", style=dashed" : ", style=solid");
+    dot << "];\n";
+  }
+  for (int a = 0; a < aggregated.forest.size(); ++a) {
+    const int p = aggregated.forest.parent(a);
+    if (p == Forest::kNone) continue;
+    dot << "  " << quoted(ids[p]) << " -> " << quoted(ids[a]);
+    if (p == root) dot << " [style=dashed]";
+    dot << ";\n";
+  }
+  dot << "}\n";
+  return dot.str();
+}
+
+// Part II section 7.1: the tree of serial segments, homeomorphic to the spanning tree.
+std::string segment_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                                 const std::string& title) {
+  require_spanning_tree(analysis);
+  const SpanningTree& spanning = analysis.spanning;
+  const Forest& tree = spanning.tree;
+  const std::vector<std::string> names = spanning.names(graph);
+  const std::vector<std::string> legend{
+      "segment i: the i-th block of the strictly canonical numbering",
+      "members listed base first; edges from the root's segment dashed"};
+
+  std::ostringstream dot;
+  write_header(dot, title, legend);
+  auto id = [](int s) { return quoted("segment " + std::to_string(s + 1)); };
+  for (int s = tree.segment_count() - 1; s >= 0; --s) {
+    const auto tip_first = tree.segment_nodes_tip_first(s);
+    std::vector<std::string> members;
+    for (auto it = tip_first.rbegin(); it != tip_first.rend(); ++it) members.push_back(names[*it]);
+    std::vector<std::string> lines{"segment " + std::to_string(s + 1)};
+    for (const std::string& line : abbreviated(members)) lines.push_back(line);
+    dot << "  " << id(s) << " [label=" << label(lines) << ", shape=box, ";
+    const bool root_alone = members.size() == 1 && tree.segment_base(s) == spanning.root;
+    if (root_alone)
+      dot << (spanning.virtual_root ? "style=\"rounded,dashed\"" : "style=rounded");
+    else
+      dot << "style=\"rounded,filled\", fillcolor=\"" << kSegmentFill << "\"";
+    dot << ", color=\"" << kSegmentLine << "\"];\n";
+  }
+  for (int s = tree.segment_count() - 1; s >= 0; --s) {
+    const int p = tree.segment_parent(s);
+    if (p == Forest::kNone) continue;
+    dot << "  " << id(p) << " -> " << id(s);
+    if (tree.segment_tip(p) == spanning.root) dot << " [style=dashed]";
+    dot << ";\n";
+  }
+  dot << "}\n";
+  return dot.str();
+}
+
+std::string diagram(DiagramKind kind, const Digraph& graph, const DigraphAnalysis& analysis,
+                    const std::string& title) {
+  switch (kind) {
+    case DiagramKind::kDigraph:
+      return digraph_diagram(graph, analysis, title);
+    case DiagramKind::kSpanningTree:
+      return spanning_tree_diagram(graph, analysis, title);
+    case DiagramKind::kAggregated:
+      return aggregated_tree_diagram(graph, analysis, title);
+    case DiagramKind::kSegments:
+      return segment_tree_diagram(graph, analysis, title);
+  }
+  throw std::invalid_argument("unknown diagram kind");
+}
+
+}  // namespace skograph::viz

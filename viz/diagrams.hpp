@@ -1,0 +1,49 @@
+// Diagrams of a digraph and of the trees derived from it, as DOT text that skograph writes itself
+// (Graphviz then lays it out: viz/graphviz_layout.hpp).
+//
+// Conventions of part I (section 2, Fig. 6): the inertial frame (the root of the standard digraph)
+// is drawn unfilled and the edges leaving it dashed. Nodes are labelled with their name and their
+// 1-based strictly canonical number (part I Fig. 2d; it is canonical too: a parent's number
+// exceeds its children's), the numbering of `skograph graph` and of the spy plots' rows. Cut edges
+// are red and bold; aggregation sub-graphs (constraint-embedding §4.2) are clusters.
+//
+// The text is deterministic (nodes and edges in a fixed order), so it can be compared exactly.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "graph/analysis.hpp"
+#include "graph/digraph.hpp"
+
+namespace skograph::viz {
+
+enum class DiagramKind { kDigraph, kSpanningTree, kAggregated, kSegments };
+
+// "digraph", "spanning-tree", "aggregated", "segments".
+const char* diagram_kind_name(DiagramKind kind);
+std::optional<DiagramKind> parse_diagram_kind(const std::string& name);
+
+// The digraph itself, edges in input order. Without a spanning tree (a cycle no root enters) the
+// nodes carry their names only. `title` becomes the graph's name and the first caption line.
+std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                            const std::string& title);
+// The spanning tree (virtual root drawn with a dashed outline), edges in the tree's level order.
+std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                                  const std::string& title);
+// The aggregated tree (constraint-embedding Lemma 1): each aggregation sub-graph is one box node
+// listing its members, numbered strictly canonically over the aggregated tree.
+std::string aggregated_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                                    const std::string& title);
+// The tree of serial segments of the spanning tree (part II section 7.1): one node per segment,
+// numbered as in `skograph graph` (segment i is the i-th block of the strictly canonical
+// numbering), listing its members base first.
+std::string segment_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
+                                 const std::string& title);
+
+// One of the above. The three tree diagrams need a spanning tree: std::invalid_argument saying
+// why there is none otherwise.
+std::string diagram(DiagramKind kind, const Digraph& graph, const DigraphAnalysis& analysis,
+                    const std::string& title);
+
+}  // namespace skograph::viz
