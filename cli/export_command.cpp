@@ -1,14 +1,17 @@
 #include "cli/export_command.hpp"
 
+#include <memory>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "cli/commands.hpp"
+#include "cli/model_loading.hpp"
 #include "graph/digraph.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
+#include "rigid/closed_chain_model.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "sparse/cholmod_factorization.hpp"
 #include "sparse/matrix_market.hpp"
@@ -21,10 +24,6 @@ namespace {
 constexpr const char* kExportUsage =
     "usage: skograph export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt] "
     "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]";
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
@@ -68,43 +67,117 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
   return options;
 }
 
-// Tree mechanisms only: the reduced mass matrix M_R of a closed chain needs the constraint
-// embedding model (rigid/closed_chain_model.hpp), which this build's export does not use yet.
-RigidBodyModel load_tree_model(const std::string& file) {
-  Mechanism mechanism = read_mechanism_file(file);
-  if (!mechanism.loops.empty() || !mechanism.couplings.empty())
-    throw InputError(file, 0,
-                     "closed chains (" + std::to_string(mechanism.loops.size()) + " loop(s), " +
-                         std::to_string(mechanism.couplings.size()) +
-                         " coupling(s)) cannot be exported yet: the reduced mass matrix needs "
-                         "constraint embedding");
-  try {
-    return RigidBodyModel(without_massless_fixed_leaves(mechanism));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+// What gets exported: an SKO model at the state and where its hinge entries go in the files.
+// Trees: the mechanism's SKO model, hinge order = dof order. Closed chains: the constraint-embedded
+// model (constraint-embedding §5-7: aggregated nodes, hinge maps H_R), whose joint-space mass
+// matrix is the reduced M_R = X* M X; its hinge entries are renumbered to the order of the
+// independent dofs (as `skograph dynamics` lists them).
+struct ExportedModel {
+  std::unique_ptr<RigidBodyModel> tree_model;
+  std::unique_ptr<RigidBodyData> tree_data;
+  std::unique_ptr<ClosedChainModel> closed_model;
+  std::unique_ptr<ClosedChainData> closed_data;
+  const SkoModel* sko = nullptr;
+  std::vector<int> output_index;  // embedded hinge entry -> row of the files; empty: identity
+  std::string description;
+};
+
+// Embedded hinge entry -> position among data.independent: plain nodes keep their joint's dofs,
+// reduced nodes their selection's independent coordinates in increasing order (the layout
+// rigid/closed_chain_model.cpp gives the embedded model).
+std::vector<int> embedded_to_independent(const ClosedChainModel& model,
+                                         const ClosedChainData& data) {
+  std::vector<int> column_of(static_cast<std::size_t>(model.dof_count()), -1);
+  for (std::size_t c = 0; c < data.independent.size(); ++c)
+    column_of[static_cast<std::size_t>(data.independent[c])] = static_cast<int>(c);
+  const AggregatedStructure& structure = *data.structure;
+  const SkoStructure& embedded = data.embedded->structure();
+  std::vector<int> result(static_cast<std::size_t>(embedded.hinge.total()), -1);
+  for (int a = 0; a < structure.size(); ++a) {
+    const int offset = embedded.hinge.offset(a);
+    const int s = structure.subgraph_of(a);
+    if (s < 0) {
+      const int k = structure.members(a)[0];
+      for (int j = 0; j < model.tree().joint_dofs(k); ++j)
+        result[static_cast<std::size_t>(offset + j)] =
+            column_of[static_cast<std::size_t>(model.tree().joint_dof_offset(k) + j)];
+    } else {
+      const std::vector<int>& independent = data.selection[static_cast<std::size_t>(s)].independent;
+      for (std::size_t j = 0; j < independent.size(); ++j)
+        result[static_cast<std::size_t>(offset) + j] = column_of[static_cast<std::size_t>(
+            model.aggregate_dofs(s)[static_cast<std::size_t>(independent[j])])];
+    }
   }
+  for (const int index : result)
+    if (index < 0) throw std::logic_error("export: embedded hinge layout does not match X");
+  return result;
+}
+
+ExportedModel load_exported_model(const ExportOptions& options) {
+  ExportedModel exported;
+  Mechanism mechanism = load_mechanism(options.model);
+  if (!is_closed_chain(mechanism)) {
+    try {
+      exported.tree_model = std::make_unique<RigidBodyModel>(std::move(mechanism));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(naming_file(options.model, e.what()));
+    }
+    const RigidBodyModel& model = *exported.tree_model;
+    const MechanismState state = options.state.empty()
+                                     ? zero_state(model.mechanism())
+                                     : read_state_file(options.state, model.mechanism());
+    exported.tree_data = std::make_unique<RigidBodyData>(model);
+    update_positions(model, state.q, *exported.tree_data);
+    synchronize_sko_model(model, *exported.tree_data);
+    exported.sko = &exported.tree_data->sko;
+    exported.description = std::to_string(model.dof_count()) + " dofs";
+    return exported;
+  }
+  exported.closed_model = std::make_unique<ClosedChainModel>(
+      load_closed_chain_model(options.model, std::move(mechanism)));
+  const ClosedChainModel& model = *exported.closed_model;
+  const MechanismState state = options.state.empty()
+                                   ? zero_state(model.mechanism())
+                                   : read_state_file(options.state, model.mechanism());
+  exported.closed_data = std::make_unique<ClosedChainData>(model);
+  ClosedChainData& data = *exported.closed_data;
+  Eigen::VectorXd q = state.q;
+  try {
+    close_positions(model, data, q);
+    update_closed_chain(model, data, q, Eigen::VectorXd::Zero(model.dof_count()));
+  } catch (const ClosureError& e) {
+    throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
+  }
+  exported.sko = data.embedded.get();
+  exported.output_index = embedded_to_independent(model, data);
+  exported.description = "closed chain, " + std::to_string(data.independent.size()) + " of " +
+                         std::to_string(model.dof_count()) +
+                         " dofs independent (reduced M_R, rows in the order of the independent "
+                         "dofs)";
+  return exported;
 }
 
 int run_export(const std::vector<std::string>& args, std::ostream& out) {
   const ExportOptions options = parse_options(args);
-  const RigidBodyModel model = load_tree_model(options.model);
-  const MechanismState state = options.state.empty()
-                                   ? zero_state(model.mechanism())
-                                   : read_state_file(options.state, model.mechanism());
-  RigidBodyData data(model);
-  update_positions(model, state.q, data);
-  synchronize_sko_model(model, data);
-  const SkoModel& sko = data.sko;
+  const ExportedModel exported = load_exported_model(options);
+  const SkoModel& sko = *exported.sko;
 
   // Everything is computed first, then written all or nothing.
-  const Eigen::SparseMatrix<double> mass = sparse_mass_matrix(sko);
+  Eigen::SparseMatrix<double> mass = sparse_mass_matrix(sko);
+  std::vector<int> canonical = canonical_dof_order(sko.structure());
+  if (!exported.output_index.empty()) {
+    mass = renumber_symmetric(mass, exported.output_index);
+    for (int& dof : canonical) dof = exported.output_index[static_cast<std::size_t>(dof)];
+  }
+  if (!Eigen::Map<const Eigen::VectorXd>(mass.valuePtr(), mass.nonZeros()).allFinite())
+    throw UsageError(options.model + ": the mass matrix is not finite at this state");
   std::vector<std::pair<std::string, std::string>> files = {
       {options.mass, matrix_market_text(mass, true)}};
   std::ostringstream summary;
-  summary << "skograph export " << options.model << ": " << mass.rows() << " dofs, nnz(M) "
+  summary << "skograph export " << options.model << ": " << exported.description << ", nnz(M) "
           << mass.nonZeros();
   if (!options.factor.empty() || !options.permutation.empty()) {
-    CholmodFactorization chol(sko.structure(), options.ordering);
+    CholmodFactorization chol(sparsity_pattern(mass), options.ordering, canonical);
     long lower = 0;
     for (int c = 0; c < mass.outerSize(); ++c)
       for (Eigen::SparseMatrix<double>::InnerIterator it(mass, c); it; ++it) lower += it.row() >= c;

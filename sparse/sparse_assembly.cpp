@@ -1,6 +1,7 @@
 #include "sparse/sparse_assembly.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,37 @@ Eigen::SparseMatrix<double> pattern_matrix(const SparsityPattern& pattern) {
   std::copy(pattern.row_index.begin(), pattern.row_index.end(), matrix.innerIndexPtr());
   std::fill(matrix.valuePtr(), matrix.valuePtr() + pattern.nonzeros(), 0.0);
   return matrix;
+}
+
+SparsityPattern sparsity_pattern(const Eigen::SparseMatrix<double>& matrix) {
+  Eigen::SparseMatrix<double> compressed = matrix;
+  compressed.makeCompressed();
+  SparsityPattern pattern;
+  pattern.rows = static_cast<int>(compressed.rows());
+  pattern.cols = static_cast<int>(compressed.cols());
+  pattern.column_start.assign(compressed.outerIndexPtr(),
+                              compressed.outerIndexPtr() + compressed.cols() + 1);
+  pattern.row_index.assign(compressed.innerIndexPtr(),
+                           compressed.innerIndexPtr() + compressed.nonZeros());
+  return pattern;
+}
+
+// Part I section 5.1: T M T* for the permutation matrix T of a renumbering.
+Eigen::SparseMatrix<double> renumber_symmetric(const Eigen::SparseMatrix<double>& matrix,
+                                               const std::vector<int>& new_index) {
+  if (matrix.rows() != matrix.cols() ||
+      static_cast<Eigen::Index>(new_index.size()) != matrix.rows())
+    throw std::invalid_argument(
+        "renumber_symmetric: expected a square matrix and one index per row");
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<std::size_t>(matrix.nonZeros()));
+  for (int c = 0; c < matrix.outerSize(); ++c)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(matrix, c); it; ++it)
+      entries.emplace_back(new_index[static_cast<std::size_t>(it.row())],
+                           new_index[static_cast<std::size_t>(c)], it.value());
+  Eigen::SparseMatrix<double> result(matrix.rows(), matrix.cols());
+  result.setFromTriplets(entries.begin(), entries.end());  // keeps explicit zeros
+  return result;
 }
 
 Eigen::SparseMatrix<double> sparse_mass_matrix(const SkoModel& model) {

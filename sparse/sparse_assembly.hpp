@@ -19,6 +19,7 @@
 #pragma once
 
 #include <Eigen/SparseCore>
+#include <vector>
 
 #include "operators/innovations.hpp"
 #include "operators/mass_matrix.hpp"
@@ -50,6 +51,15 @@ SparsityPattern mass_matrix_pattern(const SkoStructure& structure);
 
 // A sparse matrix with the given pattern and all stored values 0.
 Eigen::SparseMatrix<double> pattern_matrix(const SparsityPattern& pattern);
+
+// The stored pattern of a sparse matrix (explicit zeros included).
+SparsityPattern sparsity_pattern(const Eigen::SparseMatrix<double>& matrix);
+
+// The symmetric renumbering T M T* with T(new_index[i], i) = 1, i.e. entry (i, j) moves to
+// (new_index[i], new_index[j]) (part I section 5.1); stored entries stay stored, zeros included.
+// Used to put the embedded model's hinge order into a user-facing dof order.
+Eigen::SparseMatrix<double> renumber_symmetric(const Eigen::SparseMatrix<double>& matrix,
+                                               const std::vector<int>& new_index);
 
 // The joint-space mass matrix M = H A M A* H* (part II Eq. 2-3) by composite body inertias
 // (part II Algorithm 4.1-4.2, Lemma 4 Eq. 17): R(k) by the tips-to-base gather, then for each node

@@ -3,6 +3,8 @@
 // and the operator product H A M A* H* for the mass matrix).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "sparse/sparse_assembly.hpp"
@@ -80,6 +82,27 @@ TEST(SparseAssembly, RefillingKeepsThePatternAndStorage) {
     EXPECT_EQ(mass.valuePtr(), values);  // same storage, new numbers
     EXPECT_LT(relative_error(Eigen::MatrixXd(mass), dense_mass_matrix(model)), 1e-10);
   }
+}
+
+TEST(SparseAssembly, RenumberingKeepsTheStoredPatternAndMovesEntries) {
+  std::mt19937 rng(11);
+  RandomSkoOptions options;
+  options.nodes = 20;
+  const SkoModel model = random_bounded_sko_model(options, rng);
+  Eigen::SparseMatrix<double> mass = sparse_mass_matrix(model);
+  mass.coeffRef(0, 0) = 0.0;  // an explicit zero must survive
+  const int n = static_cast<int>(mass.rows());
+  std::vector<int> new_index(static_cast<std::size_t>(n));
+  std::iota(new_index.begin(), new_index.end(), 0);
+  std::shuffle(new_index.begin(), new_index.end(), rng);
+  const Eigen::SparseMatrix<double> renumbered = renumber_symmetric(mass, new_index);
+  const Eigen::MatrixXd dense(mass), dense_renumbered(renumbered);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      EXPECT_EQ(dense_renumbered(new_index[i], new_index[j]), dense(i, j));
+  EXPECT_EQ(renumbered.nonZeros(), mass.nonZeros());
+  EXPECT_EQ(sparsity_pattern(renumbered).nonzeros(), mass.nonZeros());
+  EXPECT_TRUE(sparsity_pattern(renumbered).contains(new_index[0], new_index[0]));
 }
 
 TEST(SparseAssembly, InnovationsFactorsReproduceTheMassMatrix) {
