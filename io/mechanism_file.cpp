@@ -37,12 +37,15 @@ Mechanism without_massless_fixed_leaves(const Mechanism& mechanism) {
   const int n = static_cast<int>(mechanism.links.size());
   std::vector<int> children(n, 0);
   std::vector<char> referenced(n, 0), removed(n, 0);
-  for (const Joint& joint : mechanism.joints)
+  std::vector<int> parent_joint(n, -1);
+  for (int j = 0; j < static_cast<int>(mechanism.joints.size()); ++j) {
+    const Joint& joint = mechanism.joints[j];
     if (joint.parent >= 0) ++children[joint.parent];
-  for (const LoopClosure& loop : mechanism.loops) {
-    if (loop.parent >= 0) referenced[loop.parent] = 1;
-    if (loop.child >= 0) referenced[loop.child] = 1;
+    parent_joint[joint.child] = j;
   }
+  // Loops may name a massless frame (a URDF tool frame carrying a closure): the frame goes and the
+  // loop moves to the nearest kept ancestor with its closure frame composed through the fixed
+  // joints, which is the same frame in space. Couplings name moving joints, whose links stay.
   for (const Coupling& coupling : mechanism.couplings) {
     referenced[mechanism.joints[coupling.joint_a].child] = 1;
     referenced[mechanism.joints[coupling.joint_b].child] = 1;
@@ -79,9 +82,18 @@ Mechanism without_massless_fixed_leaves(const Mechanism& mechanism) {
     new_joint[j] = static_cast<int>(result.joints.size());
     result.joints.push_back(joint);
   }
+  // A removed link's kept ancestor (or the world, -1) and the removed link's frame in it.
+  auto kept_frame = [&](int link, Eigen::Isometry3d& frame) {
+    while (link >= 0 && removed[link]) {
+      const Joint& joint = mechanism.joints[parent_joint[link]];
+      frame = joint.origin * frame;
+      link = joint.parent;
+    }
+    return link;
+  };
   for (LoopClosure& loop : result.loops) {
-    loop.parent = renumbered(loop.parent);
-    loop.child = renumbered(loop.child);
+    loop.parent = renumbered(kept_frame(loop.parent, loop.parent_origin));
+    loop.child = renumbered(kept_frame(loop.child, loop.child_origin));
   }
   for (Coupling& coupling : result.couplings) {
     coupling.joint_a = new_joint[coupling.joint_a];

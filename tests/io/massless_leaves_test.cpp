@@ -60,3 +60,40 @@ TEST(MasslessLeaves, MasslessLinksWithChildrenOrMotionStay) {
 
 }  // namespace
 }  // namespace skograph
+
+namespace skograph {
+namespace {
+
+// A loop closed on a massless tool frame (URDF style) moves to the frame's kept ancestor with the
+// closure frame composed through the fixed joints: the same frame in space, so the closed-chain
+// model is the one written directly on the ancestor.
+TEST(MasslessLeaves, LoopsOnDroppedFramesMoveToTheAncestorWithTheSameFrame) {
+  const Mechanism direct = read_mechanism_file(std::string(SKOGRAPH_SOURCE_DIR) +
+                                               "/examples/models/fourbar_terminal_cut.yaml");
+  ASSERT_EQ(direct.loops.size(), 1u);
+  const LoopClosure& loop = direct.loops[0];
+  // Two massless frames in a chain on the loop's child, the closure frame split between them.
+  Mechanism framed = direct;
+  const Eigen::Isometry3d first =
+      Eigen::Translation3d(0.05, 0.02, 0) * Eigen::AngleAxisd(0.4, Eigen::Vector3d::UnitZ());
+  const Eigen::Isometry3d second = first.inverse() * loop.child_origin;
+  framed.links.push_back({"flange", 0.0});
+  framed.links.push_back({"pin", 0.0});
+  const int flange = static_cast<int>(framed.links.size()) - 2, pin = flange + 1;
+  Joint to_flange{"to_flange", JointType::kFixed, loop.child, flange, first};
+  Joint to_pin{"to_pin", JointType::kFixed, flange, pin, second};
+  framed.joints.push_back(to_flange);
+  framed.joints.push_back(to_pin);
+  framed.loops[0].child = pin;
+  framed.loops[0].child_origin = Eigen::Isometry3d::Identity();
+
+  const Mechanism reduced = without_massless_fixed_leaves(framed);
+  ASSERT_EQ(reduced.links.size(), direct.links.size());
+  EXPECT_EQ(reduced.loops[0].child, loop.child);
+  EXPECT_EQ(reduced.loops[0].parent, loop.parent);
+  EXPECT_TRUE(reduced.loops[0].child_origin.matrix().isApprox(loop.child_origin.matrix(), 1e-14));
+  EXPECT_TRUE(reduced.loops[0].parent_origin.matrix().isApprox(loop.parent_origin.matrix(), 1e-14));
+}
+
+}  // namespace
+}  // namespace skograph
