@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <ranges>
 #include <stdexcept>
 
@@ -90,6 +91,7 @@ struct ClosedChainModel::Impl {
   std::vector<int> dof_node;                // tree dof -> SKO node
   std::vector<int> dof_in_joint;            // tree dof -> index within its joint
   std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
+  std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
   bool swallows_whole = false;
 };
 
@@ -151,6 +153,9 @@ void validate_closures(const RigidBodyModel& tree) {
       throw std::invalid_argument(label + " has a non-finite ratio");
   }
 }
+
+// The generic rank of each aggregate's Q (defined after aggregate_constraints below).
+std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
 
 }  // namespace
 
@@ -240,7 +245,9 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   for (int d = 0; d < tree.dof_count(); ++d)
     if (impl->aggregate_of_node[impl->dof_node[d]] < 0) impl->plain_dofs.push_back(d);
   impl->swallows_whole = aggregates == 1 && static_cast<int>(impl->nodes[0].size()) == nodes;
-  impl_ = std::move(impl);
+  impl->nominal_rank.assign(aggregates, 0);
+  impl_ = impl;
+  impl->nominal_rank = generic_constraint_ranks(*this);
 }
 
 int ClosedChainModel::aggregate_count() const {
@@ -263,6 +270,9 @@ bool ClosedChainModel::swallows_whole_mechanism() const {
 }
 int ClosedChainModel::constraint_rows(int s) const {
   return impl_->rows[s];
+}
+int ClosedChainModel::nominal_rank(int s) const {
+  return impl_->nominal_rank[s];
 }
 
 // Workspaces of ClosedChainData beyond the public per-aggregate results.
@@ -302,7 +312,8 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   selection.resize(aggregates);
   embedding.resize(aggregates);
   embedding_rate.resize(aggregates);
-  nominal_rank.assign(aggregates, -1);
+  nominal_rank.resize(aggregates);
+  for (int s = 0; s < aggregates; ++s) nominal_rank[s] = model.nominal_rank(s);
   work->position_jacobian.resize(aggregates);
   work->position_error.resize(aggregates);
   work->orientation_flip.assign(aggregates, 0.0);
@@ -578,6 +589,31 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
+// The nominal rank of each aggregate's Q (ClosedChainModel::nominal_rank): the largest rank of Q
+// (constraint-embedding Eq. 58) over a few configurations of the tree with every coordinate drawn
+// uniformly from [-1.5, 1.5] (rad or m) by a fixed-seed generator, so the rank is reproducible. A
+// configuration where Q happens to lose rank is outvoted by the others.
+std::vector<int> generic_constraint_ranks(const ClosedChainModel& model) {
+  constexpr int kSamples = 4;
+  ClosedChainData data(model);
+  std::vector<int> ranks(model.aggregate_count(), 0);
+  if (ranks.empty()) return ranks;
+  std::mt19937 generator(20260522u);
+  Eigen::VectorXd q(model.dof_count());
+  for (int sample = 0; sample < kSamples; ++sample) {
+    for (Eigen::Index i = 0; i < q.size(); ++i)
+      q[i] = 3.0 * (static_cast<double>(generator()) / 4294967295.0) - 1.5;
+    update_positions(model.tree(), q, data.tree);
+    for (int s = 0; s < model.aggregate_count(); ++s) {
+      aggregate_constraints(model, data, s, q, Level::kVelocity);
+      ranks[s] = std::max(
+          ranks[s],
+          select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank);
+    }
+  }
+  return ranks;
+}
+
 // The Newton Jacobian with respect to the coordinates q themselves (columns of aggregate s): the
 // velocity-space Jacobian times dqd/dq, which differs from the identity for rotation vectors
 // (omega = J_r(r) dr/dt, J_r the right Jacobian of the exponential map) and floating positions
@@ -608,16 +644,21 @@ void coordinate_jacobian(const ClosedChainModel& model, int s,
   }
 }
 
+// True once aggregate s has a selection (an aggregate without dofs never needs one).
+bool has_selection(const ClosedChainData& data, int s) {
+  return !data.selection[s].dependent.empty() || !data.selection[s].independent.empty();
+}
+
 // Keeps the stored selection of aggregate s while its Y1 stays well conditioned, otherwise
-// selects again from data.constraint_matrix[s] (ClosureError when the rank fell below nominal).
+// selects again from data.constraint_matrix[s] (ClosureError when the rank is below the nominal
+// rank, also on the first update).
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s) {
   const ClosedChainOptions& options = model.options();
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
-  if (data.nominal_rank[s] >= 0 &&
+  if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s] &&
       selection_conditioning(constraint, data.selection[s]) >= options.reselect_conditioning)
     return;
   CoordinateSelection selection = select_coordinates(constraint, options.rank_tolerance);
-  if (data.nominal_rank[s] < 0) data.nominal_rank[s] = selection.rank;
   if (selection.rank < data.nominal_rank[s])
     throw ClosureError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
                        std::to_string(data.nominal_rank[s]) + " -> " +
@@ -658,13 +699,13 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     update_selection(model, data, s);
     embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                        data.selection[s], data.embedding[s], data.embedding_rate[s]);
-    // A nominal rank taken at a singular configuration leaves constraints out of Y1: Q X_S != 0.
-    // Select again and take the higher rank as nominal.
+    // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
+    // of Y1: Q X_S != 0. Select again and take the higher rank as nominal.
     if (embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance);
-      if (selection.rank > data.nominal_rank[s]) {
-        data.nominal_rank[s] = selection.rank;
+      if (selection.rank > data.selection[s].rank) {
+        data.nominal_rank[s] = std::max(data.nominal_rank[s], selection.rank);
         data.selection[s] = std::move(selection);
         embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                            data.selection[s], data.embedding[s], data.embedding_rate[s]);
@@ -797,15 +838,15 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
     Eigen::VectorXd& error = data.work->position_error[s];
     double residual = aggregate_position_residual(data, s);
     if (residual <= options.position_tolerance) continue;
-    // The dependent coordinates: the stored selection while it stays well conditioned here. A
-    // selection made away from the closure does not fix the nominal rank (an over-constrained
-    // loop has a lower rank on its closure than off it): the next update takes it.
-    if (data.nominal_rank[s] < 0 ||
+    // The dependent coordinates: the stored selection while it stays well conditioned here; a
+    // selection of lower rank than nominal (a singular point on the way) is not taken, the
+    // update after closing reports a closed configuration that is singular.
+    if (!has_selection(data, s) ||
         selection_conditioning(data.constraint_matrix[s], data.selection[s]) <
             options.reselect_conditioning) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
-      if (data.nominal_rank[s] < 0 || selection.rank >= data.nominal_rank[s])
+      if (!has_selection(data, s) || selection.rank >= data.nominal_rank[s])
         data.selection[s] = std::move(selection);
     }
     const std::vector<int>& dependent = data.selection[s].dependent;

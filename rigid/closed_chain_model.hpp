@@ -54,8 +54,8 @@ struct ClosedChainOptions {
   int max_newton_iterations = 50;
   double rank_tolerance = 1e-9;  // select_coordinates
   // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
-  // below this; report a singular configuration when the rank of Q drops below its rank at the
-  // first update (the mechanism's nominal rank).
+  // below this; report a singular configuration when the rank of Q drops below the aggregate's
+  // nominal rank (ClosedChainModel::nominal_rank).
   double reselect_conditioning = 1e-3;
 };
 
@@ -81,6 +81,16 @@ class ClosedChainModel {
   // embedded model has a single node; the CLI says so.
   bool swallows_whole_mechanism() const;
   int constraint_rows(int s) const;
+  // The nominal (generic) rank of aggregate s's Q: the largest rank of Q over a few deterministic
+  // pseudo-random configurations of the tree (Q is defined at unclosed q too), taken once here so
+  // that a state already at a singular configuration on the first update is reported. The rule
+  // counts constraint rows that are redundant for every tree configuration (a planar loop closed
+  // by a 3-D revolute: its out-of-plane rows vanish identically; spherical loops of a parallel
+  // platform) as redundant, as they are. A mechanism whose rows become dependent only on the
+  // closure itself (over-constrained by its geometry, e.g. a Bennett linkage) has a generic rank
+  // above its closed rank and is reported as singular everywhere: model such a loop with a
+  // joint type of fewer rows (e.g. spherical for revolute) so that its rows stay independent.
+  int nominal_rank(int s) const;
 
   struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
 
@@ -101,7 +111,7 @@ struct ClosedChainData {
   std::vector<CoordinateSelection> selection;
   std::vector<Eigen::MatrixXd> embedding;
   std::vector<Eigen::VectorXd> embedding_rate;
-  std::vector<int> nominal_rank;  // rank of Q at the first update; -1 before
+  std::vector<int> nominal_rank;  // ClosedChainModel::nominal_rank per aggregate
   // The full X (dofs x independent) and the independent dofs (tree dof indices, increasing) at the
   // last update; plain tree dofs outside every aggregate are independent.
   Eigen::MatrixXd X;

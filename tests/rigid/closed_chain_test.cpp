@@ -462,14 +462,19 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
         std::string::npos)
         << error.what();
   }
-  // Started at the singular configuration, the nominal rank is too low; at a regular
-  // configuration the selection is taken again with the full rank.
+  // Started at the singular configuration, the first update reports it too: the nominal rank is
+  // the generic one, fixed by the model (independent of where the data is first updated).
   ClosedChainData fresh(model);
-  update_closed_chain(model, fresh, in_line, zero);
-  EXPECT_EQ(fresh.nominal_rank[0], 1);
-  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
-  close_velocities(model, fresh, regular, qd);
   EXPECT_EQ(fresh.nominal_rank[0], 2);
+  EXPECT_THROW(update_closed_chain(model, fresh, in_line, zero), ClosureError);
+  Eigen::VectorXd in_line_q = in_line;
+  ClosedChainData closing(model);
+  close_positions(model, closing, in_line_q);  // already closed: kept as given
+  EXPECT_EQ(in_line_q, Eigen::VectorXd(in_line));
+  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+  EXPECT_THROW(close_velocities(model, closing, in_line_q, qd), ClosureError);
+  // The same data then works at a regular configuration, with one independent coordinate.
+  close_velocities(model, fresh, regular, qd);
   EXPECT_EQ(fresh.independent.size(), 1u);
   EXPECT_LT(velocity_residual(model, fresh, regular, qd), 1e-10);
   const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravity);
@@ -477,6 +482,45 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
                 .cwiseAbs()
                 .maxCoeff(),
             1e-9);
+}
+
+// The generic rank of Q (ClosedChainModel::nominal_rank) against the rank of Q at a regular
+// closed configuration computed independently (dense full_constraint_matrix, SVD): every loop
+// type closed to the world, random mechanisms with several loops, the Stewart platforms and the
+// four-bars, the planar four-bar's five rows of rank 2.
+TEST(ClosedChainModel, NominalRankIsTheRankAtARegularClosedConfiguration) {
+  std::mt19937 rng(515);
+  auto check = [](const Mechanism& mechanism, const Eigen::VectorXd& q0) {
+    const ClosedChainModel model(mechanism);
+    ClosedChainData data(model);
+    update_closed_chain(model, data, q0, Eigen::VectorXd::Zero(model.dof_count()));
+    const Eigen::MatrixXd Q = full_constraint_matrix(model, data);
+    int total = 0;
+    for (int s = 0; s < model.aggregate_count(); ++s) total += model.nominal_rank(s);
+    Eigen::JacobiSVD<Eigen::MatrixXd> svd(Q);
+    const Eigen::VectorXd sigma = svd.singularValues();
+    int rank = 0;
+    for (Eigen::Index i = 0; i < sigma.size(); ++i) rank += sigma[i] > 1e-8 * sigma[0];
+    EXPECT_EQ(total, rank) << mechanism.name;
+  };
+  for (const LoopType type :
+       {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
+    Eigen::VectorXd q0;
+    const Mechanism m = chain_closed_to_world(type, rng, q0);
+    check(m, q0);
+  }
+  for (int trial = 0; trial < 4; ++trial) {
+    Eigen::VectorXd q0;
+    const Mechanism m = random_closed_mechanism(8, 2, rng, q0);
+    check(m, q0);
+  }
+  check(stewart_platform(),
+        Eigen::VectorXd::Zero(ClosedChainModel(stewart_platform()).dof_count()));
+  check(four_bar(false), four_bar_configuration(false, 0.7));
+  check(four_bar(true), four_bar_configuration(true, 0.7));
+  const ClosedChainModel planar(four_bar(false));
+  EXPECT_EQ(planar.constraint_rows(0), 5);
+  EXPECT_EQ(planar.nominal_rank(0), 2);
 }
 
 TEST(ClosedChainModel, RejectsBadClosures) {
