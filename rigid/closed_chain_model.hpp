@@ -125,8 +125,11 @@ struct ClosedChainData {
 };
 
 // Keeps the independent coordinates of q and solves the dependent ones by Newton on the
-// position-level closure equations, starting from the given values. Throws ClosureError "loop
-// 'close1' cannot be closed from the given state: residual 3.1e-01 after 50 Newton steps".
+// position-level closure equations, starting from the given values, all aggregates together
+// (O(N) per iteration). Throws ClosureError naming the loop or coupling with the largest residual
+// and what happened: "loop 'close1' cannot be closed from the given state: residual 3.1e-01, the
+// least Newton reaches (4 steps, then no step reduces it)", "..., and no Newton step from the
+// given values reduces it", or "... after 50 Newton steps".
 void close_positions(const ClosedChainModel& model, ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> q);
 // At a closed q: keeps the independent entries of qd, sets the dependent ones (qd = X qd_R).

@@ -440,6 +440,62 @@ TEST(ClosedChainModel, ReportsClosuresThatCannotBeAssembled) {
   }
 }
 
+// All aggregates of a chain of four-bars closed together (one tree pass per Newton trial): each
+// four-bar against its closed form at its own crank angle, the independent entries kept.
+TEST(ClosedChainModel, ClosesEveryFourBarOfAChainTogether) {
+  const int count = 6;
+  const FourBarLengths lengths;
+  const ClosedChainModel model(four_bar_chain(count));
+  ClosedChainData data(model);
+  Eigen::VectorXd q(3 * count);
+  for (int i = 0; i < count; ++i) {
+    q.segment<3>(3 * i) = four_bar_configuration(true, 0.4 + 0.3 * i);
+    q[3 * i + 1] += 0.05 * (i + 1);  // off the closure by a different amount each
+    q[3 * i + 2] -= 0.04 * (i + 1);
+  }
+  const Eigen::VectorXd given = q;
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  for (int s = 0; s < count; ++s) {
+    for (const int i : data.selection[s].independent) {
+      const int dof = model.aggregate_dofs(s)[i];
+      EXPECT_EQ(q[dof], given[dof]) << "four-bar " << s << " dof " << dof;
+    }
+    // The coupler's tip where the circles about the crank's tip and the rocker pivot meet.
+    const double crank = q[3 * s], coupler = crank + q[3 * s + 1];
+    const Eigen::Vector2d tip =
+        lengths.crank * Eigen::Vector2d(std::cos(crank), std::sin(crank)) +
+        lengths.coupler * Eigen::Vector2d(std::cos(coupler), std::sin(coupler));
+    const double rocker = q[3 * s + 2];
+    const Eigen::Vector2d rocker_tip =
+        Eigen::Vector2d(lengths.ground, 0) +
+        lengths.rocker * Eigen::Vector2d(std::cos(rocker), std::sin(rocker));
+    EXPECT_LT((tip - rocker_tip).norm(), 1e-10) << "four-bar " << s;
+    EXPECT_LT((tip - four_bar_coupler_tip(lengths, crank, true)).norm(), 1e-10) << s;
+  }
+}
+
+// Two four-bars in one tree, the second with its rocker pivot out of reach: the error names its
+// loop (the largest residual) and says that Newton got no closer.
+TEST(ClosedChainModel, ReportsTheLoopWithTheLargestResidual) {
+  Mechanism m = four_bar_chain(3);
+  m.joints[5].origin.translation() = Eigen::Vector3d(8.0, 0, 0);  // j_rocker1: 8 > 1 + 3 + 2.5
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  Eigen::VectorXd q(9);
+  for (int i = 0; i < 3; ++i) q.segment<3>(3 * i) = four_bar_configuration(true, 0.7);
+  q[1] += 0.1;
+  try {
+    close_positions(model, data, q);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(what.find("loop 'close1' cannot be closed from the given state: residual "), 0u)
+        << what;
+    EXPECT_NE(what.find("the least Newton reaches"), std::string::npos) << what;
+  }
+}
+
 TEST(ClosedChainModel, ReportsASingularConfiguration) {
   // Crank 1, coupler 1, rocker 2, ground 2: closes with every link on the x axis (crank along +x,
   // coupler back along -x, rocker along +x), where the closure loses rank.
@@ -727,7 +783,15 @@ TEST(ClosedChainModel, RevoluteClosureWithFlippedAxisIsOpen) {
   ClosedChainData data(model);
   Eigen::VectorXd q = Eigen::Vector3d(M_PI, 0, 0);
   EXPECT_NEAR(position_residual(model, data, q), 2.0, 1e-12);
-  EXPECT_THROW(close_positions(model, data, q), ClosureError);
+  try {
+    close_positions(model, data, q);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    // Says what happened: Newton could not take a single step (not "after 0 Newton steps").
+    EXPECT_EQ(std::string(error.what()),
+              "loop 'hinge' cannot be closed from the given state: residual 2.0e+00, and no "
+              "Newton step from the given values reduces it");
+  }
   q = Eigen::Vector3d(0.3, -0.2, 0.5);  // tilted: Newton turns the axis back to z
   close_positions(model, data, q);
   EXPECT_LT(position_residual(model, data, q), 1e-10);
