@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/pictures.hpp"
+#include "cli/usage.hpp"
 #include "viz/factor_pattern.hpp"
 
 namespace skograph::cli {
@@ -17,10 +18,6 @@ constexpr const char* kRenderUsage =
     "usage: skograph render MODEL|FILE.dot --what "
     "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L] [--ordering "
     "canonical|root-first|amd] [--format svg|png|pdf|dot] [--size PIXELS] -o OUT";
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct RenderRequest {
   std::string file, output;
@@ -33,19 +30,6 @@ struct RenderRequest {
   viz::ImageFormat format = viz::ImageFormat::kSvg;
   int pixels = 800;
 };
-
-int parse_pixels(const std::string& value) {
-  size_t used = 0;
-  long parsed = 0;
-  try {
-    parsed = std::stol(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || parsed < 16 || parsed > 8192)
-    throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
-  return static_cast<int>(parsed);
-}
 
 RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
   RenderRequest request;
@@ -74,7 +58,7 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
       } else if (arg == "--format") {
         format = value;
       } else if (arg == "--size") {
-        request.pixels = parse_pixels(value);
+        request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else {
         request.output = value;
       }
