@@ -677,20 +677,70 @@ bool has_selection(const ClosedChainData& data, int s) {
   return !data.selection[s].dependent.empty() || !data.selection[s].independent.empty();
 }
 
+}  // namespace
+
+void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate);
+
+namespace {
+
+// Whether aggregate s, closed at q with Q of rank selection.rank below the generic rank, keeps
+// that rank on its closure near q (a mechanism over-constrained by its geometry, e.g. a spherical
+// four-bar closed by a revolute: its rows are dependent on every closed configuration) rather
+// than sitting at a singular configuration. Moves the selection's independent coordinates by a
+// few milliradians/millimetres, closes the dependent ones by Newton and takes the rank there: at
+// a singular configuration the closure does not follow the move or the rank rises. Leaves
+// data.tree and aggregate s's constraints at the probe (the caller updates them again).
+bool closure_keeps_rank(const ClosedChainModel& model, ClosedChainData& data, int s,
+                        const CoordinateSelection& selection,
+                        const Eigen::Ref<const Eigen::VectorXd>& q) {
+  const Impl& impl = closed_chain_impl(model);
+  CoordinateSelection kept = data.selection[s];
+  data.selection[s] = selection;
+  Eigen::VectorXd probe = q;  // a rare path: only when a rank drops below nominal
+  for (std::size_t j = 0; j < selection.independent.size(); ++j)
+    probe[impl.dofs[s][selection.independent[j]]] +=
+        (j % 2 ? -1e-3 : 1e-3) * (1.0 + 0.37 * static_cast<double>(j));
+  bool follows = true;
+  try {
+    newton_closure(model, data, probe, s);
+  } catch (const ClosureError&) {
+    follows = false;
+  }
+  int probe_rank = -1;
+  if (follows) {
+    update_positions(model.tree(), probe, data.tree);
+    aggregate_constraints(model, data, s, probe, Level::kVelocity);
+    probe_rank = select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank;
+  }
+  data.selection[s] = std::move(kept);
+  return follows && probe_rank == selection.rank;
+}
+
 // Keeps the stored selection of aggregate s while its Y1 stays well conditioned, otherwise
-// selects again from data.constraint_matrix[s] (ClosureError when the rank is below the nominal
-// rank, also on the first update).
-void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s) {
+// selects again from data.constraint_matrix[s]. A rank below the nominal rank is a singular
+// configuration (ClosureError, also on the first update), unless the first such drop is the
+// closure's own rank (closure_keeps_rank): that rank becomes this data's nominal rank.
+void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd) {
   const ClosedChainOptions& options = model.options();
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
   if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s] &&
       selection_conditioning(constraint, data.selection[s]) >= options.reselect_conditioning)
     return;
   CoordinateSelection selection = select_coordinates(constraint, options.rank_tolerance);
-  if (selection.rank < data.nominal_rank[s])
-    throw ClosureError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
-                       std::to_string(data.nominal_rank[s]) + " -> " +
-                       std::to_string(selection.rank) + ")");
+  if (selection.rank < data.nominal_rank[s]) {
+    if (data.nominal_rank[s] != model.nominal_rank(s) ||
+        !closure_keeps_rank(model, data, s, selection, q))
+      throw ClosureError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
+                         std::to_string(data.nominal_rank[s]) + " -> " +
+                         std::to_string(selection.rank) + ")");
+    data.nominal_rank[s] = selection.rank;
+    update_kinematics(model.tree(), q, qd, data.tree);  // back from the probe
+    velocity_product_accelerations(model.tree(), data.tree, data.work->node_acceleration);
+    aggregate_constraints(model, data, s, q, Level::kAcceleration);
+  }
   data.selection[s] = std::move(selection);
 }
 
@@ -724,7 +774,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
   work.embedding_rate_full.setZero();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kAcceleration);
-    update_selection(model, data, s);
+    update_selection(model, data, s, q, qd);
     embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                        data.selection[s], data.embedding[s], data.embedding_rate[s]);
     // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
@@ -899,8 +949,9 @@ void newton_step(const ClosedChainModel& model, ClosedChainData& data, int s,
 // pose of its closure frames), so one tree pass (update_positions) per trial serves all
 // aggregates: an iteration costs O(N), not O(N k). The dependent entries of q are those of the
 // selection's dependent velocity columns.
-void close_positions(const ClosedChainModel& model, ClosedChainData& data,
-                     Eigen::Ref<Eigen::VectorXd> q) {
+// Newton closure of every aggregate (only_aggregate < 0) or of one (close_positions).
+void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate) {
   using Newton = ClosedChainData::Workspaces::Newton;
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
@@ -915,7 +966,9 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
     aggregate_constraints(model, data, s, q, Level::kVelocity);
     work.newton_steps[s] = 0;
     work.newton_state[s] = Newton::kClosed;
-    if (aggregate_position_residual(data, s) <= options.position_tolerance) continue;
+    if ((only_aggregate >= 0 && s != only_aggregate) ||
+        aggregate_position_residual(data, s) <= options.position_tolerance)
+      continue;
     work.newton_state[s] = Newton::kActive;
     ++active;
     newton_selection(model, data, s);
@@ -1002,6 +1055,11 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
         ", the least Newton reaches (" + std::to_string(steps) + " steps, then no step reduces it)";
   throw ClosureError(owner + " cannot be closed from the given state: residual " +
                      format_residual(worst) + what);
+}
+
+void close_positions(const ClosedChainModel& model, ClosedChainData& data,
+                     Eigen::Ref<Eigen::VectorXd> q) {
+  newton_closure(model, data, q, -1);
 }
 
 // qd = X qd_R at the closed q, keeping the independent entries (constraint-embedding Lemma 5,

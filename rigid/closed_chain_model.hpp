@@ -83,13 +83,14 @@ class ClosedChainModel {
   int constraint_rows(int s) const;
   // The nominal (generic) rank of aggregate s's Q: the largest rank of Q over a few deterministic
   // pseudo-random configurations of the tree (Q is defined at unclosed q too), taken once here so
-  // that a state already at a singular configuration on the first update is reported. The rule
-  // counts constraint rows that are redundant for every tree configuration (a planar loop closed
-  // by a 3-D revolute: its out-of-plane rows vanish identically; spherical loops of a parallel
-  // platform) as redundant, as they are. A mechanism whose rows become dependent only on the
-  // closure itself (over-constrained by its geometry, e.g. a Bennett linkage) has a generic rank
-  // above its closed rank and is reported as singular everywhere: model such a loop with a
-  // joint type of fewer rows (e.g. spherical for revolute) so that its rows stay independent.
+  // that a state already at a singular configuration on the first update is reported. Rows that
+  // are redundant for every tree configuration (a planar loop closed by a 3-D revolute: its
+  // out-of-plane rows vanish identically) do not count. Over-constrained mechanisms, whose rows
+  // become dependent only on the closure (a spherical four-bar closed by a revolute, a Bennett
+  // linkage), have a closed rank below this one: the first time the rank falls below it,
+  // update_closed_chain moves the independent coordinates a little, closes the loop there and
+  // compares the rank; if the closure keeps the lower rank it becomes the data's nominal rank
+  // (ClosedChainData::nominal_rank), otherwise the configuration is reported as singular.
   int nominal_rank(int s) const;
 
   struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
@@ -111,7 +112,9 @@ struct ClosedChainData {
   std::vector<CoordinateSelection> selection;
   std::vector<Eigen::MatrixXd> embedding;
   std::vector<Eigen::VectorXd> embedding_rate;
-  std::vector<int> nominal_rank;  // ClosedChainModel::nominal_rank per aggregate
+  // Per aggregate: ClosedChainModel::nominal_rank, or the closure's own lower rank of an
+  // over-constrained mechanism once found.
+  std::vector<int> nominal_rank;
   // The full X (dofs x independent) and the independent dofs (tree dof indices, increasing) at the
   // last update; plain tree dofs outside every aggregate are independent.
   Eigen::MatrixXd X;

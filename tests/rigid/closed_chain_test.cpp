@@ -475,6 +475,54 @@ TEST(ClosedChainModel, ClosesEveryFourBarOfAChainTogether) {
   }
 }
 
+// A spherical four-bar (every joint axis through the origin O): its revolute closure has 5 rows
+// of generic rank 3 (off the closure the relative rotation is free) but rank 2 on every closed
+// configuration (a rotation about O: the linear rows follow from the angular ones). Over-
+// constrained by its geometry, it is no singular configuration: one independent coordinate, the
+// constraints hold, as with the same four-bar closed by a spherical loop (3 rows, rank 2).
+TEST(ClosedChainModel, SphericalFourBarClosedByARevoluteIsOverConstrainedNotSingular) {
+  auto spherical_four_bar = [](LoopType type) {
+    Mechanism m;
+    m.name = "spherical_four_bar";
+    for (const char* name : {"crank", "coupler", "rocker"}) add_link(m, rod_link(name, 0.5, 1.0));
+    const Eigen::Isometry3d at_o = Eigen::Isometry3d::Identity();
+    m.joints.push_back(make_joint("j_crank", JointType::kRevolute, -1, 0, at_o));
+    m.joints.push_back(
+        make_joint("j_coupler", JointType::kRevolute, 0, 1, at_o, Eigen::Vector3d(0.6, 0, 0.8)));
+    m.joints.push_back(
+        make_joint("j_rocker", JointType::kRevolute, -1, 2, at_o, Eigen::Vector3d(0, 0.8, 0.6)));
+    // The pin between coupler and rocker on the axis (1, 1, 1)/sqrt(3), 0.5 from O: the frames
+    // coincide at q = 0.
+    const Eigen::Vector3d axis = Eigen::Vector3d(1, 1, 1).normalized();
+    m.loops.push_back(make_loop("pin", type, 1, 2, frame(0.5 * axis), frame(0.5 * axis), axis));
+    return m;
+  };
+  for (const LoopType type : {LoopType::kSpherical, LoopType::kRevolute}) {
+    SCOPED_TRACE(loop_type_name(type));
+    const ClosedChainModel model(spherical_four_bar(type));
+    EXPECT_EQ(model.nominal_rank(0), type == LoopType::kRevolute ? 3 : 2);
+    ClosedChainData data(model);
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(3);
+    EXPECT_LT(position_residual(model, data, q), 1e-12);
+    q[0] = 0.2;  // turn the crank; close the others
+    close_positions(model, data, q);
+    EXPECT_LT(position_residual(model, data, q), 1e-10);
+    Eigen::VectorXd qd = Eigen::Vector3d(1.0, 0.0, 0.0);
+    close_velocities(model, data, q, qd);
+    EXPECT_EQ(data.independent.size(), 1u);
+    EXPECT_EQ(data.nominal_rank[0], 2);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+    // The pin point moves alike on coupler and rocker (first principles: both rotate about O).
+    const Eigen::Vector3d gravity(0, 0, -9.81);
+    const Eigen::VectorXd qdd =
+        forward_dynamics(model, data, q, qd, Eigen::Vector3d::Zero(), gravity);
+    EXPECT_LT((full_constraint_matrix(model, data) * qdd + full_velocity_product(model, data))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9);
+  }
+}
+
 // Two four-bars in one tree, the second with its rocker pivot out of reach: the error names its
 // loop (the largest residual) and says that Newton got no closer.
 TEST(ClosedChainModel, ReportsTheLoopWithTheLargestResidual) {
