@@ -222,16 +222,9 @@ int analyze_command(const std::vector<std::string>& args, std::ostream& out, std
     err << "skograph analyze: " << e.what() << "\n";
     return kExitBadInput;
   }
-  try {
+  return run_reporting_input_errors("analyze", request.file, err, [&] {
     return run(request, load_picture_input(request.file), "analyze", out, err, false);
-  } catch (const InputError& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "skograph analyze: " << request.file << ": " << e.what() << "\n";
-  } catch (const std::runtime_error& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  }
-  return kExitBadInput;
+  });
 }
 
 int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

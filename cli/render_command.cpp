@@ -112,7 +112,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     err << "skograph render: " << e.what() << "\n";
     return kExitBadInput;
   }
-  try {
+  return run_reporting_input_errors("render", request.file, err, [&] {
     const PictureInput input = load_picture_input(request.file);
     // The whole picture is made before the file is touched; then temp file + rename.
     const Picture picture = request.sparsity
@@ -122,14 +122,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     viz::write_file_atomically(request.output, picture.bytes);
     for (const std::string& note : picture.notes) err << "skograph render: note: " << note << "\n";
     return kExitOk;
-  } catch (const InputError& e) {
-    err << "skograph render: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "skograph render: " << request.file << ": " << e.what() << "\n";
-  } catch (const std::runtime_error& e) {
-    err << "skograph render: " << e.what() << "\n";
-  }
-  return kExitBadInput;
+  });
 }
 
 }  // namespace skograph::cli
