@@ -1096,11 +1096,15 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
   double residual = 0.0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kVelocity);
+    // max |Q_S qd_S| row by row, qd_S gathered from the tree dofs of aggregate s.
     const std::vector<int>& dofs = impl.dofs[s];
-    Eigen::VectorXd rates(static_cast<Eigen::Index>(dofs.size()));
-    for (std::size_t i = 0; i < dofs.size(); ++i) rates[i] = qd[dofs[i]];
-    if (data.constraint_matrix[s].rows())
-      residual = std::max(residual, (data.constraint_matrix[s] * rates).cwiseAbs().maxCoeff());
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+    for (Eigen::Index row = 0; row < constraint.rows(); ++row) {
+      double rate = 0.0;
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        rate += constraint(row, static_cast<Eigen::Index>(i)) * qd[dofs[i]];
+      residual = std::max(residual, std::abs(rate));
+    }
   }
   return residual;
 }
