@@ -12,6 +12,7 @@
 #include "cli/graph_command.hpp"
 #include "cli/json_output.hpp"
 #include "cli/pictures.hpp"
+#include "cli/usage.hpp"
 #include "io/yaml_reader.hpp"
 #include "viz/factor_pattern.hpp"
 
@@ -24,10 +25,6 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kAnalyzeUsage =
     "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct AnalyzeRequest {
   std::string file, directory;
@@ -45,16 +42,7 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
       const std::string& value = args[++i];
       if (arg == "--size") {
-        size_t used = 0;
-        long parsed = 0;
-        try {
-          parsed = std::stol(value, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != value.size() || parsed < 16 || parsed > 8192)
-          throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
-        request.pixels = static_cast<int>(parsed);
+        request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else {
         request.directory = value;
         directory_given = true;
@@ -234,16 +222,9 @@ int analyze_command(const std::vector<std::string>& args, std::ostream& out, std
     err << "skograph analyze: " << e.what() << "\n";
     return kExitBadInput;
   }
-  try {
+  return run_reporting_input_errors("analyze", request.file, err, [&] {
     return run(request, load_picture_input(request.file), "analyze", out, err, false);
-  } catch (const InputError& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "skograph analyze: " << request.file << ": " << e.what() << "\n";
-  } catch (const std::runtime_error& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  }
-  return kExitBadInput;
+  });
 }
 
 int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

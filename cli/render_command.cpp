@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/pictures.hpp"
+#include "cli/usage.hpp"
 #include "viz/factor_pattern.hpp"
 
 namespace skograph::cli {
@@ -17,10 +18,6 @@ constexpr const char* kRenderUsage =
     "usage: skograph render MODEL|FILE.dot --what "
     "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L] [--ordering "
     "canonical|root-first|amd] [--format svg|png|pdf|dot] [--size PIXELS] -o OUT";
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct RenderRequest {
   std::string file, output;
@@ -33,19 +30,6 @@ struct RenderRequest {
   viz::ImageFormat format = viz::ImageFormat::kSvg;
   int pixels = 800;
 };
-
-int parse_pixels(const std::string& value) {
-  size_t used = 0;
-  long parsed = 0;
-  try {
-    parsed = std::stol(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || parsed < 16 || parsed > 8192)
-    throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
-  return static_cast<int>(parsed);
-}
 
 RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
   RenderRequest request;
@@ -74,7 +58,7 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
       } else if (arg == "--format") {
         format = value;
       } else if (arg == "--size") {
-        request.pixels = parse_pixels(value);
+        request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else {
         request.output = value;
       }
@@ -128,7 +112,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     err << "skograph render: " << e.what() << "\n";
     return kExitBadInput;
   }
-  try {
+  return run_reporting_input_errors("render", request.file, err, [&] {
     const PictureInput input = load_picture_input(request.file);
     // The whole picture is made before the file is touched; then temp file + rename.
     const Picture picture = request.sparsity
@@ -138,14 +122,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     viz::write_file_atomically(request.output, picture.bytes);
     for (const std::string& note : picture.notes) err << "skograph render: note: " << note << "\n";
     return kExitOk;
-  } catch (const InputError& e) {
-    err << "skograph render: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "skograph render: " << request.file << ": " << e.what() << "\n";
-  } catch (const std::runtime_error& e) {
-    err << "skograph render: " << e.what() << "\n";
-  }
-  return kExitBadInput;
+  });
 }
 
 }  // namespace skograph::cli
