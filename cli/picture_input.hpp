@@ -3,6 +3,7 @@
 // its SKO model (m = 6 per body, r = the dofs of its joint).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,8 @@ struct PictureInput {
   int loops = 0, couplings = 0;
   Digraph graph;
   DigraphAnalysis analysis;
-  std::vector<int> node_dims, hinge_dims;  // per digraph node; empty for a plain digraph
+  std::vector<int> node_dims, hinge_dims;      // per digraph node; empty for a plain digraph
+  std::shared_ptr<const Mechanism> mechanism;  // the model as read; null for a plain digraph
 };
 
 // Reads FILE (.urdf, .yaml, .yml as a mechanism; anything else as DOT). Throws InputError.
