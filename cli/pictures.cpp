@@ -69,9 +69,9 @@ Picture reduced_mass_picture(const PictureInput& input, const EmbeddingAnalysis&
   options.subtitle = std::to_string(matrix.pattern.rows) + " x " +
                      std::to_string(matrix.pattern.cols) + ", " +
                      std::to_string(matrix.pattern.nonzeros()) + " structural nonzeros (" +
-                     std::to_string(embedding.nonzeros) + " nonzero at " +
+                     std::to_string(embedding.nonzeros) + " at " +
                      std::filesystem::path(embedding.state).filename().string() +
-                     "), rows in the aggregated forest's strictly canonical order";
+                     "); rows: aggregated forest, strictly canonical";
   options.boundary_label = lines;
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, nullptr, matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};
