@@ -249,11 +249,12 @@ AnalysisFiles analysis_files(const PictureInput& input, int pixels, const std::s
     embedding = embedding_analysis(*input.mechanism, input.source, state_file);
     if (embedding->whole_mechanism)
       made.notes.push_back(
-          "one aggregate holds every joint of the mechanism, so the embedded model is a single "
+          input.source +
+          ": one aggregate holds every joint of the mechanism, so the embedded model is a single "
           "node");
     if (!embedding->closed)
-      made.notes.push_back("the loops cannot be closed at " + embedding->state + " (" +
-                           embedding->failure +
+      made.notes.push_back(input.source + ": the loops cannot be closed at " + embedding->state +
+                           " (" + embedding->failure +
                            "): no embedding sparsity and no sparsity-M_R.png; the tree part is "
                            "complete");
   }
