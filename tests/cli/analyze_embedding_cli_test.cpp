@@ -252,6 +252,34 @@ loops:
   std::filesystem::remove_all(dir);
 }
 
+// The two-link arm's tip welded to the world: both joints dependent, n_R = 0 (dynamics agrees),
+// an empty M_R that still reports and draws (a valid PNG), exit status 0.
+TEST(AnalyzeEmbeddingCli, AMechanismWithoutIndependentDofsHasAnEmptyReducedMassMatrix) {
+  const std::string model = write_file("embedding_weld.yaml", R"(links:
+  - {name: a, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
+  - {name: b, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
+joints:
+  - {name: ja, type: revolute, parent: world, child: a, axis: [0, 0, 1]}
+  - {name: jb, type: revolute, parent: a, child: b, axis: [0, 0, 1], origin: {xyz: [0.2, 0, 0]}}
+loops:
+  - {name: tip, type: weld, parent: world, child: b,
+     origin: {xyz: [0.4, 0, 0]}, child_origin: {xyz: [0.2, 0, 0]}}
+)");
+  const auto dir = scratch_dir() / "embedding_weld";
+  const Json report = analyze_report(model, dir);
+  const Json& embedding = report["embedding"];
+  const CliRun dynamics = run_cli("dynamics " + model + " --json");
+  ASSERT_EQ(dynamics.status, 0) << dynamics.err;
+  EXPECT_EQ(embedding["independent"], Json::parse(dynamics.out)["independent"]);
+  EXPECT_EQ(embedding["n_R"], 0);
+  EXPECT_EQ(embedding["aggregates"][0]["constraint_rows"], 6);  // weld: all six directions
+  EXPECT_EQ(embedding["aggregates"][0]["rank"], 2);             // a planar pair of revolutes
+  EXPECT_EQ(embedding["M_R"]["rows"], 0);
+  EXPECT_EQ(embedding["M_R"]["L"]["canonical"]["nonzeros"], 0);
+  EXPECT_GT(skograph::test::png_size(slurp(dir / "sparsity-M_R.png")).width, 0);
+  std::filesystem::remove_all(dir);
+}
+
 // Bad --state and --matrix M_R requests: one line naming the problem, exit 2, nothing written.
 TEST(AnalyzeEmbeddingCli, BadStateAndReducedMassRequestsAreOneLineAndExitTwo) {
   const auto dir = scratch_dir() / "embedding_bad";
