@@ -8,7 +8,7 @@
 namespace skograph::cli {
 
 Mechanism load_mechanism(const std::string& file) {
-  return without_massless_fixed_leaves(read_mechanism_file(file));
+  return without_massless_fixed_links(read_mechanism_file(file));
 }
 
 bool is_closed_chain(const Mechanism& mechanism) {

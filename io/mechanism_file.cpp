@@ -33,33 +33,34 @@ Mechanism read_mechanism_file(const std::string& path) {
                    "unknown model file type '" + extension + "' (expected .urdf, .yaml or .yml)");
 }
 
-Mechanism without_massless_fixed_leaves(const Mechanism& mechanism) {
+Mechanism without_massless_fixed_links(const Mechanism& mechanism) {
   const int n = static_cast<int>(mechanism.links.size());
-  std::vector<int> children(n, 0);
-  std::vector<char> referenced(n, 0), removed(n, 0);
-  for (const Joint& joint : mechanism.joints)
-    if (joint.parent >= 0) ++children[joint.parent];
-  for (const LoopClosure& loop : mechanism.loops) {
-    if (loop.parent >= 0) referenced[loop.parent] = 1;
-    if (loop.child >= 0) referenced[loop.child] = 1;
+  std::vector<char> removed(n, 0);
+  std::vector<int> parent_joint(n, -1);
+  for (int j = 0; j < static_cast<int>(mechanism.joints.size()); ++j) {
+    const Joint& joint = mechanism.joints[j];
+    if (joint.child < 0 || joint.child >= n) return mechanism;  // RigidBodyModel reports it
+    parent_joint[joint.child] = j;
+    removed[joint.child] =
+        joint.type == JointType::kFixed && mechanism.links[joint.child].mass == 0.0;
   }
-  for (const Coupling& coupling : mechanism.couplings) {
-    referenced[mechanism.joints[coupling.joint_a].child] = 1;
-    referenced[mechanism.joints[coupling.joint_b].child] = 1;
-  }
-  // Leaves first: removing a leaf may make its parent a leaf.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const Joint& joint : mechanism.joints) {
-      const int k = joint.child;
-      if (removed[k] || referenced[k] || children[k] > 0 || joint.type != JointType::kFixed ||
-          mechanism.links[k].mass != 0.0)
-        continue;
-      removed[k] = 1;
-      if (joint.parent >= 0) --children[joint.parent];
-      changed = true;
+  // A coupled joint keeps its link, so that ClosedChainModel can refuse a coupled fixed joint.
+  for (const Coupling& coupling : mechanism.couplings)
+    for (int j : {coupling.joint_a, coupling.joint_b})
+      if (j >= 0 && j < static_cast<int>(mechanism.joints.size()) &&
+          mechanism.joints[j].child >= 0 && mechanism.joints[j].child < n)
+        removed[mechanism.joints[j].child] = 0;
+  // A removed link's nearest kept ancestor (or the world, -1), with `frame` (given in the removed
+  // link's frame) composed through the fixed joints into that ancestor's frame: the same frame in
+  // space. Joints, loops and their closure frames on removed links move there.
+  auto kept_frame = [&](int link, Eigen::Isometry3d& frame) {
+    for (int steps = 0; link >= 0 && removed[link] && steps < n; ++steps) {
+      const Joint& joint = mechanism.joints[parent_joint[link]];
+      frame = joint.origin * frame;
+      link = joint.parent;
     }
-  }
+    return link;
+  };
   Mechanism result = mechanism;
   result.links.clear();
   result.joints.clear();
@@ -74,18 +75,18 @@ Mechanism without_massless_fixed_leaves(const Mechanism& mechanism) {
   for (size_t j = 0; j < mechanism.joints.size(); ++j) {
     if (removed[mechanism.joints[j].child]) continue;
     Joint joint = mechanism.joints[j];
-    joint.parent = renumbered(joint.parent);
+    joint.parent = renumbered(kept_frame(joint.parent, joint.origin));
     joint.child = renumbered(joint.child);
     new_joint[j] = static_cast<int>(result.joints.size());
     result.joints.push_back(joint);
   }
   for (LoopClosure& loop : result.loops) {
-    loop.parent = renumbered(loop.parent);
-    loop.child = renumbered(loop.child);
+    loop.parent = renumbered(kept_frame(loop.parent, loop.parent_origin));
+    loop.child = renumbered(kept_frame(loop.child, loop.child_origin));
   }
   for (Coupling& coupling : result.couplings) {
-    coupling.joint_a = new_joint[coupling.joint_a];
-    coupling.joint_b = new_joint[coupling.joint_b];
+    if (coupling.joint_a >= 0) coupling.joint_a = new_joint[coupling.joint_a];
+    if (coupling.joint_b >= 0) coupling.joint_b = new_joint[coupling.joint_b];
   }
   return result;
 }

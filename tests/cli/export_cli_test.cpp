@@ -15,6 +15,7 @@
 #include "rigid/closed_chain_model.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "sparse/matrix_market.hpp"
+#include "support/cli_support.hpp"
 #include "support/io_support.hpp"
 
 namespace skograph {
@@ -22,27 +23,15 @@ namespace {
 
 using io_test::scratch_dir;
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
+using cli_test::CliRun;
+using cli_test::expect_one_line_error;
 
 CliRun run_export(const std::string& arguments) {
-  const auto dir = scratch_dir();
-  const std::string out_path = (dir / "export_cli_out.txt").string();
-  const std::string err_path = (dir / "export_cli_err.txt").string();
-  const std::string command =
-      std::string(SKOGRAPH_CLI) + " export " + arguments + " > " + out_path + " 2> " + err_path;
-  const int raw = std::system(command.c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+  return cli_test::run_cli("export " + arguments);
 }
 
 std::string example(const std::string& name) {
-  return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/" + name;
+  return cli_test::example_model(name);
 }
 
 // A fresh, empty output folder.
@@ -51,13 +40,6 @@ std::filesystem::path output_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
-}
-
-void expect_one_line_error(const CliRun& run, const std::string& mentions) {
-  EXPECT_EQ(run.status, 2);
-  EXPECT_EQ(run.out, "");
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  EXPECT_NE(run.err.find(mentions), std::string::npos) << run.err;
 }
 
 TEST(ExportCli, FilesOfEveryTreeExampleAgreeWithTheRigidMassMatrix) {
@@ -76,7 +58,7 @@ TEST(ExportCli, FilesOfEveryTreeExampleAgreeWithTheRigidMassMatrix) {
     EXPECT_NE(run.out.find("(fill 0)"), std::string::npos) << run.out;  // canonical: no fill
 
     // Reference: the rigid layer's fixed-size CRBA at the same state.
-    const RigidBodyModel model(without_massless_fixed_leaves(read_mechanism_file(model_file)));
+    const RigidBodyModel model(without_massless_fixed_links(read_mechanism_file(model_file)));
     const MechanismState state = read_state_file(state_file, model.mechanism());
     RigidBodyData data(model);
     const Eigen::MatrixXd reference = mass_matrix(model, data, state.q);
@@ -121,7 +103,7 @@ TEST(ExportCli, ClosedChainsExportTheReducedMassMatrix) {
     ASSERT_EQ(run.status, 0) << run.err;
     EXPECT_NE(run.out.find("(fill 0)"), std::string::npos) << run.out;
 
-    const ClosedChainModel model(without_massless_fixed_leaves(read_mechanism_file(model_file)));
+    const ClosedChainModel model(without_massless_fixed_links(read_mechanism_file(model_file)));
     ClosedChainData data(model);
     const MechanismState state = read_state_file(state_file, model.mechanism());
     Eigen::VectorXd q = state.q;

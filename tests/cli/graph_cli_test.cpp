@@ -9,33 +9,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_support.hpp"
+
 namespace {
 
-// A scratch folder of this test process (ctest runs tests in parallel processes).
-std::filesystem::path scratch_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("skograph_cli_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using skograph::io_test::scratch_dir;
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
+using cli_test::CliRun;
 
 CliRun run_cli(const std::string& arguments) {
-  const auto dir = scratch_dir();
-  const std::string out_path = (dir / "skograph_cli_out.txt").string();
-  const std::string err_path = (dir / "skograph_cli_err.txt").string();
-  const std::string command =
-      std::string(SKOGRAPH_CLI) + " graph " + arguments + " > " + out_path + " 2> " + err_path;
-  const int raw = std::system(command.c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+  return cli_test::run_cli("graph " + arguments);
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_support.hpp"
 #include "support/io_support.hpp"
 
 namespace skograph {
@@ -17,27 +18,11 @@ namespace {
 using io_test::scratch_dir;
 using io_test::write_file;
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::string& arguments) {
-  const auto dir = scratch_dir();
-  const std::string out_path = (dir / "model_cli_out.txt").string();
-  const std::string err_path = (dir / "model_cli_err.txt").string();
-  const std::string command =
-      std::string(SKOGRAPH_CLI) + " " + arguments + " > " + out_path + " 2> " + err_path;
-  const int raw = std::system(command.c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
-}
+using cli_test::CliRun;
+using cli_test::run_cli;
 
 std::string example(const std::string& name) {
-  return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/" + name;
+  return cli_test::example_model(name);
 }
 
 Eigen::VectorXd vector_of(const nlohmann::json& list) {

@@ -1,0 +1,51 @@
+// Running the real `skograph` binary from the CLI tests: one runner, shared by every test file.
+// Each ctest entry is its own process, so outputs go to this process's scratch folder.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "support/io_support.hpp"
+
+namespace cli_test {
+
+struct CliRun {
+  int status;  // exit status, -1 when the program did not exit normally
+  std::string out, err;
+};
+
+// `skograph ARGUMENTS` through the shell (ARGUMENTS may hold redirections or quotes).
+inline CliRun run_cli(const std::string& arguments) {
+  const auto dir = skograph::io_test::scratch_dir();
+  const std::string out_path = (dir / "cli_stdout.txt").string();
+  const std::string err_path = (dir / "cli_stderr.txt").string();
+  const std::string command =
+      std::string(SKOGRAPH_CLI) + " " + arguments + " > " + out_path + " 2> " + err_path;
+  const int raw = std::system(command.c_str());
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+}
+
+// Path of a file in examples/models.
+inline std::string example_model(const std::string& name) {
+  return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/" + name;
+}
+
+// The bad-input contract: exit status 2, nothing on stdout, one stderr line mentioning `mentions`.
+inline void expect_one_line_error(const CliRun& run, const std::string& mentions) {
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find(mentions), std::string::npos) << run.err;
+}
+
+}  // namespace cli_test
