@@ -243,7 +243,7 @@ AnalysisFiles analysis_files(const PictureInput& input, int pixels, const std::s
     throw UsageError(input.source + ": --state needs a MODEL file (a DOT digraph has no dynamics)");
   if (!state_file.empty() && input.loops + input.couplings == 0) {
     // Tree models: the sparsity does not depend on the state, but a bad file is still reported.
-    read_state_file(state_file, without_massless_fixed_leaves(*input.mechanism));
+    read_state_file(state_file, without_massless_fixed_links(*input.mechanism));
   }
   if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
     embedding = embedding_analysis(*input.mechanism, input.source, state_file);

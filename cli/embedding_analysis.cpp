@@ -27,7 +27,7 @@ std::vector<std::string> names_of(const std::vector<int>& indices, const auto& i
 EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::string& source,
                                      const std::string& state_file) {
   const ClosedChainModel model =
-      load_closed_chain_model(source, without_massless_fixed_leaves(mechanism));
+      load_closed_chain_model(source, without_massless_fixed_links(mechanism));
   const Mechanism& used = model.mechanism();
   EmbeddingAnalysis result;
   result.state = state_file.empty() ? "zero configuration" : state_file;

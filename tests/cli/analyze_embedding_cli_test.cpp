@@ -5,15 +5,14 @@
 // follows the spy-plot geometry; null for trees and DOT files; a state that cannot be closed (a
 // note, exit 0, the tree part complete); and bad --state / --matrix M_R requests (exit 2).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "support/cli_support.hpp"
 #include "support/io_support.hpp"
 #include "support/picture_checks.hpp"
 
@@ -29,30 +28,11 @@ std::string slurp(const std::filesystem::path& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::string& arguments) {
-  const auto dir = scratch_dir();
-  const std::string out_path = (dir / "embedding_cli_out.txt").string();
-  const std::string err_path = (dir / "embedding_cli_err.txt").string();
-  const std::string command =
-      std::string(SKOGRAPH_CLI) + " " + arguments + " > " + out_path + " 2> " + err_path;
-  const int raw = std::system(command.c_str());
-  CliRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return run;
-}
+using cli_test::CliRun;
+using cli_test::run_cli;
 
 std::string model_file(const std::string& name) {
-  return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/" + name;
-}
-
-int line_count(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  return cli_test::example_model(name);
 }
 
 Json analyze_report(const std::string& arguments, const std::filesystem::path& dir) {
@@ -245,9 +225,7 @@ loops:
   const auto out = dir / "reach-MR.png";
   const CliRun render =
       run_cli("render " + model + " --what sparsity --matrix M_R -o " + out.string());
-  EXPECT_EQ(render.status, 2);
-  EXPECT_EQ(line_count(render.err), 1) << render.err;
-  EXPECT_NE(render.err.find("cannot be closed"), std::string::npos) << render.err;
+  cli_test::expect_one_line_error(render, "cannot be closed");
   EXPECT_FALSE(std::filesystem::exists(out));
   std::filesystem::remove_all(dir);
 }
@@ -312,11 +290,7 @@ TEST(AnalyzeEmbeddingCli, BadStateAndReducedMassRequestsAreOneLineAndExitTwo) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.arguments);
-    const CliRun run = run_cli(c.arguments);
-    EXPECT_EQ(run.status, 2);
-    EXPECT_EQ(line_count(run.err), 1) << run.err;
-    EXPECT_NE(run.err.find(c.expected), std::string::npos) << run.err;
-    EXPECT_EQ(run.out, "");
+    cli_test::expect_one_line_error(run_cli(c.arguments), c.expected);
     EXPECT_FALSE(std::filesystem::exists(dir / "report.json"));
     EXPECT_FALSE(std::filesystem::exists(dir / "x.png"));
   }
