@@ -14,6 +14,7 @@
 #include "cli/json_output.hpp"
 #include "cli/model_loading.hpp"
 #include "cli/pictures.hpp"
+#include "cli/usage.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
 #include "io/yaml_reader.hpp"
@@ -45,16 +46,7 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
       const std::string& value = args[++i];
       if (arg == "--size") {
-        size_t used = 0;
-        long parsed = 0;
-        try {
-          parsed = std::stol(value, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != value.size() || parsed < 16 || parsed > 8192)
-          throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
-        request.pixels = static_cast<int>(parsed);
+        request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else if (arg == "--state") {
         request.state = value;
       } else {
@@ -345,18 +337,9 @@ int analyze_command(const std::vector<std::string>& args, std::ostream& out, std
     err << "skograph analyze: " << e.what() << "\n";
     return kExitBadInput;
   }
-  try {
+  return run_reporting_input_errors("analyze", request.file, err, [&] {
     return run(request, load_picture_input(request.file), "analyze", out, err, false);
-  } catch (const UsageError& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  } catch (const InputError& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "skograph analyze: " << request.file << ": " << e.what() << "\n";
-  } catch (const std::runtime_error& e) {
-    err << "skograph analyze: " << e.what() << "\n";
-  }
-  return kExitBadInput;
+  });
 }
 
 int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -38,7 +38,7 @@ struct EmbeddingAnalysis {
 
 // The embedding of a mechanism with loops or couplings at `state_file` (empty: the zero
 // configuration), dependent coordinates closed by Newton as in `skograph dynamics`. Throws
-// InputError for a bad state file, UsageError (model_loading.hpp) when the model is rejected; a
+// InputError for a bad state file, UsageError (cli/usage.hpp) when the model is rejected; a
 // state that cannot be closed (or a singular configuration) gives closed = false.
 EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::string& source,
                                      const std::string& state_file);

@@ -373,16 +373,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
       if (args[i - 1] == "--algo") {
         algo = value;
       } else {
-        size_t used = 0;
-        long parsed = 0;
-        try {
-          parsed = std::stol(value, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != value.size() || parsed < 1 || parsed > 100000)
-          throw UsageError("--reps must be an integer from 1 to 100000, not '" + value + "'");
-        reps = static_cast<int>(parsed);
+        reps = parse_integer("--reps", value, 1, 100000);
       }
     } else if (!args[i].empty() && args[i][0] == '-') {
       throw UsageError("unknown option '" + args[i] + "' (" + kBenchUsage + ")");

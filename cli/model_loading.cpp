@@ -46,19 +46,6 @@ void note_whole_mechanism(const char* command, const std::string& file,
          "the recursions gain nothing from the tree structure)\n";
 }
 
-double parse_number(const std::string& option, const std::string& value) {
-  size_t used = 0;
-  double parsed = 0.0;
-  try {
-    parsed = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !std::isfinite(parsed))
-    throw UsageError(option + " must be a number of seconds, not '" + value + "'");
-  return parsed;
-}
-
 nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (Eigen::Index i = 0; i < v.size(); ++i) list.push_back(v(i));

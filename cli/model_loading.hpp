@@ -9,15 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/usage.hpp"
 #include "rigid/closed_chain_model.hpp"
 #include "rigid/mechanism.hpp"
 
 namespace skograph::cli {
-
-// Bad usage or input found by a command: reported as one line, exit status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The mechanism of a model file, massless fixed leaves dropped (io/mechanism_file.hpp).
 Mechanism load_mechanism(const std::string& file);
@@ -35,9 +31,6 @@ std::string aggregate_links(const ClosedChainModel& model, int s);
 // When one aggregate holds every joint, a note on `err` saying so (the run goes on).
 void note_whole_mechanism(const char* command, const std::string& file,
                           const ClosedChainModel& model, std::ostream& err);
-
-// The value of a number option (--t, --dt): a finite number, the whole argument.
-double parse_number(const std::string& option, const std::string& value);
 
 nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v);
 nlohmann::ordered_json matrix_json(const Eigen::Ref<const Eigen::MatrixXd>& m);

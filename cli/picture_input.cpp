@@ -1,7 +1,10 @@
 #include "cli/picture_input.hpp"
 
 #include <filesystem>
+#include <ostream>
+#include <stdexcept>
 
+#include "cli/commands.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/mechanism_graph.hpp"
 
@@ -34,6 +37,20 @@ PictureInput load_picture_input(const std::string& file) {
   input.graph = read_dot_file(file);
   input.analysis = analyze(input.graph);
   return input;
+}
+
+int run_reporting_input_errors(const char* command, const std::string& file, std::ostream& err,
+                               const std::function<int()>& make) {
+  try {
+    return make();
+  } catch (const InputError& e) {
+    err << "skograph " << command << ": " << e.what() << "\n";
+  } catch (const std::invalid_argument& e) {
+    err << "skograph " << command << ": " << file << ": " << e.what() << "\n";
+  } catch (const std::runtime_error& e) {
+    err << "skograph " << command << ": " << e.what() << "\n";
+  }
+  return kExitBadInput;
 }
 
 }  // namespace skograph::cli

@@ -3,6 +3,8 @@
 // its SKO model (m = 6 per body, r = the dofs of its joint).
 #pragma once
 
+#include <functional>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,5 +29,12 @@ struct PictureInput {
 // Reads FILE (.urdf, .yaml, .yml as a mechanism; anything else as DOT). Throws InputError.
 PictureInput load_picture_input(const std::string& file);
 PictureInput picture_input_of(const Mechanism& mechanism, const std::string& source);
+
+// Runs `make` (reading `file`, making and writing pictures) for `skograph COMMAND`: an InputError
+// or other runtime_error becomes one line "skograph COMMAND: message" on err, a
+// std::invalid_argument (a model rejecting the file's content) one naming the file; exit status
+// 2 (cli/commands.hpp). Otherwise returns what `make` returns.
+int run_reporting_input_errors(const char* command, const std::string& file, std::ostream& err,
+                               const std::function<int()>& make);
 
 }  // namespace skograph::cli

@@ -9,6 +9,7 @@
 #include "cli/embedding_analysis.hpp"
 #include "cli/model_loading.hpp"
 #include "cli/pictures.hpp"
+#include "cli/usage.hpp"
 #include "viz/factor_pattern.hpp"
 
 namespace skograph::cli {
@@ -35,19 +36,6 @@ struct RenderRequest {
   viz::ImageFormat format = viz::ImageFormat::kSvg;
   int pixels = 800;
 };
-
-int parse_pixels(const std::string& value) {
-  size_t used = 0;
-  long parsed = 0;
-  try {
-    parsed = std::stol(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || parsed < 16 || parsed > 8192)
-    throw UsageError("--size must be an integer from 16 to 8192 pixels, not '" + value + "'");
-  return static_cast<int>(parsed);
-}
 
 RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
   RenderRequest request;
@@ -84,7 +72,7 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
       } else if (arg == "--format") {
         format = value;
       } else if (arg == "--size") {
-        request.pixels = parse_pixels(value);
+        request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else {
         request.output = value;
       }
@@ -140,7 +128,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     err << "skograph render: " << e.what() << "\n";
     return kExitBadInput;
   }
-  try {
+  return run_reporting_input_errors("render", request.file, err, [&] {
     const PictureInput input = load_picture_input(request.file);
     // The whole picture is made before the file is touched; then temp file + rename.
     Picture picture;
@@ -163,16 +151,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     viz::write_file_atomically(request.output, picture.bytes);
     for (const std::string& note : picture.notes) err << "skograph render: note: " << note << "\n";
     return kExitOk;
-  } catch (const InputError& e) {
-    err << "skograph render: " << e.what() << "\n";
-  } catch (const UsageError& e) {
-    err << "skograph render: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    err << "skograph render: " << request.file << ": " << e.what() << "\n";
-  } catch (const std::runtime_error& e) {
-    err << "skograph render: " << e.what() << "\n";
-  }
-  return kExitBadInput;
+  });
 }
 
 }  // namespace skograph::cli

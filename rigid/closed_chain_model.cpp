@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <ranges>
 #include <stdexcept>
 
@@ -90,6 +91,7 @@ struct ClosedChainModel::Impl {
   std::vector<int> dof_node;                // tree dof -> SKO node
   std::vector<int> dof_in_joint;            // tree dof -> index within its joint
   std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
+  std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
   bool swallows_whole = false;
 };
 
@@ -151,6 +153,9 @@ void validate_closures(const RigidBodyModel& tree) {
       throw std::invalid_argument(label + " has a non-finite ratio");
   }
 }
+
+// The generic rank of each aggregate's Q (defined after aggregate_constraints below).
+std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
 
 }  // namespace
 
@@ -240,7 +245,9 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   for (int d = 0; d < tree.dof_count(); ++d)
     if (impl->aggregate_of_node[impl->dof_node[d]] < 0) impl->plain_dofs.push_back(d);
   impl->swallows_whole = aggregates == 1 && static_cast<int>(impl->nodes[0].size()) == nodes;
-  impl_ = std::move(impl);
+  impl->nominal_rank.assign(aggregates, 0);
+  impl_ = impl;
+  impl->nominal_rank = generic_constraint_ranks(*this);
 }
 
 int ClosedChainModel::aggregate_count() const {
@@ -263,6 +270,9 @@ bool ClosedChainModel::swallows_whole_mechanism() const {
 }
 int ClosedChainModel::constraint_rows(int s) const {
   return impl_->rows[s];
+}
+int ClosedChainModel::nominal_rank(int s) const {
+  return impl_->nominal_rank[s];
 }
 
 // Workspaces of ClosedChainData beyond the public per-aggregate results.
@@ -290,6 +300,18 @@ struct ClosedChainData::Workspaces {
   std::unique_ptr<ForwardDynamicsWorkspace> forward;
   std::unique_ptr<InverseDynamicsWorkspace> inverse;
   std::unique_ptr<CompositeInertiaWorkspace> composite;
+  // Newton on the closure (close_positions), per aggregate: Newton state, accepted steps, the
+  // columns of J for the dependent coordinates and their least-squares solver, the step over the
+  // aggregate's dofs, the dependent part of it, |e| before the step and the halving scale.
+  enum class Newton { kActive, kClosed, kStalled };
+  std::vector<Newton> newton_state;
+  std::vector<int> newton_steps;
+  std::vector<char> step_accepted;
+  std::vector<Eigen::MatrixXd> dependent_jacobian;
+  std::vector<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> least_squares;
+  std::vector<Eigen::VectorXd> newton_step, dependent_step;
+  std::vector<double> error_norm, step_scale;
+  Eigen::VectorXd saved_configuration;  // q before the trial steps
 };
 
 ClosedChainData::ClosedChainData(const ClosedChainModel& model)
@@ -302,7 +324,8 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   selection.resize(aggregates);
   embedding.resize(aggregates);
   embedding_rate.resize(aggregates);
-  nominal_rank.assign(aggregates, -1);
+  nominal_rank.resize(aggregates);
+  for (int s = 0; s < aggregates; ++s) nominal_rank[s] = model.nominal_rank(s);
   work->position_jacobian.resize(aggregates);
   work->position_error.resize(aggregates);
   work->orientation_flip.assign(aggregates, 0.0);
@@ -314,6 +337,22 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
     constraint_velocity_product[s].setZero(rows);
     work->position_jacobian[s].setZero(rows, columns);
     work->position_error[s].setZero(rows);
+  }
+  work->newton_state.assign(aggregates, Workspaces::Newton::kClosed);
+  work->newton_steps.assign(aggregates, 0);
+  work->step_accepted.assign(aggregates, 0);
+  work->dependent_jacobian.resize(aggregates);
+  work->least_squares.resize(aggregates);
+  work->newton_step.resize(aggregates);
+  work->dependent_step.resize(aggregates);
+  work->error_norm.assign(aggregates, 0.0);
+  work->step_scale.assign(aggregates, 1.0);
+  work->saved_configuration.setZero(dofs);
+  for (int s = 0; s < aggregates; ++s) {
+    const int columns = static_cast<int>(impl.dofs[s].size());
+    work->newton_step[s].setZero(columns);
+    work->dependent_step[s].setZero(columns);
+    work->dependent_jacobian[s].setZero(impl.rows[s], columns);
   }
   work->node_acceleration.setZero(6 * nodes);
   work->embedding_rate_full.setZero(dofs);
@@ -578,6 +617,31 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
+// The nominal rank of each aggregate's Q (ClosedChainModel::nominal_rank): the largest rank of Q
+// (constraint-embedding Eq. 58) over a few configurations of the tree with every coordinate drawn
+// uniformly from [-1.5, 1.5] (rad or m) by a fixed-seed generator, so the rank is reproducible. A
+// configuration where Q happens to lose rank is outvoted by the others.
+std::vector<int> generic_constraint_ranks(const ClosedChainModel& model) {
+  constexpr int kSamples = 4;
+  ClosedChainData data(model);
+  std::vector<int> ranks(model.aggregate_count(), 0);
+  if (ranks.empty()) return ranks;
+  std::mt19937 generator(20260522u);
+  Eigen::VectorXd q(model.dof_count());
+  for (int sample = 0; sample < kSamples; ++sample) {
+    for (Eigen::Index i = 0; i < q.size(); ++i)
+      q[i] = 3.0 * (static_cast<double>(generator()) / 4294967295.0) - 1.5;
+    update_positions(model.tree(), q, data.tree);
+    for (int s = 0; s < model.aggregate_count(); ++s) {
+      aggregate_constraints(model, data, s, q, Level::kVelocity);
+      ranks[s] = std::max(
+          ranks[s],
+          select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank);
+    }
+  }
+  return ranks;
+}
+
 // The Newton Jacobian with respect to the coordinates q themselves (columns of aggregate s): the
 // velocity-space Jacobian times dqd/dq, which differs from the identity for rotation vectors
 // (omega = J_r(r) dr/dt, J_r the right Jacobian of the exponential map) and floating positions
@@ -608,20 +672,75 @@ void coordinate_jacobian(const ClosedChainModel& model, int s,
   }
 }
 
+// True once aggregate s has a selection (an aggregate without dofs never needs one).
+bool has_selection(const ClosedChainData& data, int s) {
+  return !data.selection[s].dependent.empty() || !data.selection[s].independent.empty();
+}
+
+}  // namespace
+
+void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate);
+
+namespace {
+
+// Whether aggregate s, closed at q with Q of rank selection.rank below the generic rank, keeps
+// that rank on its closure near q (a mechanism over-constrained by its geometry, e.g. a spherical
+// four-bar closed by a revolute: its rows are dependent on every closed configuration) rather
+// than sitting at a singular configuration. Moves the selection's independent coordinates by a
+// few milliradians/millimetres, closes the dependent ones by Newton and takes the rank there: at
+// a singular configuration the closure does not follow the move or the rank rises. Leaves
+// data.tree and aggregate s's constraints at the probe (the caller updates them again).
+bool closure_keeps_rank(const ClosedChainModel& model, ClosedChainData& data, int s,
+                        const CoordinateSelection& selection,
+                        const Eigen::Ref<const Eigen::VectorXd>& q) {
+  const Impl& impl = closed_chain_impl(model);
+  CoordinateSelection kept = data.selection[s];
+  data.selection[s] = selection;
+  Eigen::VectorXd probe = q;  // a rare path: only when a rank drops below nominal
+  for (std::size_t j = 0; j < selection.independent.size(); ++j)
+    probe[impl.dofs[s][selection.independent[j]]] +=
+        (j % 2 ? -1e-3 : 1e-3) * (1.0 + 0.37 * static_cast<double>(j));
+  bool follows = true;
+  try {
+    newton_closure(model, data, probe, s);
+  } catch (const ClosureError&) {
+    follows = false;
+  }
+  int probe_rank = -1;
+  if (follows) {
+    update_positions(model.tree(), probe, data.tree);
+    aggregate_constraints(model, data, s, probe, Level::kVelocity);
+    probe_rank = select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank;
+  }
+  data.selection[s] = std::move(kept);
+  return follows && probe_rank == selection.rank;
+}
+
 // Keeps the stored selection of aggregate s while its Y1 stays well conditioned, otherwise
-// selects again from data.constraint_matrix[s] (ClosureError when the rank fell below nominal).
-void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s) {
+// selects again from data.constraint_matrix[s]. A rank below the nominal rank is a singular
+// configuration (ClosureError, also on the first update), unless the first such drop is the
+// closure's own rank (closure_keeps_rank): that rank becomes this data's nominal rank.
+void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd) {
   const ClosedChainOptions& options = model.options();
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
-  if (data.nominal_rank[s] >= 0 &&
+  if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s] &&
       selection_conditioning(constraint, data.selection[s]) >= options.reselect_conditioning)
     return;
   CoordinateSelection selection = select_coordinates(constraint, options.rank_tolerance);
-  if (data.nominal_rank[s] < 0) data.nominal_rank[s] = selection.rank;
-  if (selection.rank < data.nominal_rank[s])
-    throw ClosureError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
-                       std::to_string(data.nominal_rank[s]) + " -> " +
-                       std::to_string(selection.rank) + ")");
+  if (selection.rank < data.nominal_rank[s]) {
+    if (data.nominal_rank[s] != model.nominal_rank(s) ||
+        !closure_keeps_rank(model, data, s, selection, q))
+      throw ClosureError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
+                         std::to_string(data.nominal_rank[s]) + " -> " +
+                         std::to_string(selection.rank) + ")");
+    data.nominal_rank[s] = selection.rank;
+    update_kinematics(model.tree(), q, qd, data.tree);  // back from the probe
+    velocity_product_accelerations(model.tree(), data.tree, data.work->node_acceleration);
+    aggregate_constraints(model, data, s, q, Level::kAcceleration);
+  }
   data.selection[s] = std::move(selection);
 }
 
@@ -655,16 +774,16 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
   work.embedding_rate_full.setZero();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kAcceleration);
-    update_selection(model, data, s);
+    update_selection(model, data, s, q, qd);
     embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                        data.selection[s], data.embedding[s], data.embedding_rate[s]);
-    // A nominal rank taken at a singular configuration leaves constraints out of Y1: Q X_S != 0.
-    // Select again and take the higher rank as nominal.
+    // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
+    // of Y1: Q X_S != 0. Select again and take the higher rank as nominal.
     if (embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance);
-      if (selection.rank > data.nominal_rank[s]) {
-        data.nominal_rank[s] = selection.rank;
+      if (selection.rank > data.selection[s].rank) {
+        data.nominal_rank[s] = std::max(data.nominal_rank[s], selection.rank);
         data.selection[s] = std::move(selection);
         embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                            data.selection[s], data.embedding[s], data.embedding_rate[s]);
@@ -778,87 +897,169 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
 
 }  // namespace
 
-// Newton on the position-level closure equations of each aggregate over its dependent coordinates
-// (constraint-embedding §7: the dependent coordinates follow from the independent ones):
-// delta_u = -J_u^+ e (least squares; rows may be redundant) with J the exact Jacobian of e with
-// respect to q (coordinate_jacobian), q_u <- q_u + delta_u, halving the step while the residual
-// grows. The dependent entries of q are those of the selection's dependent velocity columns.
-void close_positions(const ClosedChainModel& model, ClosedChainData& data,
-                     Eigen::Ref<Eigen::VectorXd> q) {
+namespace {
+
+// The dependent coordinates of aggregate s for Newton: the stored selection while it stays well
+// conditioned at the current Q; a selection of lower rank than nominal (a singular point on the
+// way) is not taken, the update after closing reports a closed configuration that is singular.
+void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int s) {
+  const ClosedChainOptions& options = model.options();
+  if (has_selection(data, s) &&
+      selection_conditioning(data.constraint_matrix[s], data.selection[s]) >=
+          options.reselect_conditioning)
+    return;
+  CoordinateSelection selection =
+      select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
+  if (!has_selection(data, s) || selection.rank >= data.nominal_rank[s])
+    data.selection[s] = std::move(selection);
+}
+
+// The Newton step of aggregate s at the q of its last aggregate_constraints: delta_u = -J_u^+ e
+// (least squares; rows may be redundant), zero on the independent coordinates; into
+// work.newton_step[s], with |e| into work.error_norm[s].
+void newton_step(const ClosedChainModel& model, ClosedChainData& data, int s,
+                 const Eigen::Ref<const Eigen::VectorXd>& q) {
+  ClosedChainData::Workspaces& work = *data.work;
+  const std::vector<int>& dependent = data.selection[s].dependent;
+  const Eigen::VectorXd& error = work.position_error[s];
+  Eigen::MatrixXd& jacobian = work.position_jacobian[s];
+  coordinate_jacobian(model, s, q, jacobian);
+  Eigen::MatrixXd& dependent_jacobian = work.dependent_jacobian[s];
+  dependent_jacobian.resize(error.size(), static_cast<Eigen::Index>(dependent.size()));
+  for (std::size_t j = 0; j < dependent.size(); ++j)
+    dependent_jacobian.col(static_cast<Eigen::Index>(j)) = jacobian.col(dependent[j]);
+  Eigen::VectorXd& dependent_step = work.dependent_step[s];
+  dependent_step.resize(static_cast<Eigen::Index>(dependent.size()));
+  dependent_step = work.least_squares[s].compute(dependent_jacobian).solve(error);
+  Eigen::VectorXd& step = work.newton_step[s];
+  step.setZero();
+  for (std::size_t j = 0; j < dependent.size(); ++j)
+    step[dependent[j]] = -dependent_step[static_cast<Eigen::Index>(j)];
+  work.error_norm[s] = error.norm();
+  work.step_scale[s] = 1.0;
+}
+
+}  // namespace
+
+// Newton on the position-level closure equations over the dependent coordinates of every
+// aggregate at once (constraint-embedding §7: the dependent coordinates follow from the
+// independent ones): delta_u = -J_u^+ e per aggregate with J the exact Jacobian of its e with
+// respect to q (coordinate_jacobian), q_u <- q_u + delta_u, each aggregate halving its own step
+// while its own residual grows. An aggregate's closure depends only on its own dofs (the relative
+// pose of its closure frames), so one tree pass (update_positions) per trial serves all
+// aggregates: an iteration costs O(N), not O(N k). The dependent entries of q are those of the
+// selection's dependent velocity columns.
+// Newton closure of every aggregate (only_aggregate < 0) or of one (close_positions).
+void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate) {
+  using Newton = ClosedChainData::Workspaces::Newton;
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
   const ClosedChainOptions& options = model.options();
+  ClosedChainData::Workspaces& work = *data.work;
   check_vector(q, model.dof_count(), "q");
   if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const int columns = static_cast<int>(impl.dofs[s].size());
-    update_positions(tree, q, data.tree);
+  const int aggregates = model.aggregate_count();
+  update_positions(tree, q, data.tree);
+  int active = 0;
+  for (int s = 0; s < aggregates; ++s) {
     aggregate_constraints(model, data, s, q, Level::kVelocity);
-    Eigen::VectorXd& error = data.work->position_error[s];
-    double residual = aggregate_position_residual(data, s);
-    if (residual <= options.position_tolerance) continue;
-    // The dependent coordinates: the stored selection while it stays well conditioned here. A
-    // selection made away from the closure does not fix the nominal rank (an over-constrained
-    // loop has a lower rank on its closure than off it): the next update takes it.
-    if (data.nominal_rank[s] < 0 ||
-        selection_conditioning(data.constraint_matrix[s], data.selection[s]) <
-            options.reselect_conditioning) {
-      CoordinateSelection selection =
-          select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
-      if (data.nominal_rank[s] < 0 || selection.rank >= data.nominal_rank[s])
-        data.selection[s] = std::move(selection);
+    work.newton_steps[s] = 0;
+    work.newton_state[s] = Newton::kClosed;
+    if ((only_aggregate >= 0 && s != only_aggregate) ||
+        aggregate_position_residual(data, s) <= options.position_tolerance)
+      continue;
+    work.newton_state[s] = Newton::kActive;
+    ++active;
+    newton_selection(model, data, s);
+  }
+  constexpr int kHalvings = 30;
+  for (int iteration = 0; active > 0 && iteration < options.max_newton_iterations; ++iteration) {
+    work.saved_configuration = q;
+    int pending = 0;
+    for (int s = 0; s < aggregates; ++s) {
+      work.step_accepted[s] = work.newton_state[s] != Newton::kActive;
+      if (work.step_accepted[s]) continue;
+      newton_step(model, data, s, q);
+      ++pending;
     }
-    const std::vector<int>& dependent = data.selection[s].dependent;
-    Eigen::VectorXd saved(q.size()), step(columns);
-    Eigen::MatrixXd dependent_jacobian(error.size(), static_cast<Eigen::Index>(dependent.size()));
-    int iteration = 0;
-    for (; iteration < options.max_newton_iterations; ++iteration) {
-      Eigen::MatrixXd& jacobian = data.work->position_jacobian[s];
-      coordinate_jacobian(model, s, q, jacobian);
-      for (std::size_t j = 0; j < dependent.size(); ++j)
-        dependent_jacobian.col(static_cast<Eigen::Index>(j)) = jacobian.col(dependent[j]);
-      const Eigen::VectorXd dependent_step =
-          -dependent_jacobian.completeOrthogonalDecomposition().solve(error);
-      step.setZero();
-      for (std::size_t j = 0; j < dependent.size(); ++j)
-        step[dependent[j]] = dependent_step[static_cast<Eigen::Index>(j)];
-      saved = q;
-      const double norm = error.norm();
-      double scale = 1.0;
-      bool decreased = false;
-      for (int halving = 0; halving < 30; ++halving, scale *= 0.5) {
-        q = saved;
-        for (int i = 0; i < columns; ++i) q[impl.dofs[s][i]] += scale * step[i];
-        update_positions(tree, q, data.tree);
+    // Trial steps of all pending aggregates, one tree pass per trial.
+    for (int halving = 0; halving < kHalvings && pending > 0; ++halving) {
+      for (int s = 0; s < aggregates; ++s) {
+        if (work.step_accepted[s]) continue;
+        const std::vector<int>& dofs = impl.dofs[s];
+        for (std::size_t i = 0; i < dofs.size(); ++i)
+          q[dofs[i]] = work.saved_configuration[dofs[i]] +
+                       work.step_scale[s] * work.newton_step[s][static_cast<Eigen::Index>(i)];
+      }
+      update_positions(tree, q, data.tree);
+      for (int s = 0; s < aggregates; ++s) {
+        if (work.step_accepted[s]) continue;
         aggregate_constraints(model, data, s, q, Level::kVelocity);
-        if (error.allFinite() && error.norm() < norm) {
-          decreased = true;
-          break;
+        const Eigen::VectorXd& error = work.position_error[s];
+        if (error.allFinite() && error.norm() < work.error_norm[s]) {
+          work.step_accepted[s] = 1;
+          --pending;
+        } else {
+          work.step_scale[s] *= 0.5;
         }
       }
-      if (!decreased) {  // no descent left: roundoff floor or a closure out of reach
-        q = saved;
-        update_positions(tree, q, data.tree);
-        aggregate_constraints(model, data, s, q, Level::kVelocity);
-        break;
-      }
-      residual = aggregate_position_residual(data, s);
-      if (residual <= options.position_tolerance) break;
     }
-    residual = aggregate_position_residual(data, s);
-    // At the roundoff floor a residual a little above a tight tolerance is closed.
-    if (residual > std::max(options.position_tolerance, 1e-11)) {
-      Eigen::Index worst = 0;
-      if (error.size()) error.cwiseAbs().maxCoeff(&worst);
-      const int flipped = data.work->flipped_loop[s];
-      const std::string owner = flipped >= 0 && data.work->orientation_flip[s] >= residual
-                                    ? loop_label(model.mechanism(), flipped)
-                                    : row_owner(model, s, static_cast<int>(worst));
-      throw ClosureError(owner + " cannot be closed from the given state: residual " +
-                         format_residual(residual) + " after " + std::to_string(iteration) +
-                         " Newton steps");
+    for (int s = 0; s < aggregates; ++s) {
+      if (work.newton_state[s] != Newton::kActive) continue;
+      if (!work.step_accepted[s]) {  // no descent left: roundoff floor or a closure out of reach
+        for (const int d : impl.dofs[s]) q[d] = work.saved_configuration[d];
+        work.newton_state[s] = Newton::kStalled;
+        --active;
+        continue;
+      }
+      ++work.newton_steps[s];
+      if (aggregate_position_residual(data, s) <= options.position_tolerance) {
+        work.newton_state[s] = Newton::kClosed;
+        --active;
+      }
     }
   }
+  if (std::ranges::all_of(work.newton_state, [](Newton n) { return n == Newton::kClosed; })) return;
+  // The residuals at the final q (stalled aggregates were put back); at the roundoff floor a
+  // residual a little above a tight tolerance is closed. Report the worst aggregate.
+  update_positions(tree, q, data.tree);
+  int worst_aggregate = -1;
+  double worst = std::max(options.position_tolerance, 1e-11);
+  for (int s = 0; s < aggregates; ++s) {
+    if (work.newton_state[s] == Newton::kClosed) continue;
+    aggregate_constraints(model, data, s, q, Level::kVelocity);
+    const double residual = aggregate_position_residual(data, s);
+    if (residual > worst) {
+      worst = residual;
+      worst_aggregate = s;
+    }
+  }
+  if (worst_aggregate < 0) return;
+  const int s = worst_aggregate;
+  const Eigen::VectorXd& error = work.position_error[s];
+  Eigen::Index row = 0;
+  if (error.size()) error.cwiseAbs().maxCoeff(&row);
+  const int flipped = work.flipped_loop[s];
+  const std::string owner = flipped >= 0 && work.orientation_flip[s] >= worst
+                                ? loop_label(model.mechanism(), flipped)
+                                : row_owner(model, s, static_cast<int>(row));
+  const int steps = work.newton_steps[s];
+  std::string what;
+  if (work.newton_state[s] == Newton::kActive)
+    what = " after " + std::to_string(steps) + " Newton steps";
+  else if (steps == 0)
+    what = ", and no Newton step from the given values reduces it";
+  else
+    what =
+        ", the least Newton reaches (" + std::to_string(steps) + " steps, then no step reduces it)";
+  throw ClosureError(owner + " cannot be closed from the given state: residual " +
+                     format_residual(worst) + what);
+}
+
+void close_positions(const ClosedChainModel& model, ClosedChainData& data,
+                     Eigen::Ref<Eigen::VectorXd> q) {
+  newton_closure(model, data, q, -1);
 }
 
 // qd = X qd_R at the closed q, keeping the independent entries (constraint-embedding Lemma 5,
@@ -895,11 +1096,15 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
   double residual = 0.0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kVelocity);
+    // max |Q_S qd_S| row by row, qd_S gathered from the tree dofs of aggregate s.
     const std::vector<int>& dofs = impl.dofs[s];
-    Eigen::VectorXd rates(static_cast<Eigen::Index>(dofs.size()));
-    for (std::size_t i = 0; i < dofs.size(); ++i) rates[i] = qd[dofs[i]];
-    if (data.constraint_matrix[s].rows())
-      residual = std::max(residual, (data.constraint_matrix[s] * rates).cwiseAbs().maxCoeff());
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+    for (Eigen::Index row = 0; row < constraint.rows(); ++row) {
+      double rate = 0.0;
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        rate += constraint(row, static_cast<Eigen::Index>(i)) * qd[dofs[i]];
+      residual = std::max(residual, std::abs(rate));
+    }
   }
   return residual;
 }

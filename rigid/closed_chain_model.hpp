@@ -54,8 +54,8 @@ struct ClosedChainOptions {
   int max_newton_iterations = 50;
   double rank_tolerance = 1e-9;  // select_coordinates
   // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
-  // below this; report a singular configuration when the rank of Q drops below its rank at the
-  // first update (the mechanism's nominal rank).
+  // below this; report a singular configuration when the rank of Q drops below the aggregate's
+  // nominal rank (ClosedChainModel::nominal_rank).
   double reselect_conditioning = 1e-3;
 };
 
@@ -81,6 +81,17 @@ class ClosedChainModel {
   // embedded model has a single node; the CLI says so.
   bool swallows_whole_mechanism() const;
   int constraint_rows(int s) const;
+  // The nominal (generic) rank of aggregate s's Q: the largest rank of Q over a few deterministic
+  // pseudo-random configurations of the tree (Q is defined at unclosed q too), taken once here so
+  // that a state already at a singular configuration on the first update is reported. Rows that
+  // are redundant for every tree configuration (a planar loop closed by a 3-D revolute: its
+  // out-of-plane rows vanish identically) do not count. Over-constrained mechanisms, whose rows
+  // become dependent only on the closure (a spherical four-bar closed by a revolute, a Bennett
+  // linkage), have a closed rank below this one: the first time the rank falls below it,
+  // update_closed_chain moves the independent coordinates a little, closes the loop there and
+  // compares the rank; if the closure keeps the lower rank it becomes the data's nominal rank
+  // (ClosedChainData::nominal_rank), otherwise the configuration is reported as singular.
+  int nominal_rank(int s) const;
 
   struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
 
@@ -101,7 +112,9 @@ struct ClosedChainData {
   std::vector<CoordinateSelection> selection;
   std::vector<Eigen::MatrixXd> embedding;
   std::vector<Eigen::VectorXd> embedding_rate;
-  std::vector<int> nominal_rank;  // rank of Q at the first update; -1 before
+  // Per aggregate: ClosedChainModel::nominal_rank, or the closure's own lower rank of an
+  // over-constrained mechanism once found.
+  std::vector<int> nominal_rank;
   // The full X (dofs x independent) and the independent dofs (tree dof indices, increasing) at the
   // last update; plain tree dofs outside every aggregate are independent.
   Eigen::MatrixXd X;
@@ -115,8 +128,11 @@ struct ClosedChainData {
 };
 
 // Keeps the independent coordinates of q and solves the dependent ones by Newton on the
-// position-level closure equations, starting from the given values. Throws ClosureError "loop
-// 'close1' cannot be closed from the given state: residual 3.1e-01 after 50 Newton steps".
+// position-level closure equations, starting from the given values, all aggregates together
+// (O(N) per iteration). Throws ClosureError naming the loop or coupling with the largest residual
+// and what happened: "loop 'close1' cannot be closed from the given state: residual 3.1e-01, the
+// least Newton reaches (4 steps, then no step reduces it)", "..., and no Newton step from the
+// given values reduces it", or "... after 50 Newton steps".
 void close_positions(const ClosedChainModel& model, ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> q);
 // At a closed q: keeps the independent entries of qd, sets the dependent ones (qd = X qd_R).

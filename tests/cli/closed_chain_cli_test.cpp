@@ -420,10 +420,9 @@ TEST(ClosedChainCli, ACouplingOfJointsWithDifferentDofCountsIsReportedAtItsLine)
   expect_bad_input("simulate " + model + " --t 1 --dt 0.1", model + ":8:", "different dof counts");
 }
 
-TEST(ClosedChainCli, ASingularConfigurationStopsTheRunWithItsTime) {
-  // A parallelogram four-bar turning through its change point (all links on one line) at
-  // t = 0.5 s: the loop's rank drops from 2 to 1 there. An existing trajectory file is kept.
-  const std::string model = write_file("parallelogram.yaml", R"(links:
+// A parallelogram four-bar (crank and rocker 0.3 m, coupler and ground 0.35 m) with its change
+// point, all links on the x axis, at q = 0.
+const std::string kParallelogram = R"(links:
   - {name: crank, mass: 0.3, com: [0.15, 0, 0], inertia: {ixx: 1.0e-5, iyy: 2.3e-3, izz: 2.3e-3}}
   - {name: coupler, mass: 0.4, com: [0.175, 0, 0], inertia: {ixx: 1.0e-5, iyy: 4.1e-3, izz: 4.1e-3}}
   - {name: rocker, mass: 0.3, com: [0.15, 0, 0], inertia: {ixx: 1.0e-5, iyy: 2.3e-3, izz: 2.3e-3}}
@@ -433,7 +432,12 @@ joints:
   - {name: rocker_joint, type: continuous, parent: world, child: rocker, axis: [0, 0, 1], origin: {xyz: [0.35, 0, 0]}}
 loops:
   - {name: pin, type: revolute, parent: coupler, child: rocker, axis: [0, 0, 1], origin: {xyz: [0.35, 0, 0]}, child_origin: {xyz: [0.3, 0, 0]}}
-)");
+)";
+
+TEST(ClosedChainCli, ASingularConfigurationStopsTheRunWithItsTime) {
+  // The parallelogram turning through its change point (all links on one line) at t = 0.5 s: the
+  // loop's rank drops from 2 to 1 there. An existing trajectory file is kept.
+  const std::string model = write_file("parallelogram.yaml", kParallelogram);
   const std::string state = write_file(
       "parallelogram.json",
       R"({"gravity": [0, 0, 0], "q": {"crank_joint": 0.5, "coupler_joint": -0.5, "rocker_joint": 0.5},
@@ -445,6 +449,24 @@ loops:
   std::ifstream kept(csv);
   std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "kept\n");
+}
+
+TEST(ClosedChainCli, DynamicsAtASingularConfigurationIsOneLine) {
+  // The state is the change point itself: the first update must see the rank drop (generic rank
+  // 2, 1 here), not take 1 as the mechanism's rank and give two independent coordinates.
+  const std::string model = write_file("parallelogram_at_change.yaml", kParallelogram);
+  const std::string state =
+      write_file("parallelogram_at_change.json",
+                 R"({"q": {"crank_joint": 0.0, "coupler_joint": 0.0, "rocker_joint": 0.0}})");
+  expect_bad_input("dynamics " + model + " --state " + state + " --json", model + ":",
+                   "singular configuration: loop 'pin' loses rank (2 -> 1)");
+  // Just off the change point the same model has one independent coordinate.
+  const std::string regular =
+      write_file("parallelogram_regular.json",
+                 R"({"q": {"crank_joint": 0.5, "coupler_joint": -0.5, "rocker_joint": 0.5}})");
+  const CliRun run = run_cli("dynamics " + model + " --state " + regular + " --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Json::parse(run.out)["independent"].size(), 1u);
 }
 
 TEST(ClosedChainCli, BadDurationsAndStepsAreOneLine) {

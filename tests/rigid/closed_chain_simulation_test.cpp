@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "rigid/closed_chain_simulation.hpp"
-#include "support/closed_chain_mechanisms.hpp"
+#include "support/closed_chain_support.hpp"
 
 namespace skograph {
 namespace {
 
-using closed_chain_test::Cut;
+using testing_support::Cut;
 
 // Kinetic 1/2 qd* M qd (tree mass matrix) plus gravity potential -sum m g . c (world centers of
 // mass), for a separate tree workspace.
@@ -94,7 +94,7 @@ SimulationSummary run(const Mechanism& mechanism, Eigen::VectorXd& q, Eigen::Vec
 // A consistent state of the internal-cut four-bar: q = 0 (closed by construction) and the rates
 // of its independent coordinates, the dependent ones solved.
 void carriage_fourbar_state(Eigen::VectorXd& q, Eigen::VectorXd& qd) {
-  const ClosedChainModel model(closed_chain_test::carriage_fourbar(Cut::kInternal));
+  const ClosedChainModel model(testing_support::carriage_fourbar(Cut::kInternal));
   ClosedChainData data(model);
   q = Eigen::VectorXd::Zero(5);
   qd.resize(5);
@@ -145,7 +145,7 @@ TEST(ClosedChainSimulation, FourBarConservesEnergyWithoutAndWithGravity) {
     options.gravity = gravity;
     Recorded recorded;
     const SimulationSummary summary =
-        run(closed_chain_test::carriage_fourbar(Cut::kInternal), q, qd, options, recorded);
+        run(testing_support::carriage_fourbar(Cut::kInternal), q, qd, options, recorded);
     ASSERT_EQ(recorded.time.size(), 2001u);
     EXPECT_DOUBLE_EQ(recorded.time.back(), 1.0);
     expect_conserved(recorded, 1e-6);
@@ -164,7 +164,7 @@ TEST(ClosedChainSimulation, StewartPlatformConservesEnergyWithoutAndWithGravity)
   for (const Eigen::Vector3d& gravity :
        {Eigen::Vector3d::Zero().eval(), Eigen::Vector3d(0, 0, -9.81)}) {
     SCOPED_TRACE(gravity.z());
-    const Mechanism mechanism = closed_chain_test::stewart_platform();
+    const Mechanism mechanism = testing_support::stewart_platform();
     const ClosedChainModel model(mechanism);
     EXPECT_TRUE(model.swallows_whole_mechanism());
     Eigen::VectorXd q = Eigen::VectorXd::Zero(21), qd = Eigen::VectorXd::Zero(21);
@@ -202,9 +202,9 @@ TEST(ClosedChainSimulation, TerminalAndInternalCutsGiveTheSameMotion) {
   options.duration = 0.5;
   options.step = 5e-4;
   Recorded internal, terminal;
-  run(closed_chain_test::carriage_fourbar(Cut::kInternal), q_internal, qd_internal, options,
+  run(testing_support::carriage_fourbar(Cut::kInternal), q_internal, qd_internal, options,
       internal);
-  run(closed_chain_test::carriage_fourbar(Cut::kTerminal), q_terminal, qd_terminal, options,
+  run(testing_support::carriage_fourbar(Cut::kTerminal), q_terminal, qd_terminal, options,
       terminal);
   ASSERT_EQ(internal.poses.size(), terminal.poses.size());
   const Eigen::Vector3d rocker_center(0.15, 0, 0);
@@ -231,7 +231,7 @@ TEST(ClosedChainSimulation, TerminalAndInternalCutsGiveTheSameMotion) {
 TEST(ClosedChainSimulation, OneStepOfATreeIsClassicalRungeKuttaOnTheTreeDynamics) {
   // The internal-cut four-bar without its loop is a tree: X = I, nothing to close, and one step
   // must be RK4 on qdd = M^-1 (tau - C) computed here from the tree's forward dynamics.
-  Mechanism mechanism = closed_chain_test::carriage_fourbar(Cut::kInternal);
+  Mechanism mechanism = testing_support::carriage_fourbar(Cut::kInternal);
   mechanism.loops.clear();
   const RigidBodyModel tree(mechanism);
   RigidBodyData data(tree);
@@ -275,7 +275,7 @@ TEST(ClosedChainSimulation, EnergyChangesByTheWorkOfTheAppliedForces) {
   options.tau << 2.0, 0.3, -0.1, 0.05, 0.0;  // on all joints, the rocker's too
   Recorded recorded;
   const SimulationSummary summary =
-      run(closed_chain_test::carriage_fourbar(Cut::kInternal), q, qd, options, recorded);
+      run(testing_support::carriage_fourbar(Cut::kInternal), q, qd, options, recorded);
   // W by the trapezoid rule on the recorded power (error O(h^2) ~ 1e-8 relative here).
   double work = 0.0;
   for (size_t i = 1; i < recorded.time.size(); ++i)
@@ -299,7 +299,7 @@ TEST(ClosedChainSimulation, EnergyErrorShrinksAtFourthOrder) {
     options.duration = 0.5;
     options.step = i == 0 ? 4e-3 : 2e-3;
     Recorded recorded;
-    drift[i] = run(closed_chain_test::carriage_fourbar(Cut::kInternal), q, qd, options, recorded)
+    drift[i] = run(testing_support::carriage_fourbar(Cut::kInternal), q, qd, options, recorded)
                    .energy_drift;
   }
   EXPECT_GT(drift[0], 1e-12);
@@ -308,7 +308,7 @@ TEST(ClosedChainSimulation, EnergyErrorShrinksAtFourthOrder) {
 }
 
 TEST(ClosedChainSimulation, BadSizesAndOptionsAreRejected) {
-  const ClosedChainModel model(closed_chain_test::carriage_fourbar(Cut::kInternal));
+  const ClosedChainModel model(testing_support::carriage_fourbar(Cut::kInternal));
   ClosedChainData data(model);
   Eigen::VectorXd q = Eigen::VectorXd::Zero(5), qd = Eigen::VectorXd::Zero(5), short_q(4);
   SimulationOptions options;
@@ -324,15 +324,13 @@ TEST(ClosedChainSimulation, AClosureOutOfReachIsAClosureErrorNamingTheLoop) {
   // A 0.4 m two-link arm whose tip is tied to a world point 1 m away.
   Mechanism m;
   m.source = "reach (built in code)";
-  const int a = closed_chain_test::add_link(m, closed_chain_test::rod("a", 1.0, 0.2));
-  const int b = closed_chain_test::add_link(m, closed_chain_test::rod("b", 1.0, 0.2));
-  closed_chain_test::add_joint(m, "ja", JointType::kRevolute, -1, a,
-                               closed_chain_test::frame({0, 0, 0}));
-  closed_chain_test::add_joint(m, "jb", JointType::kRevolute, a, b,
-                               closed_chain_test::frame({0.2, 0, 0}));
-  closed_chain_test::add_loop(m, "tip", LoopType::kSpherical, -1, b,
-                              closed_chain_test::frame({1.0, 0, 0}),
-                              closed_chain_test::frame({0.2, 0, 0}));
+  using namespace testing_support;
+  const int a = add_link(m, rod_link("a", 0.2, 1.0));
+  const int b = add_link(m, rod_link("b", 0.2, 1.0));
+  m.joints.push_back(make_joint("ja", JointType::kRevolute, -1, a, frame({0, 0, 0})));
+  m.joints.push_back(make_joint("jb", JointType::kRevolute, a, b, frame({0.2, 0, 0})));
+  m.loops.push_back(
+      make_loop("tip", LoopType::kSpherical, -1, b, frame({1.0, 0, 0}), frame({0.2, 0, 0})));
   const ClosedChainModel model(m);
   ClosedChainData data(model);
   Eigen::VectorXd q = Eigen::VectorXd::Zero(2), qd = Eigen::VectorXd::Zero(2);

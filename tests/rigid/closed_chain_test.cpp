@@ -37,7 +37,7 @@ std::vector<ClosedCase> closed_cases() {
     const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
     cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
   }
-  cases.push_back({"stewart", stewart_platform(), Eigen::VectorXd::Zero(27), Eigen::VectorXd()});
+  cases.push_back({"stewart", stewart_platform(), Eigen::VectorXd::Zero(21), Eigen::VectorXd()});
   for (const bool serial : {false, true}) {
     Eigen::VectorXd q(3);
     q << 0.3, 5 * 0.4, 0.4;
@@ -440,6 +440,110 @@ TEST(ClosedChainModel, ReportsClosuresThatCannotBeAssembled) {
   }
 }
 
+// All aggregates of a chain of four-bars closed together (one tree pass per Newton trial): each
+// four-bar against its closed form at its own crank angle, the independent entries kept.
+TEST(ClosedChainModel, ClosesEveryFourBarOfAChainTogether) {
+  const int count = 6;
+  const FourBarLengths lengths;
+  const ClosedChainModel model(four_bar_chain(count));
+  ClosedChainData data(model);
+  Eigen::VectorXd q(3 * count);
+  for (int i = 0; i < count; ++i) {
+    q.segment<3>(3 * i) = four_bar_configuration(true, 0.4 + 0.3 * i);
+    q[3 * i + 1] += 0.05 * (i + 1);  // off the closure by a different amount each
+    q[3 * i + 2] -= 0.04 * (i + 1);
+  }
+  const Eigen::VectorXd given = q;
+  close_positions(model, data, q);
+  EXPECT_LT(position_residual(model, data, q), 1e-10);
+  for (int s = 0; s < count; ++s) {
+    for (const int i : data.selection[s].independent) {
+      const int dof = model.aggregate_dofs(s)[i];
+      EXPECT_EQ(q[dof], given[dof]) << "four-bar " << s << " dof " << dof;
+    }
+    // The coupler's tip where the circles about the crank's tip and the rocker pivot meet.
+    const double crank = q[3 * s], coupler = crank + q[3 * s + 1];
+    const Eigen::Vector2d tip =
+        lengths.crank * Eigen::Vector2d(std::cos(crank), std::sin(crank)) +
+        lengths.coupler * Eigen::Vector2d(std::cos(coupler), std::sin(coupler));
+    const double rocker = q[3 * s + 2];
+    const Eigen::Vector2d rocker_tip =
+        Eigen::Vector2d(lengths.ground, 0) +
+        lengths.rocker * Eigen::Vector2d(std::cos(rocker), std::sin(rocker));
+    EXPECT_LT((tip - rocker_tip).norm(), 1e-10) << "four-bar " << s;
+    EXPECT_LT((tip - four_bar_coupler_tip(lengths, crank, true)).norm(), 1e-10) << s;
+  }
+}
+
+// A spherical four-bar (every joint axis through the origin O): its revolute closure has 5 rows
+// of generic rank 3 (off the closure the relative rotation is free) but rank 2 on every closed
+// configuration (a rotation about O: the linear rows follow from the angular ones). Over-
+// constrained by its geometry, it is no singular configuration: one independent coordinate, the
+// constraints hold, as with the same four-bar closed by a spherical loop (3 rows, rank 2).
+TEST(ClosedChainModel, SphericalFourBarClosedByARevoluteIsOverConstrainedNotSingular) {
+  auto spherical_four_bar = [](LoopType type) {
+    Mechanism m;
+    m.name = "spherical_four_bar";
+    for (const char* name : {"crank", "coupler", "rocker"}) add_link(m, rod_link(name, 0.5, 1.0));
+    const Eigen::Isometry3d at_o = Eigen::Isometry3d::Identity();
+    m.joints.push_back(make_joint("j_crank", JointType::kRevolute, -1, 0, at_o));
+    m.joints.push_back(
+        make_joint("j_coupler", JointType::kRevolute, 0, 1, at_o, Eigen::Vector3d(0.6, 0, 0.8)));
+    m.joints.push_back(
+        make_joint("j_rocker", JointType::kRevolute, -1, 2, at_o, Eigen::Vector3d(0, 0.8, 0.6)));
+    // The pin between coupler and rocker on the axis (1, 1, 1)/sqrt(3), 0.5 from O: the frames
+    // coincide at q = 0.
+    const Eigen::Vector3d axis = Eigen::Vector3d(1, 1, 1).normalized();
+    m.loops.push_back(make_loop("pin", type, 1, 2, frame(0.5 * axis), frame(0.5 * axis), axis));
+    return m;
+  };
+  for (const LoopType type : {LoopType::kSpherical, LoopType::kRevolute}) {
+    SCOPED_TRACE(loop_type_name(type));
+    const ClosedChainModel model(spherical_four_bar(type));
+    EXPECT_EQ(model.nominal_rank(0), type == LoopType::kRevolute ? 3 : 2);
+    ClosedChainData data(model);
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(3);
+    EXPECT_LT(position_residual(model, data, q), 1e-12);
+    q[0] = 0.2;  // turn the crank; close the others
+    close_positions(model, data, q);
+    EXPECT_LT(position_residual(model, data, q), 1e-10);
+    Eigen::VectorXd qd = Eigen::Vector3d(1.0, 0.0, 0.0);
+    close_velocities(model, data, q, qd);
+    EXPECT_EQ(data.independent.size(), 1u);
+    EXPECT_EQ(data.nominal_rank[0], 2);
+    EXPECT_LT(velocity_residual(model, data, q, qd), 1e-10);
+    // The pin point moves alike on coupler and rocker (first principles: both rotate about O).
+    const Eigen::Vector3d gravity(0, 0, -9.81);
+    const Eigen::VectorXd qdd =
+        forward_dynamics(model, data, q, qd, Eigen::Vector3d::Zero(), gravity);
+    EXPECT_LT((full_constraint_matrix(model, data) * qdd + full_velocity_product(model, data))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9);
+  }
+}
+
+// Two four-bars in one tree, the second with its rocker pivot out of reach: the error names its
+// loop (the largest residual) and says that Newton got no closer.
+TEST(ClosedChainModel, ReportsTheLoopWithTheLargestResidual) {
+  Mechanism m = four_bar_chain(3);
+  m.joints[5].origin.translation() = Eigen::Vector3d(8.0, 0, 0);  // j_rocker1: 8 > 1 + 3 + 2.5
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  Eigen::VectorXd q(9);
+  for (int i = 0; i < 3; ++i) q.segment<3>(3 * i) = four_bar_configuration(true, 0.7);
+  q[1] += 0.1;
+  try {
+    close_positions(model, data, q);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(what.find("loop 'close1' cannot be closed from the given state: residual "), 0u)
+        << what;
+    EXPECT_NE(what.find("the least Newton reaches"), std::string::npos) << what;
+  }
+}
+
 TEST(ClosedChainModel, ReportsASingularConfiguration) {
   // Crank 1, coupler 1, rocker 2, ground 2: closes with every link on the x axis (crank along +x,
   // coupler back along -x, rocker along +x), where the closure loses rank.
@@ -462,14 +566,19 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
         std::string::npos)
         << error.what();
   }
-  // Started at the singular configuration, the nominal rank is too low; at a regular
-  // configuration the selection is taken again with the full rank.
+  // Started at the singular configuration, the first update reports it too: the nominal rank is
+  // the generic one, fixed by the model (independent of where the data is first updated).
   ClosedChainData fresh(model);
-  update_closed_chain(model, fresh, in_line, zero);
-  EXPECT_EQ(fresh.nominal_rank[0], 1);
-  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
-  close_velocities(model, fresh, regular, qd);
   EXPECT_EQ(fresh.nominal_rank[0], 2);
+  EXPECT_THROW(update_closed_chain(model, fresh, in_line, zero), ClosureError);
+  Eigen::VectorXd in_line_q = in_line;
+  ClosedChainData closing(model);
+  close_positions(model, closing, in_line_q);  // already closed: kept as given
+  EXPECT_EQ(in_line_q, Eigen::VectorXd(in_line));
+  Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
+  EXPECT_THROW(close_velocities(model, closing, in_line_q, qd), ClosureError);
+  // The same data then works at a regular configuration, with one independent coordinate.
+  close_velocities(model, fresh, regular, qd);
   EXPECT_EQ(fresh.independent.size(), 1u);
   EXPECT_LT(velocity_residual(model, fresh, regular, qd), 1e-10);
   const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravity);
@@ -477,6 +586,45 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
                 .cwiseAbs()
                 .maxCoeff(),
             1e-9);
+}
+
+// The generic rank of Q (ClosedChainModel::nominal_rank) against the rank of Q at a regular
+// closed configuration computed independently (dense full_constraint_matrix, SVD): every loop
+// type closed to the world, random mechanisms with several loops, the Stewart platforms and the
+// four-bars, the planar four-bar's five rows of rank 2.
+TEST(ClosedChainModel, NominalRankIsTheRankAtARegularClosedConfiguration) {
+  std::mt19937 rng(515);
+  auto check = [](const Mechanism& mechanism, const Eigen::VectorXd& q0) {
+    const ClosedChainModel model(mechanism);
+    ClosedChainData data(model);
+    update_closed_chain(model, data, q0, Eigen::VectorXd::Zero(model.dof_count()));
+    const Eigen::MatrixXd Q = full_constraint_matrix(model, data);
+    int total = 0;
+    for (int s = 0; s < model.aggregate_count(); ++s) total += model.nominal_rank(s);
+    Eigen::JacobiSVD<Eigen::MatrixXd> svd(Q);
+    const Eigen::VectorXd sigma = svd.singularValues();
+    int rank = 0;
+    for (Eigen::Index i = 0; i < sigma.size(); ++i) rank += sigma[i] > 1e-8 * sigma[0];
+    EXPECT_EQ(total, rank) << mechanism.name;
+  };
+  for (const LoopType type :
+       {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
+    Eigen::VectorXd q0;
+    const Mechanism m = chain_closed_to_world(type, rng, q0);
+    check(m, q0);
+  }
+  for (int trial = 0; trial < 4; ++trial) {
+    Eigen::VectorXd q0;
+    const Mechanism m = random_closed_mechanism(8, 2, rng, q0);
+    check(m, q0);
+  }
+  check(stewart_platform(),
+        Eigen::VectorXd::Zero(ClosedChainModel(stewart_platform()).dof_count()));
+  check(four_bar(false), four_bar_configuration(false, 0.7));
+  check(four_bar(true), four_bar_configuration(true, 0.7));
+  const ClosedChainModel planar(four_bar(false));
+  EXPECT_EQ(planar.constraint_rows(0), 5);
+  EXPECT_EQ(planar.nominal_rank(0), 2);
 }
 
 TEST(ClosedChainModel, RejectsBadClosures) {
@@ -634,9 +782,9 @@ TEST(ClosedChainModel, TreeWithoutClosuresIsTheTree) {
   EXPECT_EQ(data.independent, (std::vector<int>{0, 1, 2}));
 }
 
-// The Stewart-like platform: one aggregate holding every joint (said so, still works), closed at
-// q = 0 with 12 independent dofs; energy of a torque-free RK4 run with gravity stays constant
-// (positions and velocities closed after every step).
+// The Stewart platform: one aggregate holding every joint (said so, still works), closed at
+// q = 0 with 6 independent dofs (21 tree dofs, 15 independent loop rows); energy of a torque-free
+// RK4 run with gravity stays constant (positions and velocities closed after every step).
 TEST(ClosedChainModel, StewartPlatformConservesEnergy) {
   const ClosedChainModel model(stewart_platform());
   ClosedChainData data(model);
@@ -648,7 +796,7 @@ TEST(ClosedChainModel, StewartPlatformConservesEnergy) {
   std::mt19937 rng(17);
   Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 0.3);
   close_velocities(model, data, q, qd);
-  EXPECT_EQ(data.independent.size(), 12u);
+  EXPECT_EQ(data.independent.size(), 6u);
   const Eigen::Vector3d gravity(0, 0, -9.81);
   auto total = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& qds) {
     update_kinematics(model.tree(), qs, qds, data.tree);
@@ -683,7 +831,15 @@ TEST(ClosedChainModel, RevoluteClosureWithFlippedAxisIsOpen) {
   ClosedChainData data(model);
   Eigen::VectorXd q = Eigen::Vector3d(M_PI, 0, 0);
   EXPECT_NEAR(position_residual(model, data, q), 2.0, 1e-12);
-  EXPECT_THROW(close_positions(model, data, q), ClosureError);
+  try {
+    close_positions(model, data, q);
+    FAIL() << "no ClosureError";
+  } catch (const ClosureError& error) {
+    // Says what happened: Newton could not take a single step (not "after 0 Newton steps").
+    EXPECT_EQ(std::string(error.what()),
+              "loop 'hinge' cannot be closed from the given state: residual 2.0e+00, and no "
+              "Newton step from the given values reduces it");
+  }
   q = Eigen::Vector3d(0.3, -0.2, 0.5);  // tilted: Newton turns the axis back to z
   close_positions(model, data, q);
   EXPECT_LT(position_residual(model, data, q), 1e-10);

@@ -1,7 +1,9 @@
 // Closed-chain mechanisms built in code and dense references for the closed-chain tests (test
-// support): planar four-bars (terminal and internal cut), geared links, a chain closed to the world
-// by each loop type, random trees with random loops closed at a random configuration, the full
-// constraint matrix and a dense Lagrange-multiplier (DAE) forward-dynamics reference.
+// support): planar four-bars (terminal and internal cut) and chains of them, the carriage
+// four-bar and the Stewart platform of examples/models (tests of rigid/ cannot read files), geared
+// links, a chain closed to the world by each loop type, random trees with random loops closed at a
+// random configuration, the full constraint matrix and a dense Lagrange-multiplier (DAE)
+// forward-dynamics reference.
 #pragma once
 
 #include <Eigen/Dense>
@@ -15,6 +17,14 @@
 
 namespace skograph::testing_support {
 
+// A frame at `position` turned by `yaw` about z.
+inline Eigen::Isometry3d frame(const Eigen::Vector3d& position, double yaw = 0.0) {
+  Eigen::Isometry3d x = Eigen::Isometry3d::Identity();
+  x.translate(position);
+  x.rotate(Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()));
+  return x;
+}
+
 // A slender rod along x from the link origin: center of mass at (length/2, 0, 0).
 inline Link rod_link(const std::string& name, double length, double mass) {
   Link link;
@@ -26,17 +36,43 @@ inline Link rod_link(const std::string& name, double length, double mass) {
   return link;
 }
 
+inline int add_link(Mechanism& m, const Link& link) {
+  m.links.push_back(link);
+  return static_cast<int>(m.links.size()) - 1;
+}
+
+inline Joint make_joint(const std::string& name, JointType type, int parent, int child,
+                        const Eigen::Isometry3d& origin,
+                        const Eigen::Vector3d& axis = Eigen::Vector3d::UnitZ()) {
+  Joint joint;
+  joint.name = name;
+  joint.type = type;
+  joint.parent = parent;
+  joint.child = child;
+  joint.origin = origin;
+  joint.axis = axis;
+  return joint;
+}
+
 inline Joint revolute_joint(const std::string& name, int parent, int child,
                             const Eigen::Vector3d& position,
                             const Eigen::Vector3d& axis = Eigen::Vector3d::UnitZ()) {
-  Joint joint;
-  joint.name = name;
-  joint.type = JointType::kRevolute;
-  joint.parent = parent;
-  joint.child = child;
-  joint.origin.translation() = position;
-  joint.axis = axis;
-  return joint;
+  return make_joint(name, JointType::kRevolute, parent, child, frame(position), axis);
+}
+
+inline LoopClosure make_loop(const std::string& name, LoopType type, int parent, int child,
+                             const Eigen::Isometry3d& parent_origin,
+                             const Eigen::Isometry3d& child_origin,
+                             const Eigen::Vector3d& axis = Eigen::Vector3d::UnitZ()) {
+  LoopClosure loop;
+  loop.name = name;
+  loop.type = type;
+  loop.parent = parent;
+  loop.child = child;
+  loop.parent_origin = parent_origin;
+  loop.child_origin = child_origin;
+  loop.axis = axis;
+  return loop;
 }
 
 struct FourBarLengths {
@@ -57,24 +93,17 @@ inline Mechanism four_bar(bool internal_cut, const FourBarLengths& lengths = {})
              rod_link("rocker", lengths.rocker, lengths.rocker)};
   m.joints.push_back(revolute_joint("j_crank", -1, 0, Eigen::Vector3d::Zero()));
   m.joints.push_back(revolute_joint("j_coupler", 0, 1, Eigen::Vector3d(lengths.crank, 0, 0)));
-  LoopClosure loop;
-  loop.name = "close";
-  loop.type = LoopType::kRevolute;
-  loop.axis = Eigen::Vector3d::UnitZ();
   if (!internal_cut) {
     m.joints.push_back(revolute_joint("j_rocker", 1, 2, Eigen::Vector3d(lengths.coupler, 0, 0)));
-    loop.parent = -1;
-    loop.parent_origin.translation() = Eigen::Vector3d(lengths.ground, 0, 0);
-    loop.child = 2;
-    loop.child_origin.translation() = Eigen::Vector3d(lengths.rocker, 0, 0);
+    m.loops.push_back(make_loop("close", LoopType::kRevolute, -1, 2,
+                                frame(Eigen::Vector3d(lengths.ground, 0, 0)),
+                                frame(Eigen::Vector3d(lengths.rocker, 0, 0))));
   } else {
     m.joints.push_back(revolute_joint("j_rocker", -1, 2, Eigen::Vector3d(lengths.ground, 0, 0)));
-    loop.parent = 1;
-    loop.parent_origin.translation() = Eigen::Vector3d(lengths.coupler, 0, 0);
-    loop.child = 2;
-    loop.child_origin.translation() = Eigen::Vector3d(lengths.rocker, 0, 0);
+    m.loops.push_back(make_loop("close", LoopType::kRevolute, 1, 2,
+                                frame(Eigen::Vector3d(lengths.coupler, 0, 0)),
+                                frame(Eigen::Vector3d(lengths.rocker, 0, 0))));
   }
-  m.loops.push_back(loop);
   return m;
 }
 
@@ -114,14 +143,9 @@ inline Mechanism four_bar_chain(int count, const FourBarLengths& lengths = {}) {
         revolute_joint("j_coupler" + suffix, crank, coupler, Eigen::Vector3d(lengths.crank, 0, 0)));
     m.joints.push_back(
         revolute_joint("j_rocker" + suffix, ground, rocker, Eigen::Vector3d(lengths.ground, 0, 0)));
-    LoopClosure loop;
-    loop.name = "close" + suffix;
-    loop.type = LoopType::kRevolute;
-    loop.parent = coupler;
-    loop.parent_origin.translation() = Eigen::Vector3d(lengths.coupler, 0, 0);
-    loop.child = rocker;
-    loop.child_origin.translation() = Eigen::Vector3d(lengths.rocker, 0, 0);
-    m.loops.push_back(loop);
+    m.loops.push_back(make_loop("close" + suffix, LoopType::kRevolute, coupler, rocker,
+                                frame(Eigen::Vector3d(lengths.coupler, 0, 0)),
+                                frame(Eigen::Vector3d(lengths.rocker, 0, 0))));
   }
   return m;
 }
@@ -141,75 +165,125 @@ inline Eigen::VectorXd four_bar_configuration(bool internal_cut, double crank_an
   return q;
 }
 
-// A Stewart-like platform: six legs, each a spherical joint at a base point b_i on the ground
-// (circle of radius 1) and a prismatic joint along the leg to an upper link ending at the platform
-// point p_i (circle of radius 0.5 at height 1, rotated by 30 degrees). The platform hangs from leg
-// 0's upper link by a spherical joint at p_0; legs 1-5 are closed to it by spherical loops. At
-// q = 0 the mechanism is closed and the platform frame (origin p_0) is parallel to the world.
-// 27 tree dofs, 15 loop rows: 6 platform dofs and 6 leg spins.
+// The carriage four-bar of fourbar_internal_cut.yaml / fourbar_terminal_cut.yaml. Geometry: crank
+// 0.1 m, coupler 0.4 m, rocker 0.3 m, ground pivots 0.35 m apart, crank at 90 degrees at q = 0;
+// absolute link angles of the closed configuration.
+inline constexpr double kCrankAngle = 1.5707963267948966;
+inline constexpr double kCouplerAngle = 0.5235371968562865;
+inline constexpr double kRockerAngle = 1.5827216874342542;
+
+enum class Cut { kInternal, kTerminal };
+
+// fourbar_internal_cut.yaml / fourbar_terminal_cut.yaml: a carriage sliding along world x carries
+// the upright four-bar and a pendulum tool on the coupler. Dofs: slide, crank_joint,
+// coupler_joint, tool_joint, rocker_joint.
+inline Mechanism carriage_fourbar(Cut cut) {
+  Mechanism m;
+  m.name = cut == Cut::kInternal ? "fourbar_internal_cut" : "fourbar_terminal_cut";
+  m.source = m.name + " (built in code)";
+  Link carriage = rod_link("carriage", 0.35, 2.0);
+  carriage.inertia = Eigen::Vector3d(0.01, 0.03, 0.03).asDiagonal();
+  const int c = add_link(m, carriage);
+  const int crank = add_link(m, rod_link("crank", 0.1, 0.3));
+  const int coupler = add_link(m, rod_link("coupler", 0.4, 0.8));
+  const int rocker = add_link(m, rod_link("rocker", 0.3, 0.6));
+  const int tool = add_link(m, rod_link("tool", 0.2, 0.2));
+  Eigen::Isometry3d upright = Eigen::Isometry3d::Identity();
+  upright.translate(Eigen::Vector3d(0, 0, 1.0));
+  upright.rotate(Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitX()));
+  m.joints.push_back(
+      make_joint("slide", JointType::kPrismatic, -1, c, upright, Eigen::Vector3d::UnitX()));
+  m.joints.push_back(
+      make_joint("crank_joint", JointType::kContinuous, c, crank, frame({0, 0, 0}, kCrankAngle)));
+  m.joints.push_back(make_joint("coupler_joint", JointType::kContinuous, crank, coupler,
+                                frame({0.1, 0, 0}, kCouplerAngle - kCrankAngle)));
+  m.joints.push_back(make_joint("tool_joint", JointType::kContinuous, coupler, tool,
+                                frame({0.2, 0, 0}, -M_PI / 2 - kCouplerAngle)));
+  if (cut == Cut::kInternal) {
+    m.joints.push_back(make_joint("rocker_joint", JointType::kContinuous, c, rocker,
+                                  frame({0.35, 0, 0}, kRockerAngle)));
+    m.loops.push_back(make_loop("pin_c", LoopType::kRevolute, coupler, rocker, frame({0.4, 0, 0}),
+                                frame({0.3, 0, 0}, kCouplerAngle - kRockerAngle)));
+  } else {
+    // The rocker's frame at C, x towards D: same body, same center of mass and inertia.
+    m.joints.push_back(make_joint("rocker_joint", JointType::kContinuous, coupler, rocker,
+                                  frame({0.4, 0, 0}, kRockerAngle + M_PI - kCouplerAngle)));
+    m.loops.push_back(make_loop("pivot_d", LoopType::kRevolute, c, rocker, frame({0.35, 0, 0}),
+                                frame({0.3, 0, 0}, -(kRockerAngle + M_PI))));
+  }
+  return m;
+}
+
+// The Stewart platform of stewart_platform.yaml: six universal-prismatic legs, the platform on
+// leg 1 by a spherical joint and closed to legs 2..6 by spherical loops; closed at q = 0. 21 tree
+// dofs, 15 loop rows, 6 independent (the platform's).
 inline Mechanism stewart_platform() {
   Mechanism m;
-  m.name = "stewart";
-  std::vector<Eigen::Vector3d> base(6), top(6);
+  m.name = "stewart_platform";
+  m.source = "stewart_platform (built in code)";
+  const double base_radius = 0.5, platform_radius = 0.3, height = 0.7;
+  const double base_angles[6] = {-12, 12, 108, 132, 228, 252};
+  const double platform_angles[6] = {-48, 48, 72, 168, 192, 288};
+  Eigen::Vector3d base_point[6], platform_point[6];
   for (int i = 0; i < 6; ++i) {
-    const double a = M_PI / 3 * i, b = a + M_PI / 6 * (i % 2 ? -1 : 1);
-    base[i] = Eigen::Vector3d(std::cos(a), std::sin(a), 0);
-    top[i] = Eigen::Vector3d(0.5 * std::cos(b), 0.5 * std::sin(b), 1.0);
+    const double b = base_angles[i] * M_PI / 180, p = platform_angles[i] * M_PI / 180;
+    base_point[i] = Eigen::Vector3d(base_radius * std::cos(b), base_radius * std::sin(b), 0);
+    platform_point[i] =
+        Eigen::Vector3d(platform_radius * std::cos(p), platform_radius * std::sin(p), height);
   }
+  int upper[6];
+  Eigen::Matrix3d leg_rotation[6];
+  double length[6];
   for (int i = 0; i < 6; ++i) {
-    const std::string suffix = std::to_string(i);
-    const Eigen::Vector3d leg = top[i] - base[i];
-    const Eigen::Matrix3d along =
-        Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), leg).toRotationMatrix();
-    Link lower = rod_link("lower" + suffix, 0.5, 1.0), upper = rod_link("upper" + suffix, 0.5, 0.5);
-    lower.center_of_mass = Eigen::Vector3d(0, 0, 0.25);
-    upper.center_of_mass = Eigen::Vector3d(0, 0, -0.25);
-    lower.inertia = Eigen::Vector3d(0.03, 0.03, 0.002).asDiagonal();
-    upper.inertia = Eigen::Vector3d(0.015, 0.015, 0.001).asDiagonal();
-    m.links.push_back(lower);
-    m.links.push_back(upper);
-    Joint ball;
-    ball.name = "ball" + suffix;
-    ball.type = JointType::kSpherical;
-    ball.parent = -1;
-    ball.child = 2 * i;
-    ball.origin.linear() = along;
-    ball.origin.translation() = base[i];
-    m.joints.push_back(ball);
-    Joint slide;
-    slide.name = "slide" + suffix;
-    slide.type = JointType::kPrismatic;
-    slide.parent = 2 * i;
-    slide.child = 2 * i + 1;
-    slide.origin.translation() = Eigen::Vector3d(0, 0, leg.norm());
-    slide.axis = Eigen::Vector3d::UnitZ();
-    m.joints.push_back(slide);
+    const std::string n = std::to_string(i + 1);
+    const Eigen::Vector3d leg = platform_point[i] - base_point[i];
+    length[i] = leg.norm();
+    const double half = 0.5 * length[i];
+    Link cross;
+    cross.name = "cross" + n;
+    cross.mass = 0.1;
+    cross.inertia = 2e-5 * Eigen::Matrix3d::Identity();
+    const int cross_link = add_link(m, cross);
+    Link lower, top;
+    lower.name = "lower" + n;
+    lower.mass = 1.5;
+    lower.center_of_mass = Eigen::Vector3d(0, 0, 0.5 * half);
+    const double transverse = 1.5 * half * half / 12;
+    lower.inertia = Eigen::Vector3d(transverse + 2e-4, transverse + 2e-4, 4e-4).asDiagonal();
+    top = lower;
+    top.name = "upper" + n;
+    top.mass = 1.0;
+    top.inertia =
+        Eigen::Vector3d(transverse / 1.5 + 1e-4, transverse / 1.5 + 1e-4, 2e-4).asDiagonal();
+    const int lower_link = add_link(m, lower);
+    upper[i] = add_link(m, top);
+    // The leg frame: z along the leg (yaw, then pitch), as rpy [0, pitch, yaw] in the YAML.
+    const Eigen::Vector3d u = leg / length[i];
+    leg_rotation[i] = Eigen::AngleAxisd(std::atan2(u.y(), u.x()), Eigen::Vector3d::UnitZ()) *
+                      Eigen::AngleAxisd(std::acos(u.z()), Eigen::Vector3d::UnitY());
+    Eigen::Isometry3d origin = Eigen::Isometry3d::Identity();
+    origin.translate(base_point[i]);
+    origin.rotate(leg_rotation[i]);
+    m.joints.push_back(make_joint("u" + n + "a", JointType::kRevolute, -1, cross_link, origin,
+                                  Eigen::Vector3d::UnitX()));
+    m.joints.push_back(make_joint("u" + n + "b", JointType::kRevolute, cross_link, lower_link,
+                                  Eigen::Isometry3d::Identity(), Eigen::Vector3d::UnitY()));
+    m.joints.push_back(
+        make_joint("leg" + n, JointType::kPrismatic, lower_link, upper[i], frame({0, 0, half})));
   }
   Link platform;
   platform.name = "platform";
-  platform.mass = 3.0;
-  platform.center_of_mass = Eigen::Vector3d(0, 0, 1.0) - top[0];
-  platform.inertia = Eigen::Vector3d(0.2, 0.2, 0.35).asDiagonal();
-  m.links.push_back(platform);
-  const Eigen::Matrix3d along0 =
-      Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), top[0] - base[0])
-          .toRotationMatrix();
-  Joint mount;
-  mount.name = "mount";
-  mount.type = JointType::kSpherical;
-  mount.parent = 1;
-  mount.child = 12;
-  mount.origin.linear() = along0.transpose();  // the platform parallel to the world at q = 0
-  m.joints.push_back(mount);
-  for (int i = 1; i < 6; ++i) {
-    LoopClosure loop;
-    loop.name = "attach" + std::to_string(i);
-    loop.type = LoopType::kSpherical;
-    loop.parent = 2 * i + 1;
-    loop.child = 12;
-    loop.child_origin.translation() = top[i] - top[0];
-    m.loops.push_back(loop);
-  }
+  platform.mass = 6.0;
+  platform.center_of_mass = Eigen::Vector3d(-platform_point[0].x(), -platform_point[0].y(), 0);
+  platform.inertia = Eigen::Vector3d(0.14, 0.14, 0.27).asDiagonal();
+  const int platform_link = add_link(m, platform);
+  Eigen::Isometry3d top = frame({0, 0, 0.5 * length[0]});
+  top.rotate(leg_rotation[0].transpose());  // the platform's axes are the world's at q = 0
+  m.joints.push_back(make_joint("top1", JointType::kSpherical, upper[0], platform_link, top));
+  for (int i = 1; i < 6; ++i)
+    m.loops.push_back(make_loop("top" + std::to_string(i + 1), LoopType::kSpherical, upper[i],
+                                platform_link, frame({0, 0, 0.5 * length[i]}),
+                                frame(platform_point[i] - platform_point[0])));
   return m;
 }
 
