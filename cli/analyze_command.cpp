@@ -9,10 +9,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/demo_model.hpp"
+#include "cli/embedding_analysis.hpp"
 #include "cli/graph_command.hpp"
 #include "cli/json_output.hpp"
+#include "cli/model_loading.hpp"
 #include "cli/pictures.hpp"
 #include "cli/usage.hpp"
+#include "io/mechanism_file.hpp"
+#include "io/state_reader.hpp"
 #include "io/yaml_reader.hpp"
 #include "viz/factor_pattern.hpp"
 
@@ -23,11 +27,11 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kAnalyzeUsage =
-    "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS]";
+    "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {
-  std::string file, directory;
+  std::string file, directory, state;
   int pixels = 800;
 };
 
@@ -38,11 +42,13 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
   bool directory_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--out" || arg == "-o" || arg == "--size") {
+    if (arg == "--out" || arg == "-o" || arg == "--size" || (arg == "--state" && !demo)) {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
       const std::string& value = args[++i];
       if (arg == "--size") {
         request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
+      } else if (arg == "--state") {
+        request.state = value;
       } else {
         request.directory = value;
         directory_given = true;
@@ -66,12 +72,106 @@ Json pattern_json(const SparsityPattern& pattern) {
   return {{"rows", pattern.rows}, {"cols", pattern.cols}, {"nonzeros", pattern.nonzeros()}};
 }
 
-// The sparsity part of the report: the topology's patterns (part II section 7) and the factor's
-// fill per ordering.
+// A part of the report, as JSON and as text.
 struct SparsityReport {
   Json json;
   std::string text;
 };
+
+// nnz(L), fill and flops of the Cholesky factor of the topology's M per ordering (part II
+// section 7.4: none for the canonical one) as JSON, and as text lines on `text`.
+Json factor_fill_report(const viz::SkoTopology& topology, std::ostream& text) {
+  Json factor = Json::object();
+  for (const viz::FactorFill& fill : viz::factor_fill_by_ordering(topology)) {
+    if (!fill.available) {
+      factor[fill.ordering] = {{"available", false}, {"note", fill.note}};
+      text << "     " << std::left << std::setw(11) << fill.ordering << std::right
+           << " not available (" << fill.note << ")\n";
+      continue;
+    }
+    factor[fill.ordering] = {{"available", true},
+                             {"nonzeros", fill.nonzeros},
+                             {"fill", fill.fill},
+                             {"flops", fill.flops}};
+    text << "     " << std::left << std::setw(11) << fill.ordering << std::right << std::setw(10)
+         << fill.nonzeros << " nonzeros " << std::setw(8) << fill.fill << " fill   " << fill.flops
+         << " flops\n";
+  }
+  return factor;
+}
+
+Json optional_json(const std::optional<int>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+// The "embedding" object of report.json (README "Pictures") and its text: the constraint-embedded
+// model (constraint-embedding §4-7) and the sparsity of its mass matrix M_R = X* M X.
+SparsityReport embedding_report(const EmbeddingAnalysis& embedding) {
+  SparsityReport report;
+  std::ostringstream text;
+  text << "embedding (constraint-embedded model at " << embedding.state
+       << "; constraint-embedding sections 4-7):\n";
+  Json& json = report.json;
+  json["state"] = embedding.state;
+  json["closed"] = embedding.closed;
+  Json aggregates = Json::array();
+  for (const EmbeddingAnalysis::Aggregate& aggregate : embedding.aggregates) {
+    aggregates.push_back({{"node", optional_json(aggregate.node)},
+                          {"links", aggregate.links},
+                          {"loops", aggregate.loops},
+                          {"couplings", aggregate.couplings},
+                          {"dofs", aggregate.dofs},
+                          {"constraint_rows", aggregate.constraint_rows},
+                          {"rank", optional_json(aggregate.rank)},
+                          {"independent", optional_json(aggregate.independent)}});
+    text << "  aggregate";
+    if (aggregate.node) text << " (node " << *aggregate.node << ")";
+    text << " {";
+    for (size_t i = 0; i < aggregate.links.size(); ++i)
+      text << (i ? ", " : "") << aggregate.links[i];
+    text << "}:";
+    for (const std::string& loop : aggregate.loops) text << " loop " << loop;
+    for (const std::string& coupling : aggregate.couplings) text << " coupling " << coupling;
+    text << "; " << aggregate.dofs << " dofs, " << aggregate.constraint_rows << " constraint rows";
+    if (aggregate.rank)
+      text << " of rank " << *aggregate.rank << ", " << *aggregate.independent << " independent";
+    text << "\n";
+  }
+  json["aggregates"] = aggregates;
+  if (!embedding.closed) {
+    json["independent"] = nullptr;
+    json["n_R"] = nullptr;
+    json["M_R"] = nullptr;
+    text << "  not closed: " << embedding.failure << "\n";
+    report.text = text.str();
+    return report;
+  }
+  json["independent"] = embedding.independent;
+  json["n_R"] = embedding.independent.size();
+  text << "  " << embedding.independent.size() << " independent dofs (n_R):";
+  for (const std::string& name : embedding.independent) text << " " << name;
+  text << "\n";
+  const viz::SkoTopology& topology = *embedding.topology;
+  const SparsityPattern pattern = viz::matrix_pattern(topology, viz::MatrixKind::kMass);
+  Json reduced = {{"rows", pattern.rows},
+                  {"cols", pattern.cols},
+                  {"nonzeros", embedding.nonzeros},
+                  {"structural_nonzeros", pattern.nonzeros()},
+                  {"nodes", topology.forest.size()},
+                  {"segments", topology.forest.segment_count()}};
+  text << "  M_R  " << pattern.rows << " x " << pattern.cols << ", " << embedding.nonzeros
+       << " nonzeros at the state (" << pattern.nonzeros() << " structural), "
+       << topology.forest.size() << " nodes and " << topology.forest.segment_count()
+       << " serial segment(s) in the aggregated forest\n"
+       << "  L  Cholesky factor of M_R, per elimination ordering:\n";
+  reduced["L"] = factor_fill_report(topology, text);
+  json["M_R"] = reduced;
+  report.text = text.str();
+  return report;
+}
+
+// The sparsity part of the report: the topology's patterns (part II section 7) and the factor's
+// fill per ordering.
 
 SparsityReport sparsity_report(const PictureInput& input) {
   SparsityReport report;
@@ -91,31 +191,15 @@ SparsityReport sparsity_report(const PictureInput& input) {
          << std::right << std::setw(10) << pattern.nonzeros() << " nonzeros   ("
          << viz::matrix_description(kind) << ")\n";
   }
-  Json factor = Json::object();
   text << "  L  Cholesky factor of M, per elimination ordering:\n";
-  for (const viz::FactorFill& fill : viz::factor_fill_by_ordering(topology)) {
-    if (!fill.available) {
-      factor[fill.ordering] = {{"available", false}, {"note", fill.note}};
-      text << "     " << std::left << std::setw(11) << fill.ordering << std::right
-           << " not available (" << fill.note << ")\n";
-      continue;
-    }
-    factor[fill.ordering] = {{"available", true},
-                             {"nonzeros", fill.nonzeros},
-                             {"fill", fill.fill},
-                             {"flops", fill.flops}};
-    text << "     " << std::left << std::setw(11) << fill.ordering << std::right << std::setw(10)
-         << fill.nonzeros << " nonzeros " << std::setw(8) << fill.fill << " fill   " << fill.flops
-         << " flops\n";
-  }
-  report.json["L"] = factor;
+  report.json["L"] = factor_fill_report(topology, text);
   report.text = text.str();
   return report;
 }
 
 int run(const AnalyzeRequest& request, const PictureInput& input, const char* command,
         std::ostream& out, std::ostream& err, bool print_report) {
-  const AnalysisFiles made = analysis_files(input, request.pixels);
+  const AnalysisFiles made = analysis_files(input, request.pixels, request.state);
   std::error_code error;
   std::filesystem::create_directories(request.directory, error);
   if (error || !std::filesystem::is_directory(request.directory)) {
@@ -143,8 +227,29 @@ int run(const AnalyzeRequest& request, const PictureInput& input, const char* co
 
 }  // namespace
 
-AnalysisFiles analysis_files(const PictureInput& input, int pixels) {
+AnalysisFiles analysis_files(const PictureInput& input, int pixels, const std::string& state_file) {
   AnalysisFiles made;
+  // Closed chains (MODEL files with loops or couplings): the constraint-embedded model.
+  std::optional<EmbeddingAnalysis> embedding;
+  if (!state_file.empty() && !input.is_model)
+    throw UsageError(input.source + ": --state needs a MODEL file (a DOT digraph has no dynamics)");
+  if (!state_file.empty() && input.loops + input.couplings == 0) {
+    // Tree models: the sparsity does not depend on the state, but a bad file is still reported.
+    read_state_file(state_file, without_massless_fixed_links(*input.mechanism));
+  }
+  if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
+    embedding = embedding_analysis(*input.mechanism, input.source, state_file);
+    if (embedding->whole_mechanism)
+      made.notes.push_back(
+          input.source +
+          ": one aggregate holds every joint of the mechanism, so the embedded model is a single "
+          "node");
+    if (!embedding->closed)
+      made.notes.push_back(input.source + ": the loops cannot be closed at " + embedding->state +
+                           " (" + embedding->failure +
+                           "): no embedding sparsity and no sparsity-M_R.png; the tree part is "
+                           "complete");
+  }
   std::vector<std::pair<std::string, std::string>> pictures;
   auto add_picture = [&](const std::string& name, Picture picture) {
     for (const std::string& note : picture.notes) made.notes.push_back(name + ": " + note);
@@ -162,6 +267,9 @@ AnalysisFiles analysis_files(const PictureInput& input, int pixels) {
                                  viz::MatrixKind::kResolvent, viz::MatrixKind::kFactor})
       add_picture(std::string("sparsity-") + viz::matrix_kind_name(kind) + ".png",
                   sparsity_picture(input, kind, "canonical", viz::ImageFormat::kPng, pixels));
+    if (embedding && embedding->closed)
+      add_picture("sparsity-M_R.png",
+                  reduced_mass_picture(input, *embedding, viz::ImageFormat::kPng, pixels));
   } else {
     made.notes.push_back("no spanning tree (" + input.analysis.spanning.reason +
                          "): only the digraph is drawn");
@@ -181,8 +289,8 @@ AnalysisFiles analysis_files(const PictureInput& input, int pixels) {
     text << "model: " << bodies << " bodies, " << dofs << " dofs, " << input.loops << " loop(s), "
          << input.couplings << " coupling(s)";
     if (input.loops + input.couplings > 0)
-      text << "; the matrices below are the spanning tree's (loops and couplings are its cut "
-              "edges, not embedded)";
+      text << "; the sparsity below is the spanning tree's (loops and couplings are its cut "
+              "edges), the embedding's follows it";
     text << "\n";
   } else {
     json["model"] = nullptr;
@@ -196,6 +304,13 @@ AnalysisFiles analysis_files(const PictureInput& input, int pixels) {
     text << sparsity.text;
   } else {
     json["sparsity"] = nullptr;
+  }
+  if (embedding) {
+    const SparsityReport embedded = embedding_report(*embedding);
+    json["embedding"] = embedded.json;
+    text << embedded.text;
+  } else {
+    json["embedding"] = nullptr;
   }
   Json picture_names = Json::array();
   text << "pictures:";

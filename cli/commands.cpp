@@ -28,11 +28,12 @@ constexpr const char* kUsage =
     "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"
     "                        sparse M, its CHOLMOD factor, E_A and A as Matrix Market files\n"
     "  render MODEL|FILE.dot --what digraph|spanning-tree|aggregated|segments|sparsity\n"
-    "         [--matrix M|E|A|L] [--ordering canonical|root-first|amd]\n"
+    "         [--matrix M|E|A|L|M_R] [--ordering canonical|root-first|amd] [--state S.json]\n"
     "         [--format svg|png|pdf|dot] [--size PIXELS] -o OUT\n"
     "                        draw one picture (format from OUT's extension by default)\n"
-    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS]\n"
-    "                        report (text, JSON) and every picture into DIR\n"
+    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json]\n"
+    "                        report (text, JSON) and every picture into DIR; closed chains:\n"
+    "                        the constraint-embedded model and its M_R at the state\n"
     "  demo [--out DIR]      analyze the built-in geared four-bar into DIR (default out/demo)\n"
     "  help                  this text\n";
 }  // namespace

@@ -16,6 +16,7 @@ PictureInput picture_input_of(const Mechanism& mechanism, const std::string& sou
   input.name =
       mechanism.name.empty() ? std::filesystem::path(source).stem().string() : mechanism.name;
   input.is_model = true;
+  input.mechanism = std::make_shared<const Mechanism>(mechanism);
   input.loops = static_cast<int>(mechanism.loops.size());
   input.couplings = static_cast<int>(mechanism.couplings.size());
   input.graph = mechanism_digraph(mechanism);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,8 @@ struct PictureInput {
   int loops = 0, couplings = 0;
   Digraph graph;
   DigraphAnalysis analysis;
-  std::vector<int> node_dims, hinge_dims;  // per digraph node; empty for a plain digraph
+  std::vector<int> node_dims, hinge_dims;      // per digraph node; empty for a plain digraph
+  std::shared_ptr<const Mechanism> mechanism;  // the model as read; null for a plain digraph
 };
 
 // Reads FILE (.urdf, .yaml, .yml as a mechanism; anything else as DOT). Throws InputError.

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/embedding_analysis.hpp"
 #include "cli/picture_input.hpp"
 #include "viz/diagrams.hpp"
 #include "viz/image_format.hpp"
@@ -27,5 +28,14 @@ Picture diagram_picture(const PictureInput& input, viz::DiagramKind kind, viz::I
 // `pixels` pixels a side. Throws std::invalid_argument for format dot.
 Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
                          const std::string& ordering, viz::ImageFormat format, int pixels);
+
+// A spy plot of the reduced mass matrix M_R of the constraint-embedded model (its structural
+// pattern, part II section 7.4 on the aggregated forest), rows in the aggregated forest's strictly
+// canonical order, lines at the aggregated nodes' boundaries (at its serial segments' when the
+// forest has more than kMaxNodeBoundaries nodes). Throws std::invalid_argument when the
+// embedding was not closed or for format dot.
+inline constexpr int kMaxNodeBoundaries = 64;
+Picture reduced_mass_picture(const PictureInput& input, const EmbeddingAnalysis& embedding,
+                             viz::ImageFormat format, int pixels);
 
 }  // namespace skograph::cli

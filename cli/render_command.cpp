@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/embedding_analysis.hpp"
+#include "cli/model_loading.hpp"
 #include "cli/pictures.hpp"
 #include "cli/usage.hpp"
 #include "viz/factor_pattern.hpp"
@@ -14,10 +16,12 @@ namespace skograph::cli {
 
 namespace {
 
+constexpr const char* kReducedMassName = "M_R";
+
 constexpr const char* kRenderUsage =
     "usage: skograph render MODEL|FILE.dot --what "
-    "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L] [--ordering "
-    "canonical|root-first|amd] [--format svg|png|pdf|dot] [--size PIXELS] -o OUT";
+    "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L|M_R] [--ordering "
+    "canonical|root-first|amd] [--state S.json] [--format svg|png|pdf|dot] [--size PIXELS] -o OUT";
 
 struct RenderRequest {
   std::string file, output;
@@ -25,6 +29,8 @@ struct RenderRequest {
   bool sparsity = false;
   viz::MatrixKind matrix = viz::MatrixKind::kMass;
   bool matrix_given = false;
+  bool reduced_mass = false;  // --matrix M_R: the constraint-embedded model's mass matrix
+  std::string state;          // --state, for M_R
   std::string ordering = "canonical";
   bool ordering_given = false;
   viz::ImageFormat format = viz::ImageFormat::kSvg;
@@ -37,15 +43,23 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const bool takes_value = arg == "--what" || arg == "--matrix" || arg == "--ordering" ||
-                             arg == "--format" || arg == "--size" || arg == "-o" || arg == "--out";
+                             arg == "--format" || arg == "--size" || arg == "-o" ||
+                             arg == "--out" || arg == "--state";
     if (takes_value) {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kRenderUsage + ")");
       const std::string& value = args[++i];
       if (arg == "--what") {
         what = value;
+      } else if (arg == "--matrix" && value == kReducedMassName) {
+        request.reduced_mass = true;
+        request.matrix_given = true;
+      } else if (arg == "--state") {
+        request.state = value;
       } else if (arg == "--matrix") {
         const auto kind = viz::parse_matrix_kind(value);
-        if (!kind) throw UsageError("unknown --matrix '" + value + "' (expected M, E, A or L)");
+        if (!kind)
+          throw UsageError("unknown --matrix '" + value + "' (expected M, E, A, L or M_R)");
+        request.reduced_mass = false;
         request.matrix = *kind;
         request.matrix_given = true;
       } else if (arg == "--ordering") {
@@ -83,6 +97,8 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
   }
   if (request.ordering_given && !(request.sparsity && request.matrix == viz::MatrixKind::kFactor))
     throw UsageError("--ordering applies to --what sparsity --matrix L only");
+  if (!request.state.empty() && !request.reduced_mass)
+    throw UsageError("--state applies to --what sparsity --matrix M_R only");
   if (request.output.empty())
     throw UsageError(std::string("no -o OUT given (") + kRenderUsage + ")");
   if (!format.empty()) {
@@ -115,10 +131,23 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
   return run_reporting_input_errors("render", request.file, err, [&] {
     const PictureInput input = load_picture_input(request.file);
     // The whole picture is made before the file is touched; then temp file + rename.
-    const Picture picture = request.sparsity
-                                ? sparsity_picture(input, request.matrix, request.ordering,
-                                                   request.format, request.pixels)
-                                : diagram_picture(input, *request.diagram, request.format);
+    Picture picture;
+    if (request.reduced_mass) {
+      if (!input.is_model || input.loops + input.couplings == 0)
+        throw UsageError(input.source +
+                         ": --matrix M_R needs a MODEL with loops or couplings (a closed chain)");
+      const EmbeddingAnalysis embedding =
+          embedding_analysis(*input.mechanism, input.source, request.state);
+      if (!embedding.closed)
+        throw UsageError(naming_file(
+            request.state.empty() ? input.source : request.state,
+            "the loops cannot be closed at " + embedding.state + ": " + embedding.failure));
+      picture = reduced_mass_picture(input, embedding, request.format, request.pixels);
+    } else {
+      picture = request.sparsity ? sparsity_picture(input, request.matrix, request.ordering,
+                                                    request.format, request.pixels)
+                                 : diagram_picture(input, *request.diagram, request.format);
+    }
     viz::write_file_atomically(request.output, picture.bytes);
     for (const std::string& note : picture.notes) err << "skograph render: note: " << note << "\n";
     return kExitOk;

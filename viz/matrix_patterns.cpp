@@ -79,6 +79,27 @@ SkoTopology sko_topology(const Digraph& graph, const DigraphAnalysis& analysis,
   return topology;
 }
 
+// Part I section 2: a forest's depth-first post-order is a strictly canonical numbering.
+SkoTopology sko_topology(const SkoStructure& structure) {
+  const Forest& forest = structure.forest;
+  const int n = forest.size();
+  SkoTopology topology;
+  topology.tree_node.assign(n, Forest::kNone);
+  std::vector<int> parent(n, Forest::kNone), node_dim(n), hinge_dim(n);
+  for (int k = 0; k < n; ++k) {
+    const int id = forest.post_index(k);
+    topology.tree_node[id] = k;
+    const int p = forest.parent(k);
+    parent[id] = p == Forest::kNone ? Forest::kNone : forest.post_index(p);
+    node_dim[id] = structure.node.dim(k);
+    hinge_dim[id] = structure.hinge.dim(k);
+  }
+  topology.forest = Forest(std::move(parent));
+  topology.node_layout = BlockLayout(node_dim);
+  topology.hinge_layout = BlockLayout(hinge_dim);
+  return topology;
+}
+
 SparsityPattern matrix_pattern(const SkoTopology& topology, MatrixKind kind) {
   switch (kind) {
     case MatrixKind::kMass:

@@ -10,6 +10,7 @@
 #include "graph/analysis.hpp"
 #include "graph/forest.hpp"
 #include "operators/block_layout.hpp"
+#include "operators/bwa_matrix.hpp"
 #include "operators/segment_sparsity.hpp"
 
 namespace skograph::viz {
@@ -39,6 +40,11 @@ struct SkoTopology {
 SkoTopology sko_topology(const Digraph& graph, const DigraphAnalysis& analysis,
                          const std::vector<int>& node_dims = {},
                          const std::vector<int>& hinge_dims = {});
+
+// The topology of an SKO model's own structure (e.g. a constraint-embedded model: aggregated
+// nodes of dimension 6|S|, hinges of dimension n_R), renumbered to its forest's post-order so that
+// segments are contiguous (part II section 7.1); tree_node maps back to the structure's node ids.
+SkoTopology sko_topology(const SkoStructure& structure);
 
 // The scalar pattern of M (part II section 7.4: related pairs), E (part I Eq. 13) or A (part I
 // Lemma 5). Not for L (std::invalid_argument).

@@ -302,7 +302,7 @@ SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
 
   std::vector<LegendItem> legend{{kInk, false, "nonzero"}};
   if (fill != nullptr) legend.push_back({kFill, false, "fill-in"});
-  if (draw_boundaries) legend.push_back({kBoundary, true, "serial segment boundary"});
+  if (draw_boundaries) legend.push_back({kBoundary, true, options.boundary_label});
   if (geometry.density) legend.push_back({kFrame, false, "darker: more nonzeros per pixel"});
 
   {

@@ -24,6 +24,7 @@ struct SpyPlotOptions {
   int max_cell = 40;     // pixels per entry at most (small matrices do not become huge cells)
   std::string title;     // first line above the matrix (bold)
   std::string subtitle;  // second line (sizes, counts); may be empty
+  std::string boundary_label = "serial segment boundary";  // legend entry of the boundary lines
 };
 
 struct SpyPlot {

@@ -189,9 +189,10 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
   const CliRun run =
       run_cli("analyze " + example("models/fourbar.yaml") + " --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<std::string> expected{
-      "aggregated.svg",    "digraph.svg",    "report.json",    "report.txt",     "segments.svg",
-      "spanning-tree.svg", "sparsity-A.png", "sparsity-E.png", "sparsity-L.png", "sparsity-M.png"};
+  const std::vector<std::string> expected{"aggregated.svg", "digraph.svg",     "report.json",
+                                          "report.txt",     "segments.svg",    "spanning-tree.svg",
+                                          "sparsity-A.png", "sparsity-E.png",  "sparsity-L.png",
+                                          "sparsity-M.png", "sparsity-M_R.png"};
   EXPECT_EQ(files_in(dir), expected);
   for (const std::string svg : {"digraph", "spanning-tree", "aggregated", "segments"})
     EXPECT_EQ(skograph::test::xml_problem(slurp(dir / (svg + ".svg"))), "") << svg;
@@ -208,7 +209,7 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
   EXPECT_EQ(report["sparsity"]["M"]["nonzeros"], 6);
   EXPECT_EQ(report["sparsity"]["E"]["rows"], 24);
   EXPECT_EQ(report["sparsity"]["segments"], 3);
-  EXPECT_EQ(report["pictures"].size(), 8u);
+  EXPECT_EQ(report["pictures"].size(), 9u);  // with sparsity-M_R.png of the embedded model
   EXPECT_NE(slurp(dir / "report.txt").find("aggregation sub-graphs"), std::string::npos);
   std::filesystem::remove_all(scratch_dir() / "analysis");
 }
@@ -238,10 +239,14 @@ TEST(DemoCli, AnalyzesTheBuiltInGearedFourBar) {
   const CliRun run = run_cli("demo --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_NE(run.out.find("aggregation sub-graphs"), std::string::npos);
-  EXPECT_NE(run.out.find("wrote 10 files"), std::string::npos);
+  EXPECT_NE(run.out.find("wrote 11 files"), std::string::npos);
   const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
   EXPECT_EQ(report["name"], "fourbar");
   EXPECT_EQ(report["graph"]["aggregates"].size(), 1u);
+  // The closed-chain showcase: the embedded model's aggregate is the graph layer's.
+  EXPECT_EQ(report["embedding"]["aggregates"].size(), 1u);
+  EXPECT_EQ(report["embedding"]["closed"], true);
+  EXPECT_NE(run.out.find("M_R"), std::string::npos);
   EXPECT_EQ(run_cli("demo extra").status, 2);
   std::filesystem::remove_all(dir);
 }

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "io/mechanism_file.hpp"
 #include "io/mechanism_graph.hpp"
+#include "sparse/sparse_assembly.hpp"
 
 namespace skograph::viz {
 namespace {
@@ -106,6 +109,51 @@ TEST(MatrixPatterns, MechanismDimensionsExpandTheBlocks) {
   const SkoTopology frozen = sko_topology(graph, analysis, node_dims, hinge_dims);
   EXPECT_EQ(matrix_pattern(frozen, MatrixKind::kMass).rows, 2);
   EXPECT_TRUE(segment_boundaries(frozen.forest, frozen.hinge_layout).empty());
+}
+
+// The topology of an SKO structure whose node ids are in no particular order (as an aggregated
+// structure's are): renumbered to the post-order, with the same parents, block dimensions and,
+// row by row, the mass-matrix pattern sparse/ assembles in the structure's own numbering.
+TEST(MatrixPatterns, TopologyOfAStructureRenumbersItToPostOrder) {
+  std::mt19937 random(23);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int n = 1 + trial;
+    // Generation order g: node g hangs under an earlier one or is a base; ids are shuffled.
+    std::vector<int> id(n);
+    std::iota(id.begin(), id.end(), 0);
+    std::shuffle(id.begin(), id.end(), random);
+    std::vector<int> parent(n, Forest::kNone), node_dims(n), hinge_dims(n);
+    for (int g = 0; g < n; ++g) {
+      if (g > 0 && random() % 4 != 0)
+        parent[id[g]] = id[std::uniform_int_distribution<int>(0, g - 1)(random)];
+      node_dims[id[g]] = 6 * std::uniform_int_distribution<int>(1, 3)(random);
+      hinge_dims[id[g]] = std::uniform_int_distribution<int>(0, 3)(random);
+    }
+    const SkoStructure structure(Forest(parent), node_dims, hinge_dims);
+    const SkoTopology topology = sko_topology(structure);
+    ASSERT_EQ(topology.forest.size(), n);
+    for (int t = 0; t < n; ++t) {
+      EXPECT_EQ(topology.forest.post_index(t), t);
+      const int k = topology.tree_node[t];
+      EXPECT_EQ(topology.node_layout.dim(t), node_dims[k]);
+      EXPECT_EQ(topology.hinge_layout.dim(t), hinge_dims[k]);
+      const int p = topology.forest.parent(t);
+      EXPECT_EQ(p == Forest::kNone ? Forest::kNone : topology.tree_node[p], parent[k]);
+    }
+    EXPECT_NO_THROW(segment_boundaries(topology.forest, topology.hinge_layout));
+    // Scalar row of the topology -> scalar row of the structure.
+    std::vector<int> row_of;
+    for (int t = 0; t < n; ++t)
+      for (int j = 0; j < topology.hinge_layout.dim(t); ++j)
+        row_of.push_back(structure.hinge.offset(topology.tree_node[t]) + j);
+    const SparsityPattern mine = matrix_pattern(topology, MatrixKind::kMass);
+    const SparsityPattern reference = mass_matrix_pattern(structure);
+    ASSERT_EQ(mine.rows, reference.rows);
+    EXPECT_EQ(mine.nonzeros(), reference.nonzeros());
+    for (int r = 0; r < mine.rows; ++r)
+      for (int c = 0; c < mine.cols; ++c)
+        EXPECT_EQ(mine.contains(r, c), reference.contains(row_of[r], row_of[c]));
+  }
 }
 
 TEST(MatrixPatterns, LowerTriangleKeepsRowsAtOrBelowTheDiagonal) {

@@ -1,0 +1,46 @@
+// What `skograph analyze` and `skograph render --matrix M_R` show of a closed-chain model: its
+// constraint-embedded SKO model (rigid/closed_chain_model.hpp; constraint-embedding §4-7) at a
+// state: the aggregates, the independent coordinates, and the sparsity of the reduced mass matrix
+// M_R = X* M X (the joint-space mass matrix of the embedded model, sparse/).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rigid/mechanism.hpp"
+#include "viz/matrix_patterns.hpp"
+
+namespace skograph::cli {
+
+struct EmbeddingAnalysis {
+  struct Aggregate {
+    std::vector<std::string> links;      // members, base first
+    std::vector<std::string> loops;      // names of its loop closures
+    std::vector<std::string> couplings;  // names of its gear couplings
+    int dofs = 0;                        // n_S
+    int constraint_rows = 0;             // rows of Q
+    // At the state (when closed): the 1-based strictly canonical number of the aggregated node in
+    // the embedded forest (the number `--what aggregated` prints), rank of Q, n_R.
+    std::optional<int> node, rank, independent;
+  };
+  std::string state;  // the state file, or "zero configuration"
+  std::vector<Aggregate> aggregates;
+  bool whole_mechanism = false;  // one aggregate holds every joint
+  bool closed = false;           // the state could be closed; otherwise `failure` says why
+  std::string failure;
+  std::vector<std::string> independent;  // independent dof names, as `skograph dynamics` lists
+  // Of the embedded model (when closed): its topology (aggregated forest in post-order, hinge
+  // dimensions n_R) and the entries of M_R that are nonzero at the state.
+  std::optional<viz::SkoTopology> topology;
+  long nonzeros = 0;
+};
+
+// The embedding of a mechanism with loops or couplings at `state_file` (empty: the zero
+// configuration), dependent coordinates closed by Newton as in `skograph dynamics`. Throws
+// InputError for a bad state file, UsageError (cli/usage.hpp) when the model is rejected; a
+// state that cannot be closed (or a singular configuration) gives closed = false.
+EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::string& source,
+                                     const std::string& state_file);
+
+}  // namespace skograph::cli
