@@ -11,39 +11,20 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_support.hpp"
 #include "support/picture_checks.hpp"
 
 namespace {
 
-std::filesystem::path scratch_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("skograph_render_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using skograph::io_test::scratch_dir;
 
 std::string slurp(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-struct CliRun {
-  int status;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::string& arguments) {
-  const auto dir = scratch_dir();
-  const std::string out_path = (dir / "cli_out.txt").string();
-  const std::string err_path = (dir / "cli_err.txt").string();
-  const std::string command =
-      std::string(SKOGRAPH_CLI) + " " + arguments + " > " + out_path + " 2> " + err_path;
-  const int raw = std::system(command.c_str());
-  CliRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
-  std::filesystem::remove(out_path);
-  std::filesystem::remove(err_path);
-  return run;
-}
+using cli_test::CliRun;
+using cli_test::run_cli;
 
 std::string example(const std::string& relative) {
   return std::string(SKOGRAPH_SOURCE_DIR) + "/examples/" + relative;

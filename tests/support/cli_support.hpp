@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -32,7 +33,11 @@ inline CliRun run_cli(const std::string& arguments) {
     std::ifstream in(path);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+  CliRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+  // Leave the scratch folder as the program left it (tests look for leftover temporaries).
+  std::filesystem::remove(out_path);
+  std::filesystem::remove(err_path);
+  return run;
 }
 
 // Path of a file in examples/models.
