@@ -7,11 +7,13 @@ BUILD_TYPE ?= Release
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-# Debian 12 packages the build needs (found by CMake; nothing is downloaded at build time).
+# Debian 12 packages the build needs (found by CMake; nothing is downloaded at build time);
+# python3-scipy runs the tests' SciPy mmread cross-check of `skograph export`.
 DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
-  libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core
+  libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
+  python3-scipy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a
