@@ -27,12 +27,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kAnalyzeUsage =
-    "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json]";
+    "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] "
+    "[--max-diagram-nodes N]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {
-  std::string file, directory, state;
-  int pixels = 800;
+  std::string file, directory;
+  AnalysisOptions options;
 };
 
 AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) {
@@ -42,13 +43,17 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
   bool directory_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--out" || arg == "-o" || arg == "--size" || (arg == "--state" && !demo)) {
+    if (arg == "--out" || arg == "-o" || arg == "--size" ||
+        ((arg == "--state" || arg == "--max-diagram-nodes") && !demo)) {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
       const std::string& value = args[++i];
       if (arg == "--size") {
-        request.pixels = parse_integer("--size", value, 16, 8192, "pixels");
+        request.options.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else if (arg == "--state") {
-        request.state = value;
+        request.options.state_file = value;
+      } else if (arg == "--max-diagram-nodes") {
+        request.options.max_diagram_nodes =
+            parse_integer("--max-diagram-nodes", value, 0, 1000000000, "nodes");
       } else {
         request.directory = value;
         directory_given = true;
@@ -199,7 +204,7 @@ SparsityReport sparsity_report(const PictureInput& input) {
 
 int run(const AnalyzeRequest& request, const PictureInput& input, const char* command,
         std::ostream& out, std::ostream& err, bool print_report) {
-  const AnalysisFiles made = analysis_files(input, request.pixels, request.state);
+  const AnalysisFiles made = analysis_files(input, request.options);
   std::error_code error;
   std::filesystem::create_directories(request.directory, error);
   if (error || !std::filesystem::is_directory(request.directory)) {
@@ -227,7 +232,9 @@ int run(const AnalyzeRequest& request, const PictureInput& input, const char* co
 
 }  // namespace
 
-AnalysisFiles analysis_files(const PictureInput& input, int pixels, const std::string& state_file) {
+AnalysisFiles analysis_files(const PictureInput& input, const AnalysisOptions& options) {
+  const std::string& state_file = options.state_file;
+  const int pixels = options.pixels;
   AnalysisFiles made;
   // Closed chains (MODEL files with loops or couplings): the constraint-embedded model.
   std::optional<EmbeddingAnalysis> embedding;
@@ -256,12 +263,27 @@ AnalysisFiles analysis_files(const PictureInput& input, int pixels, const std::s
     pictures.emplace_back(name, std::move(picture.bytes));
   };
   const bool has_tree = input.analysis.spanning.exists;
+  const int nodes = input.graph.node_count();
+  const bool lay_out = options.max_diagram_nodes == 0 || nodes <= options.max_diagram_nodes;
+  std::string unlaid;  // the diagrams written as DOT text, for the note
   for (viz::DiagramKind kind : {viz::DiagramKind::kDigraph, viz::DiagramKind::kSpanningTree,
                                 viz::DiagramKind::kAggregated, viz::DiagramKind::kSegments}) {
     if (!has_tree && kind != viz::DiagramKind::kDigraph) continue;
-    add_picture(std::string(viz::diagram_kind_name(kind)) + ".svg",
-                diagram_picture(input, kind, viz::ImageFormat::kSvg));
+    const std::string name(viz::diagram_kind_name(kind));
+    if (lay_out) {
+      add_picture(name + ".svg", diagram_picture(input, kind, viz::ImageFormat::kSvg));
+    } else {
+      add_picture(name + ".dot", diagram_picture(input, kind, viz::ImageFormat::kDot));
+      unlaid += (unlaid.empty() ? "" : ", ") + name + ".dot";
+    }
   }
+  if (!lay_out)
+    made.notes.push_back("the digraph has " + std::to_string(nodes) +
+                         " nodes, more than --max-diagram-nodes " +
+                         std::to_string(options.max_diagram_nodes) +
+                         ": the diagrams are written as DOT text without layout (" + unlaid +
+                         "; Graphviz's layout would take minutes); `dot -Tsvg digraph.dot -o "
+                         "digraph.svg` draws one, --max-diagram-nodes 0 draws them all here");
   if (has_tree) {
     for (viz::MatrixKind kind : {viz::MatrixKind::kMass, viz::MatrixKind::kKernel,
                                  viz::MatrixKind::kResolvent, viz::MatrixKind::kFactor})

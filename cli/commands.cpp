@@ -31,9 +31,10 @@ constexpr const char* kUsage =
     "         [--matrix M|E|A|L|M_R] [--ordering canonical|root-first|amd] [--state S.json]\n"
     "         [--format svg|png|pdf|dot] [--size PIXELS] -o OUT\n"
     "                        draw one picture (format from OUT's extension by default)\n"
-    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json]\n"
+    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] [--max-diagram-nodes N]\n"
     "                        report (text, JSON) and every picture into DIR; closed chains:\n"
-    "                        the constraint-embedded model and its M_R at the state\n"
+    "                        the constraint-embedded model and its M_R at the state; digraphs\n"
+    "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, diagrams\n"
     "  demo [--out DIR]      analyze the built-in geared four-bar into DIR (default out/demo)\n"
     "  help                  this text\n";
 }  // namespace

@@ -29,10 +29,11 @@ struct FactorFill {
   bool available = false;  // false when CHOLMOD lacks the ordering (note says why)
   long nonzeros = 0;       // nnz(L)
   long fill = 0;           // nnz(L) - nnz(tril(P M P*))
-  double flops = 0;        // of the numeric factorization
+  double flops = 0;        // of the numeric factorization, counted by the analysis
   std::string note;
 };
-// nnz(L) and fill for every ordering CHOLMOD offers (canonical, root-first, amd, metis).
+// nnz(L), fill and flops for every ordering CHOLMOD offers (canonical, root-first, amd, metis),
+// from the symbolic analysis: no numeric factorization, so a dense root-first L costs no O(n^3).
 std::vector<FactorFill> factor_fill_by_ordering(const SkoTopology& topology);
 
 }  // namespace skograph::viz

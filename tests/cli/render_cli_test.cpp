@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "graph/digraph.hpp"
 
 #include "support/cli_support.hpp"
 #include "support/picture_checks.hpp"
@@ -212,6 +215,65 @@ TEST(AnalyzeCli, AnOutputDirectoryThatCannotBeCreatedIsOneLineAndNoFiles) {
   const CliRun no_dir = run_cli("analyze " + example("graphs/fourbar.dot"));
   EXPECT_EQ(no_dir.status, 2);
   EXPECT_NE(no_dir.err.find("no --out DIR given"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+// Graphviz's layout grows as the square of the node count, so digraphs over --max-diagram-nodes
+// get their diagrams as DOT text: exactly what `render --format dot` writes, re-readable, listed in
+// report.json, with a note; at the limit and with 0 (no limit) they are drawn.
+TEST(AnalyzeCli, DigraphsOverTheDiagramLimitGetDotDiagramsAndANote) {
+  const std::string model = example("models/fourbar.yaml");  // 5 nodes: world and four links
+  const auto dir = scratch_dir() / "analysis_limit";
+  std::filesystem::remove_all(dir);
+  const CliRun run =
+      run_cli("analyze " + model + " --out " + dir.string() + " --max-diagram-nodes 4");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("the digraph has 5 nodes, more than --max-diagram-nodes 4"),
+            std::string::npos)
+      << run.err;
+  const std::vector<std::string> expected{"aggregated.dot", "digraph.dot",     "report.json",
+                                          "report.txt",     "segments.dot",    "spanning-tree.dot",
+                                          "sparsity-A.png", "sparsity-E.png",  "sparsity-L.png",
+                                          "sparsity-M.png", "sparsity-M_R.png"};
+  EXPECT_EQ(files_in(dir), expected);
+  const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
+  EXPECT_EQ(report["pictures"][0], "digraph.dot");
+  const auto notes = report["notes"].get<std::vector<std::string>>();
+  EXPECT_EQ(std::count_if(notes.begin(), notes.end(),
+                          [](const std::string& note) {
+                            return note.find("--max-diagram-nodes 0 draws") != std::string::npos;
+                          }),
+            1);
+  for (const std::string kind : {"digraph", "spanning-tree", "aggregated", "segments"}) {
+    const auto reference = dir / (kind + "-render.gv");
+    ASSERT_EQ(
+        run_cli("render " + model + " --what " + kind + " --format dot -o " + reference.string())
+            .status,
+        0);
+    EXPECT_EQ(slurp(dir / (kind + ".dot")), slurp(reference)) << kind;
+    std::istringstream text(slurp(dir / (kind + ".dot")));
+    EXPECT_NO_THROW(skograph::read_dot(text, kind + ".dot")) << kind;
+  }
+  std::istringstream digraph(slurp(dir / "digraph.dot"));
+  EXPECT_EQ(skograph::read_dot(digraph, "digraph.dot").node_count(), 5);
+
+  for (const std::string limit : {"5", "0"}) {
+    const auto drawn = scratch_dir() / ("analysis_limit_" + limit);
+    const CliRun at_limit =
+        run_cli("analyze " + model + " --out " + drawn.string() + " --max-diagram-nodes " + limit);
+    ASSERT_EQ(at_limit.status, 0) << at_limit.err;
+    EXPECT_EQ(at_limit.err.find("--max-diagram-nodes"), std::string::npos) << at_limit.err;
+    EXPECT_EQ(skograph::test::xml_problem(slurp(drawn / "digraph.svg")), "") << limit;
+    EXPECT_FALSE(std::filesystem::exists(drawn / "digraph.dot")) << limit;
+    std::filesystem::remove_all(drawn);
+  }
+  for (const std::string bad : {"-1", "many", "2.5"}) {
+    const CliRun rejected =
+        run_cli("analyze " + model + " --out " + dir.string() + "_bad --max-diagram-nodes " + bad);
+    cli_test::expect_one_line_error(rejected, "--max-diagram-nodes");
+    EXPECT_FALSE(std::filesystem::exists(dir.string() + "_bad"));
+  }
+  EXPECT_EQ(run_cli("demo --max-diagram-nodes 3").status, 2);  // demo's model is fixed
   std::filesystem::remove_all(dir);
 }
 
