@@ -82,37 +82,6 @@ struct ExportedModel {
   std::string description;
 };
 
-// Embedded hinge entry -> position among data.independent: plain nodes keep their joint's dofs,
-// reduced nodes their selection's independent coordinates in increasing order (the layout
-// rigid/closed_chain_model.cpp gives the embedded model).
-std::vector<int> embedded_to_independent(const ClosedChainModel& model,
-                                         const ClosedChainData& data) {
-  std::vector<int> column_of(static_cast<std::size_t>(model.dof_count()), -1);
-  for (std::size_t c = 0; c < data.independent.size(); ++c)
-    column_of[static_cast<std::size_t>(data.independent[c])] = static_cast<int>(c);
-  const AggregatedStructure& structure = *data.structure;
-  const SkoStructure& embedded = data.embedded->structure();
-  std::vector<int> result(static_cast<std::size_t>(embedded.hinge.total()), -1);
-  for (int a = 0; a < structure.size(); ++a) {
-    const int offset = embedded.hinge.offset(a);
-    const int s = structure.subgraph_of(a);
-    if (s < 0) {
-      const int k = structure.members(a)[0];
-      for (int j = 0; j < model.tree().joint_dofs(k); ++j)
-        result[static_cast<std::size_t>(offset + j)] =
-            column_of[static_cast<std::size_t>(model.tree().joint_dof_offset(k) + j)];
-    } else {
-      const std::vector<int>& independent = data.selection[static_cast<std::size_t>(s)].independent;
-      for (std::size_t j = 0; j < independent.size(); ++j)
-        result[static_cast<std::size_t>(offset) + j] = column_of[static_cast<std::size_t>(
-            model.aggregate_dofs(s)[static_cast<std::size_t>(independent[j])])];
-    }
-  }
-  for (const int index : result)
-    if (index < 0) throw std::logic_error("export: embedded hinge layout does not match X");
-  return result;
-}
-
 ExportedModel load_exported_model(const ExportOptions& options) {
   ExportedModel exported;
   Mechanism mechanism = load_mechanism(options.model);
@@ -149,7 +118,7 @@ ExportedModel load_exported_model(const ExportOptions& options) {
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
   exported.sko = data.embedded.get();
-  exported.output_index = embedded_to_independent(model, data);
+  exported.output_index = data.embedded_to_independent;
   exported.description = "closed chain, " + std::to_string(data.independent.size()) + " of " +
                          std::to_string(model.dof_count()) +
                          " dofs independent (reduced M_R, rows in the order of the independent "

@@ -293,7 +293,6 @@ struct ClosedChainData::Workspaces {
   Eigen::VectorXd zero_dofs;
   std::vector<int> column_of;                         // tree dof -> column of X (independent dofs)
   std::vector<int> independent_previous;              // data.independent of the update before
-  std::vector<int> embedded_to_independent;           // embedded hinge index -> column of X
   Eigen::VectorXd accelerations, independent_forces;  // results
   Eigen::MatrixXd reduced_mass, embedded_mass;
   std::unique_ptr<AggregationWorkspace> aggregation;
@@ -888,7 +887,7 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
   work.velocity_embedded.setZero(hinge_size);
   work.force_embedded.setZero(hinge_size);
   work.acceleration_embedded.setZero(hinge_size);
-  work.embedded_to_independent.assign(hinge_size, -1);
+  data.embedded_to_independent.assign(hinge_size, -1);
   for (int s = 0; s < model.aggregate_count(); ++s)
     work.embedding_structure_order[s].setZero(static_cast<Eigen::Index>(impl.dofs[s].size()),
                                               hinge_dims[s]);
@@ -1142,18 +1141,18 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
     if (s < 0) {
       const int k = structure.members(a)[0];
       for (int j = 0; j < model.tree().joint_dofs(k); ++j)
-        work.embedded_to_independent[offset + j] = column_of[model.tree().joint_dof_offset(k) + j];
+        data.embedded_to_independent[offset + j] = column_of[model.tree().joint_dof_offset(k) + j];
     } else {
       const std::vector<int>& independent = data.selection[s].independent;
       for (std::size_t j = 0; j < independent.size(); ++j)
-        work.embedded_to_independent[offset + static_cast<int>(j)] =
+        data.embedded_to_independent[offset + static_cast<int>(j)] =
             column_of[impl.dofs[s][independent[j]]];
     }
   }
   aggregate_node_vector(structure, data.tree.gyroscopic, work.gyroscopic_aggregated);
-  for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
+  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
     work.velocity_embedded[static_cast<Eigen::Index>(e)] =
-        qd[data.independent[work.embedded_to_independent[e]]];
+        qd[data.independent[data.embedded_to_independent[e]]];
 }
 
 namespace {
@@ -1186,15 +1185,15 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   embedded_coriolis(model, data, gravity);
   ClosedChainData::Workspaces& work = *data.work;
   apply_embedding_transpose(model, data, tau, work.independent_forces);
-  for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
+  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
     work.force_embedded[static_cast<Eigen::Index>(e)] =
-        work.independent_forces[work.embedded_to_independent[e]];
+        work.independent_forces[data.embedded_to_independent[e]];
   const Eigen::VectorXd& embedded_acceleration =
       forward_dynamics(*data.embedded, work.velocity_embedded, work.force_embedded,
                        work.coriolis_aggregated, work.gyroscopic_aggregated, *work.forward);
   Eigen::VectorXd& independent_acceleration = work.independent_forces;  // scratch
-  for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
-    independent_acceleration[work.embedded_to_independent[e]] =
+  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
+    independent_acceleration[data.embedded_to_independent[e]] =
         embedded_acceleration[static_cast<Eigen::Index>(e)];
   apply_embedding(model, data, independent_acceleration, work.embedding_rate_full,
                   work.accelerations);
@@ -1212,15 +1211,15 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
   check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
   embedded_coriolis(model, data, gravity);
   ClosedChainData::Workspaces& work = *data.work;
-  for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
+  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
     work.acceleration_embedded[static_cast<Eigen::Index>(e)] =
-        qdd_independent[work.embedded_to_independent[e]];
+        qdd_independent[data.embedded_to_independent[e]];
   const Eigen::VectorXd& force =
       inverse_dynamics(*data.embedded, work.velocity_embedded, work.acceleration_embedded,
                        work.coriolis_aggregated, work.gyroscopic_aggregated, *work.inverse);
   work.independent_forces.resize(static_cast<Eigen::Index>(data.independent.size()));
-  for (std::size_t e = 0; e < work.embedded_to_independent.size(); ++e)
-    work.independent_forces[work.embedded_to_independent[e]] = force[static_cast<Eigen::Index>(e)];
+  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
+    work.independent_forces[data.embedded_to_independent[e]] = force[static_cast<Eigen::Index>(e)];
   return work.independent_forces;
 }
 
@@ -1233,7 +1232,7 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   mass_matrix(*data.embedded, *work.composite, work.embedded_mass);
   const int n = static_cast<int>(data.independent.size());
   work.reduced_mass.resize(n, n);
-  const std::vector<int>& map = work.embedded_to_independent;
+  const std::vector<int>& map = data.embedded_to_independent;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) work.reduced_mass(map[i], map[j]) = work.embedded_mass(i, j);
   return work.reduced_mass;
@@ -1246,7 +1245,7 @@ void innovations_factors(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
   update_closed_chain(model, data, q, data.work->zero_dofs);
   innovations_factors(*data.embedded, data.work->forward->articulated, factors);
-  const std::vector<int>& map = data.work->embedded_to_independent;
+  const std::vector<int>& map = data.embedded_to_independent;
   const int n = static_cast<int>(map.size());
   Eigen::PermutationMatrix<Eigen::Dynamic> permutation(n);
   for (int i = 0; i < n; ++i) permutation.indices()[i] = map[i];

@@ -119,6 +119,10 @@ struct ClosedChainData {
   // last update; plain tree dofs outside every aggregate are independent.
   Eigen::MatrixXd X;
   std::vector<int> independent;
+  // Embedded hinge entry -> column of X (position in `independent`) at the last update: plain
+  // nodes keep their joint's dofs, reduced nodes their selection's independent coordinates in
+  // increasing order. Maps the embedded model's hinge vectors to the minimal coordinates.
+  std::vector<int> embedded_to_independent;
   // The embedded SKO model and its workspaces (aggregation/ + operators/).
   std::unique_ptr<AggregatedStructure> structure;
   std::unique_ptr<SkoModel> embedded;
