@@ -1,7 +1,5 @@
 #include "viz/factor_pattern.hpp"
 
-#include <Eigen/SparseCore>
-
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -24,24 +22,47 @@ struct Factorization {
   double flops = 0;
 };
 
-// A symmetric positive definite matrix with M's pattern (diagonally dominant: every off-diagonal
-// entry 1, the diagonal one more than its row's off-diagonal count), so that the numeric factor
-// has exactly the symbolic pattern whatever the model's numbers.
-Eigen::SparseMatrix<double> dominant_matrix(const SparsityPattern& mass) {
-  Eigen::SparseMatrix<double> matrix = pattern_matrix(mass);
-  std::vector<int> off_diagonal(mass.rows, 0);
-  for (int c = 0; c < mass.cols; ++c)
-    for (int e = mass.column_start[c]; e < mass.column_start[c + 1]; ++e)
-      if (mass.row_index[e] != c) ++off_diagonal[c];
-  for (int c = 0; c < matrix.outerSize(); ++c)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(matrix, c); it; ++it)
-      it.valueRef() = it.row() == it.col() ? off_diagonal[c] + 1.0 : 1.0;
-  return matrix;
+// The pattern of L from the pattern of C = P M P* alone, without numbers (so no cancellation and
+// no O(n^3) work for a dense factor): the elimination tree by ancestor path compression, then row k
+// of L is the set of nodes met walking up the elimination tree from each j < k with C(k, j) != 0
+// until k or a node already met for row k (the row subtree of k). O(nnz(L)) after the tree.
+SparsityPattern symbolic_factor(const std::vector<std::vector<int>>& upper_rows_of_column) {
+  const int n = static_cast<int>(upper_rows_of_column.size());
+  std::vector<int> parent(n, -1), ancestor(n, -1);
+  for (int k = 0; k < n; ++k)
+    for (int i : upper_rows_of_column[k])
+      for (int r = i; r != -1 && r < k;) {
+        const int next = ancestor[r];
+        ancestor[r] = k;
+        if (next == -1) parent[r] = k;
+        r = next;
+      }
+  std::vector<std::vector<int>> rows_of_column(n);
+  for (int j = 0; j < n; ++j) rows_of_column[j].push_back(j);
+  std::vector<int> marked(n, -1);
+  for (int k = 0; k < n; ++k) {
+    marked[k] = k;
+    for (int i : upper_rows_of_column[k])
+      for (int j = i; j != -1 && marked[j] != k; j = parent[j]) {
+        marked[j] = k;
+        rows_of_column[j].push_back(k);  // k increases, so each column stays sorted
+      }
+  }
+  SparsityPattern factor;
+  factor.rows = factor.cols = n;
+  factor.column_start.assign(1, 0);
+  for (int j = 0; j < n; ++j) {
+    factor.row_index.insert(factor.row_index.end(), rows_of_column[j].begin(),
+                            rows_of_column[j].end());
+    std::vector<int>().swap(rows_of_column[j]);
+    factor.column_start.push_back(static_cast<int>(factor.row_index.size()));
+  }
+  return factor;
 }
 
-// Part II section 7.4: L L* = P M P* (sparse/cholmod_factorization.hpp: CHOLMOD simplicial LL*,
-// given orders without postordering). The topology's forest is numbered in post-order already,
-// so its canonical dof order is the identity.
+// Part II section 7.4: L L* = P M P* (sparse/cholmod_factorization.hpp: CHOLMOD's analysis gives
+// P and the counts). The topology's forest is numbered in post-order already, so its canonical dof
+// order is the identity.
 Factorization factorize(const SparsityPattern& mass, MassOrdering ordering) {
   Factorization result;
   const int n = mass.rows;
@@ -59,37 +80,36 @@ Factorization factorize(const SparsityPattern& mass, MassOrdering ordering) {
     result.note = e.what();
     return result;
   }
-  cholesky->factorize(dominant_matrix(mass));
+  if (cholesky->factor_nonzeros() > kMaxFactorPictureNonzeros)
+    throw std::invalid_argument(
+        "L of M under the " + std::string(ordering_name(ordering)) + " ordering would have " +
+        std::to_string(cholesky->factor_nonzeros()) + " nonzeros, more than the " +
+        std::to_string(kMaxFactorPictureNonzeros) +
+        " a picture of L is made from (the canonical ordering has no fill)");
   result.flops = cholesky->flops();
-  const Eigen::SparseMatrix<double> lower = cholesky->factor();
 
-  // The pattern of L, and of tril(P M P*) to tell the fill apart.
-  result.factor.rows = result.factor.cols = n;
-  result.factor.column_start.assign(1, 0);
-  for (int c = 0; c < n; ++c) {
-    const auto begin = result.factor.row_index.size();
-    for (Eigen::SparseMatrix<double>::InnerIterator it(lower, c); it; ++it)
-      result.factor.row_index.push_back(static_cast<int>(it.row()));
-    std::sort(result.factor.row_index.begin() + static_cast<std::ptrdiff_t>(begin),
-              result.factor.row_index.end());
-    result.factor.column_start.push_back(static_cast<int>(result.factor.row_index.size()));
-  }
-  const std::vector<int>& permutation = cholesky->permutation();  // row i of L is dof perm[i]
+  // C = P M P*: row i of L is dof perm[i]. Its strictly upper entries by column (for the tree) and
+  // its lower triangle by column (to tell the fill apart).
+  const std::vector<int>& permutation = cholesky->permutation();
   std::vector<int> position(n);
   for (int k = 0; k < n; ++k) position[permutation[k]] = k;
-  std::vector<std::vector<int>> permuted(n);  // column -> rows of tril(P M P*)
+  std::vector<std::vector<int>> upper(n), lower(n);
   for (int c = 0; c < n; ++c)
     for (int e = mass.column_start[c]; e < mass.column_start[c + 1]; ++e) {
       const int i = position[mass.row_index[e]], j = position[c];
-      if (i >= j) permuted[j].push_back(i);
+      if (i < j) upper[j].push_back(i);
+      if (i >= j) lower[j].push_back(i);
     }
+  result.factor = symbolic_factor(upper);
+  if (result.factor.nonzeros() != cholesky->factor_nonzeros())
+    throw std::logic_error("symbolic factor disagrees with CHOLMOD's column counts");
   result.fill.rows = result.fill.cols = n;
   result.fill.column_start.assign(1, 0);
   for (int c = 0; c < n; ++c) {
-    std::sort(permuted[c].begin(), permuted[c].end());
+    std::sort(lower[c].begin(), lower[c].end());
     for (int e = result.factor.column_start[c]; e < result.factor.column_start[c + 1]; ++e) {
       const int r = result.factor.row_index[e];
-      if (!std::binary_search(permuted[c].begin(), permuted[c].end(), r))
+      if (!std::binary_search(lower[c].begin(), lower[c].end(), r))
         result.fill.row_index.push_back(r);
     }
     result.fill.column_start.push_back(static_cast<int>(result.fill.row_index.size()));

@@ -1,7 +1,8 @@
 // The Cholesky factor L of the mass matrix M under a chosen elimination ordering, as a pattern
 // to draw, with its fill-in: the entries of L outside the lower triangle of the permuted M.
-// sparse/cholmod_factorization.hpp (CHOLMOD simplicial LL', which keeps every structural entry,
-// pitfalls.md) factors a matrix with M's pattern.
+// sparse/cholmod_factorization.hpp (CHOLMOD's analysis) gives the ordering and the counts; the
+// pattern of L is symbolic (elimination tree and row subtrees), so nothing cancels and a dense
+// factor costs O(nnz(L)), not O(n^3).
 //
 // Part II section 7.4 and pitfalls.md: under a canonical numbering (parent after child) the
 // factor of a tree's M has no fill at all, so pattern(L) = tril(M); the root-first (reversed)
@@ -18,10 +19,14 @@ namespace skograph::viz {
 // The orderings `--ordering` accepts: "canonical", "root-first", "amd".
 const std::vector<std::string>& factor_ordering_names();
 
-// L of M (the topology's pattern; numbers from a diagonally dominant matrix with that pattern, so
-// nothing cancels) under `ordering`, rows and columns in the factor's order. Segment boundaries
-// are drawn only when that order is the strictly canonical one. Throws std::invalid_argument for
-// an unknown ordering.
+// Pictures of L stop at this many nonzeros (400 MB of row indices): a root-first ordering of a
+// branched 10^5-node tree would fill more than 10^9.
+inline constexpr long kMaxFactorPictureNonzeros = 100'000'000;
+
+// The pattern of L of M (the topology's pattern) under `ordering`, rows and columns in the
+// factor's order. Segment boundaries are drawn only when that order is the strictly canonical one.
+// Throws std::invalid_argument for an unknown ordering or an L of more than
+// kMaxFactorPictureNonzeros nonzeros (the message says how many).
 MatrixPicture factor_picture(const SkoTopology& topology, const std::string& ordering);
 
 struct FactorFill {

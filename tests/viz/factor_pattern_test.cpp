@@ -99,5 +99,29 @@ TEST(FactorPattern, OrderingTableAgreesWithThePictures) {
   EXPECT_THROW(factor_picture(topology, "natural"), std::invalid_argument);
 }
 
+// A root-first L of a branched 3 * 10^4-node tree has more than 10^8 nonzeros (a random recursive
+// tree's root-first L is dense where the root's branches meet: 3.5 * 10^7 at 10^4 nodes, growing as
+// n^2): refused from the analysis' counts with
+// the count in the message, before any pattern is built; the canonical L of the same tree is
+// drawn and has no fill.
+TEST(FactorPattern, FactorsTooBigToDrawAreRefusedWithTheirSize) {
+  std::mt19937 random(11);
+  const Digraph graph = random_tree(30000, random);
+  const SkoTopology topology = sko_topology(graph, analyze(graph));
+  try {
+    factor_picture(topology, "root-first");
+    ADD_FAILURE() << "a root-first L of a 3 * 10^4-node tree was drawn";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("root-first ordering would have"), std::string::npos) << message;
+    EXPECT_NE(message.find(std::to_string(kMaxFactorPictureNonzeros)), std::string::npos);
+  }
+  const std::vector<FactorFill> table = factor_fill_by_ordering(topology);
+  EXPECT_GT(table[1].nonzeros, kMaxFactorPictureNonzeros);  // the table still counts it
+  const MatrixPicture canonical = factor_picture(topology, "canonical");
+  EXPECT_EQ(canonical.fill->nonzeros(), 0);
+  EXPECT_EQ(canonical.pattern.nonzeros(), table[0].nonzeros);
+}
+
 }  // namespace
 }  // namespace skograph::viz
