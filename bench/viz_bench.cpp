@@ -1,7 +1,8 @@
 // Pictures (issue 6, "Performance"): the spy plot of a 10^5-node tree's mass matrix as a 2000 px
 // PNG must take under 2 s. Measured twice: the drawing alone (pattern given) and the whole job
 // from the analyzed digraph (SKO forest, scalar pattern of M by related pairs, segment boundaries,
-// density binning, PNG encoding). Also the Graphviz layout + SVG of a 200-node digraph diagram.
+// density binning, PNG encoding). Also the Graphviz layout + SVG of digraph diagrams (200 to 5000
+// nodes: `analyze --max-diagram-nodes`), the fill table and the symbolic pattern of L.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "graph/analysis.hpp"
 #include "viz/diagrams.hpp"
+#include "viz/factor_pattern.hpp"
 #include "viz/graphviz_layout.hpp"
 #include "viz/matrix_patterns.hpp"
 #include "viz/spy_plot.hpp"
@@ -84,6 +86,35 @@ void BM_DigraphDiagramSvg(benchmark::State& state) {
     benchmark::DoNotOptimize(svg.data());
   }
 }
-BENCHMARK(BM_DigraphDiagramSvg)->Arg(200)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DigraphDiagramSvg)->Arg(200)->Arg(2000)->Arg(5000)->Unit(benchmark::kMillisecond);
+
+// The nnz(L) / fill / flops table of `skograph analyze`: four CHOLMOD analyses, no numeric
+// factorization (a dense root-first L would cost O(n^3)).
+void BM_FactorFillTable(benchmark::State& state) {
+  const TreeCase& c = tree_case(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    const std::vector<viz::FactorFill> table = viz::factor_fill_by_ordering(c.topology);
+    benchmark::DoNotOptimize(table.data());
+    state.counters["nnz_L_root_first"] = static_cast<double>(table[1].nonzeros);
+  }
+}
+BENCHMARK(BM_FactorFillTable)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// The symbolic pattern of L for a picture (elimination tree and row subtrees, O(nnz(L))), with its
+// fill: canonical (no fill) and root-first (dense where the root's branches meet).
+void BM_FactorPattern(benchmark::State& state, const char* ordering) {
+  const TreeCase& c = tree_case(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    const viz::MatrixPicture picture = viz::factor_picture(c.topology, ordering);
+    benchmark::DoNotOptimize(picture.pattern.row_index.data());
+    state.counters["nnz_L"] = picture.pattern.nonzeros();
+  }
+}
+BENCHMARK_CAPTURE(BM_FactorPattern, canonical, "canonical")
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FactorPattern, root_first, "root-first")
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
