@@ -9,10 +9,13 @@ CMAKE_ARGS ?=
 
 # Debian 12 packages the build needs (found by CMake; nothing is downloaded at build time);
 # python3-scipy runs the tests' SciPy mmread cross-check of `skograph export`.
+# libmujoco-dev (with libqhull-dev, which its CMake config names) compiles MJCF files;
+# libsdformat-dev reads SDF; libtinyxml2-dev gives their element lines.
 DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
   libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
+  libmujoco-dev libqhull-dev libsdformat-dev libtinyxml2-dev \
   python3-scipy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -18,6 +18,7 @@
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
 #include "io/yaml_reader.hpp"
+#include "rigid/fixed_body_fusion.hpp"
 #include "viz/factor_pattern.hpp"
 
 namespace skograph::cli {
@@ -28,7 +29,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kAnalyzeUsage =
     "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] "
-    "[--max-diagram-nodes N]";
+    "[--max-diagram-nodes N] [--strict]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {
@@ -58,6 +59,8 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
         request.directory = value;
         directory_given = true;
       }
+    } else if (arg == "--strict" && !demo) {
+      request.options.strict = true;
     } else if ((!arg.empty() && arg[0] == '-') || demo) {
       throw UsageError("unexpected argument '" + arg + "' (" + usage + ")");
     } else if (request.file.empty()) {
@@ -242,7 +245,7 @@ AnalysisFiles analysis_files(const PictureInput& input, const AnalysisOptions& o
     throw UsageError(input.source + ": --state needs a MODEL file (a DOT digraph has no dynamics)");
   if (!state_file.empty() && input.loops + input.couplings == 0) {
     // Tree models: the sparsity does not depend on the state, but a bad file is still reported.
-    read_state_file(state_file, without_massless_fixed_links(*input.mechanism));
+    read_state_file(state_file, fuse_fixed_bodies(*input.mechanism));
   }
   if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
     embedding = embedding_analysis(*input.mechanism, input.source, state_file);
@@ -360,7 +363,8 @@ int analyze_command(const std::vector<std::string>& args, std::ostream& out, std
     return kExitBadInput;
   }
   return run_reporting_input_errors("analyze", request.file, err, [&] {
-    return run(request, load_picture_input(request.file), "analyze", out, err, false);
+    return run(request, load_picture_input(request.file, request.options.strict), "analyze", out,
+               err, false);
   });
 }
 

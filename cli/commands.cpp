@@ -9,6 +9,7 @@
 #include "cli/model_commands.hpp"
 #include "cli/render_command.hpp"
 #include "cli/simulate_command.hpp"
+#include "cli/warnings.hpp"
 
 namespace skograph::cli {
 
@@ -46,22 +47,33 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  int status = -1;
+  discard_warnings();
   try {
-    if (command == "graph") return graph_command(rest, out, err);
-    if (command == "dynamics") return dynamics_command(rest, out, err);
-    if (command == "simulate") return simulate_command(rest, out, err);
-    if (command == "bench") return bench_command(rest, out, err);
-    if (command == "export") return export_command(rest, out, err);
-    if (command == "render") return render_command(rest, out, err);
-    if (command == "analyze") return analyze_command(rest, out, err);
-    if (command == "demo") return demo_command(rest, out, err);
+    if (command == "graph") status = graph_command(rest, out, err);
+    if (command == "dynamics") status = dynamics_command(rest, out, err);
+    if (command == "simulate") status = simulate_command(rest, out, err);
+    if (command == "bench") status = bench_command(rest, out, err);
+    if (command == "export") status = export_command(rest, out, err);
+    if (command == "render") status = render_command(rest, out, err);
+    if (command == "analyze") status = analyze_command(rest, out, err);
+    if (command == "demo") status = demo_command(rest, out, err);
   } catch (const std::exception& e) {
     // Library errors that escaped a command's own handling: still one line, never a crash.
+    discard_warnings();
     err << "skograph " << command << ": " << e.what() << "\n";
     return kExitBadInput;
   }
-  err << "skograph: unknown command '" << command << "' (try 'skograph help')\n";
-  return kExitBadInput;
+  if (status < 0) {
+    err << "skograph: unknown command '" << command << "' (try 'skograph help')\n";
+    return kExitBadInput;
+  }
+  // Warnings only with a result: a failure is one line (the error) and nothing else.
+  if (status == kExitOk)
+    flush_warnings(command, err);
+  else
+    discard_warnings();
+  return status;
 }
 
 int run(int argc, char** argv) {

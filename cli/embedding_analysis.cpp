@@ -7,6 +7,7 @@
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
 #include "rigid/closed_chain_model.hpp"
+#include "rigid/fixed_body_fusion.hpp"
 #include "sparse/sparse_assembly.hpp"
 
 namespace skograph::cli {
@@ -26,8 +27,7 @@ std::vector<std::string> names_of(const std::vector<int>& indices, const auto& i
 // and the embedded model (H_Ra, A_a, M) has the joint-space mass matrix M_R = X* M X.
 EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::string& source,
                                      const std::string& state_file) {
-  const ClosedChainModel model =
-      load_closed_chain_model(source, without_massless_fixed_links(mechanism));
+  const ClosedChainModel model = load_closed_chain_model(source, fuse_fixed_bodies(mechanism));
   const Mechanism& used = model.mechanism();
   EmbeddingAnalysis result;
   result.state = state_file.empty() ? "zero configuration" : state_file;

@@ -23,11 +23,12 @@ namespace {
 
 constexpr const char* kExportUsage =
     "usage: skograph export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt] "
-    "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]";
+    "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] [--strict]";
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
   MassOrdering ordering = MassOrdering::kCanonical;
+  bool strict = false;
 };
 
 ExportOptions parse_options(const std::vector<std::string>& args) {
@@ -46,7 +47,9 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
         matched = true;
       }
     if (matched) continue;
-    if (arg == "--ordering") {
+    if (arg == "--strict") {
+      options.strict = true;
+    } else if (arg == "--ordering") {
       if (i + 1 >= args.size())
         throw UsageError(std::string("--ordering needs a name (") + kExportUsage + ")");
       const auto ordering = parse_ordering(args[++i]);
@@ -80,18 +83,18 @@ struct ExportedModel {
   const SkoModel* sko = nullptr;
   std::vector<int> output_index;  // embedded hinge entry -> row of the files; empty: identity
   std::string description;
+  std::string massless_joint;  // a joint that moves no mass (M is singular), "" when none
 };
 
 ExportedModel load_exported_model(const ExportOptions& options) {
   ExportedModel exported;
-  Mechanism mechanism = load_mechanism(options.model);
+  Mechanism mechanism = load_mechanism(options.model, options.strict);
   if (!is_closed_chain(mechanism)) {
-    try {
-      exported.tree_model = std::make_unique<RigidBodyModel>(std::move(mechanism));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(naming_file(options.model, e.what()));
-    }
+    exported.tree_model = std::make_unique<RigidBodyModel>(
+        load_tree_model(options.model, std::move(mechanism), options.strict));
     const RigidBodyModel& model = *exported.tree_model;
+    const std::vector<int> massless = model.massless_moving_joints();
+    if (!massless.empty()) exported.massless_joint = model.mechanism().joints[massless[0]].name;
     const MechanismState state = options.state.empty()
                                      ? zero_state(model.mechanism())
                                      : read_state_file(options.state, model.mechanism());
@@ -103,8 +106,10 @@ ExportedModel load_exported_model(const ExportOptions& options) {
     return exported;
   }
   exported.closed_model = std::make_unique<ClosedChainModel>(
-      load_closed_chain_model(options.model, std::move(mechanism)));
+      load_closed_chain_model(options.model, std::move(mechanism), options.strict));
   const ClosedChainModel& model = *exported.closed_model;
+  const std::vector<int> massless = model.massless_moving_joints();
+  if (!massless.empty()) exported.massless_joint = model.mechanism().joints[massless[0]].name;
   const MechanismState state = options.state.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(options.state, model.mechanism());
@@ -154,6 +159,11 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
             << chol.factor_nonzeros() << " (fill " << chol.factor_nonzeros() - lower << "), "
             << chol.flops() << " flops";
     if (!options.factor.empty()) {
+      if (!exported.massless_joint.empty())
+        throw UsageError(options.model + ": the mass matrix is singular (joint '" +
+                         exported.massless_joint +
+                         "' moves no mass: every link below it is massless), so it has no "
+                         "Cholesky factor (--factor)");
       try {
         chol.factorize(mass);
       } catch (const NotPositiveDefinite& e) {

@@ -5,6 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
+#include "cli/picture_input.hpp"
+#include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/mechanism_graph.hpp"
 
@@ -160,13 +162,15 @@ std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analy
 
 int graph_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string file;
-  bool json = false;
+  bool json = false, strict = false;
   for (const std::string& arg : args) {
     if (arg == "--json") {
       json = true;
+    } else if (arg == "--strict") {
+      strict = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       err << "skograph graph: unknown option '" << arg
-          << "' (usage: skograph graph FILE [--json])\n";
+          << "' (usage: skograph graph FILE [--json] [--strict])\n";
       return kExitBadInput;
     } else if (file.empty()) {
       file = arg;
@@ -180,11 +184,15 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     return kExitBadInput;
   }
   try {
-    // A mechanism file gives its standard digraph, analyzed over the tree joints; DOT otherwise.
+    // A model file gives its standard digraph (every link a node), analyzed over the tree
+    // joints; a .dot or .gv file is a DOT digraph; the extension decides (is_digraph_file).
     Digraph graph;
     DigraphAnalysis analysis;
-    if (is_mechanism_file(file)) {
-      const Mechanism mechanism = read_mechanism_file(file);
+    if (!is_digraph_file(file)) {
+      ReadOptions options;
+      options.strict = strict;
+      Mechanism mechanism = read_mechanism_file(file, options);
+      add_warnings(file, mechanism.warnings);
       graph = mechanism_digraph(mechanism);
       analysis = analyze_mechanism(graph, mechanism);
     } else {

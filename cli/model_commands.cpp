@@ -25,18 +25,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kDynamicsUsage =
-    "usage: skograph dynamics MODEL [--state STATE.json] [--json]";
+    "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--strict]";
 constexpr const char* kBenchUsage =
-    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]";
-
-// The model of a tree mechanism (massless fixed leaves already dropped).
-RigidBodyModel tree_model(Mechanism mechanism) {
-  try {
-    return RigidBodyModel(std::move(mechanism));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());  // names the file (Mechanism::source)
-  }
-}
+    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict]";
 
 // A table with one row per dof: the dof name, an "indep" mark when `independent` is given, then
 // one column per vector.
@@ -95,6 +86,7 @@ std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismS
 struct DynamicsArguments {
   std::string file, state_file;
   bool json = false;
+  bool strict = false;
 };
 
 DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args) {
@@ -102,6 +94,8 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") {
       parsed.json = true;
+    } else if (args[i] == "--strict") {
+      parsed.strict = true;
     } else if (args[i] == "--state") {
       if (i + 1 == args.size())
         throw UsageError(std::string("--state needs a file (") + kDynamicsUsage + ")");
@@ -130,14 +124,25 @@ UsageError closure_failure(const std::string& file, const std::string& state_fil
                                                        : " (state " + state_file + ")"));
 }
 
+// What the state gives: for the force check's message.
+std::string state_source(const std::string& state_file) {
+  return state_file.empty() ? std::string("the zero state") : "the state " + state_file;
+}
+
 int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::ostream& out) {
-  const RigidBodyModel model = tree_model(std::move(mechanism));
+  const RigidBodyModel model = load_tree_model(args.file, std::move(mechanism), args.strict);
   const MechanismState state = load_state(args.state_file, model.mechanism());
+  check_no_force_on_massless_joints(args.file, model, model.massless_moving_joints(), state.tau,
+                                    state_source(args.state_file));
   RigidBodyData data(model);
   const Eigen::MatrixXd mass = mass_matrix(model, data, state.q);
   const Eigen::VectorXd bias = bias_forces(model, data, state.q, state.qd, state.gravity);
-  const Eigen::VectorXd qdd =
-      forward_dynamics(model, data, state.q, state.qd, state.tau, state.gravity);
+  Eigen::VectorXd qdd;
+  try {
+    qdd = forward_dynamics(model, data, state.q, state.qd, state.tau, state.gravity);
+  } catch (const SingularMassMatrixError& e) {
+    throw UsageError(args.file + ": " + e.what() + " (" + state_source(args.state_file) + ")");
+  }
   const Eigen::VectorXd tau =
       inverse_dynamics(model, data, state.q, state.qd, state.qdd, state.gravity);
   if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite())
@@ -171,9 +176,12 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::o
 // Xdot qd_R), whose X* image is the minimal-coordinate inverse dynamics.
 int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::ostream& out,
                         std::ostream& err) {
-  const ClosedChainModel model = load_closed_chain_model(args.file, std::move(mechanism));
+  const ClosedChainModel model =
+      load_closed_chain_model(args.file, std::move(mechanism), args.strict);
   const MechanismState state = load_state(args.state_file, model.mechanism());
   const RigidBodyModel& tree = model.tree();
+  check_no_force_on_massless_joints(args.file, tree, model.massless_moving_joints(), state.tau,
+                                    state_source(args.state_file));
   const int n = model.dof_count();
   ClosedChainData data(model);
   Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
@@ -259,7 +267,7 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std:
 
 int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
   const DynamicsArguments args = parse_dynamics_arguments(arguments);
-  Mechanism mechanism = load_mechanism(args.file);
+  Mechanism mechanism = load_mechanism(args.file, args.strict);
   if (is_closed_chain(mechanism)) return run_closed_dynamics(args, std::move(mechanism), out, err);
   return run_tree_dynamics(args, std::move(mechanism), out);
 }
@@ -363,10 +371,12 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
 int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string file, algo;
   int reps = 31;
-  bool json = false;
+  bool json = false, strict = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") {
       json = true;
+    } else if (args[i] == "--strict") {
+      strict = true;
     } else if (args[i] == "--algo" || args[i] == "--reps") {
       if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value (" + kBenchUsage + ")");
       const std::string value = args[++i];
@@ -389,12 +399,12 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
         " (expected id, fd, mass or fd-crba)");
 
-  Mechanism mechanism = load_mechanism(file);
+  Mechanism mechanism = load_mechanism(file, strict);
   const bool closed = is_closed_chain(mechanism);
   double ns = 0.0, sink = 0.0;  // sink keeps the calls observable
   int n = 0, independent_count = 0;
   if (closed) {
-    const ClosedChainModel model = load_closed_chain_model(file, std::move(mechanism));
+    const ClosedChainModel model = load_closed_chain_model(file, std::move(mechanism), strict);
     ClosedChainData data(model);
     n = model.dof_count();
     BenchState state(n);
@@ -403,7 +413,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
     independent_count = static_cast<int>(data.independent.size());
     ns = bench_closed_chain(model, data, state, algo, reps, sink);
   } else {
-    const RigidBodyModel model = tree_model(std::move(mechanism));
+    const RigidBodyModel model = load_tree_model(file, std::move(mechanism), strict);
     RigidBodyData data(model);
     n = model.dof_count();
     BenchState state(n);

@@ -3,12 +3,18 @@
 #include <cmath>
 #include <ostream>
 
+#include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
+#include "rigid/fixed_body_fusion.hpp"
 
 namespace skograph::cli {
 
-Mechanism load_mechanism(const std::string& file) {
-  return without_massless_fixed_links(read_mechanism_file(file));
+Mechanism load_mechanism(const std::string& file, bool strict) {
+  ReadOptions options;
+  options.strict = strict;
+  Mechanism mechanism = fuse_fixed_bodies(read_mechanism_file(file, options));
+  add_warnings(file, mechanism.warnings);
+  return mechanism;
 }
 
 bool is_closed_chain(const Mechanism& mechanism) {
@@ -19,13 +25,69 @@ std::string naming_file(const std::string& file, const std::string& message) {
   return message.rfind(file, 0) == 0 ? message : file + ": " + message;
 }
 
-ClosedChainModel load_closed_chain_model(const std::string& file, Mechanism mechanism) {
+namespace {
+
+std::string joint_list(const Mechanism& mechanism, const std::vector<int>& joints) {
+  std::string names;
+  for (const int j : joints)
+    names += (names.empty() ? "'" : ", '") + mechanism.joints[static_cast<size_t>(j)].name + "'";
+  return names;
+}
+
+// Massless moving subtrees: refused under --strict, otherwise one warning item.
+void check_massless_joints(const std::string& file, const Mechanism& mechanism,
+                           const std::vector<int>& joints, bool strict) {
+  if (joints.empty()) return;
+  const bool one = joints.size() == 1;
+  if (strict)
+    throw UsageError(file + ": joint " + joint_list(mechanism, {joints.front()}) +
+                     " moves no mass (it and every link below it are massless), so the mass "
+                     "matrix is singular (--strict refuses massless moving subtrees)");
+  add_warnings(file, {std::string(one ? "joint " : "joints ") + joint_list(mechanism, joints) +
+                      (one ? " moves" : " move") +
+                      " only massless links: the dynamics leave their accelerations at zero and "
+                      "they take no force"});
+}
+
+}  // namespace
+
+RigidBodyModel load_tree_model(const std::string& file, Mechanism mechanism, bool strict) {
   try {
-    return ClosedChainModel(std::move(mechanism));
+    RigidBodyModel model(std::move(mechanism));
+    check_massless_joints(file, model.mechanism(), model.massless_moving_joints(), strict);
+    return model;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(naming_file(file, e.what()));
+  }
+}
+
+ClosedChainModel load_closed_chain_model(const std::string& file, Mechanism mechanism,
+                                         bool strict) {
+  try {
+    ClosedChainModel model(std::move(mechanism));
+    check_massless_joints(file, model.mechanism(), model.massless_moving_joints(), strict);
+    return model;
   } catch (const std::invalid_argument& e) {
     throw UsageError(naming_file(file, e.what()));
   } catch (const ClosureError& e) {
     throw UsageError(naming_file(file, e.what()));
+  }
+}
+
+void check_no_force_on_massless_joints(const std::string& file, const RigidBodyModel& tree,
+                                       const std::vector<int>& massless_joints,
+                                       const Eigen::VectorXd& tau, const std::string& what) {
+  const Forest& forest = tree.forest();
+  for (int k = 0; k < tree.node_count(); ++k) {
+    const int dofs = tree.joint_dofs(k);
+    if (dofs == 0 || tau.segment(tree.joint_dof_offset(k), dofs).isZero(0.0)) continue;
+    // k moves no mass when it lies at or below one of the top massless joints.
+    for (const int top : massless_joints)
+      if (forest.is_ancestor_or_self(top, k))
+        throw UsageError(file + ": joint '" + tree.mechanism().joints[static_cast<size_t>(k)].name +
+                         "' moves no mass (every link below it is massless), so the generalized "
+                         "force " +
+                         what + " gives it would accelerate nothing");
   }
 }
 

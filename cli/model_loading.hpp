@@ -12,15 +12,29 @@
 #include "cli/usage.hpp"
 #include "rigid/closed_chain_model.hpp"
 #include "rigid/mechanism.hpp"
+#include "rigid/rigid_body_model.hpp"
 
 namespace skograph::cli {
 
-// The mechanism of a model file, massless fixed leaves dropped (io/mechanism_file.hpp).
-Mechanism load_mechanism(const std::string& file);
+// The mechanism of a model file (any format, io/mechanism_file.hpp) with its fixed bodies fused
+// (rigid/fixed_body_fusion.hpp); the reader's warnings are kept for the end of the run
+// (cli/warnings.hpp). `strict` refuses physically inconsistent inertias.
+Mechanism load_mechanism(const std::string& file, bool strict = false);
 bool is_closed_chain(const Mechanism& mechanism);
 
-// The constraint-embedded model; what the model rejects becomes a UsageError naming the file.
-ClosedChainModel load_closed_chain_model(const std::string& file, Mechanism mechanism);
+// The tree model (RigidBodyModel) and the constraint-embedded model (ClosedChainModel); what the
+// model rejects becomes a UsageError naming the file. Massless moving subtrees (a joint whose
+// links below are all massless: its acceleration is not determined by the dynamics) are refused
+// under `strict` and otherwise named in a warning.
+RigidBodyModel load_tree_model(const std::string& file, Mechanism mechanism, bool strict = false);
+ClosedChainModel load_closed_chain_model(const std::string& file, Mechanism mechanism,
+                                         bool strict = false);
+
+// A generalized force on a joint that moves no mass would accelerate nothing: a UsageError naming
+// the joint and the source of the force (`what`, e.g. "the state STATE.json").
+void check_no_force_on_massless_joints(const std::string& file, const RigidBodyModel& tree,
+                                       const std::vector<int>& massless_joints,
+                                       const Eigen::VectorXd& tau, const std::string& what);
 
 // "FILE: " + message, unless the message already starts with the file name.
 std::string naming_file(const std::string& file, const std::string& message);

@@ -1,10 +1,12 @@
 #include "cli/picture_input.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/mechanism_graph.hpp"
 
@@ -29,8 +31,25 @@ PictureInput picture_input_of(const Mechanism& mechanism, const std::string& sou
   return input;
 }
 
-PictureInput load_picture_input(const std::string& file) {
-  if (is_mechanism_file(file)) return picture_input_of(read_mechanism_file(file), file);
+bool is_digraph_file(const std::string& file) {
+  std::string extension = std::filesystem::path(file).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".dot" || extension == ".gv") return true;
+  if (is_mechanism_file(file)) return false;
+  throw InputError(file, 0,
+                   "unknown file type '" + extension +
+                       "' (expected .dot or .gv for a digraph, or a model: .urdf, .yaml, .yml, "
+                       ".xml, .mjcf, .sdf)");
+}
+
+PictureInput load_picture_input(const std::string& file, bool strict) {
+  if (!is_digraph_file(file)) {
+    ReadOptions options;
+    options.strict = strict;
+    Mechanism mechanism = read_mechanism_file(file, options);
+    add_warnings(file, mechanism.warnings);
+    return picture_input_of(mechanism, file);
+  }
   PictureInput input;
   input.source = file;
   input.name = std::filesystem::path(file).stem().string();

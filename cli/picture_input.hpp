@@ -26,8 +26,15 @@ struct PictureInput {
   std::shared_ptr<const Mechanism> mechanism;  // the model as read; null for a plain digraph
 };
 
-// Reads FILE (.urdf, .yaml, .yml as a mechanism; anything else as DOT). Throws InputError.
-PictureInput load_picture_input(const std::string& file);
+// The inputs of graph, render and analyze by extension: true for a DOT digraph (.dot, .gv), false
+// for a model file (io/mechanism_file.hpp: .urdf, .yaml, .yml, .xml, .mjcf, .sdf); InputError
+// naming the extensions for anything else (an MJCF file is never read as DOT).
+bool is_digraph_file(const std::string& file);
+
+// Reads FILE (a model or a DOT digraph, is_digraph_file). The model is kept as the file gives it
+// (every link a node of the digraph); its reader's warnings go to cli/warnings.hpp. `strict`
+// refuses physically inconsistent inertias. Throws InputError.
+PictureInput load_picture_input(const std::string& file, bool strict = false);
 PictureInput picture_input_of(const Mechanism& mechanism, const std::string& source);
 
 // Runs `make` (reading `file`, making and writing pictures) for `skograph COMMAND`: an InputError

@@ -21,10 +21,13 @@ constexpr const char* kReducedMassName = "M_R";
 constexpr const char* kRenderUsage =
     "usage: skograph render MODEL|FILE.dot --what "
     "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L|M_R] [--ordering "
-    "canonical|root-first|amd] [--state S.json] [--format svg|png|pdf|dot] [--size PIXELS] -o OUT";
+    "canonical|root-first|amd] [--state S.json] [--format svg|png|pdf|dot] [--size PIXELS] "
+    "[--strict] -o "
+    "OUT";
 
 struct RenderRequest {
   std::string file, output;
+  bool strict = false;
   std::optional<viz::DiagramKind> diagram;  // set unless --what sparsity
   bool sparsity = false;
   viz::MatrixKind matrix = viz::MatrixKind::kMass;
@@ -76,6 +79,8 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
       } else {
         request.output = value;
       }
+    } else if (arg == "--strict") {
+      request.strict = true;
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError("unknown option '" + arg + "' (" + kRenderUsage + ")");
     } else if (request.file.empty()) {
@@ -129,7 +134,7 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
     return kExitBadInput;
   }
   return run_reporting_input_errors("render", request.file, err, [&] {
-    const PictureInput input = load_picture_input(request.file);
+    const PictureInput input = load_picture_input(request.file, request.strict);
     // The whole picture is made before the file is touched; then temp file + rename.
     Picture picture;
     if (request.reduced_mass) {

@@ -23,12 +23,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
-    "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]";
+    "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json] "
+    "[--strict]";
 
 struct SimulateArguments {
   std::string file, state_file, csv, duration_text, step_text;
   double duration = 0.0, step = 0.0;
-  bool has_duration = false, has_step = false, json = false;
+  bool has_duration = false, has_step = false, json = false, strict = false;
 };
 
 SimulateArguments parse_arguments(const std::vector<std::string>& args) {
@@ -37,6 +38,8 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     if (arg == "--json") {
       parsed.json = true;
+    } else if (arg == "--strict") {
+      parsed.strict = true;
     } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out") {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
       const std::string& value = args[++i];
@@ -109,10 +112,14 @@ class TrajectoryFile {
 
 int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
   const SimulateArguments args = parse_arguments(arguments);
-  const ClosedChainModel model = load_closed_chain_model(args.file, load_mechanism(args.file));
+  const ClosedChainModel model =
+      load_closed_chain_model(args.file, load_mechanism(args.file, args.strict), args.strict);
   const MechanismState state = args.state_file.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(args.state_file, model.mechanism());
+  check_no_force_on_massless_joints(
+      args.file, model.tree(), model.massless_moving_joints(), state.tau,
+      args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);
   const std::vector<std::string>& dofs = model.tree().dof_names();
   ClosedChainData data(model);
   SimulationOptions options;

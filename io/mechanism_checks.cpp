@@ -29,36 +29,56 @@ Eigen::Isometry3d frame_from_xyz_rpy(const Eigen::Vector3d& xyz, const Eigen::Ve
   return frame;
 }
 
-void check_link_inertia(const SourceLocation& where, const Link& link) {
+void InertiaAudit::check(const SourceLocation& where, Link& link) {
   const std::string owner = "link '" + link.name + "'";
   require_finite(where, owner + " mass", link.mass);
-  if (link.mass <= 0.0) {
+  if (link.mass < 0.0) {
     std::ostringstream problem;
-    problem << owner << " has non-positive mass " << link.mass;
+    problem << owner << " has negative mass " << link.mass;
     fail(where, problem.str());
   }
   require_finite(where, owner + " center of mass", link.center_of_mass);
   if (!link.inertia.allFinite())
     fail(where, owner + " inertia has an entry that is not a finite number");
-  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver(link.inertia);
-  const Eigen::Vector3d moments = solver.eigenvalues();  // ascending
-  const double scale = moments.cwiseAbs().maxCoeff();
-  if (!(moments(0) > 1e-12 * scale) || scale == 0.0) {
+  const InertiaConsistency consistency = inertia_consistency(link.mass, link.inertia);
+  if (consistency == InertiaConsistency::kConsistent) return;
+  if (strict_) {
+    const Eigen::Vector3d moments =
+        Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(link.inertia).eigenvalues();
     std::ostringstream problem;
-    problem << owner << " inertia is not positive definite (principal moments " << moments(0)
-            << ", " << moments(1) << ", " << moments(2) << ")";
+    problem << owner << " inertia " << inertia_consistency_text(consistency)
+            << " (principal moments " << moments(0) << ", " << moments(1) << ", " << moments(2)
+            << ", mass " << link.mass << "; --strict refuses physically inconsistent inertias)";
     fail(where, problem.str());
   }
-  // The largest moment bounds the triangle inequality; a relative tolerance admits thin rods and
-  // flat plates given with rounded numbers.
-  if (moments(2) > (moments(0) + moments(1)) * (1.0 + 1e-9)) {
-    std::ostringstream problem;
-    problem << owner << " inertia violates the triangle inequality (principal moments "
-            << moments(0) << ", " << moments(1) << ", " << moments(2)
-            << ": the largest exceeds the "
-            << "sum of the other two)";
-    fail(where, problem.str());
+  if (consistency == InertiaConsistency::kRotationalInertiaNoMass) {
+    link.inertia.setZero();
+    link.center_of_mass.setZero();
   }
+  accepted_.emplace_back(link.name, consistency);
+}
+
+void InertiaAudit::report(Mechanism& mechanism) const {
+  if (accepted_.empty()) return;
+  std::string line = "physically inconsistent inertias accepted (--strict refuses them):";
+  const char* separator = " ";
+  for (const InertiaConsistency kind :
+       {InertiaConsistency::kNotPositiveSemidefinite, InertiaConsistency::kViolatesTriangle,
+        InertiaConsistency::kRotationalInertiaNoMass}) {
+    std::string names;
+    int count = 0;
+    for (const auto& [name, consistency] : accepted_) {
+      if (consistency != kind) continue;
+      names += (count++ ? ", " : "") + name;
+    }
+    if (count == 0) continue;
+    line += separator + std::string(inertia_consistency_text(kind)) + " (" + std::to_string(count) +
+            (count == 1 ? " link" : " links") +
+            (kind == InertiaConsistency::kRotationalInertiaNoMass ? ", treated as massless" : "") +
+            "): " + names;
+    separator = "; ";
+  }
+  mechanism.warnings.push_back(line);
 }
 
 Eigen::Vector3d unit_axis(const SourceLocation& where, const std::string& owner,

@@ -28,10 +28,22 @@ void require_finite(const SourceLocation& where, const std::string& what, const 
 // R = Rz(yaw) Ry(pitch) Rx(roll).
 Eigen::Isometry3d frame_from_xyz_rpy(const Eigen::Vector3d& xyz, const Eigen::Vector3d& rpy);
 
-// Positive mass; symmetric inertia about the COM that is positive definite and whose principal
-// moments satisfy the triangle inequality (each at most the sum of the other two), the condition
-// for a real mass distribution.
-void check_link_inertia(const SourceLocation& where, const Link& link);
+// Mass properties as robots ship them (issue 12): a negative mass and non-finite numbers are
+// errors; a zero mass makes the link a massless frame; physically inconsistent inertias
+// (rigid/mechanism.hpp: inertia_consistency) are refused at their line when `strict`, otherwise
+// remembered and reported once per file by report(). A rotational inertia without mass is
+// dropped (the link is a frame).
+class InertiaAudit {
+ public:
+  explicit InertiaAudit(bool strict) : strict_(strict) {}
+  void check(const SourceLocation& where, Link& link);
+  // Adds one line to mechanism.warnings listing the accepted inconsistent links, if any.
+  void report(Mechanism& mechanism) const;
+
+ private:
+  bool strict_;
+  std::vector<std::pair<std::string, InertiaConsistency>> accepted_;
+};
 
 // The unit vector along `axis`; zero-length (or non-finite) axes are rejected.
 Eigen::Vector3d unit_axis(const SourceLocation& where, const std::string& owner,

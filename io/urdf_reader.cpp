@@ -30,11 +30,20 @@ class FirstErrorHandler : public console_bridge::OutputHandler {
   std::string first_error;
 };
 
+// A <mimic joint="a" multiplier="k" offset="c"/> on a joint: q = k q[a] + c.
+struct MimicTag {
+  std::string joint;  // the mimicking joint (the one carrying the tag)
+  std::string mimicked;
+  double multiplier = 1.0, offset = 0.0;
+  int line = 0;
+};
+
 // Elements of the document in order, with their lines (the pre-scan).
 struct UrdfOutline {
   std::vector<std::pair<std::string, int>> links;   // name, line
   std::vector<std::pair<std::string, int>> joints;  // name, line
   std::map<std::string, int> link_line, joint_line;
+  std::vector<MimicTag> mimics;  // in joint order
 };
 
 const char* const kJointTypes[] = {"revolute", "continuous", "prismatic",
@@ -134,6 +143,17 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
     parent_joint_of[ends[1]] = name;
     outline.joint_line[name] = e->Row();
     outline.joints.emplace_back(name, e->Row());
+    if (const TiXmlElement* mimic = e->FirstChildElement("mimic")) {
+      MimicTag tag;
+      tag.joint = name;
+      tag.mimicked = attribute(mimic, "joint");
+      tag.line = mimic->Row();
+      // Numbers were checked by check_numbers; URDF's defaults are multiplier 1, offset 0.
+      if (mimic->Attribute("multiplier"))
+        tag.multiplier = std::strtod(mimic->Attribute("multiplier"), nullptr);
+      if (mimic->Attribute("offset")) tag.offset = std::strtod(mimic->Attribute("offset"), nullptr);
+      outline.mimics.push_back(tag);
+    }
   }
   return outline;
 }
@@ -176,9 +196,62 @@ JointType joint_type_of(int urdf_type) {
   }
 }
 
+// URDF <mimic> tags as gear couplings q[b] = k q[a] + c (rigid/mechanism.hpp). A tag that cannot
+// be a coupling (the mimicked joint missing or fixed, a fixed or multi-dof joint, multiplier 0,
+// which would lock the joint) is refused at its line under `strict`; otherwise it is ignored with
+// a warning naming the line, and the joint moves on its own, as robot tools that skip <mimic> do.
+void add_mimic_couplings(const UrdfOutline& outline, const std::string& source, bool strict,
+                         Mechanism& mechanism) {
+  std::string ignored;
+  int ignored_count = 0;
+  for (const MimicTag& tag : outline.mimics) {
+    const std::string owner = "joint '" + tag.joint + "'";
+    const int b = mechanism.find_joint(tag.joint), a = mechanism.find_joint(tag.mimicked);
+    std::string problem;
+    if (tag.mimicked.empty())
+      problem = owner + " has a <mimic> without a joint";
+    else if (a < 0)
+      problem = owner + " mimics missing joint '" + tag.mimicked + "'";
+    else if (a == b)
+      problem = owner + " mimics itself";
+    else if (mechanism.joints[b].type == JointType::kFixed)
+      problem = owner + " is fixed and cannot mimic joint '" + tag.mimicked + "'";
+    else if (mechanism.joints[a].type == JointType::kFixed)
+      problem = owner + " mimics fixed joint '" + tag.mimicked + "', which has no motion";
+    else if (joint_dof_count(mechanism.joints[b].type) != 1 ||
+             joint_dof_count(mechanism.joints[a].type) != 1)
+      problem = owner + " mimics joint '" + tag.mimicked +
+                "', but <mimic> couples revolute, continuous and prismatic joints";
+    else if (tag.multiplier == 0.0)
+      problem = owner + " mimics joint '" + tag.mimicked +
+                "' with multiplier 0, which locks the joint instead of coupling it";
+    if (!problem.empty()) {
+      if (strict) fail({source, tag.line}, problem + " (--strict refuses such <mimic> tags)");
+      ignored +=
+          (ignored.empty() ? "" : ", ") + ("line " + std::to_string(tag.line) + ": ") + problem;
+      ++ignored_count;
+      continue;
+    }
+    Coupling coupling;
+    coupling.name = tag.joint;
+    coupling.joint_a = b;
+    coupling.joint_b = a;
+    coupling.ratio = tag.multiplier;
+    coupling.offset = tag.offset;
+    coupling.source_line = tag.line;
+    mechanism.couplings.push_back(coupling);
+  }
+  if (ignored_count > 0)
+    mechanism.warnings.push_back(
+        std::to_string(ignored_count) +
+        (ignored_count == 1 ? " <mimic> tag ignored" : " <mimic> tags ignored") +
+        " (the joints move on their own; --strict refuses them): " + ignored);
+}
+
 }  // namespace
 
-Mechanism parse_urdf(const std::string& text, const std::string& source) {
+Mechanism parse_urdf(const std::string& text, const std::string& source,
+                     const ReadOptions& options) {
   const UrdfOutline outline = outline_urdf(text, source);
 
   FirstErrorHandler handler;
@@ -196,6 +269,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source) {
   mechanism.source = source;
   const std::string root = model->getRoot() ? model->getRoot()->name : outline.links[0].first;
   const bool world_root = root == "world";
+  io::InertiaAudit audit(options.strict);
   if (!world_root && outline.link_line.count("world"))
     fail({source, outline.link_line.at("world")},
          "link 'world' names the inertial frame and must be the root link");
@@ -217,7 +291,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source) {
       link.inertia = inertial_frame.linear() * inertia * inertial_frame.linear().transpose();
       if (!inertia.allFinite())
         fail(where, "link '" + name + "' inertia has an entry that is not a finite number");
-      io::check_link_inertia(where, link);
+      audit.check(where, link);
     }
     mechanism.links.push_back(link);
   }
@@ -265,15 +339,17 @@ Mechanism parse_urdf(const std::string& text, const std::string& source) {
     joint_lines.push_back(line);
   }
   io::check_tree(source, mechanism, joint_lines);
+  add_mimic_couplings(outline, source, options.strict, mechanism);
+  audit.report(mechanism);
   return mechanism;
 }
 
-Mechanism read_urdf_file(const std::string& path) {
+Mechanism read_urdf_file(const std::string& path, const ReadOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_urdf(text.str(), path);
+  return parse_urdf(text.str(), path, options);
 }
 
 }  // namespace skograph

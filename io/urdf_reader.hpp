@@ -6,9 +6,12 @@
 // root link is welded to the world, as in the ROS tools, by an added fixed joint named
 // "<root>_to_world" (underscores appended while the name is taken), listed first.
 //
-// A link without <inertial> is massless (frames such as tool flanges); an <inertial> must have a
-// positive mass and a physical inertia (positive definite, triangle inequality). The inertia is
-// rotated from the <inertial> frame into the link frame and kept about the center of mass.
+// A link without <inertial>, or with mass 0, is a massless frame (tool flanges, sensor frames);
+// negative masses and non-finite numbers are errors; physically inconsistent inertias are accepted
+// with one warning (Mechanism::warnings) unless options.strict (io/mechanism_checks.hpp:
+// InertiaAudit). The inertia is rotated from the <inertial> frame into the link frame and kept
+// about the center of mass. A <mimic joint="a" multiplier="k" offset="c"/> on joint b becomes the
+// gear coupling q[b] = k q[a] + c, named after b (embedded exactly by rigid/closed_chain_model).
 //
 // Errors throw skograph::InputError(file, line, problem): the line of the offending element when
 // the XML pre-scan (TinyXML, urdfdom's own XML parser) knows it, else 0.
@@ -16,11 +19,13 @@
 
 #include <string>
 
+#include "io/read_options.hpp"
 #include "rigid/mechanism.hpp"
 
 namespace skograph {
 
-Mechanism read_urdf_file(const std::string& path);
-Mechanism parse_urdf(const std::string& text, const std::string& source);
+Mechanism read_urdf_file(const std::string& path, const ReadOptions& options = {});
+Mechanism parse_urdf(const std::string& text, const std::string& source,
+                     const ReadOptions& options = {});
 
 }  // namespace skograph

@@ -111,7 +111,7 @@ JointType joint_type_named(const YamlReader& reader, const YAML::Node& node,
 }
 
 void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
-                std::vector<int>& link_lines, NameIndex& index) {
+                std::vector<int>& link_lines, NameIndex& index, io::InertiaAudit& audit) {
   if (!list.IsSequence()) fail(reader.at(list), "'links' must be a list");
   for (const YAML::Node& node : list) {
     reader.check_keys(node, "a link", {"name", "mass", "com", "inertia"}, {"name"});
@@ -135,9 +135,9 @@ void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
       };
       link.inertia << entry("ixx"), entry("ixy"), entry("ixz"), entry("ixy"), entry("iyy"),
           entry("iyz"), entry("ixz"), entry("iyz"), entry("izz");
-      if (link.mass <= 0.0)
-        fail(reader.at(node["mass"]), owner + " has non-positive mass " + node["mass"].Scalar());
-      io::check_link_inertia(reader.at(inertia), link);
+      if (link.mass < 0.0)
+        fail(reader.at(node["mass"]), owner + " has negative mass " + node["mass"].Scalar());
+      audit.check(reader.at(inertia), link);
     }
     mechanism.links.push_back(link);
     link_lines.push_back(reader.at(node).line);
@@ -234,7 +234,7 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
   if (!list.IsSequence()) fail(reader.at(list), "'couplings' must be a list");
   std::set<std::string> names;
   for (const YAML::Node& node : list) {
-    reader.check_keys(node, "a coupling", {"name", "type", "joints", "ratio"},
+    reader.check_keys(node, "a coupling", {"name", "type", "joints", "ratio", "offset"},
                       {"name", "joints", "ratio"});
     Coupling coupling;
     coupling.name = reader.text(node["name"], "coupling name");
@@ -271,6 +271,7 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
     coupling.joint_b = ends[1];
     coupling.ratio = reader.number(node["ratio"], owner + " ratio");
     if (coupling.ratio == 0.0) fail(reader.at(node["ratio"]), owner + " ratio must not be zero");
+    if (node["offset"]) coupling.offset = reader.number(node["offset"], owner + " offset");
     mechanism.couplings.push_back(coupling);
   }
 }
@@ -278,7 +279,7 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
 }  // namespace
 
 Mechanism parse_yaml(const std::string& text, const std::string& source,
-                     const std::string& base_directory) {
+                     const std::string& base_directory, const ReadOptions& options) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -295,6 +296,7 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
   Mechanism mechanism;
   std::vector<int> joint_lines, link_lines;
   NameIndex index;
+  io::InertiaAudit audit(options.strict);
   if (root["urdf"]) {
     if (root["links"] || root["joints"])
       fail(reader.at(root["urdf"]), "give either 'urdf' or 'links' and 'joints', not both");
@@ -303,7 +305,7 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
         std::filesystem::path(relative).is_absolute() || base_directory.empty()
             ? std::filesystem::path(relative)
             : std::filesystem::path(base_directory) / relative;
-    mechanism = read_urdf_file(path.string());
+    mechanism = read_urdf_file(path.string(), options);
     for (size_t k = 0; k < mechanism.links.size(); ++k)
       index.links.emplace(mechanism.links[k].name, static_cast<int>(k));
     for (size_t j = 0; j < mechanism.joints.size(); ++j)
@@ -311,7 +313,7 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
   } else {
     if (!root["links"] || !root["joints"])
       fail(reader.at(root), "the mechanism needs 'links' and 'joints' (or 'urdf')");
-    read_links(reader, root["links"], mechanism, link_lines, index);
+    read_links(reader, root["links"], mechanism, link_lines, index, audit);
     if (mechanism.links.empty()) fail(reader.at(root["links"]), "the mechanism has no links");
     read_joints(reader, root["joints"], mechanism, joint_lines, index);
     io::check_tree(source, mechanism, joint_lines, link_lines);
@@ -320,15 +322,16 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
   mechanism.source = source;
   if (root["loops"]) read_loops(reader, root["loops"], mechanism, index);
   if (root["couplings"]) read_couplings(reader, root["couplings"], mechanism, index);
+  audit.report(mechanism);
   return mechanism;
 }
 
-Mechanism read_yaml_file(const std::string& path) {
+Mechanism read_yaml_file(const std::string& path, const ReadOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open file");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_yaml(text.str(), path, std::filesystem::path(path).parent_path().string());
+  return parse_yaml(text.str(), path, std::filesystem::path(path).parent_path().string(), options);
 }
 
 }  // namespace skograph

@@ -10,13 +10,14 @@
 
 #include <string>
 
+#include "io/read_options.hpp"
 #include "rigid/mechanism.hpp"
 
 namespace skograph {
 
-Mechanism read_yaml_file(const std::string& path);
+Mechanism read_yaml_file(const std::string& path, const ReadOptions& options = {});
 // `base_directory` resolves a relative `urdf:` path ("" = the current directory).
 Mechanism parse_yaml(const std::string& text, const std::string& source,
-                     const std::string& base_directory = "");
+                     const std::string& base_directory = "", const ReadOptions& options = {});
 
 }  // namespace skograph

@@ -34,12 +34,21 @@ ArticulatedBodyWorkspace::ArticulatedBodyWorkspace(std::shared_ptr<const SkoStru
       kalman_gain(structure->node.dims(), structure->hinge.dims()),
       complement_projector(structure->node.dims(), structure->node.dims()),
       articulated_inertia_plus(structure->node.dims(), structure->node.dims()),
-      psi_kernel(structure) {
+      psi_kernel(structure),
+      massless(static_cast<std::size_t>(structure->forest.size()), 0) {
   const std::size_t max_dim = structure->node.max_dim(), max_hinge = structure->hinge.max_dim();
   product_scratch.assign(max_dim * max_dim, 0.0);
   row_scratch.assign(max_hinge * max_dim, 0.0);
   column_scratch.assign(max_dim * max_hinge, 0.0);
   next_column_scratch.assign(max_dim * max_hinge, 0.0);
+}
+
+void require_no_massless_nodes(const ArticulatedBodyWorkspace& workspace, const char* what) {
+  if (!workspace.any_massless) return;
+  for (std::size_t k = 0; k < workspace.massless.size(); ++k)
+    if (workspace.massless[k])
+      throw std::runtime_error(std::string(what) + ": the mass matrix is singular (node " +
+                               std::to_string(k + 1) + " moves no mass)");
 }
 
 // D(k)^-1 rhs = L*^-1 L^-1 rhs (D(k) of part II Eq. 32).
@@ -61,6 +70,7 @@ double innovations_log_determinant(const ArticulatedBodyWorkspace& workspace, in
 // Part II Lemma 7, Eq. 31-33 (Riccati gather) and Lemma 8, Eq. 34-35 (E_psi weights).
 void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& workspace) {
   const Forest& forest = model.forest();
+  workspace.any_massless = false;
   for (const int k : forest.post_order()) {  // tips-to-base gather (Eq. 33)
     const int m = model.node_dim(k), r = model.hinge_dim(k);
     auto p = workspace.articulated_inertia[k];
@@ -78,12 +88,22 @@ void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& 
     hinge_inertia.noalias() = hinge * p;
     auto d = workspace.innovations_inertia[k];
     d.noalias() = hinge_inertia * hinge.transpose();
-    if (!cholesky_lower(workspace.innovations_inertia[k], workspace.innovations_cholesky[k]))
-      throw std::runtime_error("articulated_body_inertias: D(" + std::to_string(k + 1) +
-                               ") = H P H* is not positive definite");
-    solve_innovations_inertia(workspace, k, hinge_inertia);  // now D^-1 H P = G*
     auto gain = workspace.kalman_gain[k];
-    gain = hinge_inertia.transpose();
+    workspace.massless[k] = 0;
+    if (!cholesky_lower(workspace.innovations_inertia[k], workspace.innovations_cholesky[k])) {
+      if (!p.isZero(0.0))
+        throw SingularHingeError(k, "articulated_body_inertias: D(" + std::to_string(k + 1) +
+                                        ") = H P H* is not positive definite");
+      // A massless node: zero gain; the unit factor keeps the solves defined (the sweeps zero
+      // its innovation).
+      workspace.massless[k] = 1;
+      workspace.any_massless = true;
+      workspace.innovations_cholesky[k].setIdentity();
+      gain.setZero();
+    } else {
+      solve_innovations_inertia(workspace, k, hinge_inertia);  // now D^-1 H P = G*
+      gain = hinge_inertia.transpose();
+    }
     auto tau_bar = workspace.complement_projector[k];
     tau_bar.setIdentity();
     tau_bar.noalias() -= gain * hinge;

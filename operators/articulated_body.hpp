@@ -13,9 +13,17 @@
 // tau-bar G = 0) has the single non-zero block K(parent(k), k) = A(parent(k), k) G(k).
 // Every block has the node/hinge dims of its node: P(k) m_k x m_k, D(k) r_k x r_k, G(k) m_k x r_k;
 // a 0-dof hinge gives an empty D(k), G(k) and tau-bar(k) = I.
+//
+// A node whose subtree has no inertia at all (every M(j) below and at k exactly zero: massless
+// frames on moving joints) has P(k) = 0 and D(k) = 0: M is singular, but only in that node's
+// hinge coordinates, which move nothing. Such a node is "massless": G(k) = 0, tau-bar(k) = I, and
+// the sweeps of forward dynamics leave its thetaddot at zero (a prescribed, not a computed,
+// acceleration). Any other singular D(k) throws SingularHingeError.
 #pragma once
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "operators/block_buffer.hpp"
@@ -33,9 +41,22 @@ struct ArticulatedBodyWorkspace {
   BlockBuffer complement_projector;      // tau-bar(k) = I - G(k) H(k), m_k x m_k
   BlockBuffer articulated_inertia_plus;  // P+(k) = tau-bar(k) P(k), m_k x m_k
   BwaMatrix psi_kernel;                  // E_psi: psi(parent(k), k) = A(parent(k), k) tau-bar(k)
+  std::vector<char> massless;            // per node: P(k) = 0 exactly (see above)
+  bool any_massless = false;
   // Scratch: a max_dim x max_dim product, a max_hinge x max_dim row block and two max_dim x
   // max_hinge column blocks (for the O(N^2) walks of operators/innovations.hpp).
   std::vector<double> product_scratch, row_scratch, column_scratch, next_column_scratch;
+};
+
+// D(k) = H P H* of node k is singular (or not positive definite) while P(k) is not zero.
+class SingularHingeError : public std::runtime_error {
+ public:
+  SingularHingeError(int node, const std::string& message)
+      : std::runtime_error(message), node_(node) {}
+  int node() const { return node_; }
+
+ private:
+  int node_;
 };
 
 // The Riccati solution by the tips-to-base gather of part II Lemma 7, Eq. 33:
@@ -43,7 +64,8 @@ struct ArticulatedBodyWorkspace {
 //   G(k) = P(k) H*(k) D^-1(k),  tau-bar(k) = I - G(k) H(k),  P+(k) = tau-bar(k) P(k),
 // plus the E_psi weights of Lemma 8, Eq. 35. D(k) is factored by Cholesky (it is SPD because
 // M is SPD and H(k) has full row rank); throws std::runtime_error if a D(k) is not positive
-// definite (an invalid model). O(N); no allocation.
+// definite (an invalid model) unless P(k) is exactly zero (a massless node, above). O(N); no
+// allocation.
 void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& workspace);
 
 // The lower Cholesky factor of a small symmetric positive-definite block `matrix` into `lower`
@@ -51,6 +73,9 @@ void articulated_body_inertias(const SkoModel& model, ArticulatedBodyWorkspace& 
 bool cholesky_lower(const Eigen::Ref<const Eigen::MatrixXd>& matrix,
                     Eigen::Ref<Eigen::MatrixXd> lower);
 
+// Throws std::runtime_error "<what>: the mass matrix is singular (node k moves no mass)" when the
+// last articulated_body_inertias found a massless node (for algorithms that need M^-1).
+void require_no_massless_nodes(const ArticulatedBodyWorkspace& workspace, const char* what);
 // Solves D(k) x = rhs in place with the stored Cholesky factor of D(k) (rhs: r_k x any).
 void solve_innovations_inertia(const ArticulatedBodyWorkspace& workspace, int k,
                                Eigen::Map<Eigen::MatrixXd> rhs);

@@ -75,7 +75,10 @@ const Eigen::VectorXd& articulated_body_sweeps(
     epsilon_k.noalias() -= model.hinge_map(k) * z_k;
     auto nu_k = nu.segment(ro, r);
     nu_k = epsilon_k;
-    solve_innovations_inertia(articulated, k, Eigen::Map<Eigen::MatrixXd>(nu_k.data(), r, 1));
+    if (articulated.massless[k])
+      nu_k.setZero();  // a massless node's acceleration is prescribed (zero), not computed
+    else
+      solve_innovations_inertia(articulated, k, Eigen::Map<Eigen::MatrixXd>(nu_k.data(), r, 1));
     auto z_plus_k = z_plus.segment(mo, m);
     z_plus_k = z_k;
     z_plus_k.noalias() += articulated.kalman_gain[k] * epsilon_k;

@@ -1,5 +1,7 @@
 #include "operators/innovations.hpp"
 
+#include <limits>
+
 #include <Eigen/SparseCore>
 #include <cmath>
 #include <utility>
@@ -106,6 +108,7 @@ void innovations_factors(const SkoModel& model, ArticulatedBodyWorkspace& worksp
 void mass_matrix_inverse(const SkoModel& model, ForwardDynamicsWorkspace& workspace,
                          Eigen::MatrixXd& inverse) {
   articulated_body_inertias(model, workspace.articulated);
+  require_no_massless_nodes(workspace.articulated, "mass_matrix_inverse");
   const int dofs = model.structure().hinge.total();
   if (inverse.rows() != dofs || inverse.cols() != dofs) inverse.resize(dofs, dofs);
   inverse.setZero();
@@ -118,6 +121,7 @@ void mass_matrix_inverse(const SkoModel& model, ForwardDynamicsWorkspace& worksp
 // Part II Corollary 6.1, Eq. 53.
 double mass_matrix_log_determinant(const SkoModel& model, ArticulatedBodyWorkspace& workspace) {
   articulated_body_inertias(model, workspace);
+  if (workspace.any_massless) return -std::numeric_limits<double>::infinity();  // det M = 0
   double sum = 0.0;
   for (int k = 0; k < model.size(); ++k) sum += innovations_log_determinant(workspace, k);
   return sum;

@@ -14,6 +14,7 @@ const BlockDiagonal& operational_space_compliance_diagonal(const SkoModel& model
                                                            OperationalSpaceWorkspace& workspace) {
   ArticulatedBodyWorkspace& articulated = workspace.articulated;
   articulated_body_inertias(model, articulated);
+  require_no_massless_nodes(articulated, "operational_space_compliance");
   for (int k = 0; k < model.size(); ++k) {
     // X(k) = H*(k) D^-1(k) H(k): D^-1 H by the Cholesky factor of D(k) (in the row scratch).
     const int r = model.hinge_dim(k), m = model.node_dim(k);

@@ -149,8 +149,8 @@ void validate_closures(const RigidBodyModel& tree) {
     if (uses_rotation_vector(a.type) || uses_rotation_vector(b.type))
       throw std::invalid_argument(label + " couples a spherical or floating joint (gears couple " +
                                   "revolute, continuous, prismatic or planar joints)");
-    if (!std::isfinite(coupling.ratio))
-      throw std::invalid_argument(label + " has a non-finite ratio");
+    if (!std::isfinite(coupling.ratio) || !std::isfinite(coupling.offset))
+      throw std::invalid_argument(label + " has a non-finite ratio or offset");
   }
 }
 
@@ -248,6 +248,29 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   impl->nominal_rank.assign(aggregates, 0);
   impl_ = impl;
   impl->nominal_rank = generic_constraint_ranks(*this);
+}
+
+bool ClosedChainModel::moves_no_mass(int joint) const {
+  const RigidBodyModel& tree = *tree_;
+  if (tree.joint_dofs(joint) == 0 || !tree.carries_no_mass(joint)) return false;
+  const int s = impl_->aggregate_of_node[joint];
+  if (s < 0) return true;
+  for (const int k : impl_->nodes[s])
+    if (!tree.carries_no_mass(k)) return false;
+  return true;
+}
+
+std::vector<int> ClosedChainModel::massless_moving_joints() const {
+  std::vector<int> joints;
+  const Forest& forest = tree_->forest();
+  for (int k = 0; k < tree_->node_count(); ++k) {
+    if (!moves_no_mass(k)) continue;
+    bool top = true;
+    for (int p = forest.parent(k); p != Forest::kNone && top; p = forest.parent(p))
+      top = !moves_no_mass(p);
+    if (top) joints.push_back(k);
+  }
+  return joints;
 }
 
 int ClosedChainModel::aggregate_count() const {
@@ -610,7 +633,7 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
       jacobian(row, position_of(offset_a + j)) = 1.0;
       jacobian(row, position_of(offset_b + j)) = -coupling.ratio;
       constraint.row(row) = jacobian.row(row);
-      error[row] = q[offset_a + j] - coupling.ratio * q[offset_b + j];
+      error[row] = q[offset_a + j] - coupling.ratio * q[offset_b + j] - coupling.offset;
       product[row] = 0.0;
     }
   }
@@ -1188,9 +1211,23 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
     work.force_embedded[static_cast<Eigen::Index>(e)] =
         work.independent_forces[data.embedded_to_independent[e]];
-  const Eigen::VectorXd& embedded_acceleration =
-      forward_dynamics(*data.embedded, work.velocity_embedded, work.force_embedded,
-                       work.coriolis_aggregated, work.gyroscopic_aggregated, *work.forward);
+  const Eigen::VectorXd& embedded_acceleration = [&]() -> const Eigen::VectorXd& {
+    try {
+      return forward_dynamics(*data.embedded, work.velocity_embedded, work.force_embedded,
+                              work.coriolis_aggregated, work.gyroscopic_aggregated, *work.forward);
+    } catch (const SingularHingeError& e) {
+      // A singular D of an embedded node: name its aggregate or its joint.
+      const int s = data.structure->subgraph_of(e.node());
+      const std::string what =
+          s >= 0
+              ? aggregate_label(model, s)
+              : "joint '" +
+                    model.mechanism().joints[data.structure->members(e.node()).front()].name + "'";
+      throw ClosureError("singular mass matrix: " + what +
+                         " moves no inertia its other coordinates do not move at this "
+                         "configuration");
+    }
+  }();
   Eigen::VectorXd& independent_acceleration = work.independent_forces;  // scratch
   for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
     independent_acceleration[data.embedded_to_independent[e]] =

@@ -20,13 +20,13 @@
 //             (linear), weld 6. F_p = parent link frame * origin, F_c = child link frame *
 //             child_origin; "world" (-1) is the inertial frame. Closed: F_c moves relative to F_p
 //             only as the loop joint allows (the frames coincide at the joint's zero).
-//   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link]), per dof.
+//   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link] + offset), per dof.
 // Position level, in the same directions: the position of O_c in F_p (R_p^T (x_c - x_p)); the
 // orientation error a x (R_rel a) for a revolute (a its axis, R_rel = R_p^T R_c; a flipped axis
-// counts as open), the rotation vector log(R_rel) for prismatic and weld; q_a - ratio q_b for
-// gears. Newton over each aggregate's dependent entries of q with the exact Jacobian with respect
-// to q (rotation vectors through the right Jacobian of the exponential map), so the independent
-// entries of q are kept exactly.
+// counts as open), the rotation vector log(R_rel) for prismatic and weld; q_a - ratio q_b - offset
+// for gears. Newton over each aggregate's dependent entries of q with the exact Jacobian with
+// respect to q (rotation vectors through the right Jacobian of the exponential map), so the
+// independent entries of q are kept exactly.
 #pragma once
 
 #include <Eigen/Core>
@@ -92,6 +92,13 @@ class ClosedChainModel {
   // compares the rank; if the closure keeps the lower rank it becomes the data's nominal rank
   // (ClosedChainData::nominal_rank), otherwise the configuration is reported as singular.
   int nominal_rank(int s) const;
+  // Joint j (a moving joint) moves no mass in the closed chain: it and every link below it are
+  // massless (RigidBodyModel::carries_no_mass) and, inside an aggregate, so is every member of
+  // the aggregate. Its acceleration is left at zero by forward_dynamics; a loop through massive
+  // links, on the other hand, gives a massless link the motion of its aggregate.
+  bool moves_no_mass(int joint) const;
+  // The top such joints (no ancestor joint moves no mass), in joint order.
+  std::vector<int> massless_moving_joints() const;
 
   struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
 

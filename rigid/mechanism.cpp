@@ -1,5 +1,7 @@
 #include "rigid/mechanism.hpp"
 
+#include <Eigen/Eigenvalues>
+
 namespace skograph {
 
 int joint_dof_count(JointType type) {
@@ -63,6 +65,55 @@ int Mechanism::find_joint(const std::string& joint_name) const {
   for (size_t i = 0; i < joints.size(); ++i)
     if (joints[i].name == joint_name) return static_cast<int>(i);
   return -1;
+}
+
+bool Mechanism::locate_frame(const std::string& frame_name, int& link,
+                             Eigen::Isometry3d& pose) const {
+  if (frame_name == "world") {
+    link = -1;
+    pose = Eigen::Isometry3d::Identity();
+    return true;
+  }
+  const int index = find_link(frame_name);
+  if (index >= 0) {
+    link = index;
+    pose = Eigen::Isometry3d::Identity();
+    return true;
+  }
+  for (const Frame& frame : frames)
+    if (frame.name == frame_name) {
+      link = frame.link;
+      pose = frame.pose;
+      return true;
+    }
+  return false;
+}
+
+InertiaConsistency inertia_consistency(double mass, const Eigen::Matrix3d& inertia) {
+  const Eigen::Vector3d moments =
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(inertia, Eigen::EigenvaluesOnly)
+          .eigenvalues();  // ascending
+  const double scale = moments.cwiseAbs().maxCoeff();
+  if (scale == 0.0) return InertiaConsistency::kConsistent;  // a frame or a point mass
+  if (mass == 0.0) return InertiaConsistency::kRotationalInertiaNoMass;
+  if (moments(0) < -1e-12 * scale) return InertiaConsistency::kNotPositiveSemidefinite;
+  if (moments(2) > (moments(0) + moments(1)) * (1.0 + 1e-9) + 1e-12 * scale)
+    return InertiaConsistency::kViolatesTriangle;
+  return InertiaConsistency::kConsistent;
+}
+
+const char* inertia_consistency_text(InertiaConsistency consistency) {
+  switch (consistency) {
+    case InertiaConsistency::kConsistent:
+      return "";
+    case InertiaConsistency::kNotPositiveSemidefinite:
+      return "not positive semi-definite";
+    case InertiaConsistency::kViolatesTriangle:
+      return "violates the triangle inequality";
+    case InertiaConsistency::kRotationalInertiaNoMass:
+      return "rotational inertia without mass";
+  }
+  return "";
 }
 
 int Mechanism::parent_joint(int link) const {

@@ -64,15 +64,41 @@ struct LoopClosure {
   int source_line = 0;  // 1-based line in the model file, 0 when unknown
 };
 
-// A joint coupling (a cut edge between the two joints' child links): gear q[a] = ratio * q[b].
+// A joint coupling (a cut edge between the two joints' child links):
+// gear q[a] = ratio * q[b] + offset (a URDF <mimic joint="b" multiplier="ratio" offset="offset"/>
+// on joint a, a MuJoCo joint equality with polycoef = [offset, ratio]).
 struct Coupling {
   std::string name;
   std::string type = "gear";
-  int joint_a = -1;  // the driving joint ("motor")
-  int joint_b = -1;  // the driven joint ("link")
+  int joint_a = -1;  // the driving joint ("motor"; the mimicking joint of a URDF <mimic>)
+  int joint_b = -1;  // the driven joint ("link"; the mimicked joint)
   double ratio = 1.0;
+  double offset = 0.0;  // per dof
   int source_line = 0;
 };
+
+// A named frame fixed on a link: a link fused into its parent body (rigid/fixed_body_fusion.hpp),
+// an MJCF <site>, an SDF <frame>. Frames carry no mass and move with their link.
+struct Frame {
+  std::string name;
+  int link = -1;                                           // -1 = world
+  Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();  // in the link frame
+};
+
+// Whether a link's mass properties describe a real rigid body (readers warn or refuse).
+enum class InertiaConsistency {
+  kConsistent,
+  kNotPositiveSemidefinite,  // a principal moment about the center of mass is negative
+  kViolatesTriangle,         // the largest principal moment exceeds the sum of the other two
+  kRotationalInertiaNoMass,  // zero mass with a nonzero rotational inertia
+};
+// kConsistent for massless links with zero inertia and for point masses (zero inertia). The
+// tolerances are relative to the largest principal moment (1e-12 for the sign, 1e-9 for the
+// triangle inequality): thin rods and flat plates written with rounded numbers are consistent.
+InertiaConsistency inertia_consistency(double mass, const Eigen::Matrix3d& inertia);
+// "not positive semi-definite", "violates the triangle inequality", "rotational inertia without
+// mass"; "" for kConsistent.
+const char* inertia_consistency_text(InertiaConsistency consistency);
 
 struct Mechanism {
   std::string name;
@@ -81,9 +107,16 @@ struct Mechanism {
   std::vector<Joint> joints;  // tree joints, in file order; each link has at most one parent joint
   std::vector<LoopClosure> loops;
   std::vector<Coupling> couplings;
+  std::vector<Frame> frames;  // named frames beyond the links (fused links, sites)
+  // What the reader accepted but the user should know (inconsistent inertias, ...): one line
+  // each, without the file name; the command line prints them as one warning line per file.
+  std::vector<std::string> warnings;
 
   int find_link(const std::string& name) const;   // -1 when absent ("world" is never a link)
   int find_joint(const std::string& name) const;  // -1 when absent
+  // A link (its own frame) or a named frame: the link it is fixed on (-1 = world) and its pose in
+  // that link's frame. False when no link or frame has the name.
+  bool locate_frame(const std::string& name, int& link, Eigen::Isometry3d& pose) const;
   // The joint whose child is link k, or -1 (every link of a valid mechanism has exactly one: a
   // URDF root link that is not "world" gets a fixed joint to the world when read).
   int parent_joint(int link) const;

@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <cmath>
 #include <ranges>
 #include <span>
@@ -21,22 +22,17 @@ bool finite(const Eigen::Ref<const Eigen::MatrixXd>& m) {
   return m.allFinite();
 }
 
+// Physical consistency (positive semi-definite inertia, triangle inequality) is the readers'
+// policy (warn or refuse, io/); the model needs finite numbers, a non-negative mass and a
+// symmetric inertia. Massless links are frames on moving joints (carries_no_mass).
 void validate_link(const Mechanism& mechanism, const Link& link) {
   const std::string name = "link '" + link.name + "'";
   if (!std::isfinite(link.mass) || !finite(link.center_of_mass) || !finite(link.inertia))
     fail(mechanism, name + " has a non-finite mass, center of mass or inertia");
-  if (link.mass <= 0.0)
-    fail(mechanism, name + " has non-positive mass " + std::to_string(link.mass));
+  if (link.mass < 0.0) fail(mechanism, name + " has negative mass " + std::to_string(link.mass));
   const double scale = link.inertia.cwiseAbs().maxCoeff();
   if ((link.inertia - link.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale)
     fail(mechanism, name + " has a non-symmetric inertia");
-  const Eigen::Vector3d moments =
-      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(link.inertia, Eigen::EigenvaluesOnly)
-          .eigenvalues();  // ascending
-  if (!(moments(0) > 0.0)) fail(mechanism, name + " has an inertia that is not positive definite");
-  // Principal moments of a real body: the largest is at most the sum of the other two.
-  if (moments(2) > (moments(0) + moments(1)) * (1.0 + 1e-9))
-    fail(mechanism, name + " has an inertia that violates the triangle inequality");
 }
 
 void validate_joint(const Mechanism& mechanism, const Joint& joint) {
@@ -103,6 +99,28 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
     const Link& link = m.links[joint.child];
     inertia_.push_back(spatial_inertia(link.mass, link.center_of_mass, link.inertia));
   }
+  // Children before parents: a node carries no mass when its link and every link below it have a
+  // zero spatial inertia (exactly: massless frames, as the readers give them).
+  carries_no_mass_.assign(joints, 1);
+  for (const int k : structure_->forest.post_order()) {
+    carries_no_mass_[k] = carries_no_mass_[k] && inertia_[k].isZero(0.0);
+    const int p = structure_->forest.parent(k);
+    if (p != Forest::kNone && !carries_no_mass_[k]) carries_no_mass_[p] = 0;
+  }
+}
+
+std::vector<int> RigidBodyModel::massless_moving_joints() const {
+  std::vector<int> joints;
+  for (int k = 0; k < node_count(); ++k) {
+    if (joint_dofs(k) == 0 || !carries_no_mass_[k]) continue;
+    // Only the top moving joint of each massless subtree: no moving massless ancestor.
+    bool top = true;
+    for (int p = forest().parent(k); p != Forest::kNone && carries_no_mass_[p];
+         p = forest().parent(p))
+      top = top && joint_dofs(p) == 0;
+    if (top) joints.push_back(k);
+  }
+  return joints;
 }
 
 RigidBodyData::RigidBodyData(const RigidBodyModel& model)
@@ -220,6 +238,13 @@ void fill_base_acceleration(const RigidBodyModel& model, const Eigen::Vector3d& 
     data.base_acceleration.segment<3>(6 * i + 3) =
         -(data.link_pose[k].linear().transpose() * gravity);
   }
+}
+
+[[noreturn]] void throw_singular_hinge(const RigidBodyModel& model, int node) {
+  throw SingularMassMatrixError(
+      node, "joint '" + model.mechanism().joints[node].name +
+                "' moves no inertia its other joints do not move at this configuration (H P H* "
+                "is singular), so the mass matrix is singular");
 }
 
 void check_size(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what) {
@@ -351,11 +376,22 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     HingeMatrix& projected = data.projected_inertia[k];
     HingeSquare& inverse = data.innovations_inverse[k];
     JointVector& nu = data.innovation[k];
+    if (model.carries_no_mass(k)) {
+      // A massless subtree: P = 0 and z = 0, D = 0. Its motion exerts no force on the parent, and
+      // the dynamics leave its acceleration free: prescribed zero (zero gain and innovation).
+      projected.setZero();
+      inverse.setZero();
+      nu.setZero();
+      continue;
+    }
     // Coefficient-wise (lazy) products: Eigen's blocked products of dynamic-size operands would
     // allocate workspace.
     projected.noalias() = inertia.lazyProduct(data.hinge[k]);
     if (dofs == 1) {
-      const double d_inverse = 1.0 / data.hinge[k].col(0).dot(projected.col(0));
+      const double d = data.hinge[k].col(0).dot(projected.col(0));
+      if (!(std::abs(d) > 1e-13 * inertia.diagonal().cwiseAbs().maxCoeff()))
+        throw_singular_hinge(model, k);
+      const double d_inverse = 1.0 / d;
       inverse(0, 0) = d_inverse;
       nu(0) = d_inverse * (tau[offset] - data.hinge[k].col(0).dot(force));
       inertia.noalias() -= (d_inverse * projected.col(0)) * projected.col(0).transpose();
@@ -364,7 +400,15 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     }
     const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
     const Eigen::LLT<HingeSquare> cholesky(d);
-    for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+    if (cholesky.info() == Eigen::Success) {
+      for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+    } else {
+      // Not positive definite: an inconsistent inertia (accepted with a warning) or singular.
+      Eigen::FullPivLU<HingeSquare> lu(d);
+      lu.setThreshold(1e-13);
+      if (!lu.isInvertible()) throw_singular_hinge(model, k);
+      inverse = lu.inverse();
+    }
     JointVector residual = tau.segment(offset, dofs);  // fixed capacity: no temporary VectorXd
     residual.noalias() -= data.hinge[k].transpose() * force;
     nu.noalias() = inverse * residual;

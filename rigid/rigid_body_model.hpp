@@ -17,6 +17,7 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,11 @@ class RigidBodyModel {
  public:
   // Validates the mechanism and throws std::invalid_argument naming the first problem: no links,
   // joint link indices out of range, a link without a parent joint or with two, joints forming a
-  // cycle, duplicate joint names, non-finite numbers, non-positive mass, an inertia that is not
-  // symmetric positive definite or violates the triangle inequality, a zero-length axis on a
-  // joint that uses it. Loops and couplings are kept in mechanism() but not modeled here.
+  // cycle, duplicate joint names, non-finite numbers, negative mass, a non-symmetric inertia, a
+  // zero-length axis on a joint that uses it. Physical consistency of inertias is the readers'
+  // policy (io/: warn, or refuse with --strict). Massless links are allowed anywhere; a moving
+  // joint whose whole subtree is massless moves no mass (carries_no_mass): forward dynamics leaves
+  // its acceleration at zero. Loops and couplings are kept in mechanism() but not modeled here.
   explicit RigidBodyModel(Mechanism mechanism);
 
   const Mechanism& mechanism() const { return mechanism_; }
@@ -58,6 +61,14 @@ class RigidBodyModel {
   int link_of_node(int node) const { return mechanism_.joints[node].child; }
   const JointGeometry& joint_geometry(int node) const { return geometry_[node]; }
   const Matrix6d& link_inertia(int node) const { return inertia_[node]; }
+  // True when node k's link and every link below it are massless (zero spatial inertia): a
+  // moving joint there moves no mass, its row and column of M are zero, and its acceleration is
+  // not determined by the dynamics (forward dynamics leaves it at zero; it takes no force).
+  bool carries_no_mass(int node) const { return carries_no_mass_[node] != 0; }
+  // Joint j moves and moves no mass (carries_no_mass with dofs).
+  bool moves_no_mass(int joint) const { return joint_dofs(joint) > 0 && carries_no_mass(joint); }
+  // The top moving joint of every massless subtree (node ids = joint indices), in node order.
+  std::vector<int> massless_moving_joints() const;
 
  private:
   Mechanism mechanism_;
@@ -66,6 +77,20 @@ class RigidBodyModel {
   std::vector<int> node_of_link_;
   std::vector<JointGeometry> geometry_;
   std::vector<Matrix6d> inertia_;
+  std::vector<char> carries_no_mass_;
+};
+
+// The mass matrix is singular at the state for a reason other than a massless subtree: joint
+// `joint` (its node) moves no inertia its other joints do not already move (two coaxial hinges
+// on massless links, a point mass on a hinge's axis). One sentence naming the joint.
+class SingularMassMatrixError : public std::runtime_error {
+ public:
+  SingularMassMatrixError(int node, const std::string& message)
+      : std::runtime_error(message), node_(node) {}
+  int node() const { return node_; }
+
+ private:
+  int node_;
 };
 
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration

@@ -13,6 +13,7 @@
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
 #include "rigid/closed_chain_model.hpp"
+#include "rigid/fixed_body_fusion.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "sparse/matrix_market.hpp"
 #include "support/cli_support.hpp"
@@ -58,7 +59,7 @@ TEST(ExportCli, FilesOfEveryTreeExampleAgreeWithTheRigidMassMatrix) {
     EXPECT_NE(run.out.find("(fill 0)"), std::string::npos) << run.out;  // canonical: no fill
 
     // Reference: the rigid layer's fixed-size CRBA at the same state.
-    const RigidBodyModel model(without_massless_fixed_links(read_mechanism_file(model_file)));
+    const RigidBodyModel model(fuse_fixed_bodies(read_mechanism_file(model_file)));
     const MechanismState state = read_state_file(state_file, model.mechanism());
     RigidBodyData data(model);
     const Eigen::MatrixXd reference = mass_matrix(model, data, state.q);
@@ -103,7 +104,7 @@ TEST(ExportCli, ClosedChainsExportTheReducedMassMatrix) {
     ASSERT_EQ(run.status, 0) << run.err;
     EXPECT_NE(run.out.find("(fill 0)"), std::string::npos) << run.out;
 
-    const ClosedChainModel model(without_massless_fixed_links(read_mechanism_file(model_file)));
+    const ClosedChainModel model(fuse_fixed_bodies(read_mechanism_file(model_file)));
     ClosedChainData data(model);
     const MechanismState state = read_state_file(state_file, model.mechanism());
     Eigen::VectorXd q = state.q;

@@ -239,30 +239,48 @@ TEST(ModelCli, EveryKindOfBadModelIsOneLineAndExitStatusTwo) {
             "<joint name=\"k\" type=\"fixed\"><parent link=\"a\"/><child "
             "link=\"b\"/></joint></robot>"),
        5, "two parents"},
-      {"mass.urdf", edit(kGoodUrdf, "value=\"1\"", "value=\"0\""), 2, "non-positive mass"},
-      {"inertia.urdf", edit(kGoodUrdf, "ixy=\"0\"", "ixy=\"0.2\""), 2, "not positive definite"},
-      {"triangle.urdf", edit(kGoodUrdf, "izz=\"0.1\"", "izz=\"0.3\""), 2, "triangle inequality"},
+      {"mass.urdf", edit(kGoodUrdf, "value=\"1\"", "value=\"-1\""), 2, "negative mass"},
       {"axis.urdf", edit(kGoodUrdf, "xyz=\"0 0 1\"", "xyz=\"0 0 0\""), 4, "zero-length axis"},
       {"nan.urdf", edit(kGoodUrdf, "xyz=\"0 0 1\"", "xyz=\"0 nan 1\""), 4, "not a finite number"},
       {"malformed.yaml", edit(kGoodYaml, "  - {name: b,", "  - {name: b, mass: [1,"), 3,
        "malformed YAML"},
       {"type.yaml", edit(kGoodYaml, "type: revolute", "type: hinge"), 6, "unknown type 'hinge'"},
       {"missing.yaml", edit(kGoodYaml, "child: b,", "child: c,"), 6, "unknown link 'c'"},
-      {"mass.yaml", edit(kGoodYaml, "{name: b, mass: 1", "{name: b, mass: -1"), 3,
-       "non-positive mass"},
+      {"mass.yaml", edit(kGoodYaml, "{name: b, mass: 1", "{name: b, mass: -1"), 3, "negative mass"},
       {"inf.yaml", edit(kGoodYaml, "axis: [0, 0, 1]", "axis: [0, .inf, 1]"), 6,
        "not a finite number"},
       {"key.yaml", edit(kGoodYaml, "joints:", "joint:"), 4, "unknown key 'joint'"},
       {"coupling.yaml", kGoodYaml + "couplings:\n  - {name: g, joints: [ja, jb], ratio: 2}\n", 8,
        "different dof counts"},
-      {"model.txt", kGoodYaml, 0, "unknown model file type"},
+      {"model.txt", kGoodYaml, 0, "unknown"},
   };
   for (const Case& c : cases) {
     const std::string path = write_file(c.name, c.text);
     expect_bad_input("dynamics " + path, path, c.line, c.problem);
-    // Any other extension is DOT to `graph`; only model extensions are models.
-    if (c.name != "model.txt")
-      expect_bad_input("graph " + path + " --json", path, c.line, c.problem);
+    // The extension decides for `graph` too: .txt is neither a model nor a DOT file.
+    expect_bad_input("graph " + path + " --json", path, c.line, c.problem);
+  }
+  // Physically inconsistent inertias: refused at their line with --strict, otherwise one warning.
+  const Case strict_cases[] = {
+      {"inertia.urdf", edit(kGoodUrdf, "ixy=\"0\"", "ixy=\"0.2\""), 2,
+       "not positive semi-definite"},
+      {"triangle.urdf", edit(kGoodUrdf, "izz=\"0.1\"", "izz=\"0.3\""), 2, "triangle inequality"},
+  };
+  for (const Case& c : strict_cases) {
+    const std::string path = write_file(c.name, c.text);
+    for (const char* command : {"dynamics", "graph", "bench", "analyze"})
+      expect_bad_input(std::string(command) + " " + path + " --strict" +
+                           (std::string(command) == "bench" ? " --algo fd" : "") +
+                           (std::string(command) == "analyze" ? " --out /nonexistent/x" : ""),
+                       path, c.line, c.problem);
+    const CliRun accepted = run_cli("dynamics " + path + " --json");
+    EXPECT_EQ(accepted.status, 0) << accepted.err;
+    EXPECT_EQ(std::count(accepted.err.begin(), accepted.err.end(), '\n'), 1) << accepted.err;
+    EXPECT_NE(accepted.err.find("warning: " + path +
+                                ": physically inconsistent inertias "
+                                "accepted (--strict refuses them)"),
+              std::string::npos)
+        << accepted.err;
   }
 }
 

@@ -137,10 +137,7 @@ TEST(UrdfReader, EachKindOfBadInputIsAnInputErrorWithItsLine) {
       {edited("<parent link=\"base\"/>", "<parent link=\"nowhere\"/>"), 18,
        "missing parent link 'nowhere'"},
       {edited("<child link=\"tool\"/>", "<child link=\"l1\"/>"), 24, "link 'l1' has two parents"},
-      {edited("<mass value=\"1.5\"/>", "<mass value=\"0\"/>"), 10, "non-positive mass"},
-      {edited("<mass value=\"1.5\"/>", "<mass value=\"-1.5\"/>"), 10, "non-positive mass"},
-      {edited("ixy=\"0.01\"", "ixy=\"0.5\""), 10, "not positive definite"},
-      {edited("iyy=\"2\"", "iyy=\"5\""), 3, "triangle inequality"},
+      {edited("<mass value=\"1.5\"/>", "<mass value=\"-1.5\"/>"), 10, "negative mass"},
       {edited("<axis xyz=\"0 0 2\"/>", "<axis xyz=\"0 0 0\"/>"), 17, "zero-length axis"},
       {edited("xyz=\"0.5 0 0\"", "xyz=\"nan 0 0\""), 27, "not a finite number"},
       {edited("ixx=\"0.1\"", "ixx=\"inf\""), 13, "not a finite number"},
@@ -153,6 +150,41 @@ TEST(UrdfReader, EachKindOfBadInputIsAnInputErrorWithItsLine) {
     SCOPED_TRACE(c.problem);
     expect_input_error([&] { parse_urdf(c.text, "arm.urdf"); }, "arm.urdf", c.line, c.problem);
   }
+}
+
+// Issue 12: robots as they ship. A zero mass is a massless frame; inconsistent inertias are
+// accepted with one warning naming the links, and refused at their line with --strict.
+TEST(UrdfReader, InconsistentInertiasAreOneWarningOrRefusedWhenStrict) {
+  ReadOptions strict;
+  strict.strict = true;
+  const std::string massless = edited("<mass value=\"1.5\"/>", "<mass value=\"0\"/>");
+  const std::string indefinite = edited("ixy=\"0.01\"", "ixy=\"0.5\"");
+  const std::string triangle = edited("iyy=\"2\"", "iyy=\"5\"");
+  // Mass 0 makes l1 a massless frame; the rotational inertia written with it is dropped, and said.
+  const Mechanism frame = parse_urdf(massless, "arm.urdf");
+  EXPECT_EQ(frame.links[1].mass, 0.0);
+  EXPECT_TRUE(frame.links[1].inertia.isZero(0.0));
+  ASSERT_EQ(frame.warnings.size(), 1u);
+  EXPECT_NE(frame.warnings[0].find("rotational inertia without mass (1 link, treated as "
+                                   "massless): l1"),
+            std::string::npos)
+      << frame.warnings[0];
+  // The two kinds together: one warning line naming both links by kind.
+  std::string two = indefinite;
+  two.replace(two.find("iyy=\"2\""), 7, "iyy=\"5\"");
+  const Mechanism accepted = parse_urdf(two, "arm.urdf");
+  ASSERT_EQ(accepted.warnings.size(), 1u);
+  const std::string& warning = accepted.warnings[0];
+  EXPECT_NE(warning.find("not positive semi-definite (1 link): l1"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("violates the triangle inequality (1 link): base"), std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("--strict"), std::string::npos);
+  EXPECT_DOUBLE_EQ(accepted.links[1].inertia(0, 1), 0.5);  // kept as given
+  expect_input_error([&] { parse_urdf(indefinite, "arm.urdf", strict); }, "arm.urdf", 10,
+                     "not positive semi-definite");
+  expect_input_error([&] { parse_urdf(triangle, "arm.urdf", strict); }, "arm.urdf", 3,
+                     "triangle inequality");
+  EXPECT_NO_THROW(parse_urdf(kArm, "arm.urdf", strict));
 }
 
 TEST(UrdfReader, ProblemsOnlyUrdfdomDetectsStillGiveOneLineNamingTheFile) {

@@ -165,12 +165,7 @@ TEST(YamlReader, EachKindOfBadInputNamesTheFileAndLine) {
       {replaced(kModel, "child: b3, origin", "child: b9, origin"), 20, "unknown link 'b9'"},
       {replaced(kModel, "parent: base, child: b2", "parent: base, child: b1"), 19,
        "link 'b1' has two parents"},
-      {replaced(kModel, "mass: 0.5", "mass: 0"), 14, "non-positive mass"},
-      {replaced(kModel, "mass: 0.5", "mass: -2"), 14, "non-positive mass"},
-      {replaced(kModel, "{ixx: 0.01, ixy: 0.001", "{ixx: 0.01, ixy: 0.5"), 9,
-       "not positive definite"},
-      {replaced(kModel, "{ixx: 0.2, iyy: 0.2, izz: 0.3}", "{ixx: 0.1, iyy: 0.1, izz: 0.3}"), 6,
-       "triangle inequality"},
+      {replaced(kModel, "mass: 0.5", "mass: -2"), 14, "negative mass"},
       {replaced(kModel, "axis: [0, 0, 3]", "axis: [0, 0, 0]"), 19, "zero-length axis"},
       {replaced(kModel, "ratio: 50.0", "ratio: .nan"), 29, "not a finite number"},
       {replaced(kModel, "xyz: [1, 2, 3]", "xyz: [1, .inf, 3]"), 27, "not a finite number"},
@@ -196,6 +191,35 @@ TEST(YamlReader, EachKindOfBadInputNamesTheFileAndLine) {
     SCOPED_TRACE(c.problem);
     expect_input_error([&] { parse_yaml(c.text, "demo.yaml"); }, "demo.yaml", c.line, c.problem);
   }
+}
+
+// Issue 12: the same inertia policy as URDF: inconsistent inertias are one warning, refused at
+// the inertia's line with --strict; a coupling's offset is read.
+TEST(YamlReader, InconsistentInertiasWarnOrAreRefusedWhenStrictAndCouplingsTakeAnOffset) {
+  const std::string indefinite = replaced(kModel, "{ixx: 0.01, ixy: 0.001", "{ixx: 0.01, ixy: 0.5");
+  const std::string triangle =
+      replaced(kModel, "{ixx: 0.2, iyy: 0.2, izz: 0.3}", "{ixx: 0.1, iyy: 0.1, izz: 0.3}");
+  ReadOptions strict;
+  strict.strict = true;
+  const Mechanism accepted = parse_yaml(indefinite, "demo.yaml");
+  ASSERT_EQ(accepted.warnings.size(), 1u);
+  EXPECT_NE(accepted.warnings[0].find("not positive semi-definite (1 link): b1"), std::string::npos)
+      << accepted.warnings[0];
+  expect_input_error([&] { parse_yaml(indefinite, "demo.yaml", "", strict); }, "demo.yaml", 9,
+                     "not positive semi-definite");
+  expect_input_error([&] { parse_yaml(triangle, "demo.yaml", "", strict); }, "demo.yaml", 6,
+                     "triangle inequality");
+  const Mechanism massless = parse_yaml(replaced(kModel,
+                                                 "    mass: 0.5\n    inertia: {ixx: 0.01, "
+                                                 "iyy: 0.01, izz: 0.01}\n",
+                                                 ""),
+                                        "demo.yaml");
+  EXPECT_EQ(massless.links[3].mass, 0.0);
+  EXPECT_TRUE(massless.warnings.empty());
+  const Mechanism offset =
+      parse_yaml(replaced(kModel, "ratio: 50.0}", "ratio: 50.0, offset: 0.25}"), "demo.yaml");
+  EXPECT_DOUBLE_EQ(offset.couplings[0].offset, 0.25);
+  EXPECT_DOUBLE_EQ(parse_yaml(kModel, "demo.yaml").couplings[0].offset, 0.0);
 }
 
 }  // namespace

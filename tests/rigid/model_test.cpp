@@ -87,12 +87,9 @@ TEST(RigidBodyModel, RejectsStructuralProblems) {
       },
       "cycle");
   expect_rejected([](Mechanism& m) { m.joints[1].name = "wrist"; }, "two joints are named 'wrist'");
-  expect_rejected([](Mechanism& m) { m.links[1].mass = 0.0; }, "non-positive mass");
-  expect_rejected([](Mechanism& m) { m.links[1].mass = -2.0; }, "non-positive mass");
+  expect_rejected([](Mechanism& m) { m.links[1].mass = -2.0; }, "negative mass");
   expect_rejected([nan](Mechanism& m) { m.links[1].mass = nan; }, "non-finite");
   expect_rejected([nan](Mechanism& m) { m.links[2].center_of_mass.x() = nan; }, "non-finite");
-  expect_rejected([](Mechanism& m) { m.links[2].inertia(1, 1) = -0.2; }, "not positive definite");
-  expect_rejected([](Mechanism& m) { m.links[2].inertia(2, 2) = 0.5; }, "triangle inequality");
   expect_rejected([](Mechanism& m) { m.links[2].inertia(0, 1) = 0.01; }, "non-symmetric");
   expect_rejected([](Mechanism& m) { m.joints[0].axis.setZero(); }, "zero-length axis");
   expect_rejected(
@@ -101,6 +98,31 @@ TEST(RigidBodyModel, RejectsStructuralProblems) {
       },
       "non-finite origin");
   expect_rejected([](Mechanism& m) { m.joints[0].origin.linear() *= 2.0; }, "not orthonormal");
+}
+
+// Physical consistency is the readers' policy: the model takes massless links and inconsistent
+// inertias as given, and marks the nodes whose subtree carries no mass.
+TEST(RigidBodyModel, AcceptsMasslessLinksAndInconsistentInertiasAndMarksMasslessSubtrees) {
+  Mechanism m = three_links();
+  m.links[2].inertia(1, 1) = -0.2;  // not positive semi-definite
+  EXPECT_NO_THROW(RigidBodyModel{m});
+  m = three_links();
+  m.links[2].inertia(2, 2) = 0.5;  // violates the triangle inequality
+  EXPECT_NO_THROW(RigidBodyModel{m});
+  // The hand (link 2, on the hinge "wrist", node 0) massless: a massless moving subtree.
+  m = three_links();
+  m.links[2].mass = 0.0;
+  m.links[2].inertia.setZero();
+  const RigidBodyModel model(m);
+  EXPECT_TRUE(model.carries_no_mass(0));
+  EXPECT_FALSE(model.carries_no_mass(2));
+  EXPECT_TRUE(model.moves_no_mass(0));
+  EXPECT_EQ(model.massless_moving_joints(), std::vector<int>{0});
+  // The arm (link 1) massless but the hand below it massive: nothing carries no mass.
+  m = three_links();
+  m.links[1].mass = 0.0;
+  m.links[1].inertia.setZero();
+  EXPECT_TRUE(RigidBodyModel(m).massless_moving_joints().empty());
 }
 
 TEST(RigidBodyModel, AxisIgnoredWhereUnused) {

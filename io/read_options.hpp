@@ -1,0 +1,14 @@
+// Options shared by every model reader (io/mechanism_file.hpp).
+#pragma once
+
+namespace skograph {
+
+struct ReadOptions {
+  // Refuse physically inconsistent inertias (a negative principal moment, the triangle inequality
+  // violated, rotational inertia without mass) at their line instead of accepting them with one
+  // warning (Mechanism::warnings); the command line's --strict. Commands that build a dynamics
+  // model also refuse massless moving subtrees under it.
+  bool strict = false;
+};
+
+}  // namespace skograph

@@ -1,0 +1,439 @@
+#include "io/sdf_reader.hpp"
+
+#include <tinyxml2.h>
+
+#include <deque>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sdf/Console.hh>
+#include <sdf/Frame.hh>
+#include <sdf/Joint.hh>
+#include <sdf/JointAxis.hh>
+#include <sdf/Link.hh>
+#include <sdf/Model.hh>
+#include <sdf/Root.hh>
+#include <sdf/World.hh>
+#include <set>
+#include <vector>
+
+#include "io/mechanism_checks.hpp"
+
+namespace skograph {
+
+namespace {
+
+using io::fail;
+using io::SourceLocation;
+
+// The lines of the model's elements and the checks that sdformat reports without a line: unknown
+// joint types and joints naming missing links or frames (TinyXML-2, sdformat's own XML parser).
+struct SdfOutline {
+  std::map<std::string, int> link_line, joint_line;
+  std::set<std::string> frames;
+};
+
+std::string child_text(const tinyxml2::XMLElement* element, const char* tag) {
+  const tinyxml2::XMLElement* child = element->FirstChildElement(tag);
+  const char* text = child ? child->GetText() : nullptr;
+  std::string value = text ? text : "";
+  const auto first = value.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return value.substr(first, value.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+SdfOutline outline_sdf(const std::string& path) {
+  tinyxml2::XMLDocument document;
+  if (document.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) {
+    if (document.ErrorID() == tinyxml2::XML_ERROR_FILE_NOT_FOUND ||
+        document.ErrorID() == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
+      fail({path, 0}, "cannot open file");
+    fail({path, document.ErrorLineNum()},
+         std::string("malformed XML (") + document.ErrorName() + ")");
+  }
+  const tinyxml2::XMLElement* root = document.RootElement();
+  if (!root || std::string(root->Name()) != "sdf")
+    fail({path, root ? root->GetLineNum() : 0}, "not an SDF file: the root element is not <sdf>");
+  const tinyxml2::XMLElement* model = root->FirstChildElement("model");
+  if (!model) {
+    const tinyxml2::XMLElement* world = root->FirstChildElement("world");
+    model = world ? world->FirstChildElement("model") : nullptr;
+  }
+  if (!model) fail({path, root->GetLineNum()}, "the file has no <model>");
+  for (const char* nested : {"model", "include"})
+    if (const tinyxml2::XMLElement* e = model->FirstChildElement(nested))
+      fail({path, e->GetLineNum()},
+           std::string("nested models (<") + nested + "> in a <model>) are not supported");
+  SdfOutline outline;
+  for (const tinyxml2::XMLElement* e = model->FirstChildElement("link"); e;
+       e = e->NextSiblingElement("link"))
+    outline.link_line[e->Attribute("name") ? e->Attribute("name") : ""] = e->GetLineNum();
+  for (const tinyxml2::XMLElement* e = model->FirstChildElement("frame"); e;
+       e = e->NextSiblingElement("frame"))
+    outline.frames.insert(e->Attribute("name") ? e->Attribute("name") : "");
+  static const std::set<std::string> kTypes = {"revolute", "continuous", "prismatic", "ball",
+                                               "fixed",    "universal",  "revolute2"};
+  for (const tinyxml2::XMLElement* e = model->FirstChildElement("joint"); e;
+       e = e->NextSiblingElement("joint")) {
+    const std::string name = e->Attribute("name") ? e->Attribute("name") : "";
+    const std::string type = e->Attribute("type") ? e->Attribute("type") : "";
+    const SourceLocation where{path, e->GetLineNum()};
+    outline.joint_line[name] = e->GetLineNum();
+    if (!kTypes.count(type))
+      fail(where, "joint '" + name + "' has type '" + type +
+                      "' (skograph reads revolute, continuous, prismatic, ball, fixed, universal "
+                      "and revolute2 joints)");
+    for (const char* end : {"parent", "child"}) {
+      const std::string link = child_text(e, end);
+      const tinyxml2::XMLElement* element = e->FirstChildElement(end);
+      if (link.empty()) fail(where, "joint '" + name + "' has no <" + end + ">");
+      if (link != "world" && !outline.link_line.count(link) && !outline.frames.count(link))
+        fail({path, element->GetLineNum()},
+             "joint '" + name + "' names missing " + end + " link '" + link + "'");
+    }
+  }
+  return outline;
+}
+
+Eigen::Isometry3d isometry(const ignition::math::Pose3d& pose) {
+  Eigen::Isometry3d frame = Eigen::Isometry3d::Identity();
+  const ignition::math::Quaterniond& q = pose.Rot();
+  frame.linear() = Eigen::Quaterniond(q.W(), q.X(), q.Y(), q.Z()).normalized().toRotationMatrix();
+  frame.translation() = Eigen::Vector3d(pose.Pos().X(), pose.Pos().Y(), pose.Pos().Z());
+  return frame;
+}
+
+// sdformat's first error as one line, at the line of the element it names ("name[x]") when known.
+[[noreturn]] void fail_with_sdformat_error(const std::string& path, const SdfOutline& outline,
+                                           const sdf::Errors& errors) {
+  std::string message = errors.front().Message();
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  int line = errors.front().LineNumber().value_or(0);
+  std::smatch match;
+  static const std::regex kName(R"(name\[([^\]]*)\])");
+  if (line == 0 && std::regex_search(message, match, kName)) {
+    const std::string name = match[1].str();
+    if (outline.joint_line.count(name)) line = outline.joint_line.at(name);
+    if (outline.link_line.count(name)) line = outline.link_line.at(name);
+  }
+  fail({path, line}, "sdformat: " + message);
+}
+
+LoopType loop_type_of(sdf::JointType type) {
+  switch (type) {
+    case sdf::JointType::PRISMATIC:
+      return LoopType::kPrismatic;
+    case sdf::JointType::BALL:
+      return LoopType::kSpherical;
+    case sdf::JointType::FIXED:
+      return LoopType::kWeld;
+    default:
+      return LoopType::kRevolute;
+  }
+}
+
+class SdfConverter {
+ public:
+  SdfConverter(const sdf::Model& model, std::string path, const SdfOutline& outline, bool strict)
+      : model_(model), path_(std::move(path)), outline_(outline), audit_(strict) {}
+
+  Mechanism convert() {
+    mechanism_.source = path_;
+    mechanism_.name = model_.Name();
+    const int links = static_cast<int>(model_.LinkCount());
+    if (links == 0) fail({path_, 0}, "the model has no links");
+    model_in_world_ = model_.PoseRelativeTo().empty() ? isometry(model_.RawPose())
+                                                      : Eigen::Isometry3d::Identity();
+    for (int k = 0; k < links; ++k) {
+      const sdf::Link& link = *model_.LinkByIndex(static_cast<uint64_t>(k));
+      link_index_[link.Name()] = k;
+      link_pose_.push_back(resolve(link.SemanticPose(), link.Name()));
+    }
+    choose_tree();
+    in_link_.assign(links, Eigen::Isometry3d::Identity());
+    link_of_.assign(links, -1);
+    add_links_and_tree_joints();
+    add_loops();
+    add_frames();
+    audit_.report(mechanism_);
+    return std::move(mechanism_);
+  }
+
+ private:
+  Eigen::Isometry3d resolve(const sdf::SemanticPose& semantic, const std::string& owner) const {
+    ignition::math::Pose3d pose;
+    const sdf::Errors errors = semantic.Resolve(pose, "__model__");
+    if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
+    (void)owner;
+    return isometry(pose);
+  }
+
+  int line_of_joint(const std::string& name) const {
+    const auto it = outline_.joint_line.find(name);
+    return it == outline_.joint_line.end() ? 0 : it->second;
+  }
+
+  // The link a joint end names (-1 = world): parent and child may name frames attached to links.
+  int joint_end(const sdf::Joint& joint, bool parent) const {
+    std::string link;
+    const sdf::Errors errors =
+        parent ? joint.ResolveParentLink(link) : joint.ResolveChildLink(link);
+    if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
+    if (link == "world") return -1;
+    const auto it = link_index_.find(link);
+    if (it == link_index_.end())
+      fail({path_, line_of_joint(joint.Name())},
+           "joint '" + joint.Name() + "' names missing link '" + link + "'");
+    return it->second;
+  }
+
+  // Breadth-first from the world over the joints in file order; a link no joint reaches becomes a
+  // root (preferring links that are no joint's child), and the search goes on from it.
+  void choose_tree() {
+    const int links = static_cast<int>(model_.LinkCount());
+    const int joints = static_cast<int>(model_.JointCount());
+    parent_of_joint_.resize(joints);
+    child_of_joint_.resize(joints);
+    std::vector<std::vector<int>> leaving(links + 1);  // by parent link, world last
+    std::vector<char> is_child(links, 0);
+    for (int j = 0; j < joints; ++j) {
+      const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
+      parent_of_joint_[j] = joint_end(joint, true);
+      child_of_joint_[j] = joint_end(joint, false);
+      if (child_of_joint_[j] < 0)
+        fail({path_, line_of_joint(joint.Name())},
+             "joint '" + joint.Name() + "' has the world as its child");
+      if (parent_of_joint_[j] == child_of_joint_[j])
+        fail({path_, line_of_joint(joint.Name())},
+             "joint '" + joint.Name() + "' connects a link to itself");
+      leaving[parent_of_joint_[j] < 0 ? links : parent_of_joint_[j]].push_back(j);
+      is_child[child_of_joint_[j]] = 1;
+    }
+    tree_joint_of_.assign(links, -1);
+    is_tree_joint_.assign(joints, 0);
+    std::vector<char> reached(links, 0);
+    std::deque<int> queue{links};
+    auto search = [&] {
+      while (!queue.empty()) {
+        const int u = queue.front();
+        queue.pop_front();
+        for (const int j : leaving[u]) {
+          const int c = child_of_joint_[j];
+          if (reached[c]) continue;
+          reached[c] = 1;
+          tree_joint_of_[c] = j;
+          is_tree_joint_[j] = 1;
+          queue.push_back(c);
+        }
+      }
+    };
+    search();
+    for (const bool prefer_roots : {true, false})
+      for (int k = 0; k < links; ++k) {
+        if (reached[k] || (prefer_roots && is_child[k])) continue;
+        reached[k] = 1;
+        roots_.push_back(k);
+        queue.push_back(k);
+        search();
+      }
+  }
+
+  int add_link(const std::string& name) {
+    Link link;
+    link.name = name;
+    mechanism_.links.push_back(link);
+    return static_cast<int>(mechanism_.links.size()) - 1;
+  }
+
+  // Links in file order, joints: the roots' floating or welding joints first, then the tree joints
+  // in file order (a child link's frame is the joint frame; in_link_ is the SDF link frame there).
+  void add_links_and_tree_joints() {
+    const int links = static_cast<int>(model_.LinkCount());
+    for (int k = 0; k < links; ++k) {
+      const int j = tree_joint_of_[k];
+      if (j >= 0) {
+        const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
+        const Eigen::Isometry3d joint_pose = resolve(joint.SemanticPose(), joint.Name());
+        in_link_[k] = joint_pose.inverse() * link_pose_[k];
+      }
+    }
+    std::vector<int> cross_of(model_.JointCount(), -1);
+    for (int k = 0; k < links; ++k) {
+      const sdf::JointType type = tree_joint_of_[k] < 0
+                                      ? sdf::JointType::INVALID
+                                      : model_.JointByIndex(tree_joint_of_[k])->Type();
+      if (type == sdf::JointType::UNIVERSAL || type == sdf::JointType::REVOLUTE2)
+        cross_of[tree_joint_of_[k]] =
+            add_link(model_.JointByIndex(tree_joint_of_[k])->Name() + "/cross");
+      link_of_[k] = add_link(model_.LinkByIndex(static_cast<uint64_t>(k))->Name());
+      add_inertial(k);
+    }
+    for (const int k : roots_) {
+      Joint joint;
+      const std::string name = model_.LinkByIndex(static_cast<uint64_t>(k))->Name();
+      joint.name = name + (model_.Static() ? "_weld" : "_floating");
+      joint.type = model_.Static() ? JointType::kFixed : JointType::kFloating;
+      joint.parent = -1;
+      joint.child = link_of_[k];
+      joint.origin = model_in_world_ * link_pose_[k];
+      mechanism_.joints.push_back(joint);
+    }
+    for (int j = 0; j < static_cast<int>(model_.JointCount()); ++j) {
+      if (!is_tree_joint_[j]) continue;
+      const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
+      const int child = child_of_joint_[j], parent = parent_of_joint_[j];
+      Joint tree_joint;
+      tree_joint.name = joint.Name();
+      tree_joint.parent = parent < 0 ? -1 : link_of_[parent];
+      tree_joint.child = link_of_[child];
+      tree_joint.origin = frame_in_link(parent, resolve(joint.SemanticPose(), joint.Name()));
+      const SourceLocation where{path_, line_of_joint(joint.Name())};
+      const std::string owner = "joint '" + joint.Name() + "'";
+      switch (joint.Type()) {
+        case sdf::JointType::FIXED:
+          tree_joint.type = JointType::kFixed;
+          break;
+        case sdf::JointType::BALL:
+          tree_joint.type = JointType::kSpherical;
+          break;
+        case sdf::JointType::PRISMATIC:
+        case sdf::JointType::REVOLUTE:
+        case sdf::JointType::CONTINUOUS:
+          tree_joint.type = joint.Type() == sdf::JointType::PRISMATIC  ? JointType::kPrismatic
+                            : joint.Type() == sdf::JointType::REVOLUTE ? JointType::kRevolute
+                                                                       : JointType::kContinuous;
+          tree_joint.axis = axis_of(joint, 0, where, owner);
+          if (tree_joint.type != JointType::kContinuous) {
+            tree_joint.lower = joint.Axis(0)->Lower();
+            tree_joint.upper = joint.Axis(0)->Upper();
+          }
+          break;
+        default: {  // universal, revolute2: two revolutes through a massless cross link
+          Joint first = tree_joint, second = tree_joint;
+          first.name = joint.Name() + ":0";
+          first.type = JointType::kContinuous;
+          first.axis = axis_of(joint, 0, where, owner);
+          first.child = cross_of[j];
+          second.name = joint.Name() + ":1";
+          second.type = JointType::kContinuous;
+          second.axis = axis_of(joint, 1, where, owner);
+          second.parent = cross_of[j];
+          second.origin = Eigen::Isometry3d::Identity();
+          mechanism_.joints.push_back(first);
+          mechanism_.joints.push_back(second);
+          continue;
+        }
+      }
+      mechanism_.joints.push_back(tree_joint);
+    }
+  }
+
+  // A frame given in the model frame, in the skograph frame of `link` (-1: the world).
+  Eigen::Isometry3d frame_in_link(int link, const Eigen::Isometry3d& in_model) const {
+    if (link < 0) return model_in_world_ * in_model;
+    return in_link_[link] * link_pose_[link].inverse() * in_model;
+  }
+
+  Eigen::Vector3d axis_of(const sdf::Joint& joint, unsigned index, const SourceLocation& where,
+                          const std::string& owner) const {
+    const sdf::JointAxis* axis = joint.Axis(index);
+    if (!axis) fail(where, owner + " has no <axis" + (index ? "2" : "") + ">");
+    ignition::math::Vector3d xyz;
+    const sdf::Errors errors = axis->ResolveXyz(xyz);  // in the joint frame
+    if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
+    return io::unit_axis(where, owner, Eigen::Vector3d(xyz.X(), xyz.Y(), xyz.Z()));
+  }
+
+  void add_inertial(int k) {
+    const sdf::Link& source = *model_.LinkByIndex(static_cast<uint64_t>(k));
+    const ignition::math::Inertiald& inertial = source.Inertial();
+    const ignition::math::MassMatrix3d& matrix = inertial.MassMatrix();
+    Link& link = mechanism_.links[link_of_[k]];
+    link.mass = matrix.Mass();
+    const Eigen::Isometry3d frame = in_link_[k] * isometry(inertial.Pose());
+    const ignition::math::Vector3d diagonal = matrix.DiagonalMoments();
+    const ignition::math::Vector3d off = matrix.OffDiagonalMoments();  // ixy, ixz, iyz
+    Eigen::Matrix3d inertia;
+    inertia << diagonal.X(), off.X(), off.Y(), off.X(), diagonal.Y(), off.Z(), off.Y(), off.Z(),
+        diagonal.Z();
+    link.center_of_mass = frame.translation();
+    link.inertia = frame.linear() * inertia * frame.linear().transpose();
+    const auto line = outline_.link_line.find(source.Name());
+    audit_.check({path_, line == outline_.link_line.end() ? 0 : line->second}, link);
+  }
+
+  // Joints that close a cycle: loop closures whose two closure frames are the joint frame.
+  void add_loops() {
+    for (int j = 0; j < static_cast<int>(model_.JointCount()); ++j) {
+      if (is_tree_joint_[j]) continue;
+      const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
+      const SourceLocation where{path_, line_of_joint(joint.Name())};
+      const std::string owner = "joint '" + joint.Name() + "'";
+      if (joint.Type() == sdf::JointType::UNIVERSAL || joint.Type() == sdf::JointType::REVOLUTE2)
+        fail(where, owner + " closes a loop and is a " +
+                        (joint.Type() == sdf::JointType::UNIVERSAL ? "universal" : "revolute2") +
+                        " joint: skograph closes loops with revolute, continuous, prismatic, "
+                        "ball and fixed joints (make it part of the tree by reordering the "
+                        "joints)");
+      const Eigen::Isometry3d joint_pose = resolve(joint.SemanticPose(), joint.Name());
+      const int parent = parent_of_joint_[j], child = child_of_joint_[j];
+      LoopClosure loop;
+      loop.name = joint.Name();
+      loop.type = loop_type_of(joint.Type());
+      loop.source_line = where.line;
+      loop.parent = parent < 0 ? -1 : link_of_[parent];
+      loop.child = link_of_[child];
+      loop.parent_origin = frame_in_link(parent, joint_pose);
+      loop.child_origin = frame_in_link(child, joint_pose);
+      if (loop.type == LoopType::kRevolute || loop.type == LoopType::kPrismatic)
+        loop.axis = axis_of(joint, 0, where, owner);
+      mechanism_.loops.push_back(loop);
+    }
+  }
+
+  void add_frames() {
+    for (uint64_t f = 0; f < model_.FrameCount(); ++f) {
+      const sdf::Frame& frame = *model_.FrameByIndex(f);
+      std::string body;
+      const sdf::Errors errors = frame.ResolveAttachedToBody(body);
+      if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
+      const auto it = link_index_.find(body);
+      const int link = it == link_index_.end() ? -1 : it->second;
+      mechanism_.frames.push_back(
+          {frame.Name(), link < 0 ? -1 : link_of_[link],
+           frame_in_link(link, resolve(frame.SemanticPose(), frame.Name()))});
+    }
+  }
+
+  const sdf::Model& model_;
+  std::string path_;
+  const SdfOutline& outline_;
+  io::InertiaAudit audit_;
+  Mechanism mechanism_;
+  Eigen::Isometry3d model_in_world_ = Eigen::Isometry3d::Identity();
+  std::map<std::string, int> link_index_;     // SDF link name -> SDF link index
+  std::vector<Eigen::Isometry3d> link_pose_;  // SDF link frame in the model frame
+  std::vector<Eigen::Isometry3d> in_link_;    // SDF link frame in its skograph link frame
+  std::vector<int> link_of_;                  // SDF link index -> skograph link index
+  std::vector<int> parent_of_joint_, child_of_joint_, tree_joint_of_, roots_;
+  std::vector<char> is_tree_joint_;
+};
+
+}  // namespace
+
+Mechanism read_sdf_file(const std::string& path, const ReadOptions& options) {
+  const SdfOutline outline = outline_sdf(path);
+  sdf::Console::Instance()->SetQuiet(true);
+  sdf::Root root;
+  const sdf::Errors errors = root.Load(path);
+  if (!errors.empty()) fail_with_sdformat_error(path, outline, errors);
+  const sdf::Model* model = root.Model();
+  if (!model && root.WorldCount() > 0 && root.WorldByIndex(0)->ModelCount() > 0)
+    model = root.WorldByIndex(0)->ModelByIndex(0);
+  if (!model) fail({path, 0}, "the file has no <model>");
+  SdfConverter converter(*model, path, outline, options.strict);
+  return converter.convert();
+}
+
+}  // namespace skograph
