@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -170,10 +171,11 @@ class MjcfConverter {
   }
 
   // MuJoCo's kinematics (mj_kinematics): B_0 = B_parent T(body_pos, body_quat); a hinge or ball
-  // turns the body about its anchor p, B_i = B_{i-1} T(p) R T(-p); a slide moves it along its
-  // axis. With the link frame L_i = B_i T(p_i) (the anchor, the body's orientation), each joint's
-  // origin in the previous link frame is E_{i-1} T(p_i) (turned by -ref for a hinge, moved by
-  // -ref along the axis for a slide) and the body frame in L_i is E_i = T(-p_i).
+  // turns the body about its anchor p by its position measured from the reference (qpos - qpos0),
+  // B_i = B_{i-1} T(p) R T(-p); a slide moves it along its axis. With the link frame
+  // L_i = B_i T(p_i) (the anchor, the body's orientation) and skograph's q = qpos - qpos0, each
+  // joint's origin in the previous link frame is E_{i-1} T(p_i), and the body frame in L_i is
+  // E_i = T(-p_i).
   void add_body(int b) {
     const std::string body_name = object_name(model_, mjOBJ_BODY, b, "body" + std::to_string(b));
     const int parent_body = model_->body_parentid[b];
@@ -199,13 +201,12 @@ class MjcfConverter {
           object_name(model_, mjOBJ_JOINT, j, body_name + "_joint" + std::to_string(i + 1));
       const Eigen::Vector3d anchor = vector_at(model_->jnt_pos + 3 * j);
       const Eigen::Vector3d axis = vector_at(model_->jnt_axis + 3 * j);
-      const double reference = model_->qpos0[model_->jnt_qposadr[j]];
+      const double reference = model_->qpos0[model_->jnt_qposadr[j]];  // limits are in qpos
       Eigen::Isometry3d origin = previous * translation(anchor);
       Eigen::Isometry3d body_frame = translation(-anchor);
       switch (model_->jnt_type[j]) {
         case mjJNT_HINGE:
           joint.type = model_->jnt_limited[j] ? JointType::kRevolute : JointType::kContinuous;
-          origin = origin * Eigen::AngleAxisd(-reference, axis.normalized());
           joint.axis = axis.normalized();
           if (model_->jnt_limited[j]) {
             joint.lower = model_->jnt_range[2 * j] - reference;
@@ -214,7 +215,6 @@ class MjcfConverter {
           break;
         case mjJNT_SLIDE:
           joint.type = JointType::kPrismatic;
-          origin = origin * translation(-reference * axis.normalized());
           joint.axis = axis.normalized();
           if (model_->jnt_limited[j]) {
             joint.lower = model_->jnt_range[2 * j] - reference;
@@ -315,10 +315,12 @@ class MjcfConverter {
             fail(where, owner + " locks joint '" + joint1 +
                             "' (no joint2): skograph embeds couplings of two joints only");
           for (int c = 2; c < 5; ++c)
-            if (data[c] != 0.0)
-              fail(where, owner + " has polycoef terms beyond the linear one (coefficient " +
-                              std::to_string(c) + " is " + std::to_string(data[c]) +
-                              "): skograph embeds linear couplings q1 = c0 + c1 q2");
+            if (data[c] != 0.0) {
+              std::ostringstream problem;
+              problem << owner << " has polycoef terms beyond the linear one (c" << c << " = "
+                      << data[c] << "): skograph embeds linear couplings q1 = c0 + c1 q2";
+              fail(where, problem.str());
+            }
           if (data[1] == 0.0)
             fail(where, owner + " has polycoef c1 = 0, which locks joint '" + joint1 +
                             "' instead of coupling it");
