@@ -17,7 +17,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: skograph <command> [options]\n"
     "commands:\n"
-    "  graph FILE [--json]   analyze a digraph (DOT) or a model's standard digraph (.urdf, .yaml)\n"
+    "  graph FILE [--json]   analyze a digraph (.dot, .gv) or a model's standard digraph\n"
+    "MODEL: .urdf, .yaml/.yml, .xml/.mjcf (MJCF), .sdf; every model command takes --strict\n"
+    "(refuse physically inconsistent inertias and massless moving subtrees)\n"
     "  dynamics MODEL [--state STATE.json] [--json]\n"
     "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
     "                        coordinates (independent dofs, X, M_reduced)\n"
