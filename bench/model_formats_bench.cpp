@@ -60,21 +60,22 @@ int add(Mechanism& m, const Link& link, int parent, JointType type, const Eigen:
 Mechanism anymal_like() {
   Mechanism m;
   m.name = "anymal_like";
-  const int base = add(m, body("base", 30.0, {0.0, 0.0, 0.05}, 0.3), -1, JointType::kFloating,
-                       {0, 0, 0.6});
+  const int base =
+      add(m, body("base", 30.0, {0.0, 0.0, 0.05}, 0.3), -1, JointType::kFloating, {0, 0, 0.6});
   for (int k = 0; k < 24; ++k) {
     const double angle = 0.26 * k;
     const Eigen::Vector3d at(0.3 * std::cos(angle), 0.15 * std::sin(angle), 0.08 + 0.01 * (k % 3));
-    add(m, body("base_part" + std::to_string(k), k % 4 == 0 ? 0.0 : 0.2 + 0.05 * (k % 5),
-                {0.01, 0.0, 0.02}, 0.05),
+    add(m,
+        body("base_part" + std::to_string(k), k % 4 == 0 ? 0.0 : 0.2 + 0.05 * (k % 5),
+             {0.01, 0.0, 0.02}, 0.05),
         base, JointType::kFixed, at, Eigen::Vector3d::UnitX(), angle);
   }
   const char* legs[4] = {"LF", "RF", "LH", "RH"};
   for (int leg = 0; leg < 4; ++leg) {
     const double x = leg < 2 ? 0.3 : -0.3, y = leg % 2 == 0 ? 0.1 : -0.1;
     const std::string name = legs[leg];
-    const int hip = add(m, body(name + "_HIP", 2.0, {0.05, 0, 0}, 0.08), base,
-                        JointType::kRevolute, {x, y, 0}, Eigen::Vector3d::UnitX());
+    const int hip = add(m, body(name + "_HIP", 2.0, {0.05, 0, 0}, 0.08), base, JointType::kRevolute,
+                        {x, y, 0}, Eigen::Vector3d::UnitX());
     const int thigh = add(m, body(name + "_THIGH", 2.0, {0, 0, -0.12}, 0.1), hip,
                           JointType::kRevolute, {0.06, y, 0}, Eigen::Vector3d::UnitY());
     const int shank = add(m, body(name + "_SHANK", 0.5, {0, 0, -0.14}, 0.06), thigh,
@@ -82,10 +83,10 @@ Mechanism anymal_like() {
     const int parents[3] = {hip, thigh, shank};
     for (int k = 0; k < 10; ++k) {
       const int parent = parents[k % 3];
-      add(m, body(name + "_part" + std::to_string(k), k >= 8 ? 0.0 : 0.1 + 0.02 * k,
-                  {0, 0.01, -0.01}, 0.03),
-          parent, JointType::kFixed, {0.01 * k, 0.0, -0.03 * k}, Eigen::Vector3d::UnitX(),
-          0.3 * k);
+      add(m,
+          body(name + "_part" + std::to_string(k), k >= 8 ? 0.0 : 0.1 + 0.02 * k, {0, 0.01, -0.01},
+               0.03),
+          parent, JointType::kFixed, {0.01 * k, 0.0, -0.03 * k}, Eigen::Vector3d::UnitX(), 0.3 * k);
     }
   }
   return m;

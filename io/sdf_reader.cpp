@@ -148,7 +148,7 @@ class SdfConverter {
     for (int k = 0; k < links; ++k) {
       const sdf::Link& link = *model_.LinkByIndex(static_cast<uint64_t>(k));
       link_index_[link.Name()] = k;
-      link_pose_.push_back(resolve(link.SemanticPose(), link.Name()));
+      link_pose_.push_back(resolve(link.SemanticPose()));
     }
     choose_tree();
     in_link_.assign(links, Eigen::Isometry3d::Identity());
@@ -161,11 +161,11 @@ class SdfConverter {
   }
 
  private:
-  Eigen::Isometry3d resolve(const sdf::SemanticPose& semantic, const std::string& owner) const {
+  // A pose in the model frame.
+  Eigen::Isometry3d resolve(const sdf::SemanticPose& semantic) const {
     ignition::math::Pose3d pose;
     const sdf::Errors errors = semantic.Resolve(pose, "__model__");
     if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
-    (void)owner;
     return isometry(pose);
   }
 
@@ -254,7 +254,7 @@ class SdfConverter {
       const int j = tree_joint_of_[k];
       if (j >= 0) {
         const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
-        const Eigen::Isometry3d joint_pose = resolve(joint.SemanticPose(), joint.Name());
+        const Eigen::Isometry3d joint_pose = resolve(joint.SemanticPose());
         in_link_[k] = joint_pose.inverse() * link_pose_[k];
       }
     }
@@ -287,7 +287,7 @@ class SdfConverter {
       tree_joint.name = joint.Name();
       tree_joint.parent = parent < 0 ? -1 : link_of_[parent];
       tree_joint.child = link_of_[child];
-      tree_joint.origin = frame_in_link(parent, resolve(joint.SemanticPose(), joint.Name()));
+      tree_joint.origin = frame_in_link(parent, resolve(joint.SemanticPose()));
       const SourceLocation where{path_, line_of_joint(joint.Name())};
       const std::string owner = "joint '" + joint.Name() + "'";
       switch (joint.Type()) {
@@ -376,7 +376,7 @@ class SdfConverter {
                         " joint: skograph closes loops with revolute, continuous, prismatic, "
                         "ball and fixed joints (make it part of the tree by reordering the "
                         "joints)");
-      const Eigen::Isometry3d joint_pose = resolve(joint.SemanticPose(), joint.Name());
+      const Eigen::Isometry3d joint_pose = resolve(joint.SemanticPose());
       const int parent = parent_of_joint_[j], child = child_of_joint_[j];
       LoopClosure loop;
       loop.name = joint.Name();
@@ -400,9 +400,8 @@ class SdfConverter {
       if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
       const auto it = link_index_.find(body);
       const int link = it == link_index_.end() ? -1 : it->second;
-      mechanism_.frames.push_back(
-          {frame.Name(), link < 0 ? -1 : link_of_[link],
-           frame_in_link(link, resolve(frame.SemanticPose(), frame.Name()))});
+      mechanism_.frames.push_back({frame.Name(), link < 0 ? -1 : link_of_[link],
+                                   frame_in_link(link, resolve(frame.SemanticPose()))});
     }
   }
 

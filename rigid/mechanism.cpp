@@ -96,7 +96,8 @@ InertiaConsistency inertia_consistency(double mass, const Eigen::Matrix3d& inert
   const double scale = moments.cwiseAbs().maxCoeff();
   if (scale == 0.0) return InertiaConsistency::kConsistent;  // a frame or a point mass
   if (mass == 0.0) return InertiaConsistency::kRotationalInertiaNoMass;
-  if (moments(0) < -1e-12 * scale) return InertiaConsistency::kNotPositiveSemidefinite;
+  // Below -1e-14 of the largest moment: more than the eigensolver's rounding of a zero moment.
+  if (moments(0) < -1e-14 * scale) return InertiaConsistency::kNotPositiveSemidefinite;
   if (moments(2) > (moments(0) + moments(1)) * (1.0 + 1e-9) + 1e-12 * scale)
     return InertiaConsistency::kViolatesTriangle;
   return InertiaConsistency::kConsistent;

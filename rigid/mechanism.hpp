@@ -93,8 +93,9 @@ enum class InertiaConsistency {
   kRotationalInertiaNoMass,  // zero mass with a nonzero rotational inertia
 };
 // kConsistent for massless links with zero inertia and for point masses (zero inertia). The
-// tolerances are relative to the largest principal moment (1e-12 for the sign, 1e-9 for the
-// triangle inequality): thin rods and flat plates written with rounded numbers are consistent.
+// tolerances are relative to the largest principal moment: 1e-14 for the sign (the eigensolver's
+// rounding of a zero moment; a CAD export's -1e-12 is reported), 1e-9 for the triangle
+// inequality (thin rods and flat plates written with rounded numbers are consistent).
 InertiaConsistency inertia_consistency(double mass, const Eigen::Matrix3d& inertia);
 // "not positive semi-definite", "violates the triangle inequality", "rotational inertia without
 // mass"; "" for kConsistent.

@@ -185,6 +185,18 @@ TEST(UrdfReader, InconsistentInertiasAreOneWarningOrRefusedWhenStrict) {
   expect_input_error([&] { parse_urdf(triangle, "arm.urdf", strict); }, "arm.urdf", 3,
                      "triangle inequality");
   EXPECT_NO_THROW(parse_urdf(kArm, "arm.urdf", strict));
+  // A CAD export's rounding: a principal moment of -1e-12 relative is reported too; a zero moment
+  // the eigensolver returns as -1e-22 is not.
+  const Mechanism rounded =
+      parse_urdf(edited("ixx=\"0.1\" ixy=\"0.01\" ixz=\"0\" iyy=\"0.12\" iyz=\"0\" izz=\"0.15\"",
+                        "ixx=\"-1.5e-13\" ixy=\"0\" ixz=\"0\" iyy=\"0.15\" iyz=\"0\" izz=\"0.15\""),
+                 "arm.urdf");
+  ASSERT_EQ(rounded.warnings.size(), 1u);
+  EXPECT_NE(rounded.warnings[0].find("not positive semi-definite (1 link): l1"), std::string::npos);
+  EXPECT_EQ(inertia_consistency(1.0, Eigen::Vector3d(-1e-22, 1e-22, 3e-6).asDiagonal()),
+            InertiaConsistency::kViolatesTriangle);
+  EXPECT_EQ(inertia_consistency(1.0, Eigen::Vector3d(-1e-22, 3e-6, 3e-6).asDiagonal()),
+            InertiaConsistency::kConsistent);
 }
 
 TEST(UrdfReader, ProblemsOnlyUrdfdomDetectsStillGiveOneLineNamingTheFile) {
