@@ -57,8 +57,8 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
                              {"cut_edges", edge_list(names, spanning.cut_edges)}};
   Json canonical = Json::object(), strict = Json::object();
   for (size_t k = 0; k < names.size(); ++k) {
-    canonical[names[k]] = analysis.canonical[k] + 1;
-    strict[names[k]] = analysis.strictly_canonical[k] + 1;
+    append_distinct(canonical, names[k], analysis.canonical[k] + 1);
+    append_distinct(strict, names[k], analysis.strictly_canonical[k] + 1);
   }
   report["canonical"] = canonical;
   report["strictly_canonical"] = strict;
@@ -96,6 +96,175 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
   }
   report["aggregated_tree"] = {{"nodes", aggregated_nodes}, {"edges", aggregated_edges}};
   return report;
+}
+
+namespace {
+
+// Writes the layout of format_json (cli/json_output.hpp) for the graph report's shapes: objects
+// one key per line, arrays of scalars and of short arrays on one line, arrays of objects one
+// element per line.
+class ReportWriter {
+ public:
+  std::string text;
+
+  void open_object() {
+    text += "{";
+    first_.push_back(true);
+  }
+  void close_object(int indent) {
+    text += first_.back() ? "}" : "\n" + std::string(static_cast<std::size_t>(indent), ' ') + "}";
+    first_.pop_back();
+  }
+  void key(const std::string& name, int indent) {
+    text += first_.back() ? "\n" : ",\n";
+    first_.back() = false;
+    text.append(static_cast<std::size_t>(indent), ' ');
+    append_json_string(text, name);
+    text += ": ";
+  }
+  template <class Range, class Write>
+  void flat_array(const Range& items, Write write) {
+    text += "[";
+    bool first = true;
+    for (const auto& item : items) {
+      if (!first) text += ", ";
+      first = false;
+      write(item);
+    }
+    text += "]";
+  }
+  void names(const std::vector<int>& nodes, const std::vector<std::string>& names_of) {
+    flat_array(nodes, [&](int v) { append_json_string(text, names_of[v]); });
+  }
+  void edges(const std::vector<Edge>& list, const std::vector<std::string>& names_of) {
+    flat_array(list, [&](const Edge& e) {
+      text += "[";
+      append_json_string(text, names_of[e.first]);
+      text += ", ";
+      append_json_string(text, names_of[e.second]);
+      text += "]";
+    });
+  }
+
+ private:
+  std::vector<bool> first_;
+};
+
+}  // namespace
+
+std::string graph_report_json_text(const Digraph& graph, const DigraphAnalysis& analysis) {
+  const Classification& c = analysis.classification;
+  const SpanningTree& spanning = analysis.spanning;
+  ReportWriter w;
+  w.open_object();
+  w.key("nodes", 2);
+  std::vector<std::string> input_names;
+  input_names.reserve(static_cast<std::size_t>(graph.node_count()) + 1);
+  for (int v = 0; v < graph.node_count(); ++v) input_names.push_back(graph.name(v));
+  std::vector<int> all(input_names.size());
+  for (std::size_t v = 0; v < all.size(); ++v) all[v] = static_cast<int>(v);
+  if (spanning.exists && spanning.virtual_root) {
+    input_names.push_back(spanning.virtual_root_name);
+    all.push_back(static_cast<int>(all.size()));
+  }
+  w.names(all, input_names);
+  w.key("class", 2);
+  append_json_string(w.text, c.class_name());
+  w.key("is", 2);
+  w.open_object();
+  const std::pair<const char*, bool> flags[] = {
+      {"connected", c.connected}, {"rooted", c.rooted}, {"dag", c.dag},
+      {"polytree", c.polytree},   {"tree", c.tree},     {"serial_chain", c.serial_chain},
+      {"forest", c.forest}};
+  for (const auto& [name, value] : flags) {
+    w.key(name, 4);
+    w.text += value ? "true" : "false";
+  }
+  w.close_object(2);
+  w.key("roots", 2);
+  w.names(c.roots, input_names);
+  w.key("tips", 2);
+  w.names(c.tips, input_names);
+  if (spanning.exists) {
+    const std::vector<std::string> names = spanning.names(graph);
+    w.key("spanning_tree", 2);
+    w.open_object();
+    w.key("root", 4);
+    append_json_string(w.text, names[spanning.root]);
+    w.key("virtual_root", 4);
+    w.text += spanning.virtual_root ? "true" : "false";
+    w.key("edges", 4);
+    w.edges(spanning.edges, names);
+    w.key("cut_edges", 4);
+    w.edges(spanning.cut_edges, names);
+    w.close_object(2);
+    for (const auto& [key, numbers] :
+         {std::pair<const char*, const std::vector<int>*>{"canonical", &analysis.canonical},
+          {"strictly_canonical", &analysis.strictly_canonical}}) {
+      w.key(key, 2);
+      w.open_object();
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        w.key(names[k], 4);
+        w.text += std::to_string((*numbers)[k] + 1);
+      }
+      w.close_object(2);
+    }
+    const Forest& tree = spanning.tree;
+    w.key("segments", 2);
+    if (tree.segment_count() == 0) w.text += "[]";
+    std::vector<int> members;
+    for (int s = 0; s < tree.segment_count(); ++s) {
+      w.text += s == 0 ? "[\n    " : ",\n    ";
+      members.clear();
+      const auto tip_first = tree.segment_nodes_tip_first(s);
+      for (auto it = tip_first.rbegin(); it != tip_first.rend(); ++it) members.push_back(*it);
+      w.open_object();
+      w.key("nodes", 6);
+      w.names(members, names);
+      w.key("parent", 6);
+      const int parent = tree.segment_parent(s);
+      w.text += std::to_string(parent == Forest::kNone ? 0 : parent + 1);
+      w.close_object(4);
+      if (s + 1 == tree.segment_count()) w.text += "\n  ]";
+    }
+    w.key("aggregates", 2);
+    if (analysis.aggregates.empty()) w.text += "[]";
+    for (std::size_t i = 0; i < analysis.aggregates.size(); ++i) {
+      const AggregationSubgraph& a = analysis.aggregates[i];
+      w.text += i == 0 ? "[\n    " : ",\n    ";
+      w.open_object();
+      w.key("nodes", 6);
+      w.names(a.nodes, names);
+      w.key("parent", 6);
+      append_json_string(w.text, names[a.parent]);
+      w.key("cut_edges", 6);
+      w.edges(a.cut_edges, names);
+      w.close_object(4);
+      if (i + 1 == analysis.aggregates.size()) w.text += "\n  ]";
+    }
+    const AggregatedTree& aggregated = analysis.aggregated;
+    w.key("aggregated_tree", 2);
+    w.open_object();
+    w.key("nodes", 4);
+    w.flat_array(aggregated.members, [&](const std::vector<int>& members_of) {
+      append_json_string(w.text, aggregate_name(names, members_of));
+    });
+    w.key("edges", 4);
+    std::vector<Edge> tree_edges;
+    for (int a = 0; a < aggregated.forest.size(); ++a)
+      if (aggregated.forest.parent(a) != Forest::kNone)
+        tree_edges.emplace_back(aggregated.forest.parent(a), a);
+    w.flat_array(tree_edges, [&](const Edge& e) {
+      w.text += "[";
+      append_json_string(w.text, aggregate_name(names, aggregated.members[e.first]));
+      w.text += ", ";
+      append_json_string(w.text, aggregate_name(names, aggregated.members[e.second]));
+      w.text += "]";
+    });
+    w.close_object(2);
+  }
+  w.close_object(0);
+  return w.text + "\n";
 }
 
 std::string graph_report_text(const Digraph& graph, const DigraphAnalysis& analysis) {
@@ -201,7 +370,7 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     }
     // Everything is computed before anything is written: no partial output.
     const std::string text =
-        json ? format_json(graph_report_json(graph, analysis)) : graph_report_text(graph, analysis);
+        json ? graph_report_json_text(graph, analysis) : graph_report_text(graph, analysis);
     out << text;
     if (json && !analysis.spanning.exists)
       err << "skograph graph: note: " << analysis.spanning.reason << "\n";

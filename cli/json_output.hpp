@@ -4,9 +4,20 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace skograph::cli {
 
 std::string format_json(const nlohmann::ordered_json& value);
+
+// A JSON string literal as nlohmann's dump writes it (quotes, \" \\ \b \f \n \r \t, other
+// control bytes \u00XX, UTF-8 as is), bytes that are not well-formed UTF-8 replaced by U+FFFD
+// (nlohmann's error_handler_t::replace) instead of throwing.
+void append_json_string(std::string& out, std::string_view text);
+
+// Appends `key: value` to `object` (made an object if null) when the caller knows the keys are
+// distinct (node names): O(1), where ordered_json's operator[] searches the keys linearly and a
+// 10^5-key object took O(n^2) (issue 13).
+void append_distinct(nlohmann::ordered_json& object, std::string key, nlohmann::ordered_json value);
 
 }  // namespace skograph::cli

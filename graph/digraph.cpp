@@ -1,12 +1,10 @@
 #include "graph/digraph.hpp"
 
 #include <algorithm>
-#include <boost/graph/graphviz.hpp>
 #include <cctype>
 #include <climits>
 #include <cstdint>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -32,168 +30,74 @@ std::string quoted(const std::string& id) {
   return out + "\"";
 }
 
-// Best effort: the 1-based line of the `occurrence`-th textual edge `from -> to` in DOT text.
-int find_edge_line(const std::string& text, const std::string& from, const std::string& to,
-                   int occurrence) {
-  auto escape = [](const std::string& s) {
-    return std::regex_replace(s, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
-  };
-  const std::string id_from = "\"?" + escape(from) + "\"?", id_to = "\"?" + escape(to) + "\"?";
-  try {
-    const std::regex edge("(^|[^A-Za-z0-9_\"])" + id_from + R"(\s*->\s*)" + id_to +
-                          "($|[^A-Za-z0-9_\"])");
-    int seen = 0;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), edge);
-         it != std::sregex_iterator(); ++it) {
-      if (++seen == occurrence) {
-        const auto position = static_cast<std::ptrdiff_t>(it->position());
-        return 1 + static_cast<int>(std::count(text.begin(), text.begin() + position, '\n'));
-      }
-    }
-  } catch (const std::regex_error&) {
-  }
-  return 0;
-}
+}  // namespace
 
-// Receives what Boost's DOT parser reads: node ids, and edges in the order of the file.
-class DotSink : public boost::detail::graph::mutate_graph {
- public:
-  bool is_directed() const override { return true; }
-  void do_add_vertex(const boost::detail::graph::node_t& node) override { nodes.push_back(node); }
-  void do_add_edge(const boost::detail::graph::edge_t&, const boost::detail::graph::node_t& source,
-                   const boost::detail::graph::node_t& target) override {
-    edges.emplace_back(source, target);
-  }
-  void set_node_property(const boost::detail::graph::id_t&, const boost::detail::graph::node_t&,
-                         const boost::detail::graph::id_t&) override {}
-  void set_edge_property(const boost::detail::graph::id_t&, const boost::detail::graph::edge_t&,
-                         const boost::detail::graph::id_t&) override {}
-  void set_graph_property(const boost::detail::graph::id_t&,
-                          const boost::detail::graph::id_t&) override {}
-  void finish_building_graph() override {}
-
-  std::vector<std::string> nodes;
-  std::vector<std::pair<std::string, std::string>> edges;
-};
-
-// The text position where each node id first appears as a node (not as a keyword, graph or
-// subgraph name, attribute name or value, or port). A small DOT lexer: the syntax itself has
-// already been checked by Boost's parser.
-std::unordered_map<std::string, std::size_t> first_appearance(const std::string& text) {
-  std::unordered_map<std::string, std::size_t> first;
-  const std::size_t n = text.size();
-  std::size_t i = 0;
-  int bracket_depth = 0;
-  bool skip_next_id = false;  // graph/subgraph name, attribute value or port
-  std::string previous_punct;
-  auto is_id_start = [](unsigned char c) {
-    return std::isalnum(c) || c == '_' || c >= 0x80 || c == '.' || c == '-';
-  };
-  while (i < n) {
-    const unsigned char c = text[i];
-    if (std::isspace(c)) {
-      ++i;
-      continue;
-    }
-    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
-      while (i < n && text[i] != '\n') ++i;
-      continue;
-    }
-    if (c == '#' && (i == 0 || text[i - 1] == '\n')) {
-      while (i < n && text[i] != '\n') ++i;
-      continue;
-    }
-    if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-      const std::size_t end = text.find("*/", i + 2);
-      i = end == std::string::npos ? n : end + 2;
-      continue;
-    }
-    if (c == '-' && i + 1 < n && (text[i + 1] == '>' || text[i + 1] == '-')) {
-      i += 2;
-      previous_punct = "->";
-      continue;
-    }
-    std::string id;
-    const std::size_t position = i;
-    if (c == '"') {
-      ++i;
-      while (i < n && text[i] != '"') {
-        if (text[i] == '\\' && i + 1 < n && text[i + 1] == '"') {
-          id += '"';
-          i += 2;
-          continue;
-        }
-        if (text[i] == '\\' && i + 1 < n && text[i + 1] == '\n') {
-          i += 2;
-          continue;
-        }
-        id += text[i++];
-      }
-      ++i;
-    } else if (c == '<') {
-      int depth = 0;
-      do {
-        if (text[i] == '<') ++depth;
-        if (text[i] == '>') --depth;
-        ++i;
-      } while (i < n && depth > 0);
-      id = "<html>";
-      skip_next_id = true;  // HTML strings are only ever labels here
-    } else if (is_id_start(c)) {
-      while (i < n && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' ||
-                       static_cast<unsigned char>(text[i]) >= 0x80 || text[i] == '.' ||
-                       (text[i] == '-' && i == position)))
-        ++i;
-      id = text.substr(position, i - position);
-      std::string lower = id;
-      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (lower == "graph" || lower == "digraph" || lower == "subgraph") {
-        skip_next_id = true;
+std::string printable(std::string_view text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    // A well-formed UTF-8 sequence (2 to 4 bytes, no overlong 2-byte form) stays as it is.
+    int length = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 1;
+    if (c >= 0x80 && length > 1 && i + static_cast<std::size_t>(length) <= text.size()) {
+      bool continuation = true;
+      for (int k = 1; k < length; ++k)
+        continuation = continuation && (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+      if (continuation) {
+        out.append(text.substr(i, static_cast<std::size_t>(length)));
+        i += static_cast<std::size_t>(length);
         continue;
       }
-      if (lower == "node" || lower == "edge" || lower == "strict") continue;
+    }
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7F) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
     } else {
-      ++i;
-      if (c == '[') ++bracket_depth;
-      if (c == ']') --bracket_depth;
-      if (c == '{') skip_next_id = false;
-      previous_punct = std::string(1, static_cast<char>(c));
-      if (c == '=' || c == ':') skip_next_id = true;
-      continue;
+      out += static_cast<char>(c);
     }
-    // An id followed by '=' is an attribute name.
-    std::size_t j = i;
-    while (j < n && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
-    const bool attribute_name = j < n && text[j] == '=';
-    if (bracket_depth > 0 || skip_next_id || attribute_name) {
-      skip_next_id = attribute_name;  // the value after '=' is skipped too
-      continue;
-    }
-    first.emplace(id, position);
+    ++i;
   }
-  return first;
+  return out;
 }
-
-}  // namespace
 
 InputError::InputError(std::string source, int line, const std::string& problem)
     : std::runtime_error(format_input_error(source, line, problem)),
       source_(std::move(source)),
       line_(line) {}
 
-int Digraph::add_node(const std::string& name) {
-  if (index_.count(name)) throw std::invalid_argument("duplicate node name '" + name + "'");
-  const int v = static_cast<int>(boost::add_vertex(DigraphNode{name}, graph_));
-  index_.emplace(name, v);
+void Digraph::reserve(int nodes, int edges) {
+  names_.reserve(static_cast<std::size_t>(nodes));
+  in_degree_.reserve(static_cast<std::size_t>(nodes));
+  out_degree_.reserve(static_cast<std::size_t>(nodes));
+  index_.reserve(static_cast<std::size_t>(nodes));
+  edges_.reserve(static_cast<std::size_t>(edges));
+}
+
+int Digraph::add_node(std::string name) {
+  const int v = node_count();
+  const auto [it, inserted] = index_.try_emplace(name, v);
+  if (!inserted) throw std::invalid_argument("duplicate node name '" + printable(name) + "'");
+  names_.push_back(std::move(name));
+  in_degree_.push_back(0);
+  out_degree_.push_back(0);
   return v;
 }
 
 void Digraph::add_edge(int from, int to) {
-  boost::add_edge(from, to, graph_);
   edges_.emplace_back(from, to);
+  ++out_degree_[from];
+  ++in_degree_[to];
 }
 
-std::optional<int> Digraph::find(const std::string& name) const {
+std::optional<int> Digraph::find(std::string_view name) const {
   const auto it = index_.find(name);
   if (it == index_.end()) return std::nullopt;
   return it->second;
@@ -201,16 +105,23 @@ std::optional<int> Digraph::find(const std::string& name) const {
 
 std::vector<int> Digraph::parents(int v) const {
   std::vector<int> result;
-  for (auto [it, end] = boost::in_edges(v, graph_); it != end; ++it)
-    result.push_back(static_cast<int>(boost::source(*it, graph_)));
+  for (const Edge& e : edges_)
+    if (e.second == v) result.push_back(e.first);
   return result;
 }
 
 std::vector<int> Digraph::children(int v) const {
   std::vector<int> result;
-  for (auto [it, end] = boost::out_edges(v, graph_); it != end; ++it)
-    result.push_back(static_cast<int>(boost::target(*it, graph_)));
+  for (const Edge& e : edges_)
+    if (e.first == v) result.push_back(e.second);
   return result;
+}
+
+BoostDigraph Digraph::boost_graph() const {
+  BoostDigraph graph(static_cast<std::size_t>(node_count()));
+  for (int v = 0; v < node_count(); ++v) graph[static_cast<std::size_t>(v)].name = names_[v];
+  for (const Edge& e : edges_) boost::add_edge(e.first, e.second, graph);
+  return graph;
 }
 
 std::optional<std::string> Digraph::first_problem() const {
@@ -222,49 +133,6 @@ std::optional<std::string> Digraph::first_problem() const {
       return "duplicate edge '" + name(e.first) + "' -> '" + name(e.second) + "'";
   }
   return std::nullopt;
-}
-
-Digraph parse_dot(const std::string& text, const std::string& source) {
-  DotSink sink;
-  try {
-    // The engine behind boost::read_graphviz, fed to a sink that keeps edges in file order (the
-    // dynamic_properties front end would hand nodes and edges back sorted by name).
-    if (!boost::detail::graph::read_graphviz_new(text, &sink))
-      throw InputError(source, 0, "not a DOT digraph");
-  } catch (const boost::undirected_graph_error&) {
-    throw InputError(source, 0, "undirected graph: skograph needs a DOT 'digraph' (edges '->')");
-  } catch (const boost::bad_graphviz_syntax& e) {
-    std::string what = e.what();
-    while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
-    throw InputError(source, 0, "malformed DOT: " + what);
-  } catch (const boost::graph_exception& e) {
-    throw InputError(source, 0, std::string("malformed DOT: ") + e.what());
-  }
-  if (sink.nodes.empty()) throw InputError(source, 0, "empty graph: the digraph has no nodes");
-
-  // Nodes in order of first appearance in the text.
-  const std::unordered_map<std::string, std::size_t> first = first_appearance(text);
-  std::vector<std::string> names = sink.nodes;
-  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
-    const auto ia = first.find(a), ib = first.find(b);
-    const std::size_t pa = ia == first.end() ? SIZE_MAX : ia->second;
-    const std::size_t pb = ib == first.end() ? SIZE_MAX : ib->second;
-    return pa < pb;
-  });
-  Digraph graph;
-  for (const std::string& name : names) graph.add_node(name);
-  std::set<Edge> seen;
-  for (const auto& [from, to] : sink.edges) {
-    const Edge e{*graph.find(from), *graph.find(to)};
-    if (e.first == e.second)
-      throw InputError(source, find_edge_line(text, from, to, 1),
-                       "self-loop at node '" + from + "'");
-    if (!seen.insert(e).second)
-      throw InputError(source, find_edge_line(text, from, to, 2),
-                       "duplicate edge '" + from + "' -> '" + to + "'");
-    graph.add_edge(e.first, e.second);
-  }
-  return graph;
 }
 
 Digraph read_dot(std::istream& in, const std::string& source) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -22,6 +23,10 @@ struct DigraphNode {
 using BoostDigraph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, DigraphNode>;
 using Edge = std::pair<int, int>;  // (parent, child) = (from, to)
+
+// `text` fit for a one-line message: newlines, tabs and other control bytes and bytes that are
+// not well-formed UTF-8 escaped ("\n", "\t", "\xff"); UTF-8 characters kept.
+std::string printable(std::string_view text);
 
 // Bad input: names the source (file) and, where known, the 1-based line.
 class InputError : public std::runtime_error {
@@ -38,38 +43,50 @@ class Digraph {
  public:
   Digraph() = default;
 
+  // Room for `nodes` nodes and `edges` edges (readers of large files call it once).
+  void reserve(int nodes, int edges);
   // Adds a node; names must be unique (std::invalid_argument otherwise).
-  int add_node(const std::string& name);
+  int add_node(std::string name);
   // Adds the edge from -> to. Self-loops and parallel edges are allowed here so that readers can
   // report them; validate() rejects them.
   void add_edge(int from, int to);
 
-  int node_count() const { return static_cast<int>(boost::num_vertices(graph_)); }
+  int node_count() const { return static_cast<int>(names_.size()); }
   int edge_count() const { return static_cast<int>(edges_.size()); }
-  const std::string& name(int v) const { return graph_[v].name; }
-  std::optional<int> find(const std::string& name) const;
+  const std::string& name(int v) const { return names_[v]; }
+  std::optional<int> find(std::string_view name) const;
   // Edges in insertion order.
   const std::vector<Edge>& edges() const { return edges_; }
-  int in_degree(int v) const { return static_cast<int>(boost::in_degree(v, graph_)); }
-  int out_degree(int v) const { return static_cast<int>(boost::out_degree(v, graph_)); }
+  int in_degree(int v) const { return in_degree_[v]; }
+  int out_degree(int v) const { return out_degree_[v]; }
+  // Parents and children of v in edge order: O(E) each (the analyses use DigraphArrays).
   std::vector<int> parents(int v) const;
   std::vector<int> children(int v) const;
 
-  const BoostDigraph& boost_graph() const { return graph_; }
+  // The digraph as a Boost.Graph adjacency list (nodes in order, with their names; edges in
+  // order), built on each call: O(N + E) time and memory, for Boost.Graph algorithms.
+  BoostDigraph boost_graph() const;
 
   // The problems that make a digraph unusable as a multibody digraph (part I section 2 assumes no
   // parallel edges; self-loops have no meaning): first one found, or nullopt.
   std::optional<std::string> first_problem() const;
 
  private:
-  BoostDigraph graph_;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> names_;
   std::vector<Edge> edges_;
-  std::unordered_map<std::string, int> index_;
+  std::vector<int> in_degree_, out_degree_;
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> index_;
 };
 
-// Reads a Graphviz DOT digraph (boost::read_graphviz; attributes other than the node id are
-// ignored). Throws InputError naming `source` on malformed text, an undirected graph, an empty
-// graph, a self-loop or a parallel edge.
+// Reads a Graphviz DOT digraph (graph/dot_reader.cpp: a linear reader of the DOT language;
+// attributes are read and ignored). Nodes are numbered in order of first appearance, edges kept
+// in file order. Throws InputError naming `source` and the line on malformed text, an undirected
+// graph, an empty graph, subgraphs nested deeper than 1000 levels, a self-loop or a parallel
+// edge (merged in a `strict digraph`).
 Digraph read_dot(std::istream& in, const std::string& source);
 Digraph read_dot_file(const std::string& path);
 Digraph parse_dot(const std::string& text, const std::string& source);

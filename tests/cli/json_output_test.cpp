@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <random>
 
 #include "cli/commands.hpp"
+#include "cli/graph_command.hpp"
+#include "graph/analysis.hpp"
 
 namespace skograph::cli {
 namespace {
@@ -19,6 +22,39 @@ TEST(JsonOutput, RoundTripsToTheSameValue) {
   EXPECT_EQ(nlohmann::ordered_json::parse(text), value);
   EXPECT_NE(text.find("\"c\": [[1, 2], [3, 4]]"), std::string::npos);
   EXPECT_EQ(text.back(), '\n');
+}
+
+// The graph report written directly (`graph --json`) is the text of the ordered_json document
+// (`analyze`'s report.json "graph"), on every example and on random digraphs of every class.
+TEST(JsonOutput, TheStreamedGraphReportIsTheDocumentsText) {
+  std::vector<Digraph> graphs;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SKOGRAPH_SOURCE_DIR) + "/examples/graphs"))
+    graphs.push_back(read_dot_file(entry.path().string()));
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    Digraph g;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int v = 0; v < n; ++v) g.add_node("n\"" + std::to_string(v) + (v % 5 ? "" : "\u00e9\t"));
+    for (int v = 1; v < n; ++v)
+      if (rng() % 6) g.add_edge(static_cast<int>(rng() % static_cast<unsigned>(v)), v);
+    for (int extra = 0; extra < trial % 4; ++extra) {
+      const int a = static_cast<int>(rng() % static_cast<unsigned>(n));
+      const int b = static_cast<int>(rng() % static_cast<unsigned>(n));
+      bool known = a == b;
+      for (const Edge& e : g.edges()) known = known || e == Edge(a, b);
+      if (!known) g.add_edge(a, b);
+    }
+    graphs.push_back(g);
+  }
+  for (const Digraph& g : graphs) {
+    const DigraphAnalysis analysis = analyze(g);
+    EXPECT_EQ(graph_report_json_text(g, analysis), format_json(graph_report_json(g, analysis)));
+  }
+  // Bytes that are not UTF-8 become U+FFFD (nlohmann's dump would throw).
+  std::string text;
+  append_json_string(text, "a\xff\x01\"\u00e9");
+  EXPECT_EQ(text, "\"a\xEF\xBF\xBD\\u0001\\\"\u00e9\"");
 }
 
 // Every shipped example runs: `skograph graph FILE --json` succeeds and prints valid JSON.
