@@ -21,7 +21,7 @@ DEB_PACKAGES := cmake g++ make pkg-config \
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a
 
-.PHONY: all deps configure build test demo bench format clean
+.PHONY: all deps configure build test demo bench bench-peers format clean
 
 all: build
 
@@ -52,6 +52,21 @@ demo: build
 
 bench: build
 	$(BUILD_DIR)/bin/skograph_bench --benchmark_min_time=0.2
+
+# skograph beside MuJoCo and DART on the same robot files (bench/peers): installs the peers'
+# Debian packages, builds the separate program and runs it; not part of `make test`.
+PEER_PACKAGES := libmujoco-dev libqhull-dev libdart-dev libdart-utils-urdf-dev
+bench-peers: deps
+	@missing=""; for p in $(PEER_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSKOGRAPH_BUILD_PEERS=ON $(CMAKE_ARGS)
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target skograph_peers
+	$(BUILD_DIR)/bin/skograph_peers
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')

@@ -28,6 +28,7 @@
 #include "operators/operational_space.hpp"
 #include "operators/sko_model.hpp"
 #include "rigid/mechanism.hpp"
+#include "rigid/rigid_kernels.hpp"
 #include "rigid/spatial.hpp"
 
 namespace skograph {
@@ -57,6 +58,22 @@ class RigidBodyModel {
   int joint_dof_offset(int joint) const { return structure_->hinge.offset(joint); }
   int joint_dofs(int joint) const { return structure_->hinge.dim(joint); }
 
+  // The walk of every recursion: nodes with parents before children (ascending node ids when
+  // the joints are listed depth first, rigid/tree_order.hpp; otherwise a reversed post-order),
+  // and each node's parent (-1 for a base) as plain arrays.
+  const std::vector<int>& parents_first() const { return parents_first_; }
+  const std::vector<int>& parents() const { return parent_; }
+  // Per node, the constants of the fast recursions (rigid/rigid_kernels.hpp): the joint frame in
+  // the parent link frame (R0, l0), the link's inertia as (m, h, J) about its frame origin, and
+  // for a 1-dof joint its H* column.
+  const Eigen::Matrix3d& origin_rotation(int node) const { return origin_rotation_[node]; }
+  const Eigen::Vector3d& origin_translation(int node) const { return origin_translation_[node]; }
+  const kernels::RigidInertia& rigid_inertia(int node) const { return rigid_inertia_[node]; }
+  const Vector6d& hinge_column(int node) const { return hinge_column_[node]; }
+  // A revolute joint about a coordinate axis of its frame: 1, 2, 3 for +x, +y, +z, negative for
+  // -x, -y, -z; 0 for any other joint.
+  int coordinate_axis(int node) const { return coordinate_axis_[node]; }
+
   int node_of_link(int link) const { return node_of_link_[link]; }
   int link_of_node(int node) const { return mechanism_.joints[node].child; }
   const JointGeometry& joint_geometry(int node) const { return geometry_[node]; }
@@ -78,6 +95,12 @@ class RigidBodyModel {
   std::vector<JointGeometry> geometry_;
   std::vector<Matrix6d> inertia_;
   std::vector<char> carries_no_mass_;
+  std::vector<int> parents_first_, parent_;
+  std::vector<Eigen::Matrix3d> origin_rotation_;
+  std::vector<Eigen::Vector3d> origin_translation_;
+  std::vector<kernels::RigidInertia> rigid_inertia_;
+  std::vector<Vector6d> hinge_column_;
+  std::vector<signed char> coordinate_axis_;
 };
 
 // The mass matrix is singular at the state for a reason other than a massless subtree: joint
@@ -100,12 +123,16 @@ struct RigidBodyData {
 
   // weights phi(parent, k) and H(k) are copied in from phi/hinge on demand by
   // synchronize_sko_model.
-  SkoModel sko;                                    // weights phi(parent, k), H(k), M(k)
-  std::vector<Eigen::Isometry3d> joint_transform;  // X_parent_child(q) per node
-  std::vector<Eigen::Isometry3d> link_pose;        // X_world_link(q) per node
-  std::vector<Matrix6d> phi;                       // phi(parent, k) per node (fixed-size copy)
-  std::vector<HingeMatrix> hinge;                  // H*(k) per node (fixed-size copy)
-  bool sko_synchronized = false;           // sko holds the phi/hinge of the last update_positions
+  SkoModel sko;                              // weights phi(parent, k), H(k), M(k)
+  std::vector<Eigen::Matrix3d> rotation;     // R of X_parent_child(q) per node
+  std::vector<Eigen::Vector3d> translation;  // l of X_parent_child(q) per node
+  std::vector<Eigen::Isometry3d> link_pose;  // X_world_link(q) per node
+  std::vector<Matrix6d> phi;                 // phi(parent, k) per node, see phi_valid
+  std::vector<HingeMatrix> hinge;            // H*(k) per node (fixed-size copy)
+  // phi holds the transforms of the last configuration (the fast dynamics functions update
+  // rotation and translation only; rigid_body_transforms() fills phi when needed).
+  bool phi_valid = false;
+  bool sko_synchronized = false;           // sko holds the phi/hinge of the last configuration
   Eigen::VectorXd velocity;                // V(k) per node (node layout), body frame
   Eigen::VectorXd coriolis;                // a(k) per node
   Eigen::VectorXd gyroscopic;              // b(k) per node
@@ -117,9 +144,13 @@ struct RigidBodyData {
   ForwardDynamicsWorkspace forward;
   CompositeInertiaWorkspace composite;
   OperationalSpaceWorkspace operational;
-  Eigen::MatrixXd mass;  // the last mass_matrix
+  Eigen::MatrixXd mass;   // the last mass_matrix (sized by the first call: nothing N x N before)
+  Eigen::VectorXd force;  // f(k) of inverse_dynamics, node layout
+  Eigen::VectorXd generalized_force;  // tau of inverse_dynamics, dof order
   // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
-  std::vector<Matrix6d> composite_inertia;       // R(k) of mass_matrix
+  std::vector<kernels::RigidInertia> composite_inertia;  // R(k) of mass_matrix, world frame
+  std::vector<Vector6d> world_column;            // H*(k) of a 1-dof joint in world coordinates
+  std::vector<HingeMatrix> world_hinge;          // H*(k) of a multi-dof joint in world coordinates
   std::vector<Matrix6d> articulated_inertia;     // P(k)
   std::vector<Vector6d> residual_force;          // z(k)
   std::vector<HingeMatrix> projected_inertia;    // P(k) H*(k)
@@ -129,10 +160,14 @@ struct RigidBodyData {
   Eigen::VectorXd generalized_acceleration;      // qdd, dof order
 };
 
-// Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q),
-// phi(parent, k), H*(k) (data.phi, data.hinge), link poses (part I section 6, Eq. for phi). O(N).
+// Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q) (data
+// rotation, translation), phi(parent, k), H*(k) (data.phi, data.hinge), link poses (part I
+// section 6, Eq. for phi). O(N).
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data);
+// Fills data.phi from data.rotation and data.translation when the last configuration update was
+// one of the fast dynamics functions (which do not build phi). O(N).
+void rigid_body_transforms(const RigidBodyModel& model, RigidBodyData& data);
 // Copies phi(parent, k) and H(k) of the last update_positions into data.sko (the generic SKO
 // model the operators layer reads), once per configuration. The functions below call it when they
 // use the operators; call it before using data.sko directly.
@@ -145,7 +180,10 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
                        const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
 
 // tau = M(q) qdd + C(q, qd) with gravity g entered as the base acceleration -g (conventions.md):
-// part II Algorithm 3.1 (operators/inverse_dynamics.hpp). Returns data.inverse.generalized_force.
+// part II Algorithm 3.1 (the Newton-Euler scatter and gather of operators/inverse_dynamics.hpp)
+// specialized to rigid nodes (rigid/rigid_kernels.hpp) in one pass over the positions,
+// velocities and accelerations and one back. Fills data.rotation, translation, link_pose,
+// velocity, coriolis, acceleration (alpha(k)) and force (f(k)). Returns data.generalized_force.
 const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -162,12 +200,19 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
                                         const Eigen::Ref<const Eigen::VectorXd>& link_forces);
 
 // The mass matrix M(q) = H A M A* H* by composite body inertias (part II Algorithms 4.1-4.2)
-// specialized to 6 x 6 rigid nodes: R(k) = M(k) + sum phi R(j) phi*, then the column X = R(k) H*(k)
-// carried to every ancestor l (X <- phi(parent, j) X) gives the block M(l, k) = H(l) X. Returns
-// data.mass (O(N depth) block products; no allocation).
+// specialized to rigid nodes: R(k) = M(k) + sum phi R(j) phi* kept as (m, h, J)
+// (rigid/rigid_kernels.hpp), then the column X = R(k) H*(k) carried to every ancestor l
+// (X <- phi(parent, j) X) gives the block M(l, k) = H(l) X. Returns data.mass, N x N, allocated
+// by the first call (O(N depth) block products; no allocation afterwards).
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q);
 // The same through the generic operators (operators/mass_matrix.hpp). Returns data.mass.
+// inverse_dynamics through the generic operators (operators/inverse_dynamics.hpp). Returns
+// data.inverse.generalized_force.
+const Eigen::VectorXd& inverse_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& qdd,
+    const Eigen::Vector3d& gravity);
 const Eigen::MatrixXd& mass_matrix_through_operators(const RigidBodyModel& model,
                                                      RigidBodyData& data,
                                                      const Eigen::Ref<const Eigen::VectorXd>& q);

@@ -102,11 +102,19 @@ TEST_P(RandomMechanisms, AccelerationsAreDerivativesOfVelocities) {
       testing_support::node_velocities(model, data, q + h * rate, qd + h * qdd);
   const Eigen::VectorXd minus =
       testing_support::node_velocities(model, data, q - h * rate, qd - h * qdd);
-  inverse_dynamics(model, data, q, qd, qdd, Eigen::Vector3d::Zero());
   const Eigen::VectorXd expected = (plus - minus) / (2 * h);
+  // The fast Newton-Euler pass and the generic operators' (operators/inverse_dynamics.hpp) both.
+  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, Eigen::Vector3d::Zero());
+  EXPECT_LT((data.acceleration - expected).cwiseAbs().maxCoeff(), 1e-6);
+  const Eigen::VectorXd velocity = data.velocity;
+  EXPECT_LT(
+      (inverse_dynamics_through_operators(model, data, q, qd, qdd, Eigen::Vector3d::Zero()) - tau)
+          .cwiseAbs()
+          .maxCoeff(),
+      1e-10 * std::max(1.0, tau.cwiseAbs().maxCoeff()));
   EXPECT_LT((data.inverse.acceleration - expected).cwiseAbs().maxCoeff(), 1e-6);
   // The operators' velocities equal the rigid kinematics'.
-  EXPECT_LT((data.inverse.velocity - data.velocity).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((data.inverse.velocity - velocity).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 // Gravity g as the base acceleration -g equals the forces m g applied at the centers of mass.

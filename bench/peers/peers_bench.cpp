@@ -1,0 +1,377 @@
+// skograph against MuJoCo and DART on the same robot files, in one run, interleaved (issue 13):
+// forward dynamics, inverse dynamics and the mass matrix per call, median of interleaved batches,
+// with the peers' time divided by skograph's. `make bench-peers` builds and runs it; it is not part
+// of the normal build (it needs libmujoco-dev; DART, libdart-dev and libdart-utils-urdf-dev, is
+// used when CMake finds it).
+//
+//   skograph_peers [--reps N] [MODEL ...]    default: bench/models/*.urdf, the README's arm and
+//                                            humanoid, and ../shared/robots/benchmark/*.urdf
+//
+// What is timed (each call from a state set once; the same generic state, joint by joint):
+//   skograph  forward_dynamics, inverse_dynamics, mass_matrix (each including its kinematics), on
+//             the file as the command line loads it (fixed bodies fused, joints depth first)
+//   MuJoCo    mj_forward (contacts, constraints and passive forces disabled); mj_kinematics,
+//             mj_comPos, mj_comVel and mj_rne; mj_kinematics, mj_comPos, mj_crb and mj_fullM
+//             (each call with the kinematics it needs, as skograph's); URDF through MuJoCo's own
+//             importer, static bodies fused by MuJoCo
+//   DART      computeForwardDynamics, computeInverseDynamics, getMassMatrix after setPositions
+//             (alternating between two states, so that DART's caches are invalidated), URDF
+//             through dart::utils::DartLoader
+// Before timing, the joint-space mass matrices over the 1-dof joints (by joint name) are compared
+// across the libraries, so that the three compute the same robot.
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/mechanism_file.hpp"
+#include "rigid/fixed_body_fusion.hpp"
+#include "rigid/rigid_body_model.hpp"
+#include "rigid/tree_order.hpp"
+
+#ifdef SKOGRAPH_PEERS_WITH_DART
+#include <dart/dynamics/Joint.hpp>
+#include <dart/dynamics/Skeleton.hpp>
+#include <dart/utils/urdf/DartLoader.hpp>
+#endif
+
+namespace {
+
+using namespace skograph;
+using Clock = std::chrono::steady_clock;
+
+// Median ns per call over interleaved batches: each round runs every task once.
+struct Task {
+  std::string name;
+  std::function<void()> call;
+  long batch = 1;
+  std::vector<double> samples;
+};
+
+void calibrate(Task& task) {
+  for (;;) {
+    const auto start = Clock::now();
+    for (long i = 0; i < task.batch; ++i) task.call();
+    if (std::chrono::duration<double>(Clock::now() - start).count() > 2e-3 ||
+        task.batch > (1L << 26))
+      return;
+    task.batch *= 2;
+  }
+}
+
+double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
+                   values.end());
+  return values[values.size() / 2];
+}
+
+void run_interleaved(std::vector<Task>& tasks, int rounds) {
+  for (Task& task : tasks) calibrate(task);
+  for (int round = 0; round < rounds; ++round)
+    for (Task& task : tasks) {
+      const auto start = Clock::now();
+      for (long i = 0; i < task.batch; ++i) task.call();
+      task.samples.push_back(
+          std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
+          static_cast<double>(task.batch));
+    }
+}
+
+double generic(int i, double scale, double phase) {
+  return scale * std::sin(1.3 * i + phase);
+}
+
+struct SkographSide {
+  explicit SkographSide(const std::string& path)
+      : model(depth_first_order(fuse_fixed_bodies(read_mechanism_file(path)))), data(model) {
+    const int n = model.dof_count();
+    q.setZero(n);
+    qd.setZero(n);
+    qdd.setZero(n);
+    tau.setZero(n);
+    for (int j = 0; j < model.joint_count(); ++j) {
+      const Joint& joint = model.mechanism().joints[j];
+      const int offset = model.joint_dof_offset(j);
+      for (int d = 0; d < model.joint_dofs(j); ++d) {
+        const int i = offset + d;
+        const int seed = static_cast<int>(std::hash<std::string>{}(joint.name) % 97) + d;
+        q(i) = generic(seed, 0.4, 0.1);
+        qd(i) = generic(seed, 0.8, 1.2);
+        qdd(i) = generic(seed, 1.0, 2.3);
+        tau(i) = generic(seed, 2.0, 3.4);
+      }
+    }
+  }
+  RigidBodyModel model;
+  RigidBodyData data;
+  Eigen::VectorXd q, qd, qdd, tau;
+  const Eigen::Vector3d gravity = Eigen::Vector3d(0, 0, -9.81);
+};
+
+// The 1-dof joints' names and dof indices, to compare mass matrices across libraries.
+using JointDofs = std::map<std::string, int>;
+
+JointDofs skograph_joint_dofs(const RigidBodyModel& model) {
+  JointDofs dofs;
+  for (int j = 0; j < model.joint_count(); ++j)
+    if (model.joint_dofs(j) == 1)
+      dofs[model.mechanism().joints[j].name] = model.joint_dof_offset(j);
+  return dofs;
+}
+
+double mass_difference(const Eigen::MatrixXd& a, const JointDofs& a_dofs, const Eigen::MatrixXd& b,
+                       const JointDofs& b_dofs) {
+  double worst = 0.0, scale = 1e-300;
+  for (const auto& [row, i] : a_dofs)
+    for (const auto& [column, j] : a_dofs) {
+      const auto bi = b_dofs.find(row), bj = b_dofs.find(column);
+      if (bi == b_dofs.end() || bj == b_dofs.end()) continue;
+      worst = std::max(worst, std::abs(a(i, j) - b(bi->second, bj->second)));
+      scale = std::max(scale, std::abs(a(i, j)));
+    }
+  return worst / scale;
+}
+
+struct MujocoSide {
+  explicit MujocoSide(const std::string& path, const SkographSide& reference) {
+    char error[1024] = "";
+    model = mj_loadXML(path.c_str(), nullptr, error, sizeof error);
+    if (!model) {
+      failure = error;
+      return;
+    }
+    model->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_CONSTRAINT | mjDSBL_PASSIVE;
+    data = mj_makeData(model);
+    result.resize(model->nv);
+    dense.resize(model->nv, model->nv);
+    // The same generic state joint by joint (free and ball joints: identity orientation and the
+    // rates of their dofs).
+    for (int j = 0; j < model->njnt; ++j) {
+      const char* name = mj_id2name(model, mjOBJ_JOINT, j);
+      const int qa = model->jnt_qposadr[j], va = model->jnt_dofadr[j];
+      const int nv = model->jnt_type[j] == mjJNT_FREE   ? 6
+                     : model->jnt_type[j] == mjJNT_BALL ? 3
+                                                        : 1;
+      const std::string joint = name ? name : "";
+      const int seed = static_cast<int>(std::hash<std::string>{}(joint) % 97);
+      if (nv == 1) {
+        data->qpos[qa] = model->qpos0[qa] + generic(seed, 0.4, 0.1);
+        dofs[joint] = va;
+      }
+      for (int d = 0; d < nv; ++d) {
+        data->qvel[va + d] = generic(seed + d, 0.8, 1.2);
+        data->qacc[va + d] = generic(seed + d, 1.0, 2.3);
+        data->qfrc_applied[va + d] = generic(seed + d, 2.0, 3.4);
+      }
+    }
+    (void)reference;
+    mj_forward(model, data);
+    mj_fullM(model, dense.data(), data->qM);
+  }
+  ~MujocoSide() {
+    if (data) mj_deleteData(data);
+    if (model) mj_deleteModel(model);
+  }
+  mjModel* model = nullptr;
+  mjData* data = nullptr;
+  std::string failure;
+  Eigen::VectorXd result;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense;
+  JointDofs dofs;
+};
+
+#ifdef SKOGRAPH_PEERS_WITH_DART
+struct DartSide {
+  explicit DartSide(const std::string& path) {
+    dart::utils::DartLoader loader;
+    skeleton = loader.parseSkeleton(dart::common::Uri::createFromPath(path));
+    if (!skeleton) return;
+    skeleton->setGravity(Eigen::Vector3d(0, 0, -9.81));
+    const int n = static_cast<int>(skeleton->getNumDofs());
+    q.setZero(n);
+    qd.setZero(n);
+    qdd.setZero(n);
+    tau.setZero(n);
+    for (std::size_t j = 0; j < skeleton->getNumJoints(); ++j) {
+      dart::dynamics::Joint* joint = skeleton->getJoint(j);
+      const int seed = static_cast<int>(std::hash<std::string>{}(joint->getName()) % 97);
+      for (std::size_t d = 0; d < joint->getNumDofs(); ++d) {
+        const int i = static_cast<int>(joint->getIndexInSkeleton(d));
+        if (joint->getNumDofs() == 1) {
+          q(i) = generic(seed, 0.4, 0.1);
+          dofs[joint->getName()] = i;
+        }
+        qd(i) = generic(seed + static_cast<int>(d), 0.8, 1.2);
+        qdd(i) = generic(seed + static_cast<int>(d), 1.0, 2.3);
+        tau(i) = generic(seed + static_cast<int>(d), 2.0, 3.4);
+      }
+    }
+    skeleton->setPositions(q);
+    skeleton->setVelocities(qd);
+  }
+  dart::dynamics::SkeletonPtr skeleton;
+  Eigen::VectorXd q, q_other, qd, qdd, tau;
+  bool flip = false;
+  JointDofs dofs;
+};
+#endif
+
+struct Row {
+  std::string robot;
+  int dofs = 0;
+  double time[3][3] = {};  // [algo: fd, id, mass][library: skograph, mujoco, dart]; 0 = none
+};
+
+const char* const kAlgos[3] = {"forward dynamics", "inverse dynamics", "mass matrix"};
+
+Row bench_robot(const std::string& path, int rounds) {
+  Row row;
+  row.robot = std::filesystem::path(path).filename().string();
+  SkographSide sk(path);
+  row.dofs = sk.model.dof_count();
+  MujocoSide mj(path, sk);
+  if (!mj.failure.empty())
+    std::fprintf(stderr, "%s: MuJoCo cannot load it: %s\n", row.robot.c_str(), mj.failure.c_str());
+  const Eigen::MatrixXd sk_mass = mass_matrix(sk.model, sk.data, sk.q);
+  const JointDofs sk_dofs = skograph_joint_dofs(sk.model);
+  if (mj.model)
+    std::printf("  %-28s mass matrix skograph vs MuJoCo over the 1-dof joints: %.1e relative\n",
+                row.robot.c_str(), mass_difference(sk_mass, sk_dofs, mj.dense, mj.dofs));
+  double sink = 0.0;
+  std::vector<Task> tasks;
+  tasks.push_back({"sk fd", [&] {
+                     sink +=
+                         forward_dynamics(sk.model, sk.data, sk.q, sk.qd, sk.tau, sk.gravity)(0);
+                   }});
+  tasks.push_back({"sk id", [&] {
+                     sink +=
+                         inverse_dynamics(sk.model, sk.data, sk.q, sk.qd, sk.qdd, sk.gravity)(0);
+                   }});
+  tasks.push_back({"sk mass", [&] { sink += mass_matrix(sk.model, sk.data, sk.q)(0, 0); }});
+  if (mj.model) {
+    mjModel* m = mj.model;
+    mjData* d = mj.data;
+    tasks.push_back({"mj fd", [&, m, d] {
+                       mj_forward(m, d);
+                       sink += d->qacc[0];
+                     }});
+    // Like skograph's, the timed calls include the kinematics they need.
+    tasks.push_back({"mj id", [&, m, d] {
+                       mj_kinematics(m, d);
+                       mj_comPos(m, d);
+                       mj_comVel(m, d);
+                       mj_rne(m, d, 1, mj.result.data());
+                       sink += mj.result(0);
+                     }});
+    tasks.push_back({"mj mass", [&, m, d] {
+                       mj_kinematics(m, d);
+                       mj_comPos(m, d);
+                       mj_crb(m, d);
+                       mj_fullM(m, mj.dense.data(), d->qM);
+                       sink += mj.dense(0, 0);
+                     }});
+  }
+#ifdef SKOGRAPH_PEERS_WITH_DART
+  DartSide dart(path);
+  if (dart.skeleton) {
+    const Eigen::MatrixXd dart_mass = dart.skeleton->getMassMatrix();
+    std::printf("  %-28s mass matrix skograph vs DART over the 1-dof joints: %.1e relative\n",
+                row.robot.c_str(), mass_difference(sk_mass, sk_dofs, dart_mass, dart.dofs));
+    auto& s = dart.skeleton;
+    // DART skips setPositions when the values do not change (and keeps its cached results):
+    // alternate between q and q + 1e-9.
+    dart.q_other = dart.q.array() + 1e-9;
+    tasks.push_back({"dart fd", [&] {
+                       dart.flip = !dart.flip;
+                       s->setPositions(dart.flip ? dart.q : dart.q_other);
+                       s->setVelocities(dart.qd);
+                       s->setForces(dart.tau);
+                       s->computeForwardDynamics();
+                       sink += s->getAccelerations()(0);
+                     }});
+    tasks.push_back({"dart id", [&] {
+                       dart.flip = !dart.flip;
+                       s->setPositions(dart.flip ? dart.q : dart.q_other);
+                       s->setVelocities(dart.qd);
+                       s->setAccelerations(dart.qdd);
+                       s->computeInverseDynamics();
+                       sink += s->getForces()(0);
+                     }});
+    tasks.push_back({"dart mass", [&] {
+                       dart.flip = !dart.flip;
+                       s->setPositions(dart.flip ? dart.q : dart.q_other);
+                       sink += s->getMassMatrix()(0, 0);
+                     }});
+  }
+#endif
+  run_interleaved(tasks, rounds);
+  const std::map<std::string, int> library = {{"sk", 0}, {"mj", 1}, {"dart", 2}};
+  const std::map<std::string, int> algo = {{"fd", 0}, {"id", 1}, {"mass", 2}};
+  for (const Task& task : tasks) {
+    const auto space = task.name.find(' ');
+    row.time[algo.at(task.name.substr(space + 1))][library.at(task.name.substr(0, space))] =
+        median(task.samples) * 1e-3;
+  }
+  if (!std::isfinite(sink)) std::fprintf(stderr, "%s: non-finite results\n", row.robot.c_str());
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 15;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else {
+      files.push_back(arg);
+    }
+  }
+  const std::filesystem::path source = SKOGRAPH_SOURCE_DIR;
+  if (files.empty()) {
+    std::vector<std::filesystem::path> found;
+    for (const auto& directory :
+         {source / "bench" / "models", source / ".." / "shared" / "robots" / "benchmark"})
+      if (std::filesystem::exists(directory))
+        for (const auto& entry : std::filesystem::directory_iterator(directory))
+          if (entry.path().extension() == ".urdf") found.push_back(entry.path());
+    std::sort(found.begin(), found.end());
+    files.push_back((source / "examples" / "models" / "arm7.urdf").string());
+    files.push_back((source / "examples" / "models" / "humanoid.xml").string());
+    for (const auto& path : found) files.push_back(path.string());
+  }
+  std::printf("skograph against MuJoCo %s", mj_versionString());
+#ifdef SKOGRAPH_PEERS_WITH_DART
+  std::printf(" and DART %s", DART_VERSION);
+#endif
+  std::printf(": median us per call over %d interleaved rounds; (x) = peer time / skograph time\n",
+              rounds);
+  std::vector<Row> rows;
+  for (const std::string& file : files) rows.push_back(bench_robot(file, rounds));
+  for (int a = 0; a < 3; ++a) {
+    std::printf("\n%s\n| robot | dofs | skograph | MuJoCo | DART |\n|---|---:|---:|---:|---:|\n",
+                kAlgos[a]);
+    for (const Row& row : rows) {
+      std::printf("| %s | %d | %.2f |", row.robot.c_str(), row.dofs, row.time[a][0]);
+      for (int lib = 1; lib < 3; ++lib) {
+        if (row.time[a][lib] > 0)
+          std::printf(" %.2f (%.2f) |", row.time[a][lib], row.time[a][lib] / row.time[a][0]);
+        else
+          std::printf(" - |");
+      }
+      std::printf("\n");
+    }
+  }
+  return 0;
+}

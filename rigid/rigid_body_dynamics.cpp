@@ -1,0 +1,504 @@
+// The rigid-body recursions of rigid/rigid_body_model.hpp: kinematics, inverse dynamics (part II
+// Algorithm 3.1), the mass matrix by composite inertias (Algorithms 4.1-4.2) and forward dynamics
+// by articulated-body inertias (Algorithm 6.1), specialized to rigid nodes (part II section 8,
+// "optimize algorithms"; rigid/rigid_kernels.hpp): transforms as (R, l), inertias as (m, h, J),
+// 1-dof hinges as one 6-vector, each recursion one walk over the model's plain arrays in the order
+// it needs (parents first, or back). The generic operators paths (..._through_operators) stay as
+// the reference the tests compare with.
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <cmath>
+#include <span>
+#include <stdexcept>
+
+#include "rigid/rigid_body_model.hpp"
+
+namespace skograph {
+
+using kernels::add_articulated_inertia_to_parent;
+using kernels::add_force_to_parent;
+using kernels::cross_force;
+using kernels::cross_motion;
+using kernels::motion_to_child;
+using kernels::RigidInertia;
+
+namespace {
+
+void check_size(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what) {
+  if (v.size() != size) throw std::invalid_argument(std::string("rigid dynamics: size of ") + what);
+}
+
+[[noreturn]] void throw_singular_hinge(const RigidBodyModel& model, int node) {
+  throw SingularMassMatrixError(
+      node, "joint '" + model.mechanism().joints[node].name +
+                "' moves no inertia its other joints do not move at this configuration (H P H* "
+                "is singular), so the mass matrix is singular");
+}
+
+// X_parent_child(q) = origin * joint_motion(q) of node k into data.rotation / translation, and
+// the link's world pose. A revolute joint about a coordinate axis turns two columns of R0.
+void joint_transform(const RigidBodyModel& model, RigidBodyData& data, int k, const double* qk) {
+  Eigen::Matrix3d& R = data.rotation[k];
+  Eigen::Vector3d& l = data.translation[k];
+  const Eigen::Matrix3d& R0 = model.origin_rotation(k);
+  const int axis = model.coordinate_axis(k);
+  if (axis != 0) {
+    const double angle = axis > 0 ? qk[0] : -qk[0];
+    const double c = std::cos(angle), s = std::sin(angle);
+    const int i = std::abs(axis) - 1, a = (i + 1) % 3, b = (i + 2) % 3;
+    R.col(i) = R0.col(i);
+    R.col(a) = c * R0.col(a) + s * R0.col(b);
+    R.col(b) = c * R0.col(b) - s * R0.col(a);
+    l = model.origin_translation(k);
+  } else {
+    const JointGeometry& geometry = model.joint_geometry(k);
+    if (geometry.type == JointType::kFixed) {
+      R = R0;
+      l = model.origin_translation(k);
+    } else {
+      const Eigen::Isometry3d motion = joint_motion(geometry, qk);
+      R.noalias() = R0 * motion.linear();
+      l = model.origin_translation(k);
+      l.noalias() += R0 * motion.translation();
+    }
+  }
+  Eigen::Isometry3d& pose = data.link_pose[k];
+  const int p = model.parents()[k];
+  if (p < 0) {
+    pose.linear() = R;
+    pose.translation() = l;
+  } else {
+    const Eigen::Isometry3d& parent = data.link_pose[p];
+    pose.linear().noalias() = parent.linear() * R;
+    pose.translation().noalias() = parent.linear() * l;
+    pose.translation() += parent.translation();
+  }
+}
+
+// H*(k) qd(k) (and, for a planar joint, H* at q and its rate product).
+Vector6d relative_velocity(const RigidBodyModel& model, RigidBodyData& data, int k,
+                           const double* qk, const double* qdk) {
+  const int dofs = model.joint_dofs(k);
+  if (dofs == 1) return model.hinge_column(k) * qdk[0];
+  if (model.joint_geometry(k).type == JointType::kPlanar)
+    data.hinge[k] = joint_hinge_transpose(model.joint_geometry(k), qk);
+  Vector6d relative = Vector6d::Zero();
+  for (int i = 0; i < dofs; ++i) relative.noalias() += data.hinge[k].col(i) * qdk[i];
+  return relative;
+}
+
+// The world's acceleration -g seen from a base node (conventions.md).
+Vector6d base_acceleration_of(const RigidBodyData& data, int k, const Eigen::Vector3d& gravity) {
+  Vector6d a;
+  a.head<3>().setZero();
+  a.tail<3>().noalias() = -(data.link_pose[k].linear().transpose() * gravity);
+  return a;
+}
+
+// Inverse dynamics with optional external link forces (part II Algorithm 3.1): one walk parents
+// first for X, V, a(k), alpha and f = M alpha + V x* M V - f_ext, one back for T = H f and the
+// gather f(p) += phi f(k).
+const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& data,
+                                    const Eigen::Ref<const Eigen::VectorXd>& q,
+                                    const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                    const Eigen::Ref<const Eigen::VectorXd>* qdd,
+                                    const Eigen::Vector3d& gravity,
+                                    const Eigen::Ref<const Eigen::VectorXd>* link_forces) {
+  const std::vector<int>& parents = model.parents();
+  for (const int k : model.parents_first()) {
+    const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
+    const double* qk = q.data() + offset;
+    joint_transform(model, data, k, qk);
+    const Eigen::Matrix3d& R = data.rotation[k];
+    const Eigen::Vector3d& l = data.translation[k];
+    const int p = parents[k];
+    const Vector6d relative = relative_velocity(model, data, k, qk, qd.data() + offset);
+    Vector6d velocity = relative, acceleration;
+    if (p < 0) {
+      acceleration = base_acceleration_of(data, k, gravity);
+    } else {
+      velocity += motion_to_child(R, l, data.velocity.segment<6>(6 * p));
+      acceleration = motion_to_child(R, l, data.acceleration.segment<6>(6 * p));
+    }
+    Vector6d coriolis = cross_motion(velocity, relative);
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      coriolis += joint_velocity_product(model.joint_geometry(k), qk, qd.data() + offset);
+    acceleration += coriolis;
+    if (qdd != nullptr) {
+      if (dofs == 1) {
+        acceleration.noalias() += model.hinge_column(k) * (*qdd)[offset];
+      } else {
+        for (int i = 0; i < dofs; ++i)
+          acceleration.noalias() += data.hinge[k].col(i) * (*qdd)[offset + i];
+      }
+    }
+    data.velocity.segment<6>(6 * k) = velocity;
+    data.coriolis.segment<6>(6 * k) = coriolis;
+    data.acceleration.segment<6>(6 * k) = acceleration;
+    const RigidInertia& inertia = model.rigid_inertia(k);
+    Vector6d force = inertia.times(acceleration) + cross_force(velocity, inertia.times(velocity));
+    if (link_forces != nullptr) force -= link_forces->segment<6>(6 * model.link_of_node(k));
+    data.force.segment<6>(6 * k) = force;
+  }
+  const std::vector<int>& order = model.parents_first();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = parents[k];
+    const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
+    const auto force = data.force.segment<6>(6 * k);
+    if (dofs == 1) {
+      data.generalized_force[offset] = model.hinge_column(k).dot(force);
+    } else if (dofs > 1) {
+      data.generalized_force.segment(offset, dofs).noalias() = data.hinge[k].transpose() * force;
+    }
+    if (p >= 0) {
+      Vector6d parent_force = data.force.segment<6>(6 * p);
+      add_force_to_parent(data.rotation[k], data.translation[k], force, parent_force);
+      data.force.segment<6>(6 * p) = parent_force;
+    }
+  }
+  data.phi_valid = false;
+  data.sko_synchronized = false;
+  return data.generalized_force;
+}
+
+}  // namespace
+
+void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                      RigidBodyData& data) {
+  if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
+  for (const int k : model.parents_first()) {
+    const double* qk = q.data() + model.joint_dof_offset(k);
+    joint_transform(model, data, k, qk);
+    // H* depends on q only for planar joints (set once in RigidBodyData otherwise).
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      data.hinge[k] = joint_hinge_transpose(model.joint_geometry(k), qk);
+  }
+  data.phi_valid = false;
+  data.sko_synchronized = false;
+  rigid_body_transforms(model, data);
+}
+
+void rigid_body_transforms(const RigidBodyModel& model, RigidBodyData& data) {
+  if (data.phi_valid) return;
+  for (int k = 0; k < model.node_count(); ++k)
+    if (model.parents()[k] >= 0)
+      data.phi[k] = rigid_body_transform(data.rotation[k], data.translation[k]);
+  data.phi_valid = true;
+}
+
+void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data) {
+  if (data.sko_synchronized) return;
+  rigid_body_transforms(model, data);
+  for (int k = 0; k < model.node_count(); ++k) {
+    if (model.parents()[k] >= 0) data.sko.weight(k) = data.phi[k];
+    if (model.joint_dofs(k) > 0) data.sko.hinge_map(k) = data.hinge[k].transpose();
+  }
+  data.sko_synchronized = true;
+}
+
+void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                       const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
+  if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
+  update_positions(model, q, data);
+  for (const int k : model.parents_first()) {
+    const int offset = model.joint_dof_offset(k);
+    const Vector6d relative =
+        relative_velocity(model, data, k, q.data() + offset, qd.data() + offset);
+    Vector6d velocity = relative;
+    const int p = model.parents()[k];
+    if (p >= 0)
+      velocity +=
+          motion_to_child(data.rotation[k], data.translation[k], data.velocity.segment<6>(6 * p));
+    Vector6d coriolis = cross_motion(velocity, relative);
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      coriolis +=
+          joint_velocity_product(model.joint_geometry(k), q.data() + offset, qd.data() + offset);
+    data.velocity.segment<6>(6 * k) = velocity;
+    data.coriolis.segment<6>(6 * k) = coriolis;
+    data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
+  }
+}
+
+namespace {
+
+// -g in each base node's frame, over forest().bases() (the generic operators' layout).
+void fill_base_acceleration(const RigidBodyModel& model, const Eigen::Vector3d& gravity,
+                            RigidBodyData& data) {
+  const std::span<const int> bases = model.forest().bases();
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    data.base_acceleration.segment<6>(6 * i) = base_acceleration_of(data, bases[i], gravity);
+}
+
+}  // namespace
+
+const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(qdd, model.dof_count(), "qdd");
+  return newton_euler(model, data, q, qd, &qdd, gravity, nullptr);
+}
+
+const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                        const Eigen::Vector3d& gravity,
+                                        const Eigen::Ref<const Eigen::VectorXd>& link_forces) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(qdd, model.dof_count(), "qdd");
+  check_size(link_forces, 6 * model.link_count(), "link_forces");
+  return newton_euler(model, data, q, qd, &qdd, gravity, &link_forces);
+}
+
+const Eigen::VectorXd& inverse_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& qdd,
+    const Eigen::Vector3d& gravity) {
+  check_size(qdd, model.dof_count(), "qdd");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  synchronize_sko_model(model, data);
+  return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
+                          data.inverse);
+}
+
+const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q,
+                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                   const Eigen::Vector3d& gravity) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  return newton_euler(model, data, q, qd, nullptr, gravity, nullptr);
+}
+
+// Part II Algorithms 4.1-4.2 on rigid nodes, in world coordinates (about the world origin):
+// each link's inertia moved to the world once, so that the composite inertias R(k) are plain sums
+// children first, and each hinge column H*(k) moved to the world once, so that the block
+// M(l, k) = H(l) phi(l, k) R(k) H*(k) of an ancestor l is the product of the world columns of l
+// with R(k) H*(k): no transform per (node, ancestor) pair.
+const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q) {
+  check_size(q, model.dof_count(), "q");
+  const int n = model.dof_count();
+  if (data.mass.rows() != n) data.mass.resize(n, n);
+  const std::vector<int>& order = model.parents_first();
+  const std::vector<int>& parents = model.parents();
+  for (const int k : order) {
+    const double* qk = q.data() + model.joint_dof_offset(k);
+    joint_transform(model, data, k, qk);
+    const Eigen::Matrix3d& R = data.link_pose[k].linear();
+    const Eigen::Vector3d& l = data.link_pose[k].translation();
+    data.composite_inertia[k] = model.rigid_inertia(k).moved(R, l);
+    const int dofs = model.joint_dofs(k);
+    if (dofs == 1) {
+      data.world_column[k] = kernels::motion_to_outer(R, l, model.hinge_column(k));
+    } else if (dofs > 1) {
+      if (model.joint_geometry(k).type == JointType::kPlanar)
+        data.hinge[k] = joint_hinge_transpose(model.joint_geometry(k), qk);
+      for (int c = 0; c < dofs; ++c)
+        data.world_hinge[k].col(c) = kernels::motion_to_outer(R, l, data.hinge[k].col(c));
+    }
+  }
+  data.phi_valid = false;
+  data.sko_synchronized = false;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = parents[k];
+    if (p >= 0) data.composite_inertia[p] += data.composite_inertia[k];
+  }
+  data.mass.setZero();
+  for (const int k : order) {
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 0) continue;
+    const RigidInertia& composite = data.composite_inertia[k];
+    if (dofs == 1) {
+      const Vector6d column = composite.times(data.world_column[k]);
+      data.mass(offset, offset) = data.world_column[k].dot(column);
+      for (int j = parents[k]; j >= 0; j = parents[j]) {
+        const int ancestor_dofs = model.joint_dofs(j), ancestor_offset = model.joint_dof_offset(j);
+        if (ancestor_dofs == 1) {
+          const double value = data.world_column[j].dot(column);
+          data.mass(ancestor_offset, offset) = value;
+          data.mass(offset, ancestor_offset) = value;
+        } else if (ancestor_dofs > 1) {
+          for (int r = 0; r < ancestor_dofs; ++r) {
+            const double value = data.world_hinge[j].col(r).dot(column);
+            data.mass(ancestor_offset + r, offset) = value;
+            data.mass(offset, ancestor_offset + r) = value;
+          }
+        }
+      }
+      continue;
+    }
+    HingeMatrix columns(6, dofs);
+    for (int c = 0; c < dofs; ++c) columns.col(c) = composite.times(data.world_hinge[k].col(c));
+    data.mass.block(offset, offset, dofs, dofs).noalias() =
+        data.world_hinge[k].transpose().lazyProduct(columns);
+    for (int j = parents[k]; j >= 0; j = parents[j]) {
+      const int ancestor_dofs = model.joint_dofs(j), ancestor_offset = model.joint_dof_offset(j);
+      if (ancestor_dofs == 0) continue;
+      auto block = data.mass.block(ancestor_offset, offset, ancestor_dofs, dofs);
+      if (ancestor_dofs == 1)
+        block.noalias() = data.world_column[j].transpose().lazyProduct(columns);
+      else
+        block.noalias() = data.world_hinge[j].transpose().lazyProduct(columns);
+      data.mass.block(offset, ancestor_offset, dofs, ancestor_dofs) = block.transpose();
+    }
+  }
+  return data.mass;
+}
+
+const Eigen::MatrixXd& mass_matrix_through_operators(const RigidBodyModel& model,
+                                                     RigidBodyData& data,
+                                                     const Eigen::Ref<const Eigen::VectorXd>& q) {
+  const int n = model.dof_count();
+  if (data.mass.rows() != n) data.mass.resize(n, n);
+  update_positions(model, q, data);
+  synchronize_sko_model(model, data);
+  composite_body_inertias(data.sko, data.composite);
+  mass_matrix(data.sko, data.composite, data.mass);
+  return data.mass;
+}
+
+const Eigen::VectorXd& forward_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity) {
+  check_size(tau, model.dof_count(), "tau");
+  update_kinematics(model, q, qd, data);
+  synchronize_sko_model(model, data);
+  fill_base_acceleration(model, gravity, data);
+  // a is propagated by A*, so the world's acceleration -g added to a(base) accelerates the forest.
+  data.coriolis_with_gravity = data.coriolis;
+  const std::span<const int> bases = model.forest().bases();
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    data.coriolis_with_gravity.segment<6>(6 * bases[i]) += data.base_acceleration.segment<6>(6 * i);
+  return forward_dynamics(data.sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
+                          data.forward);
+}
+
+// Part II Algorithm 6.1 on rigid nodes: kinematics and P(k) = M(k), z(k) = V x* M V parents first;
+// the gather children first (Eq. 33, 58a-d): D = H P H*, epsilon = T - H z, nu = D^-1 epsilon,
+// P+ = P - P H* D^-1 H P, z+ = z + P+ a + P H* nu, P(p) += phi P+ phi*, z(p) += phi z+; the scatter
+// parents first (Eq. 58e-g): alpha+ = phi* alpha(p) (the world's -g at a base) + a,
+// qdd = nu - D^-1 (P H*)* alpha+, alpha = alpha+ + H* qdd. Massless subtrees keep qdd = 0.
+const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(tau, model.dof_count(), "tau");
+  const std::vector<int>& order = model.parents_first();
+  const std::vector<int>& parents = model.parents();
+  for (const int k : order) {
+    const int offset = model.joint_dof_offset(k);
+    const double* qk = q.data() + offset;
+    joint_transform(model, data, k, qk);
+    const Vector6d relative = relative_velocity(model, data, k, qk, qd.data() + offset);
+    Vector6d velocity = relative;
+    const int p = parents[k];
+    if (p >= 0)
+      velocity +=
+          motion_to_child(data.rotation[k], data.translation[k], data.velocity.segment<6>(6 * p));
+    Vector6d coriolis = cross_motion(velocity, relative);
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      coriolis += joint_velocity_product(model.joint_geometry(k), qk, qd.data() + offset);
+    data.velocity.segment<6>(6 * k) = velocity;
+    data.coriolis.segment<6>(6 * k) = coriolis;
+    const RigidInertia& inertia = model.rigid_inertia(k);
+    data.articulated_inertia[k] = model.link_inertia(k);
+    data.residual_force[k] = cross_force(velocity, inertia.times(velocity));
+  }
+  data.phi_valid = false;
+  data.sko_synchronized = false;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = parents[k];
+    Matrix6d& inertia = data.articulated_inertia[k];
+    Vector6d& force = data.residual_force[k];
+    const auto coriolis = data.coriolis.segment<6>(6 * k);
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    HingeMatrix& projected = data.projected_inertia[k];
+    HingeSquare& inverse = data.innovations_inverse[k];
+    JointVector& nu = data.innovation[k];
+    if (dofs > 0 && model.carries_no_mass(k)) {
+      // A massless subtree: P = 0 and z = 0, D = 0. Its motion exerts no force on the parent, and
+      // the dynamics leave its acceleration free: prescribed zero (zero gain and innovation).
+      projected.setZero();
+      inverse.setZero();
+      nu.setZero();
+      continue;
+    }
+    if (dofs == 1) {
+      const Vector6d& h = model.hinge_column(k);
+      const Vector6d u = inertia * h;
+      projected.col(0) = u;
+      const double d = h.dot(u);
+      if (!(std::abs(d) > 1e-13 * inertia.diagonal().cwiseAbs().maxCoeff()))
+        throw_singular_hinge(model, k);
+      const double d_inverse = 1.0 / d;
+      inverse(0, 0) = d_inverse;
+      nu(0) = d_inverse * (tau[offset] - h.dot(force));
+      if (p < 0) continue;
+      inertia.noalias() -= (d_inverse * u) * u.transpose();
+      force.noalias() += inertia * coriolis;
+      force.noalias() += u * nu(0);
+    } else if (dofs > 1) {
+      projected.noalias() = inertia.lazyProduct(data.hinge[k]);
+      const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
+      const Eigen::LLT<HingeSquare> cholesky(d);
+      if (cholesky.info() == Eigen::Success) {
+        for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+      } else {
+        // Not positive definite: an inconsistent inertia (accepted with a warning) or singular.
+        Eigen::FullPivLU<HingeSquare> lu(d);
+        lu.setThreshold(1e-13);
+        if (!lu.isInvertible()) throw_singular_hinge(model, k);
+        inverse = lu.inverse();
+      }
+      JointVector residual = tau.segment(offset, dofs);  // fixed capacity: no temporary VectorXd
+      residual.noalias() -= data.hinge[k].transpose() * force;
+      nu.noalias() = inverse * residual;
+      if (p < 0) continue;
+      const HingeMatrix gain = projected.lazyProduct(inverse);
+      inertia.noalias() -= gain.lazyProduct(projected.transpose());
+      force.noalias() += inertia * coriolis;
+      force.noalias() += projected * nu;
+    } else {
+      if (p < 0) continue;
+      force.noalias() += inertia * coriolis;
+    }
+    add_articulated_inertia_to_parent(data.rotation[k], data.translation[k], inertia,
+                                      data.articulated_inertia[p]);
+    add_force_to_parent(data.rotation[k], data.translation[k], force, data.residual_force[p]);
+  }
+  for (const int k : order) {
+    const int p = parents[k];
+    Vector6d alpha = p < 0 ? base_acceleration_of(data, k, gravity)
+                           : motion_to_child(data.rotation[k], data.translation[k],
+                                             data.acceleration.segment<6>(6 * p));
+    alpha += data.coriolis.segment<6>(6 * k);
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 1) {
+      const double qdd = data.innovation[k](0) - data.innovations_inverse[k](0, 0) *
+                                                     data.projected_inertia[k].col(0).dot(alpha);
+      data.generalized_acceleration[offset] = qdd;
+      alpha.noalias() += model.hinge_column(k) * qdd;
+    } else if (dofs > 1) {
+      const JointVector qdd =
+          data.innovation[k] -
+          data.innovations_inverse[k] * (data.projected_inertia[k].transpose() * alpha);
+      data.generalized_acceleration.segment(offset, dofs) = qdd;
+      alpha.noalias() += data.hinge[k] * qdd;
+    }
+    data.acceleration.segment<6>(6 * k) = alpha;
+  }
+  return data.generalized_acceleration;
+}
+
+}  // namespace skograph
