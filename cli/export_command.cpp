@@ -81,14 +81,16 @@ struct ExportedModel {
   std::unique_ptr<ClosedChainModel> closed_model;
   std::unique_ptr<ClosedChainData> closed_data;
   const SkoModel* sko = nullptr;
-  std::vector<int> output_index;  // embedded hinge entry -> row of the files; empty: identity
+  std::vector<int> output_index;       // embedded hinge entry -> row of the files; empty: identity
+  std::vector<int> node_output_index;  // scalar row of E and A (6 per node) -> row of the files
   std::string description;
   std::string massless_joint;  // a joint that moves no mass (M is singular), "" when none
 };
 
 ExportedModel load_exported_model(const ExportOptions& options) {
   ExportedModel exported;
-  Mechanism mechanism = load_mechanism(options.model, options.strict);
+  DofOrder order;  // the model lists its joints depth first; the files are in the file's order
+  Mechanism mechanism = load_mechanism(options.model, options.strict, &order);
   if (!is_closed_chain(mechanism)) {
     exported.tree_model = std::make_unique<RigidBodyModel>(
         load_tree_model(options.model, std::move(mechanism), options.strict));
@@ -103,6 +105,13 @@ ExportedModel load_exported_model(const ExportOptions& options) {
     synchronize_sko_model(model, *exported.tree_data);
     exported.sko = &exported.tree_data->sko;
     exported.description = std::to_string(model.dof_count()) + " dofs";
+    if (!order.identity()) {
+      for (int i = 0; i < model.dof_count(); ++i)
+        exported.output_index.push_back(order.file_dof(i));
+      for (int k = 0; k < model.node_count(); ++k)
+        for (int r = 0; r < 6; ++r)
+          exported.node_output_index.push_back(6 * order.file_joint(k) + r);
+    }
     return exported;
   }
   exported.closed_model = std::make_unique<ClosedChainModel>(
@@ -123,7 +132,13 @@ ExportedModel load_exported_model(const ExportOptions& options) {
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
   exported.sko = data.embedded.get();
-  exported.output_index = data.embedded_to_independent;
+  // Rows in the order of the independent dofs as the file lists them.
+  const std::vector<int> shown = order.file_sorted(data.independent);
+  std::vector<int> rank(shown.size());
+  for (std::size_t a = 0; a < shown.size(); ++a)
+    rank[static_cast<std::size_t>(shown[a])] = static_cast<int>(a);
+  for (const int e : data.embedded_to_independent)
+    exported.output_index.push_back(rank[static_cast<std::size_t>(e)]);
   exported.description = "closed chain, " + std::to_string(data.independent.size()) + " of " +
                          std::to_string(model.dof_count()) +
                          " dofs independent (reduced M_R, rows in the order of the independent "
@@ -174,10 +189,18 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
     if (!options.permutation.empty())
       files.emplace_back(options.permutation, permutation_text(chol.permutation()));
   }
+  // E and A per node (6 rows each), in the file's joint order for trees.
+  auto in_node_order = [&](const Eigen::SparseMatrix<double>& matrix) {
+    return exported.node_output_index.empty()
+               ? matrix
+               : renumber_symmetric(matrix, exported.node_output_index);
+  };
   if (!options.kernel.empty())
-    files.emplace_back(options.kernel, matrix_market_text(sparse_kernel(sko), false));
+    files.emplace_back(options.kernel,
+                       matrix_market_text(in_node_order(sparse_kernel(sko)), false));
   if (!options.resolvent.empty())
-    files.emplace_back(options.resolvent, matrix_market_text(sparse_resolvent(sko), false));
+    files.emplace_back(options.resolvent,
+                       matrix_market_text(in_node_order(sparse_resolvent(sko)), false));
   write_files_atomically(files);
   summary << "; wrote";
   for (const auto& file : files) summary << " " << file.first;

@@ -17,6 +17,7 @@
 #include "io/state_reader.hpp"
 #include "rigid/closed_chain_model.hpp"
 #include "rigid/rigid_body_model.hpp"
+#include "sparse/sparse_assembly.hpp"
 
 namespace skograph::cli {
 
@@ -25,7 +26,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kDynamicsUsage =
-    "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--strict]";
+    "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none] "
+    "[--strict]";
+// Above this many dofs `dynamics` gives M sparse unless --mass dense asks (a dense 2000 x 2000
+// matrix is 32 MB of numbers); bench's dense algorithms (mass, fd-crba) refuse more dofs than
+// kDenseLimit (20000: a 3.2 GB matrix).
+constexpr int kDenseMassDofs = 2000;
+constexpr int kDenseLimit = 20000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict]";
 
@@ -83,10 +90,13 @@ std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismS
   return text.str();
 }
 
+enum class MassOutput { kDefault, kDense, kSparse, kNone };
+
 struct DynamicsArguments {
   std::string file, state_file;
   bool json = false;
   bool strict = false;
+  MassOutput mass = MassOutput::kDefault;
 };
 
 DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args) {
@@ -96,6 +106,19 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
       parsed.json = true;
     } else if (args[i] == "--strict") {
       parsed.strict = true;
+    } else if (args[i] == "--mass") {
+      if (i + 1 == args.size())
+        throw UsageError(std::string("--mass needs dense, sparse or none (") + kDynamicsUsage +
+                         ")");
+      const std::string& value = args[++i];
+      if (value == "dense")
+        parsed.mass = MassOutput::kDense;
+      else if (value == "sparse")
+        parsed.mass = MassOutput::kSparse;
+      else if (value == "none")
+        parsed.mass = MassOutput::kNone;
+      else
+        throw UsageError("unknown --mass '" + value + "' (expected dense, sparse or none)");
     } else if (args[i] == "--state") {
       if (i + 1 == args.size())
         throw UsageError(std::string("--state needs a file (") + kDynamicsUsage + ")");
@@ -129,13 +152,66 @@ std::string state_source(const std::string& state_file) {
   return state_file.empty() ? std::string("the zero state") : "the state " + state_file;
 }
 
-int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::ostream& out) {
+// The state in the file's dof order (the model lists its joints depth first).
+MechanismState in_file_order(const DofOrder& order, const MechanismState& state) {
+  MechanismState mapped = state;
+  mapped.q = order.vector(state.q);
+  mapped.qd = order.vector(state.qd);
+  mapped.qdd = order.vector(state.qdd);
+  mapped.tau = order.vector(state.tau);
+  return mapped;
+}
+
+// M as the JSON of docs/command-line.md: dense rows, or the lower triangle in coordinate form
+// (1-based rows and columns, as Matrix Market's symmetric storage).
+Json sparse_mass_json(const Eigen::SparseMatrix<double>& mass) {
+  Json rows = Json::array(), columns = Json::array(), values = Json::array();
+  for (int c = 0; c < mass.outerSize(); ++c)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(mass, c); it; ++it)
+      if (it.row() >= c) {
+        rows.push_back(it.row() + 1);
+        columns.push_back(c + 1);
+        values.push_back(it.value());
+      }
+  Json json;
+  json["format"] = "coordinate";
+  json["symmetry"] = "lower";
+  json["size"] = mass.rows();
+  json["rows"] = rows;
+  json["columns"] = columns;
+  json["values"] = values;
+  return json;
+}
+
+int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
+                      std::ostream& out) {
   const RigidBodyModel model = load_tree_model(args.file, std::move(mechanism), args.strict);
   const MechanismState state = load_state(args.state_file, model.mechanism());
   check_no_force_on_massless_joints(args.file, model, model.massless_moving_joints(), state.tau,
                                     state_source(args.state_file));
   RigidBodyData data(model);
-  const Eigen::MatrixXd mass = mass_matrix(model, data, state.q);
+  MassOutput mass_output = args.mass;
+  if (mass_output == MassOutput::kDefault)
+    mass_output = model.dof_count() > kDenseMassDofs ? MassOutput::kSparse : MassOutput::kDense;
+  Eigen::MatrixXd mass;
+  Eigen::SparseMatrix<double> sparse_mass;
+  if (mass_output == MassOutput::kDense) {
+    if (model.dof_count() > kDenseLimit)
+      throw UsageError(args.file + ": a dense mass matrix of " + std::to_string(model.dof_count()) +
+                       " dofs is too large (at most " + std::to_string(kDenseLimit) +
+                       "): use --mass sparse");
+    mass = order.symmetric(mass_matrix(model, data, state.q));
+  } else if (mass_output == MassOutput::kSparse) {
+    update_positions(model, state.q, data);
+    synchronize_sko_model(model, data);
+    sparse_mass = sparse_mass_matrix(data.sko);
+    if (!order.identity()) {
+      std::vector<int> index(static_cast<std::size_t>(model.dof_count()));
+      for (int i = 0; i < model.dof_count(); ++i)
+        index[static_cast<std::size_t>(i)] = order.file_dof(i);
+      sparse_mass = renumber_symmetric(sparse_mass, index);
+    }
+  }
   const Eigen::VectorXd bias = bias_forces(model, data, state.q, state.qd, state.gravity);
   Eigen::VectorXd qdd;
   try {
@@ -145,26 +221,41 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::o
   }
   const Eigen::VectorXd tau =
       inverse_dynamics(model, data, state.q, state.qd, state.qdd, state.gravity);
-  if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite())
+  const bool mass_finite =
+      mass.allFinite() &&
+      Eigen::Map<const Eigen::VectorXd>(sparse_mass.valuePtr(), sparse_mass.nonZeros()).allFinite();
+  if (!mass_finite || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite())
     throw UsageError(args.file +
                      ": the dynamics are not finite at this state (singular mass matrix?)");
 
-  // Everything is computed before anything is written: no partial output.
+  // Everything is computed before anything is written: no partial output. In the file's order.
+  const MechanismState shown = in_file_order(order, state);
   if (args.json) {
     Json report;
     Json dofs = Json::array();
-    for (const std::string& name : model.dof_names()) dofs.push_back(name);
+    for (const std::string& name : order.names()) dofs.push_back(name);
     report["dofs"] = dofs;
-    report["q"] = vector_json(state.q);
-    report["qd"] = vector_json(state.qd);
-    report["M"] = matrix_json(mass);
-    report["bias"] = vector_json(bias);
-    report["qdd"] = vector_json(qdd);
-    report["tau"] = vector_json(tau);
+    report["q"] = vector_json(shown.q);
+    report["qd"] = vector_json(shown.qd);
+    if (mass_output == MassOutput::kDense) report["M"] = matrix_json(mass);
+    if (mass_output == MassOutput::kSparse) report["M"] = sparse_mass_json(sparse_mass);
+    report["bias"] = vector_json(order.vector(bias));
+    report["qdd"] = vector_json(order.vector(qdd));
+    report["tau"] = vector_json(order.vector(tau));
     out << format_json(report);
   } else {
-    out << "model " << args.file << "\n"
-        << dynamics_text(model.dof_names(), state, mass, bias, qdd, tau);
+    std::string text = dynamics_text(order.names(), shown, mass, order.vector(bias),
+                                     order.vector(qdd), order.vector(tau));
+    if (mass_output != MassOutput::kDense) {
+      text = text.substr(0, text.rfind("mass matrix M(q):\n"));
+      text += mass_output == MassOutput::kSparse
+                  ? "mass matrix M(q): " + std::to_string(model.dof_count()) + " x " +
+                        std::to_string(model.dof_count()) + ", " +
+                        std::to_string(sparse_mass.nonZeros()) +
+                        " nonzeros (not printed: --json gives them, skograph export writes them)\n"
+                  : std::string();
+    }
+    out << "model " << args.file << "\n" << text;
   }
   return kExitOk;
 }
@@ -174,8 +265,8 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::o
 // for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the tree inverse
 // dynamics M qdd_in + C for the state's independent qdd made consistent (qdd_in = X qdd_R +
 // Xdot qd_R), whose X* image is the minimal-coordinate inverse dynamics.
-int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std::ostream& out,
-                        std::ostream& err) {
+int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
+                        std::ostream& out, std::ostream& err) {
   const ClosedChainModel model =
       load_closed_chain_model(args.file, std::move(mechanism), args.strict);
   const MechanismState state = load_state(args.state_file, model.mechanism());
@@ -208,17 +299,37 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std:
       !X.allFinite() || !reduced_mass.allFinite())
     throw UsageError(args.file + ": the dynamics are not finite at this state");
 
+  // In the file's order: dofs, and the independent coordinates sorted by their place there (X's
+  // columns and M_R's rows follow).
+  const std::vector<int> shown_independent = order.file_sorted(independent);
   std::vector<std::string> independent_names;
   std::vector<bool> is_independent(static_cast<size_t>(n), false);
-  for (int k : independent) {
-    independent_names.push_back(tree.dof_names()[static_cast<size_t>(k)]);
-    is_independent[static_cast<size_t>(k)] = true;
+  Eigen::MatrixXd shown_X(X.rows(), X.cols()),
+      shown_reduced(reduced_mass.rows(), reduced_mass.cols());
+  for (std::size_t a = 0; a < shown_independent.size(); ++a) {
+    const int k = independent[static_cast<std::size_t>(shown_independent[a])];
+    independent_names.push_back(order.names()[static_cast<std::size_t>(order.file_dof(k))]);
+    is_independent[static_cast<size_t>(order.file_dof(k))] = true;
+    shown_X.col(static_cast<Eigen::Index>(a)) = X.col(shown_independent[a]);
+    for (std::size_t b = 0; b < shown_independent.size(); ++b)
+      shown_reduced(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
+          reduced_mass(shown_independent[a], shown_independent[b]);
   }
+  X = order.rows(shown_X);
+  reduced_mass = shown_reduced;
+  q = order.vector(q);
+  qd = order.vector(qd);
+  qdd = order.vector(qdd);
+  qdd_in = order.vector(qdd_in);
+  tau = order.vector(tau);
+  bias = order.vector(bias);
+  mass = order.symmetric(mass);
+  const MechanismState shown_state = in_file_order(order, state);
   note_whole_mechanism("dynamics", args.file, model, err);
   if (args.json) {
     Json report;
     Json dofs = Json::array(), names = Json::array();
-    for (const std::string& name : tree.dof_names()) dofs.push_back(name);
+    for (const std::string& name : order.names()) dofs.push_back(name);
     for (const std::string& name : independent_names) names.push_back(name);
     report["dofs"] = dofs;
     report["q"] = vector_json(q);
@@ -243,11 +354,11 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std:
   text << "\n" << independent.size() << " of " << n << " dofs independent:";
   for (const std::string& name : independent_names) text << " " << name;
   text << "\n" << n << " dofs, " << gravity_text(state.gravity) << "\n";
-  write_table(text, tree.dof_names(), &is_independent,
+  write_table(text, order.names(), &is_independent,
               {{"q", &q},
                {"qd", &qd},
                {"bias", &bias},
-               {"tau in", &state.tau},
+               {"tau in", &shown_state.tau},
                {"qdd out", &qdd},
                {"qdd in", &qdd_in},
                {"tau out", &tau}});
@@ -267,9 +378,11 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, std:
 
 int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
   const DynamicsArguments args = parse_dynamics_arguments(arguments);
-  Mechanism mechanism = load_mechanism(args.file, args.strict);
-  if (is_closed_chain(mechanism)) return run_closed_dynamics(args, std::move(mechanism), out, err);
-  return run_tree_dynamics(args, std::move(mechanism), out);
+  DofOrder order;
+  Mechanism mechanism = load_mechanism(args.file, args.strict, &order);
+  if (is_closed_chain(mechanism))
+    return run_closed_dynamics(args, std::move(mechanism), order, out, err);
+  return run_tree_dynamics(args, std::move(mechanism), order, out);
 }
 // Median wall time per call of `call`: batches of calls long enough (>= 0.2 ms) for the clock,
 // `reps` batches, the median batch divided by its size.
@@ -414,6 +527,10 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
     ns = bench_closed_chain(model, data, state, algo, reps, sink);
   } else {
     const RigidBodyModel model = load_tree_model(file, std::move(mechanism), strict);
+    if ((algo == "mass" || algo == "fd-crba") && model.dof_count() > kDenseLimit)
+      throw UsageError(file + ": --algo " + algo + " builds a dense mass matrix, and " +
+                       std::to_string(model.dof_count()) + " dofs are too many for it (at most " +
+                       std::to_string(kDenseLimit) + "; id and fd are O(N))");
     RigidBodyData data(model);
     n = model.dof_count();
     BenchState state(n);

@@ -1,20 +1,80 @@
 #include "cli/model_loading.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <unordered_map>
 
 #include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
+#include "io/state_reader.hpp"
 #include "rigid/fixed_body_fusion.hpp"
+#include "rigid/tree_order.hpp"
 
 namespace skograph::cli {
 
-Mechanism load_mechanism(const std::string& file, bool strict) {
+DofOrder::DofOrder(const Mechanism& file, const Mechanism& model) : names_(dof_names(file)) {
+  std::unordered_map<std::string, int> file_joint_index;
+  std::vector<int> file_offset;
+  int offset = 0;
+  for (std::size_t j = 0; j < file.joints.size(); ++j) {
+    file_joint_index.emplace(file.joints[j].name, static_cast<int>(j));
+    file_offset.push_back(offset);
+    offset += joint_dof_count(file.joints[j].type);
+  }
+  for (std::size_t j = 0; j < model.joints.size(); ++j) {
+    const auto it = file_joint_index.find(model.joints[j].name);
+    const int f = it == file_joint_index.end() ? static_cast<int>(j) : it->second;
+    file_joint_.push_back(f);
+    identity_ = identity_ && f == static_cast<int>(j);
+    for (int d = 0; d < joint_dof_count(model.joints[j].type); ++d)
+      file_dof_.push_back(file_offset[static_cast<std::size_t>(f)] + d);
+  }
+}
+
+Eigen::VectorXd DofOrder::vector(const Eigen::VectorXd& model_order) const {
+  if (identity_) return model_order;
+  Eigen::VectorXd result(model_order.size());
+  for (Eigen::Index i = 0; i < model_order.size(); ++i)
+    result(file_dof(static_cast<int>(i))) = model_order(i);
+  return result;
+}
+
+Eigen::MatrixXd DofOrder::rows(const Eigen::MatrixXd& model_order) const {
+  if (identity_) return model_order;
+  Eigen::MatrixXd result(model_order.rows(), model_order.cols());
+  for (Eigen::Index i = 0; i < model_order.rows(); ++i)
+    result.row(file_dof(static_cast<int>(i))) = model_order.row(i);
+  return result;
+}
+
+Eigen::MatrixXd DofOrder::symmetric(const Eigen::MatrixXd& model_order) const {
+  if (identity_) return model_order;
+  Eigen::MatrixXd result(model_order.rows(), model_order.cols());
+  for (Eigen::Index i = 0; i < model_order.rows(); ++i)
+    for (Eigen::Index j = 0; j < model_order.cols(); ++j)
+      result(file_dof(static_cast<int>(i)), file_dof(static_cast<int>(j))) = model_order(i, j);
+  return result;
+}
+
+std::vector<int> DofOrder::file_sorted(const std::vector<int>& model_dofs) const {
+  std::vector<int> positions(model_dofs.size());
+  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int>(i);
+  std::stable_sort(positions.begin(), positions.end(), [&](int a, int b) {
+    return file_dof(model_dofs[static_cast<std::size_t>(a)]) <
+           file_dof(model_dofs[static_cast<std::size_t>(b)]);
+  });
+  return positions;
+}
+
+Mechanism load_mechanism(const std::string& file, bool strict, DofOrder* dof_order) {
   ReadOptions options;
   options.strict = strict;
-  Mechanism mechanism = fuse_fixed_bodies(read_mechanism_file(file, options));
-  add_warnings(file, mechanism.warnings);
-  return mechanism;
+  const Mechanism fused = fuse_fixed_bodies(read_mechanism_file(file, options));
+  add_warnings(file, fused.warnings);
+  Mechanism ordered = depth_first_order(fused);
+  if (dof_order) *dof_order = DofOrder(fused, ordered);
+  return ordered;
 }
 
 bool is_closed_chain(const Mechanism& mechanism) {

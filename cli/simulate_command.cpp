@@ -112,15 +112,16 @@ class TrajectoryFile {
 
 int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
   const SimulateArguments args = parse_arguments(arguments);
-  const ClosedChainModel model =
-      load_closed_chain_model(args.file, load_mechanism(args.file, args.strict), args.strict);
+  DofOrder order;  // the model lists its joints depth first; outputs are in the file's order
+  const ClosedChainModel model = load_closed_chain_model(
+      args.file, load_mechanism(args.file, args.strict, &order), args.strict);
   const MechanismState state = args.state_file.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(args.state_file, model.mechanism());
   check_no_force_on_massless_joints(
       args.file, model.tree(), model.massless_moving_joints(), state.tau,
       args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);
-  const std::vector<std::string>& dofs = model.tree().dof_names();
+  const std::vector<std::string>& dofs = order.names();
   ClosedChainData data(model);
   SimulationOptions options;
   options.duration = args.duration;
@@ -145,8 +146,10 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
       if (csv.enabled()) {
         std::ostream& row = csv.stream();
         row << sample.time;
-        for (Eigen::Index i = 0; i < sample.q->size(); ++i) row << "," << (*sample.q)(i);
-        for (Eigen::Index i = 0; i < sample.qd->size(); ++i) row << "," << (*sample.qd)(i);
+        const Eigen::VectorXd shown_q = order.vector(*sample.q),
+                              shown_qd = order.vector(*sample.qd);
+        for (Eigen::Index i = 0; i < shown_q.size(); ++i) row << "," << shown_q(i);
+        for (Eigen::Index i = 0; i < shown_qd.size(); ++i) row << "," << shown_qd(i);
         row << "," << sample.kinetic_energy + sample.potential_energy << "\n";
       }
       // Progress of long runs: a line every 10 % of the steps.
@@ -167,7 +170,11 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   csv.commit();
 
   std::vector<std::string> independent;
-  for (int k : data.independent) independent.push_back(dofs[static_cast<size_t>(k)]);
+  for (const int a : order.file_sorted(data.independent))
+    independent.push_back(
+        dofs[static_cast<size_t>(order.file_dof(data.independent[static_cast<std::size_t>(a)]))]);
+  q = order.vector(q);
+  qd = order.vector(qd);
   if (args.json) {
     Json report;
     report["dofs"] = dofs;
