@@ -1,6 +1,7 @@
 // Closed-chain mechanisms by constraint embedding (constraint-embedding §4-7; conventions.md
 // "Constraint embedding"). See closed_chain_model.hpp for the constraint definitions.
 #include "rigid/closed_chain_model.hpp"
+#include "rigid/closed_chain_internal.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -18,18 +19,6 @@
 namespace skograph {
 
 namespace {
-
-using RowMatrix3 = Eigen::Matrix<double, Eigen::Dynamic, 3>;
-
-// The constant row selections of one loop: the constrained directions of the relative twist
-// [angular; linear] in F_p coordinates (closed_chain_model.hpp, "Constraints").
-struct LoopRows {
-  RowMatrix3 angular;  // rows applied to the relative angular velocity
-  RowMatrix3 linear;   // rows applied to the relative linear velocity
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
-  Eigen::Matrix<double, 3, 2> normals = Eigen::Matrix<double, 3, 2>::Zero();
-  int rows() const { return static_cast<int>(angular.rows() + linear.rows()); }
-};
 
 // Two unit vectors normal to the unit axis a, with (n1, n2, a) right-handed.
 Eigen::Matrix<double, 3, 2> axis_normals(const Eigen::Vector3d& a) {
@@ -79,21 +68,6 @@ std::string format_residual(double value) {
 }
 
 }  // namespace
-
-struct ClosedChainModel::Impl {
-  std::vector<std::vector<int>> nodes;      // per aggregate: SKO nodes, base first
-  std::vector<std::vector<int>> loops;      // per aggregate: loop indices
-  std::vector<std::vector<int>> couplings;  // per aggregate: coupling indices
-  std::vector<std::vector<int>> dofs;       // per aggregate: tree dofs, stacked in node order
-  std::vector<int> rows;                    // constraint rows per aggregate
-  std::vector<LoopRows> loop_rows;          // per loop
-  std::vector<int> aggregate_of_node;       // -1 for a plain node
-  std::vector<int> dof_node;                // tree dof -> SKO node
-  std::vector<int> dof_in_joint;            // tree dof -> index within its joint
-  std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
-  std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
-  bool swallows_whole = false;
-};
 
 const ClosedChainModel::Impl& closed_chain_impl(const ClosedChainModel& model) {
   return *model.impl_;
@@ -297,44 +271,6 @@ int ClosedChainModel::constraint_rows(int s) const {
 int ClosedChainModel::nominal_rank(int s) const {
   return impl_->nominal_rank[s];
 }
-
-// Workspaces of ClosedChainData beyond the public per-aggregate results.
-struct ClosedChainData::Workspaces {
-  // Per aggregate: the exact Jacobian of the position error (Newton) and X_S with its rows in the
-  // aggregated structure's member order (embed_hinge_maps).
-  std::vector<Eigen::MatrixXd> position_jacobian;
-  std::vector<Eigen::VectorXd> position_error;
-  std::vector<double> orientation_flip;  // per aggregate: the largest revolute axis flip
-  std::vector<int> flipped_loop;         // the loop it belongs to, -1 for none
-  std::vector<Eigen::MatrixXd> embedding_structure_order;
-  std::vector<int> structure_rank;      // the ranks the structure was built with
-  Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity
-  Eigen::VectorXd embedding_rate_full;  // Xdot qd_R in tree dofs
-  Eigen::VectorXd coriolis_tree;        // a with -g at the base nodes
-  Eigen::VectorXd coriolis_aggregated, gyroscopic_aggregated;
-  Eigen::VectorXd velocity_embedded, force_embedded, acceleration_embedded;
-  Eigen::VectorXd zero_dofs;
-  std::vector<int> column_of;                         // tree dof -> column of X (independent dofs)
-  std::vector<int> independent_previous;              // data.independent of the update before
-  Eigen::VectorXd accelerations, independent_forces;  // results
-  Eigen::MatrixXd reduced_mass, embedded_mass;
-  std::unique_ptr<AggregationWorkspace> aggregation;
-  std::unique_ptr<ForwardDynamicsWorkspace> forward;
-  std::unique_ptr<InverseDynamicsWorkspace> inverse;
-  std::unique_ptr<CompositeInertiaWorkspace> composite;
-  // Newton on the closure (close_positions), per aggregate: Newton state, accepted steps, the
-  // columns of J for the dependent coordinates and their least-squares solver, the step over the
-  // aggregate's dofs, the dependent part of it, |e| before the step and the halving scale.
-  enum class Newton { kActive, kClosed, kStalled };
-  std::vector<Newton> newton_state;
-  std::vector<int> newton_steps;
-  std::vector<char> step_accepted;
-  std::vector<Eigen::MatrixXd> dependent_jacobian;
-  std::vector<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> least_squares;
-  std::vector<Eigen::VectorXd> newton_step, dependent_step;
-  std::vector<double> error_norm, step_scale;
-  Eigen::VectorXd saved_configuration;  // q before the trial steps
-};
 
 ClosedChainData::ClosedChainData(const ClosedChainModel& model)
     : tree(model.tree()), work(std::make_shared<Workspaces>()) {
@@ -546,6 +482,10 @@ std::string row_owner(const ClosedChainModel& model, int s, int row) {
   return "aggregate " + std::to_string(s + 1);
 }
 
+}  // namespace
+
+namespace closed_chain_detail {
+
 std::string aggregate_label(const ClosedChainModel& model, int s) {
   const Impl& impl = closed_chain_impl(model);
   const Mechanism& m = model.mechanism();
@@ -554,6 +494,12 @@ std::string aggregate_label(const ClosedChainModel& model, int s) {
   for (const int c : impl.couplings[s]) label += (label.empty() ? "" : ", ") + coupling_label(m, c);
   return label;
 }
+
+}  // namespace closed_chain_detail
+
+using closed_chain_detail::aggregate_label;
+
+namespace {
 
 enum class Level { kPosition, kVelocity, kAcceleration };
 
@@ -704,7 +650,7 @@ bool has_selection(const ClosedChainData& data, int s) {
 void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
                     Eigen::Ref<Eigen::VectorXd> q, int only_aggregate);
 
-namespace {
+namespace closed_chain_detail {
 
 // Whether aggregate s, closed at q with Q of rank selection.rank below the generic rank, keeps
 // that rank on its closure near q (a mechanism over-constrained by its geometry, e.g. a spherical
@@ -917,7 +863,9 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
   work.structure_rank = ranks;
 }
 
-}  // namespace
+}  // namespace closed_chain_detail
+
+using namespace closed_chain_detail;
 
 namespace {
 
@@ -1133,165 +1081,4 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
 
 // The embedded SKO model (H_Ra, A_a, M) at (q, qd) (constraint-embedding Lemma 6; conventions.md
 // "Constraint embedding"): A_a and M by aggregation (Lemmas 3-4), H_Ra = X_S* H_S A_S.
-void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
-                         const Eigen::Ref<const Eigen::VectorXd>& q,
-                         const Eigen::Ref<const Eigen::VectorXd>& qd) {
-  const Impl& impl = closed_chain_impl(model);
-  update_constraints(model, data, q, qd);
-  ensure_structure(model, data);
-  const AggregatedStructure& structure = *data.structure;
-  ClosedChainData::Workspaces& work = *data.work;
-  synchronize_sko_model(model.tree(), data.tree);
-  // X_S with its rows in the structure's member order (its unreduced hinge layout).
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const std::vector<int>& dofs = impl.dofs[s];
-    for (std::size_t i = 0; i < dofs.size(); ++i) {
-      const int k = impl.dof_node[dofs[i]];
-      work.embedding_structure_order[s].row(structure.hinge_offset_in_aggregate(k) +
-                                            impl.dof_in_joint[dofs[i]]) =
-          data.embedding[s].row(static_cast<Eigen::Index>(i));
-    }
-  }
-  aggregate_model(data.tree.sko, structure, *work.aggregation, *data.embedded);
-  embed_hinge_maps(structure, *work.aggregation, work.embedding_structure_order, *data.embedded);
-  // Embedded hinge entries -> columns of X: plain nodes keep their joint's dofs, reduced nodes
-  // their selection's independent coordinates in increasing order.
-  const std::vector<int>& column_of = work.column_of;
-  const SkoStructure& embedded = *structure.aggregated();
-  for (int a = 0; a < structure.size(); ++a) {
-    const int offset = embedded.hinge.offset(a);
-    const int s = structure.subgraph_of(a);
-    if (s < 0) {
-      const int k = structure.members(a)[0];
-      for (int j = 0; j < model.tree().joint_dofs(k); ++j)
-        data.embedded_to_independent[offset + j] = column_of[model.tree().joint_dof_offset(k) + j];
-    } else {
-      const std::vector<int>& independent = data.selection[s].independent;
-      for (std::size_t j = 0; j < independent.size(); ++j)
-        data.embedded_to_independent[offset + static_cast<int>(j)] =
-            column_of[impl.dofs[s][independent[j]]];
-    }
-  }
-  aggregate_node_vector(structure, data.tree.gyroscopic, work.gyroscopic_aggregated);
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    work.velocity_embedded[static_cast<Eigen::Index>(e)] =
-        qd[data.independent[data.embedded_to_independent[e]]];
-}
-
-namespace {
-
-// a_Ra = A_S* (a_S + H_S* Xdot_S qd_R) with the world's acceleration -g at the base nodes
-// (conventions.md "Constraint embedding"; gravity as in forward_dynamics_through_operators).
-void embedded_coriolis(const ClosedChainModel& model, ClosedChainData& data,
-                       const Eigen::Vector3d& gravity) {
-  ClosedChainData::Workspaces& work = *data.work;
-  const RigidBodyModel& tree = model.tree();
-  work.coriolis_tree = data.tree.coriolis;
-  for (const int k : tree.forest().bases())
-    work.coriolis_tree.segment<3>(6 * k + 3) -=
-        data.tree.link_pose[k].linear().transpose() * gravity;
-  aggregate_coriolis(data.tree.sko, *data.structure, *work.aggregation, work.coriolis_tree,
-                     work.embedding_rate_full, work.coriolis_aggregated);
-}
-
-}  // namespace
-
-// qdd_R by AB forward dynamics on the embedded model (constraint-embedding §7.3; part II Algorithm
-// 6.1), T_R = X* tau, then qdd = X qdd_R + Xdot qd_R.
-const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                        const Eigen::Vector3d& gravity) {
-  check_vector(tau, model.dof_count(), "tau");
-  update_closed_chain(model, data, q, qd);
-  embedded_coriolis(model, data, gravity);
-  ClosedChainData::Workspaces& work = *data.work;
-  apply_embedding_transpose(model, data, tau, work.independent_forces);
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    work.force_embedded[static_cast<Eigen::Index>(e)] =
-        work.independent_forces[data.embedded_to_independent[e]];
-  const Eigen::VectorXd& embedded_acceleration = [&]() -> const Eigen::VectorXd& {
-    try {
-      return forward_dynamics(*data.embedded, work.velocity_embedded, work.force_embedded,
-                              work.coriolis_aggregated, work.gyroscopic_aggregated, *work.forward);
-    } catch (const SingularHingeError& e) {
-      // A singular D of an embedded node: name its aggregate or its joint.
-      const int s = data.structure->subgraph_of(e.node());
-      const std::string what =
-          s >= 0
-              ? aggregate_label(model, s)
-              : "joint '" +
-                    model.mechanism().joints[data.structure->members(e.node()).front()].name + "'";
-      throw ClosureError("singular mass matrix: " + what +
-                         " moves no inertia its other coordinates do not move at this "
-                         "configuration");
-    }
-  }();
-  Eigen::VectorXd& independent_acceleration = work.independent_forces;  // scratch
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    independent_acceleration[data.embedded_to_independent[e]] =
-        embedded_acceleration[static_cast<Eigen::Index>(e)];
-  apply_embedding(model, data, independent_acceleration, work.embedding_rate_full,
-                  work.accelerations);
-  return work.accelerations;
-}
-
-// T_R = H_Ra A_a (M A_a* (H_Ra* qdd_R + a_Ra) + b) by Newton-Euler on the embedded model (part
-// II Algorithm 3.1), = X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R.
-const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
-                                        const Eigen::Vector3d& gravity) {
-  update_closed_chain(model, data, q, qd);
-  check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
-  embedded_coriolis(model, data, gravity);
-  ClosedChainData::Workspaces& work = *data.work;
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    work.acceleration_embedded[static_cast<Eigen::Index>(e)] =
-        qdd_independent[data.embedded_to_independent[e]];
-  const Eigen::VectorXd& force =
-      inverse_dynamics(*data.embedded, work.velocity_embedded, work.acceleration_embedded,
-                       work.coriolis_aggregated, work.gyroscopic_aggregated, *work.inverse);
-  work.independent_forces.resize(static_cast<Eigen::Index>(data.independent.size()));
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    work.independent_forces[data.embedded_to_independent[e]] = force[static_cast<Eigen::Index>(e)];
-  return work.independent_forces;
-}
-
-// M_R = H_Ra A_a M A_a* H_Ra* = X* M_tree X by composite inertias of the embedded model (part II
-// Algorithms 4.1-4.2).
-const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,
-                                           const Eigen::Ref<const Eigen::VectorXd>& q) {
-  update_closed_chain(model, data, q, data.work->zero_dofs);
-  ClosedChainData::Workspaces& work = *data.work;
-  mass_matrix(*data.embedded, *work.composite, work.embedded_mass);
-  const int n = static_cast<int>(data.independent.size());
-  work.reduced_mass.resize(n, n);
-  const std::vector<int>& map = data.embedded_to_independent;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) work.reduced_mass(map[i], map[j]) = work.embedded_mass(i, j);
-  return work.reduced_mass;
-}
-
-// The innovations factors of part II Lemma 11 (Eq. 49-50; constraint-embedding §7.2, Lemma 9) on
-// the embedded model, rows and columns
-// permuted from the embedded hinge order to the order of data.independent.
-void innovations_factors(const ClosedChainModel& model, ClosedChainData& data,
-                         const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
-  update_closed_chain(model, data, q, data.work->zero_dofs);
-  innovations_factors(*data.embedded, data.work->forward->articulated, factors);
-  const std::vector<int>& map = data.embedded_to_independent;
-  const int n = static_cast<int>(map.size());
-  Eigen::PermutationMatrix<Eigen::Dynamic> permutation(n);
-  for (int i = 0; i < n; ++i) permutation.indices()[i] = map[i];
-  Eigen::MatrixXd permuted;
-  for (Eigen::MatrixXd* factor :
-       {&factors.newton_euler_factor, &factors.innovations_inertia, &factors.inverse_factor}) {
-    permuted = permutation * (*factor);
-    *factor = permuted * permutation.transpose();
-  }
-}
-
 }  // namespace skograph

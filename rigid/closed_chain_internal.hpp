@@ -1,0 +1,107 @@
+// Internals shared by the closed-chain sources (rigid/closed_chain_model.cpp: the model, the
+// constraints, the selection and the Newton closure; rigid/closed_chain_dynamics.cpp: the
+// dynamics): the model's aggregates and constraint rows, the data's workspaces. Not installed.
+#pragma once
+
+#include <Eigen/Dense>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aggregation/aggregated_model.hpp"
+#include "operators/forward_dynamics.hpp"
+#include "operators/inverse_dynamics.hpp"
+#include "operators/mass_matrix.hpp"
+#include "rigid/closed_chain_model.hpp"
+
+namespace skograph {
+
+using RowMatrix3 = Eigen::Matrix<double, Eigen::Dynamic, 3>;
+
+// The constant row selections of one loop: the constrained directions of the relative twist
+// [angular; linear] in F_p coordinates (closed_chain_model.hpp, "Constraints").
+struct LoopRows {
+  RowMatrix3 angular;  // rows applied to the relative angular velocity
+  RowMatrix3 linear;   // rows applied to the relative linear velocity
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
+  Eigen::Matrix<double, 3, 2> normals = Eigen::Matrix<double, 3, 2>::Zero();
+  int rows() const { return static_cast<int>(angular.rows() + linear.rows()); }
+};
+
+struct ClosedChainModel::Impl {
+  std::vector<std::vector<int>> nodes;      // per aggregate: SKO nodes, base first
+  std::vector<std::vector<int>> loops;      // per aggregate: loop indices
+  std::vector<std::vector<int>> couplings;  // per aggregate: coupling indices
+  std::vector<std::vector<int>> dofs;       // per aggregate: tree dofs, stacked in node order
+  std::vector<int> rows;                    // constraint rows per aggregate
+  std::vector<LoopRows> loop_rows;          // per loop
+  std::vector<int> aggregate_of_node;       // -1 for a plain node
+  std::vector<int> dof_node;                // tree dof -> SKO node
+  std::vector<int> dof_in_joint;            // tree dof -> index within its joint
+  std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
+  std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
+  bool swallows_whole = false;
+};
+
+// Workspaces of ClosedChainData beyond the public per-aggregate results.
+struct ClosedChainData::Workspaces {
+  // Per aggregate: the exact Jacobian of the position error (Newton) and X_S with its rows in the
+  // aggregated structure's member order (embed_hinge_maps).
+  std::vector<Eigen::MatrixXd> position_jacobian;
+  std::vector<Eigen::VectorXd> position_error;
+  std::vector<double> orientation_flip;  // per aggregate: the largest revolute axis flip
+  std::vector<int> flipped_loop;         // the loop it belongs to, -1 for none
+  std::vector<Eigen::MatrixXd> embedding_structure_order;
+  std::vector<int> structure_rank;      // the ranks the structure was built with
+  Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity
+  Eigen::VectorXd embedding_rate_full;  // Xdot qd_R in tree dofs
+  Eigen::VectorXd coriolis_tree;        // a with -g at the base nodes
+  Eigen::VectorXd coriolis_aggregated, gyroscopic_aggregated;
+  Eigen::VectorXd velocity_embedded, force_embedded, acceleration_embedded;
+  Eigen::VectorXd zero_dofs;
+  std::vector<int> column_of;                         // tree dof -> column of X (independent dofs)
+  std::vector<int> independent_previous;              // data.independent of the update before
+  Eigen::VectorXd accelerations, independent_forces;  // results
+  Eigen::MatrixXd reduced_mass, embedded_mass;
+  std::unique_ptr<AggregationWorkspace> aggregation;
+  std::unique_ptr<ForwardDynamicsWorkspace> forward;
+  std::unique_ptr<InverseDynamicsWorkspace> inverse;
+  std::unique_ptr<CompositeInertiaWorkspace> composite;
+  // Newton on the closure (close_positions), per aggregate: Newton state, accepted steps, the
+  // columns of J for the dependent coordinates and their least-squares solver, the step over the
+  // aggregate's dofs, the dependent part of it, |e| before the step and the halving scale.
+  enum class Newton { kActive, kClosed, kStalled };
+  std::vector<Newton> newton_state;
+  std::vector<int> newton_steps;
+  std::vector<char> step_accepted;
+  std::vector<Eigen::MatrixXd> dependent_jacobian;
+  std::vector<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> least_squares;
+  std::vector<Eigen::VectorXd> newton_step, dependent_step;
+  std::vector<double> error_norm, step_scale;
+  Eigen::VectorXd saved_configuration;  // q before the trial steps
+};
+
+namespace closed_chain_detail {
+
+// "aggregate 2" or the loops and couplings of aggregate s, for messages.
+std::string aggregate_label(const ClosedChainModel& model, int s);
+void check_vector(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what);
+// Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model).
+void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
+                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const Eigen::Ref<const Eigen::VectorXd>& qd);
+// independent = X* full (T_R = X* tau), block by block (O(N)).
+void apply_embedding_transpose(const ClosedChainModel& model, const ClosedChainData& data,
+                               const Eigen::Ref<const Eigen::VectorXd>& full,
+                               Eigen::VectorXd& independent);
+// full = X independent + offset (qdd = X qdd_R + Xdot qd_R), block by block.
+void apply_embedding(const ClosedChainModel& model, const ClosedChainData& data,
+                     const Eigen::Ref<const Eigen::VectorXd>& independent,
+                     const Eigen::Ref<const Eigen::VectorXd>& offset,
+                     Eigen::Ref<Eigen::VectorXd> full);
+// The aggregated structure for the current selection ranks (rebuilt when a rank changes).
+void ensure_structure(const ClosedChainModel& model, ClosedChainData& data);
+
+}  // namespace closed_chain_detail
+
+}  // namespace skograph
