@@ -2,6 +2,8 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -72,6 +74,59 @@ double selection_conditioning(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   return sigma(sigma.size() - 1) / sigma(0);
 }
 
+// With Y1 = Q_f R (R square, sigma(R) = sigma(Y1)): sigma_max <= |Y1|_F <= sqrt(r) sigma_max and
+// 1/sigma_min <= |R^-1|_F <= sqrt(r)/sigma_min, so the estimate e = 1 / (|Y1|_F |R^-1|_F) brackets
+// c = sigma_min / sigma_max as e <= c <= r e. Only a bracket around the threshold needs the SVD.
+bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                     const CoordinateSelection& selection, double threshold) {
+  check_selection(Q, selection, "selection_conditioning_at_least");
+  DependentFactorization y1;
+  factorize_dependent(Q, selection, y1);
+  return selection_conditioning_at_least(Q, selection, threshold, y1);
+}
+
+void factorize_dependent(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                         const CoordinateSelection& selection, DependentFactorization& y1) {
+  if (selection.dependent.empty()) return;
+  y1.compute(Q(Eigen::all, selection.dependent));
+}
+
+bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                     const CoordinateSelection& selection, double threshold,
+                                     const DependentFactorization& y1) {
+  const auto r = static_cast<Eigen::Index>(selection.dependent.size());
+  if (r == 0) return 1.0 >= threshold;
+  if (r > Q.rows()) return 0.0 >= threshold;
+  double y1_squared = 0.0;
+  for (const int c : selection.dependent) y1_squared += Q.col(c).squaredNorm();
+  const double y1_norm = std::sqrt(y1_squared);
+  double smallest_pivot = std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < r; ++i)
+    smallest_pivot = std::min(smallest_pivot, std::abs(y1.matrixQR()(i, i)));
+  if (!(smallest_pivot > 0.0) || !(y1_norm > 0.0)) return 0.0 >= threshold;
+  // |R^-1|_F column by column (R^-1 e_j), without forming the inverse matrix.
+  const auto triangle = y1.matrixQR().topRows(r).triangularView<Eigen::Upper>();
+  double inverse_squared = 0.0;
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1> column;
+  for (Eigen::Index j = 0; j < r && r <= 64; ++j) {
+    column.setZero(r);
+    column(j) = 1.0;
+    triangle.solveInPlace(column);
+    inverse_squared += column.squaredNorm();
+  }
+  if (r > 64) {
+    Eigen::MatrixXd inverse = Eigen::MatrixXd::Identity(r, r);
+    triangle.solveInPlace(inverse);
+    inverse_squared = inverse.squaredNorm();
+  }
+  const double inverse_norm = std::sqrt(inverse_squared);
+  if (!std::isfinite(inverse_norm)) return selection_conditioning(Q, selection) >= threshold;
+  const double estimate = 1.0 / (y1_norm * inverse_norm);
+  if (estimate >= threshold) return true;
+  if (static_cast<double>(r) * estimate < threshold) return false;
+  return selection_conditioning(Q, selection) >= threshold;
+}
+
 // X_S and Xdot_S thetadot_R of constraint-embedding Lemma 5 (conventions.md "Constraint
 // embedding"): Y1 u + Y2 R = 0 gives u = -Y1^+ Y2 R; differentiating Q thetadot = 0 gives
 // Y1 uddot + Y2 Rddot + Qdot thetadot = 0, so uddot = -Y1^+ Y2 Rddot - Y1^+ (Qdot thetadot).
@@ -82,6 +137,15 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                         const CoordinateSelection& selection, Eigen::MatrixXd& X,
                         Eigen::VectorXd& Xdot_thetadot) {
   check_selection(Q, selection, "embedding_matrices");
+  DependentFactorization y1;
+  factorize_dependent(Q, selection, y1);
+  embedding_matrices(Q, Qdot_thetadot, selection, y1, X, Xdot_thetadot);
+}
+
+void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                        const Eigen::Ref<const Eigen::VectorXd>& Qdot_thetadot,
+                        const CoordinateSelection& selection, const DependentFactorization& y1,
+                        Eigen::MatrixXd& X, Eigen::VectorXd& Xdot_thetadot) {
   if (Qdot_thetadot.size() != Q.rows())
     throw std::invalid_argument("embedding_matrices: Qdot thetadot has " +
                                 std::to_string(Qdot_thetadot.size()) + " entries, Q has " +
@@ -92,8 +156,7 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   Xdot_thetadot.setZero(n);
   for (int j = 0; j < independent; ++j) X(selection.independent[j], j) = 1.0;
   if (selection.dependent.empty()) return;
-  const Eigen::HouseholderQR<Eigen::MatrixXd> y1(selected_columns(Q, selection.dependent));
-  const Eigen::MatrixXd dependent_rows = -y1.solve(selected_columns(Q, selection.independent));
+  const Eigen::MatrixXd dependent_rows = -y1.solve(Q(Eigen::all, selection.independent));
   const Eigen::VectorXd dependent_acceleration = -y1.solve(Qdot_thetadot);
   for (size_t i = 0; i < selection.dependent.size(); ++i) {
     const auto row = static_cast<Eigen::Index>(i);

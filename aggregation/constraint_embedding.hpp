@@ -13,6 +13,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/QR>
 #include <vector>
 
 namespace skograph {
@@ -37,10 +38,31 @@ CoordinateSelection select_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& 
 double selection_conditioning(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                               const CoordinateSelection& selection);
 
+// selection_conditioning(Q, selection) >= threshold, decided without the SVD when the Frobenius
+// bounds c/r <= 1 / (|Y1|_F |R^-1|_F) <= c (Y1 = Q_f R, r = rank) settle it: the per-update check
+// of a kept selection along a motion.
+bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                     const CoordinateSelection& selection, double threshold);
+
+// Y1 = Q(:, dependent) by Householder QR: factorized once per update, it serves the conditioning
+// check and X_S both (storage reused while the sizes stay).
+using DependentFactorization = Eigen::HouseholderQR<Eigen::MatrixXd>;
+void factorize_dependent(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                         const CoordinateSelection& selection, DependentFactorization& y1);
+// The check above on a factorization of this selection's Y1.
+bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                     const CoordinateSelection& selection, double threshold,
+                                     const DependentFactorization& y1);
+
 // X_S (n_S x n_R) and Xdot_S thetadot_R (n_S) for a selection (equations above).
 void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                         const Eigen::Ref<const Eigen::VectorXd>& Qdot_thetadot,
                         const CoordinateSelection& selection, Eigen::MatrixXd& X,
                         Eigen::VectorXd& Xdot_thetadot);
+// The same from a factorization of this selection's Y1 (factorize_dependent).
+void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                        const Eigen::Ref<const Eigen::VectorXd>& Qdot_thetadot,
+                        const CoordinateSelection& selection, const DependentFactorization& y1,
+                        Eigen::MatrixXd& X, Eigen::VectorXd& Xdot_thetadot);
 
 }  // namespace skograph

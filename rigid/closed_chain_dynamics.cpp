@@ -77,11 +77,10 @@ void embedded_coriolis(const ClosedChainModel& model, ClosedChainData& data,
 
 // qdd_R by AB forward dynamics on the embedded model (constraint-embedding §7.3; part II Algorithm
 // 6.1), T_R = X* tau, then qdd = X qdd_R + Xdot qd_R.
-const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                        const Eigen::Vector3d& gravity) {
+const Eigen::VectorXd& forward_dynamics_through_embedded_model(
+    const ClosedChainModel& model, ClosedChainData& data,
+    const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity) {
   check_vector(tau, model.dof_count(), "tau");
   update_closed_chain(model, data, q, qd);
   embedded_coriolis(model, data, gravity);
@@ -114,6 +113,258 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   apply_embedding(model, data, independent_acceleration, work.embedding_rate_full,
                   work.accelerations);
   return work.accelerations;
+}
+
+namespace {
+
+using kernels::add_force_to_parent;
+using kernels::cross_force;
+using kernels::motion_to_outer;
+
+// A body-frame force [N; F] of a link with world pose (R, l), about the world origin.
+Vector6d force_to_world(const Eigen::Isometry3d& pose, const Vector6d& force) {
+  Vector6d world = Vector6d::Zero();
+  add_force_to_parent(pose.linear(), pose.translation(), force, world);
+  return world;
+}
+
+// The aggregate step of the world-frame articulated-body gather (see forward_dynamics below).
+void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
+                      const Eigen::Ref<const Eigen::VectorXd>& tau) {
+  const Impl& impl = closed_chain_impl(model);
+  const RigidBodyModel& tree = model.tree();
+  ClosedChainData::Workspaces& work = *data.work;
+  ClosedChainData::Workspaces::AggregateStep& step = work.aggregate_step[s];
+  const std::vector<int>& members = impl.nodes[s];
+  const std::vector<int>& dofs = impl.dofs[s];
+  const std::vector<int>& parents = tree.parents();
+  const int n = static_cast<int>(dofs.size());
+  // Composite inertias over the members (children first: members are listed base first).
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const int k = *it;
+    work.member_composite[k] = work.articulated[k];
+  }
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const int k = *it, p = parents[k];
+    if (p >= 0 && impl.aggregate_of_node[p] == s)
+      work.member_composite[p] += work.member_composite[k];
+  }
+  // F rows (R(member) s_j)* and M_SS (s_i . R(b) s_j for i at or above j's member b).
+  step.force_rows.resize(n, 6);
+  step.mass.resize(n, n);
+  step.mass.setZero();
+  for (int j = 0; j < n; ++j) {
+    const int b = impl.dof_node[dofs[j]];
+    const Vector6d w = work.member_composite[b] * work.world_column.col(dofs[j]);
+    step.force_rows.row(j) = w.transpose();
+    for (int i = 0; i < n; ++i) {
+      const int a = impl.dof_node[dofs[i]];
+      if (!tree.forest().is_ancestor_or_self(a, b) || (a == b && i > j)) continue;
+      const double value = work.world_column.col(dofs[i]).dot(w);
+      step.mass(i, j) = value;
+      step.mass(j, i) = value;
+    }
+  }
+  // The bias: member accelerations from the velocity products alone (no parent acceleration, no
+  // hinge accelerations), forces f = P a + z gathered over the members.
+  for (const int k : members) {
+    const int p = parents[k];
+    const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
+    work.acceleration[k] = (inside ? work.acceleration[p] : Vector6d::Zero()) + work.coriolis[k];
+  }
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const int k = *it;
+    work.subtree_force[k] = work.articulated[k] * work.acceleration[k] + work.bias[k];
+  }
+  Vector6d total_force = Vector6d::Zero();
+  Matrix6d total_inertia = Matrix6d::Zero();
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const int k = *it, p = parents[k];
+    if (p >= 0 && impl.aggregate_of_node[p] == s) {
+      work.subtree_force[p] += work.subtree_force[k];
+    } else {
+      total_force += work.subtree_force[k];
+      total_inertia += work.member_composite[k];
+    }
+  }
+  step.bias.resize(n);
+  step.forces.resize(n);
+  for (int i = 0; i < n; ++i) {
+    step.bias(i) = work.world_column.col(dofs[i]).dot(work.subtree_force[impl.dof_node[dofs[i]]]);
+    step.forces(i) = tau[dofs[i]];
+  }
+  // D = X* M_SS X, K = X* F, epsilon = X* (T - bias - M_SS Xdot qd_R).
+  const Eigen::MatrixXd& X = data.embedding[s];
+  const Eigen::VectorXd& rate = data.embedding_rate[s];
+  step.innovation.noalias() = X.transpose() * (step.forces - step.bias - step.mass * rate);
+  step.projected.noalias() = step.mass * X;
+  step.inertia.noalias() = X.transpose() * step.projected;
+  step.gain.noalias() = X.transpose() * step.force_rows;
+  step.massless = total_inertia.isZero(0.0);
+  if (step.massless) {
+    // A massless aggregate: no inertia, no force on the parent; its accelerations stay zero.
+    step.gain.setZero();
+    step.innovation.setZero();
+    step.articulated.setZero();
+    step.force.setZero();
+    return;
+  }
+  step.cholesky.compute(step.inertia);
+  if (step.cholesky.info() != Eigen::Success)
+    throw ClosureError("singular mass matrix: " + aggregate_label(model, s) +
+                       " moves no inertia its other coordinates do not move at this "
+                       "configuration");
+  step.solved_innovation = step.cholesky.solve(step.innovation);  // D^-1 epsilon
+  step.solved_gain = step.cholesky.solve(step.gain);              // D^-1 K
+  // P_agg = R_total - K* D^-1 K, z_agg = f_bias + F* Xdot qd_R + K* D^-1 epsilon.
+  step.articulated = total_inertia;
+  step.articulated.noalias() -= step.gain.transpose() * step.solved_gain;
+  step.force = total_force;
+  step.force.noalias() += step.force_rows.transpose() * rate;
+  step.force.noalias() += step.gain.transpose() * step.solved_innovation;
+}
+
+}  // namespace
+
+// Part II Algorithm 6.1 on the embedded model (constraint-embedding §7.3), in world coordinates
+// about the world origin so that an aggregate S is handled through its member tree instead of
+// dense 6|S| blocks. World-frame spatial vectors add without transforms: a link's acceleration is
+// a(parent) + H* qdd + a(k), a rigid body's force f = I a + V x* I V. For a plain node the step is
+// the articulated-body step (D = H P H*, ...). For an aggregate with parent acceleration a_p, its
+// member tree gives (with P(k) the members' articulated inertias, external children included)
+//   T_S = M_SS qdd_S + F a_p + bias_S,  R(k) = sum of P over k's members (composites),
+//   M_SS(i, j) = H_i R(b_j) H_j*,  F = (R(b_j) H_j*)*,  bias_S from a = velocity products,
+// and with qdd_S = X qdd_R + Xdot qd_R and T_R = X* T_S:
+//   D = X* M_SS X,  K = X* F,  epsilon = X* (T - bias_S - M_SS Xdot qd_R),
+//   qdd_R = D^-1 (epsilon - K a_p),
+//   P_agg = R_total - K* D^-1 K,  z_agg = f_bias + F* Xdot qd_R + K* D^-1 epsilon,
+// the aggregate's articulated inertia and bias force at the parent (constraint-embedding §7.2:
+// H_Ra P H_Ra* = X* M_SS X on the block-diagonal P of an aggregated node). O(N) over plain nodes,
+// O(n_S^2) per aggregate; the embedded SKO model is not built.
+const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_vector(tau, model.dof_count(), "tau");
+  update_constraints(model, data, q, qd);
+  const Impl& impl = closed_chain_impl(model);
+  const RigidBodyModel& tree = model.tree();
+  ClosedChainData::Workspaces& work = *data.work;
+  const std::vector<int>& order = tree.parents_first();
+  const std::vector<int>& parents = tree.parents();
+  const RigidBodyData& kinematics = data.tree;
+  // World-frame inertias, gyroscopic forces, velocity products and hinge columns of every link.
+  for (const int k : order) {
+    const Eigen::Isometry3d& pose = kinematics.link_pose[k];
+    work.articulated[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation()).matrix();
+    work.bias[k] = force_to_world(pose, kinematics.gyroscopic.segment<6>(6 * k));
+    work.coriolis[k] =
+        motion_to_outer(pose.linear(), pose.translation(), kinematics.coriolis.segment<6>(6 * k));
+    const int offset = tree.joint_dof_offset(k);
+    for (int d = 0; d < tree.joint_dofs(k); ++d)
+      work.world_column.col(offset + d) =
+          motion_to_outer(pose.linear(), pose.translation(), kinematics.hinge[k].col(d));
+  }
+  // Gather, children first; an aggregate when the walk reaches the last of its members.
+  std::fill(work.members_seen.begin(), work.members_seen.end(), 0);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it;
+    const int s = impl.aggregate_of_node[k];
+    int parent = parents[k];
+    Matrix6d articulated;
+    Vector6d force;
+    if (s >= 0) {
+      if (++work.members_seen[s] < static_cast<int>(impl.nodes[s].size())) continue;
+      gather_aggregate(model, data, s, tau);
+      const int base = impl.nodes[s].front();
+      parent = parents[base];
+      articulated = work.aggregate_step[s].articulated;
+      force = work.aggregate_step[s].force;
+    } else {
+      const int dofs = tree.joint_dofs(k), offset = tree.joint_dof_offset(k);
+      ClosedChainData::Workspaces::NodeStep& step = work.node_step[k];
+      articulated = work.articulated[k];
+      force = work.bias[k];
+      if (dofs > 0 && tree.carries_no_mass(k)) {
+        step.massless = true;
+        continue;
+      }
+      step.massless = false;
+      if (dofs > 0) {
+        step.projected.noalias() = articulated * work.world_column.middleCols(offset, dofs);
+        step.inertia.noalias() =
+            work.world_column.middleCols(offset, dofs).transpose() * step.projected;
+        step.cholesky.compute(step.inertia);
+        if (step.cholesky.info() != Eigen::Success)
+          throw ClosureError("singular mass matrix: joint '" + model.mechanism().joints[k].name +
+                             "' moves no inertia its other joints do not move at this "
+                             "configuration");
+        step.innovation = tau.segment(offset, dofs);
+        step.innovation.noalias() -= work.world_column.middleCols(offset, dofs).transpose() * force;
+        step.solved_innovation = step.cholesky.solve(step.innovation);
+        step.gain = step.cholesky.solve(step.projected.transpose());  // D^-1 (P H*)*
+        articulated.noalias() -= step.projected * step.gain;
+        force.noalias() += step.projected * step.solved_innovation;
+      }
+      force.noalias() += articulated * work.coriolis[k];
+    }
+    if (parent >= 0) {
+      work.articulated[parent] += articulated;
+      work.bias[parent] += force;
+    }
+  }
+  // Scatter, parents first: world-frame accelerations, the root's being -g.
+  Vector6d world_acceleration = Vector6d::Zero();
+  world_acceleration.tail<3>() = -gravity;
+  std::fill(work.members_seen.begin(), work.members_seen.end(), 0);
+  Eigen::VectorXd& qdd = work.accelerations;
+  qdd.resize(model.dof_count());
+  for (const int k : order) {
+    const int s = impl.aggregate_of_node[k];
+    if (s >= 0) {
+      if (work.members_seen[s]++ > 0) continue;  // done with its first member
+      ClosedChainData::Workspaces::AggregateStep& step = work.aggregate_step[s];
+      const std::vector<int>& members = impl.nodes[s];
+      const std::vector<int>& dofs = impl.dofs[s];
+      const int p = parents[members.front()];
+      const Vector6d parent_acceleration = p >= 0 ? work.acceleration[p] : world_acceleration;
+      const Eigen::MatrixXd& X = data.embedding[s];
+      step.independent_acceleration.setZero(X.cols());
+      if (!step.massless) {
+        step.independent_acceleration = step.solved_innovation;
+        step.independent_acceleration.noalias() -= step.solved_gain * parent_acceleration;
+      }
+      step.dof_acceleration = data.embedding_rate[s];
+      step.dof_acceleration.noalias() += X * step.independent_acceleration;
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        qdd[dofs[i]] = step.dof_acceleration(static_cast<Eigen::Index>(i));
+      for (const int m : members) {
+        const int pm = parents[m];
+        Vector6d a = (pm >= 0 ? work.acceleration[pm] : world_acceleration) + work.coriolis[m];
+        const int offset = tree.joint_dof_offset(m);
+        for (int d = 0; d < tree.joint_dofs(m); ++d)
+          a += work.world_column.col(offset + d) * qdd[offset + d];
+        work.acceleration[m] = a;
+      }
+      continue;
+    }
+    const int p = parents[k];
+    Vector6d a = (p >= 0 ? work.acceleration[p] : world_acceleration) + work.coriolis[k];
+    const int dofs = tree.joint_dofs(k), offset = tree.joint_dof_offset(k);
+    if (dofs > 0) {
+      const ClosedChainData::Workspaces::NodeStep& step = work.node_step[k];
+      if (step.massless) {
+        qdd.segment(offset, dofs).setZero();
+      } else {
+        qdd.segment(offset, dofs) = step.solved_innovation;
+        qdd.segment(offset, dofs).noalias() -= step.gain * a;
+        a.noalias() += work.world_column.middleCols(offset, dofs) * qdd.segment(offset, dofs);
+      }
+    }
+    work.acceleration[k] = a;
+  }
+  return qdd;
 }
 
 // T_R = H_Ra A_a (M A_a* (H_Ra* qdd_R + a_Ra) + b) by Newton-Euler on the embedded model (part

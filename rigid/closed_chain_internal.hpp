@@ -51,6 +51,7 @@ struct ClosedChainData::Workspaces {
   std::vector<Eigen::VectorXd> position_error;
   std::vector<double> orientation_flip;  // per aggregate: the largest revolute axis flip
   std::vector<int> flipped_loop;         // the loop it belongs to, -1 for none
+  std::vector<DependentFactorization> dependent_factorization;  // Y1 of the current selection
   std::vector<Eigen::MatrixXd> embedding_structure_order;
   std::vector<int> structure_rank;      // the ranks the structure was built with
   Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity
@@ -79,9 +80,72 @@ struct ClosedChainData::Workspaces {
   std::vector<Eigen::VectorXd> newton_step, dependent_step;
   std::vector<double> error_norm, step_scale;
   Eigen::VectorXd saved_configuration;  // q before the trial steps
+
+  // The world-frame articulated-body forward dynamics (closed_chain_dynamics.cpp), per tree node:
+  // articulated inertia P and bias force z (about the world origin, external children added),
+  // member composites, velocity products a(k), accelerations, member subtree forces; per dof the
+  // world hinge columns; per plain node and per aggregate the quantities of its step.
+  std::vector<Matrix6d> articulated, member_composite;
+  std::vector<Vector6d> bias, coriolis, acceleration, subtree_force;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> world_column;
+  std::vector<int> members_seen;
+  struct NodeStep {
+    bool massless = false;
+    HingeMatrix projected;  // P H* (6 x r)
+    HingeSquare inertia;    // D = H P H*
+    Eigen::LLT<HingeSquare> cholesky;
+    JointVector innovation, solved_innovation;                             // epsilon, D^-1 epsilon
+    Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::ColMajor, 6, 6> gain;  // D^-1 (P H*)*
+  };
+  std::vector<NodeStep> node_step;
+  struct AggregateStep {
+    bool massless = false;
+    Eigen::MatrixXd mass, force_rows, projected, inertia, gain, solved_gain;
+    Eigen::VectorXd bias, forces, innovation, solved_innovation;
+    Eigen::VectorXd independent_acceleration, dof_acceleration;
+    Eigen::LLT<Eigen::MatrixXd> cholesky;
+    Matrix6d articulated = Matrix6d::Zero();
+    Vector6d force = Vector6d::Zero();
+  };
+  std::vector<AggregateStep> aggregate_step;
 };
 
 namespace closed_chain_detail {
+
+// Labels for messages (closed_chain_model.cpp): "loop 'close1'", "coupling 'gear'", "3.1e-01".
+std::string loop_label(const Mechanism& m, int loop);
+std::string coupling_label(const Mechanism& m, int coupling);
+std::string format_residual(double value);
+// Spherical and floating joints: rotation-vector coordinates.
+bool uses_rotation_vector(JointType type);
+
+// Constraints and selection (closed_chain_constraints.cpp).
+// What aggregate_constraints forms: the position error, its Jacobian and Q for the Newton
+// closure (kPosition, kVelocity), Q and Qdot qd for the dynamics (kAcceleration).
+enum class Level { kPosition, kVelocity, kAcceleration };
+void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data, int s,
+                           const Eigen::Ref<const Eigen::VectorXd>& q, Level level);
+// Body-frame accelerations with qdd = 0 and no gravity (the frames' part of Qdot qd).
+void velocity_product_accelerations(const RigidBodyModel& tree, const RigidBodyData& data,
+                                    Eigen::VectorXd& acceleration);
+// max |position error| of aggregate s after aggregate_constraints (or a revolute axis flip).
+double aggregate_position_residual(const ClosedChainData& data, int s);
+// The loop or coupling that row `row` of aggregate s belongs to, for messages.
+std::string row_owner(const ClosedChainModel& model, int s, int row);
+// The nominal rank of each aggregate's Q (ClosedChainModel::nominal_rank).
+std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
+// Keeps or re-selects aggregate s's independent coordinates; leaves Y1 factorized.
+void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd);
+// True once aggregate s has a selection (an aggregate without dofs never needs one).
+inline bool has_selection(const ClosedChainData& data, int s) {
+  return !data.selection[s].dependent.empty() || !data.selection[s].independent.empty();
+}
+
+// Newton closure of every aggregate (only_aggregate < 0) or of one (closed_chain_closure.cpp).
+void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate);
 
 // "aggregate 2" or the loops and couplings of aggregate s, for messages.
 std::string aggregate_label(const ClosedChainModel& model, int s);

@@ -164,13 +164,21 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& qd);
 
 // Full qdd = X qdd_R + Xdot qd_R with qdd_R from AB forward dynamics on the embedded model
-// (constraint-embedding §7; part II Algorithm 6.1); tau acts on all tree joints and enters as
-// X* tau. Gravity as the base acceleration -g.
+// (constraint-embedding §7; part II Algorithm 6.1) in world coordinates, each aggregate through
+// its member tree (closed_chain_dynamics.cpp); tau acts on all tree joints and enters as X* tau.
+// Gravity as the base acceleration -g.
 const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
                                         const Eigen::Ref<const Eigen::VectorXd>& tau,
                                         const Eigen::Vector3d& gravity);
+// The same by AB forward dynamics on the embedded SKO model itself (aggregation/ and
+// operators/forward_dynamics.hpp, dense 6|S| blocks per aggregate): the reference the tests hold
+// forward_dynamics to.
+const Eigen::VectorXd& forward_dynamics_through_embedded_model(
+    const ClosedChainModel& model, ClosedChainData& data,
+    const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity);
 // Minimal-coordinate inverse dynamics: T_R = X* (M qdd + C) for qdd_R (independent accelerations,
 // in the order of data.independent), by Newton-Euler on the embedded model (part II Alg. 3.1).
 const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,

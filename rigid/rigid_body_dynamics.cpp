@@ -264,7 +264,7 @@ const Eigen::VectorXd& inverse_dynamics_through_operators(
   fill_base_acceleration(model, gravity, data);
   synchronize_sko_model(model, data);
   return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
-                          data.inverse);
+                          inverse_workspace(data));
 }
 
 const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& data,
@@ -359,8 +359,8 @@ const Eigen::MatrixXd& mass_matrix_through_operators(const RigidBodyModel& model
   if (data.mass.rows() != n) data.mass.resize(n, n);
   update_positions(model, q, data);
   synchronize_sko_model(model, data);
-  composite_body_inertias(data.sko, data.composite);
-  mass_matrix(data.sko, data.composite, data.mass);
+  composite_body_inertias(data.sko, composite_workspace(data));
+  mass_matrix(data.sko, composite_workspace(data), data.mass);
   return data.mass;
 }
 
@@ -378,7 +378,7 @@ const Eigen::VectorXd& forward_dynamics_through_operators(
   for (std::size_t i = 0; i < bases.size(); ++i)
     data.coriolis_with_gravity.segment<6>(6 * bases[i]) += data.base_acceleration.segment<6>(6 * i);
   return forward_dynamics(data.sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
-                          data.forward);
+                          forward_workspace(data));
 }
 
 // Part II Algorithm 6.1 on rigid nodes: kinematics and P(k) = M(k), z(k) = V x* M V parents first;

@@ -168,10 +168,6 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       coriolis_with_gravity(Eigen::VectorXd::Zero(6 * model.node_count())),
       gyroscopic_with_forces(Eigen::VectorXd::Zero(6 * model.node_count())),
       zero_dofs(Eigen::VectorXd::Zero(model.dof_count())),
-      inverse(*model.structure()),
-      forward(model.structure()),
-      composite(*model.structure()),
-      operational(model.structure()),
       force(Eigen::VectorXd::Zero(6 * model.node_count())),
       generalized_force(Eigen::VectorXd::Zero(model.dof_count())),
       composite_inertia(model.node_count()),
@@ -199,11 +195,34 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
   }
 }
 
+InverseDynamicsWorkspace& inverse_workspace(RigidBodyData& data) {
+  if (!data.inverse) data.inverse = std::make_unique<InverseDynamicsWorkspace>(data.sko.structure());
+  return *data.inverse;
+}
+
+ForwardDynamicsWorkspace& forward_workspace(RigidBodyData& data) {
+  if (!data.forward)
+    data.forward = std::make_unique<ForwardDynamicsWorkspace>(data.sko.structure_ptr());
+  return *data.forward;
+}
+
+CompositeInertiaWorkspace& composite_workspace(RigidBodyData& data) {
+  if (!data.composite)
+    data.composite = std::make_unique<CompositeInertiaWorkspace>(data.sko.structure());
+  return *data.composite;
+}
+
+OperationalSpaceWorkspace& operational_workspace(RigidBodyData& data) {
+  if (!data.operational)
+    data.operational = std::make_unique<OperationalSpaceWorkspace>(data.sko.structure_ptr());
+  return *data.operational;
+}
+
 void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q, InnovationsFactors& factors) {
   update_positions(model, q, data);
   synchronize_sko_model(model, data);
-  innovations_factors(data.sko, data.forward.articulated, factors);
+  innovations_factors(data.sko, forward_workspace(data).articulated, factors);
 }
 
 Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& data, int link) {
@@ -212,7 +231,7 @@ Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& d
   const int nodes[1] = {model.node_of_link(link)};
   Eigen::MatrixXd inertia;
   synchronize_sko_model(model, data);
-  operational_space_inertia(data.sko, nodes, data.operational, inertia);
+  operational_space_inertia(data.sko, nodes, operational_workspace(data), inertia);
   return inertia;
 }
 

@@ -140,10 +140,13 @@ struct RigidBodyData {
   Eigen::VectorXd coriolis_with_gravity;   // a with -g added at the base nodes (forward dynamics)
   Eigen::VectorXd gyroscopic_with_forces;  // b - external forces
   Eigen::VectorXd zero_dofs;               // zeros, hinge layout
-  InverseDynamicsWorkspace inverse;
-  ForwardDynamicsWorkspace forward;
-  CompositeInertiaWorkspace composite;
-  OperationalSpaceWorkspace operational;
+  // Workspaces of the generic operators/ paths (the *_through_operators functions, innovations
+  // factors, operational-space inertia), made on first use (inverse_workspace(data), ...): the
+  // fast paths never need them, and at 10^5 links they would hold 350 MB.
+  std::unique_ptr<InverseDynamicsWorkspace> inverse;
+  std::unique_ptr<ForwardDynamicsWorkspace> forward;
+  std::unique_ptr<CompositeInertiaWorkspace> composite;
+  std::unique_ptr<OperationalSpaceWorkspace> operational;
   Eigen::MatrixXd mass;   // the last mass_matrix (sized by the first call: nothing N x N before)
   Eigen::VectorXd force;  // f(k) of inverse_dynamics, node layout
   Eigen::VectorXd generalized_force;  // tau of inverse_dynamics, dof order
@@ -159,6 +162,12 @@ struct RigidBodyData {
   Eigen::VectorXd acceleration;                  // alpha(k), node layout
   Eigen::VectorXd generalized_acceleration;      // qdd, dof order
 };
+
+// data's generic-operator workspaces, made on first use.
+InverseDynamicsWorkspace& inverse_workspace(RigidBodyData& data);
+ForwardDynamicsWorkspace& forward_workspace(RigidBodyData& data);
+CompositeInertiaWorkspace& composite_workspace(RigidBodyData& data);
+OperationalSpaceWorkspace& operational_workspace(RigidBodyData& data);
 
 // Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q) (data
 // rotation, translation), phi(parent, k), H*(k) (data.phi, data.hinge), link poses (part I
@@ -208,7 +217,7 @@ const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& d
                                    const Eigen::Ref<const Eigen::VectorXd>& q);
 // The same through the generic operators (operators/mass_matrix.hpp). Returns data.mass.
 // inverse_dynamics through the generic operators (operators/inverse_dynamics.hpp). Returns
-// data.inverse.generalized_force.
+// data.inverse->generalized_force.
 const Eigen::VectorXd& inverse_dynamics_through_operators(
     const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
     const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& qdd,
@@ -235,7 +244,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
 
 // The same through the generic SKO operators (operators/forward_dynamics.hpp, Algorithm
 // 6.1 on dynamic-size blocks), gravity folded into a(base). Returns
-// data.forward.generalized_acceleration.
+// data.forward->generalized_acceleration.
 const Eigen::VectorXd& forward_dynamics_through_operators(
     const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
     const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,

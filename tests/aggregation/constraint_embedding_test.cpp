@@ -78,6 +78,52 @@ TEST(SelectCoordinates, NearSingularSelectionHasTheClosedFormConditioning) {
   EXPECT_DOUBLE_EQ(selection_conditioning(singular, fixed), 0.0);
 }
 
+// The bracketed check decides as the SVD does, on random selections of random Q with redundant
+// rows, conditioning spread over decades, and thresholds at, around and far from it.
+TEST(SelectCoordinates, ConditioningCheckDecidesAsTheSingularValuesDo) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_int_distribution<int> size(1, 8);
+  int checks = 0, near_threshold = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = size(rng), columns = rank + size(rng) - 1, rows = rank + trial % 3;
+    // Y1 with singular values spread from 1 to 10^-k, then the other columns.
+    const Eigen::MatrixXd u = Eigen::MatrixXd::NullaryExpr(rows, rank, [&] { return uniform(rng); })
+                                  .householderQr()
+                                  .householderQ() *
+                              Eigen::MatrixXd::Identity(rows, rank);
+    const Eigen::MatrixXd v = Eigen::MatrixXd::NullaryExpr(rank, rank, [&] { return uniform(rng); })
+                                  .householderQr()
+                                  .householderQ();
+    Eigen::VectorXd sigma = Eigen::VectorXd::LinSpaced(rank, 0.0, -(trial % 9));
+    sigma = sigma.unaryExpr([](double e) { return std::pow(10.0, e); });
+    Eigen::MatrixXd q = Eigen::MatrixXd::NullaryExpr(rows, columns, [&] { return uniform(rng); });
+    q.leftCols(rank) = u * sigma.asDiagonal() * v.transpose();
+    CoordinateSelection selection;
+    for (int c = 0; c < columns; ++c)
+      (c < rank ? selection.dependent : selection.independent).push_back(c);
+    const double exact = selection_conditioning(q, selection);
+    for (const double threshold : {exact * 0.5, exact * 0.999, exact * 1.001, exact * 2.0,
+                                   exact / (2.0 * rank), exact * 2.0 * rank, 1e-3, 0.1}) {
+      EXPECT_EQ(selection_conditioning_at_least(q, selection, threshold), exact >= threshold)
+          << "trial " << trial << " threshold " << threshold << " conditioning " << exact;
+      ++checks;
+      near_threshold += std::abs(threshold / exact - 1.0) < 0.01;
+    }
+  }
+  EXPECT_EQ(checks, 2400);
+  EXPECT_GE(near_threshold, 600);  // 0.999, 1.001, and 1e-3 or 0.1 where c is about that
+  // More dependent columns than rows, a zero column, no dependent columns.
+  const Eigen::MatrixXd wide = Eigen::MatrixXd::Ones(1, 3);
+  CoordinateSelection two{{0, 1}, {2}, 2, 0.0};
+  EXPECT_FALSE(selection_conditioning_at_least(wide, two, 1e-12));
+  const Eigen::MatrixXd zero_column = (Eigen::MatrixXd(2, 3) << 1, 0, 1, 0, 0, 1).finished();
+  EXPECT_FALSE(selection_conditioning_at_least(zero_column, two, 1e-12));
+  EXPECT_TRUE(selection_conditioning_at_least(zero_column, two, 0.0));
+  CoordinateSelection none{{}, {0, 1, 2}, 0, 1.0};
+  EXPECT_TRUE(selection_conditioning_at_least(zero_column, none, 1.0));
+}
+
 TEST(SelectCoordinates, NoConstraintLeavesEveryCoordinateIndependent) {
   for (const Eigen::MatrixXd& q :
        {Eigen::MatrixXd(0, 3), Eigen::MatrixXd(Eigen::MatrixXd::Zero(2, 3))}) {

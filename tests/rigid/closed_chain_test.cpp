@@ -295,6 +295,25 @@ TEST(ClosedChainModel, DynamicsMatchTheDenseTreeAndTheLagrangeMultiplierReferenc
   }
 }
 
+// The world-frame forward dynamics, each aggregate through its member tree, against the
+// articulated-body recursion on the embedded SKO model (dense 6|S| blocks per aggregate).
+TEST(ClosedChainModel, WorldFrameForwardDynamicsIsTheEmbeddedModels) {
+  std::mt19937 rng(11);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model), reference_data(model);
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
+      const Eigen::VectorXd reference =
+          forward_dynamics_through_embedded_model(model, reference_data, c.q, c.qd, tau, kGravity);
+      const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);
+      EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(),
+                1e-12 * (1 + reference.cwiseAbs().maxCoeff()))
+          << c.name;
+    }
+  }
+}
+
 // World pose of link `link` at q.
 Eigen::Isometry3d link_pose(const ClosedChainModel& model, ClosedChainData& data,
                             const Eigen::VectorXd& q, int link) {

@@ -112,9 +112,9 @@ TEST_P(RandomMechanisms, AccelerationsAreDerivativesOfVelocities) {
           .cwiseAbs()
           .maxCoeff(),
       1e-10 * std::max(1.0, tau.cwiseAbs().maxCoeff()));
-  EXPECT_LT((data.inverse.acceleration - expected).cwiseAbs().maxCoeff(), 1e-6);
+  EXPECT_LT((data.inverse->acceleration - expected).cwiseAbs().maxCoeff(), 1e-6);
   // The operators' velocities equal the rigid kinematics'.
-  EXPECT_LT((data.inverse.velocity - velocity).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((data.inverse->velocity - velocity).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 // Gravity g as the base acceleration -g equals the forces m g applied at the centers of mass.

@@ -1,11 +1,5 @@
-// skograph against MuJoCo and DART on the same robot files, in one run, interleaved (issue 13):
-// forward dynamics, inverse dynamics and the mass matrix per call, median of interleaved batches,
-// with the peers' time divided by skograph's. `make bench-peers` builds and runs it; it is not part
-// of the normal build (it needs libmujoco-dev; DART, libdart-dev and libdart-utils-urdf-dev, is
-// used when CMake finds it).
-//
-//   skograph_peers [--reps N] [MODEL ...]    default: bench/models/*.urdf, the README's arm and
-//                                            humanoid, and ../shared/robots/benchmark/*.urdf
+// Open trees (bench/peers/main.cpp): forward dynamics, inverse dynamics and the mass matrix per
+// call, skograph against MuJoCo and DART on the same robot files.
 //
 // What is timed (each call from a state set once; the same generic state, joint by joint):
 //   skograph  forward_dynamics, inverse_dynamics, mass_matrix (each including its kinematics), on
@@ -34,61 +28,21 @@
 #include <vector>
 
 #include "io/mechanism_file.hpp"
+#include "peers.hpp"
 #include "rigid/fixed_body_fusion.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "rigid/tree_order.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART
+#include <dart/dynamics/BodyNode.hpp>
+#include <dart/dynamics/Inertia.hpp>
 #include <dart/dynamics/Joint.hpp>
 #include <dart/dynamics/Skeleton.hpp>
 #include <dart/utils/urdf/DartLoader.hpp>
 #endif
 
+namespace skograph::peers {
 namespace {
-
-using namespace skograph;
-using Clock = std::chrono::steady_clock;
-
-// Median ns per call over interleaved batches: each round runs every task once.
-struct Task {
-  std::string name;
-  std::function<void()> call;
-  long batch = 1;
-  std::vector<double> samples;
-};
-
-void calibrate(Task& task) {
-  for (;;) {
-    const auto start = Clock::now();
-    for (long i = 0; i < task.batch; ++i) task.call();
-    if (std::chrono::duration<double>(Clock::now() - start).count() > 2e-3 ||
-        task.batch > (1L << 26))
-      return;
-    task.batch *= 2;
-  }
-}
-
-double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + static_cast<long>(values.size() / 2),
-                   values.end());
-  return values[values.size() / 2];
-}
-
-void run_interleaved(std::vector<Task>& tasks, int rounds) {
-  for (Task& task : tasks) calibrate(task);
-  for (int round = 0; round < rounds; ++round)
-    for (Task& task : tasks) {
-      const auto start = Clock::now();
-      for (long i = 0; i < task.batch; ++i) task.call();
-      task.samples.push_back(
-          std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
-          static_cast<double>(task.batch));
-    }
-}
-
-double generic(int i, double scale, double phase) {
-  return scale * std::sin(1.3 * i + phase);
-}
 
 struct SkographSide {
   explicit SkographSide(const std::string& path)
@@ -104,7 +58,8 @@ struct SkographSide {
       for (int d = 0; d < model.joint_dofs(j); ++d) {
         const int i = offset + d;
         const int seed = static_cast<int>(std::hash<std::string>{}(joint.name) % 97) + d;
-        q(i) = generic(seed, 0.4, 0.1);
+        // Multi-dof joints stay at q = 0 (the file's pose, MuJoCo's qpos0, DART's identity).
+        if (model.joint_dofs(j) == 1) q(i) = generic(seed, 0.4, 0.1);
         qd(i) = generic(seed, 0.8, 1.2);
         qdd(i) = generic(seed, 1.0, 2.3);
         tau(i) = generic(seed, 2.0, 3.4);
@@ -118,27 +73,12 @@ struct SkographSide {
 };
 
 // The 1-dof joints' names and dof indices, to compare mass matrices across libraries.
-using JointDofs = std::map<std::string, int>;
-
 JointDofs skograph_joint_dofs(const RigidBodyModel& model) {
   JointDofs dofs;
   for (int j = 0; j < model.joint_count(); ++j)
     if (model.joint_dofs(j) == 1)
       dofs[model.mechanism().joints[j].name] = model.joint_dof_offset(j);
   return dofs;
-}
-
-double mass_difference(const Eigen::MatrixXd& a, const JointDofs& a_dofs, const Eigen::MatrixXd& b,
-                       const JointDofs& b_dofs) {
-  double worst = 0.0, scale = 1e-300;
-  for (const auto& [row, i] : a_dofs)
-    for (const auto& [column, j] : a_dofs) {
-      const auto bi = b_dofs.find(row), bj = b_dofs.find(column);
-      if (bi == b_dofs.end() || bj == b_dofs.end()) continue;
-      worst = std::max(worst, std::abs(a(i, j) - b(bi->second, bj->second)));
-      scale = std::max(scale, std::abs(a(i, j)));
-    }
-  return worst / scale;
 }
 
 struct MujocoSide {
@@ -195,6 +135,12 @@ struct DartSide {
     dart::utils::DartLoader loader;
     skeleton = loader.parseSkeleton(dart::common::Uri::createFromPath(path));
     if (!skeleton) return;
+    // DART gives a link without <inertial> 1 kg; URDF (and skograph, MuJoCo) give it none.
+    for (const Link& link : read_mechanism_file(path).links)
+      if (link.mass == 0.0)
+        if (dart::dynamics::BodyNode* body = skeleton->getBodyNode(link.name))
+          body->setInertia(
+              dart::dynamics::Inertia(0.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Zero()));
     skeleton->setGravity(Eigen::Vector3d(0, 0, -9.81));
     const int n = static_cast<int>(skeleton->getNumDofs());
     q.setZero(n);
@@ -327,36 +273,7 @@ Row bench_robot(const std::string& path, int rounds) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  int rounds = 15;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--reps" && i + 1 < argc) {
-      rounds = std::max(1, std::atoi(argv[++i]));
-    } else {
-      files.push_back(arg);
-    }
-  }
-  const std::filesystem::path source = SKOGRAPH_SOURCE_DIR;
-  if (files.empty()) {
-    std::vector<std::filesystem::path> found;
-    for (const auto& directory :
-         {source / "bench" / "models", source / ".." / "shared" / "robots" / "benchmark"})
-      if (std::filesystem::exists(directory))
-        for (const auto& entry : std::filesystem::directory_iterator(directory))
-          if (entry.path().extension() == ".urdf") found.push_back(entry.path());
-    std::sort(found.begin(), found.end());
-    files.push_back((source / "examples" / "models" / "arm7.urdf").string());
-    files.push_back((source / "examples" / "models" / "humanoid.xml").string());
-    for (const auto& path : found) files.push_back(path.string());
-  }
-  std::printf("skograph against MuJoCo %s", mj_versionString());
-#ifdef SKOGRAPH_PEERS_WITH_DART
-  std::printf(" and DART %s", DART_VERSION);
-#endif
-  std::printf(": median us per call over %d interleaved rounds; (x) = peer time / skograph time\n",
-              rounds);
+void bench_robots(const std::vector<std::string>& files, int rounds) {
   std::vector<Row> rows;
   for (const std::string& file : files) rows.push_back(bench_robot(file, rounds));
   for (int a = 0; a < 3; ++a) {
@@ -373,5 +290,6 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
   }
-  return 0;
 }
+
+}  // namespace skograph::peers

@@ -1,0 +1,84 @@
+// skograph against MuJoCo and DART on the same models, in one run, interleaved (issue 13). Open
+// trees (robots.cpp): forward dynamics, inverse dynamics and the mass matrix; closed chains
+// (closed_chains.cpp): forward dynamics against MuJoCo's equality constraints. Medians of
+// interleaved batches, with the peers' time divided by skograph's. `make bench-peers` builds and
+// runs it; it is not part of the normal build (it needs libmujoco-dev; DART, libdart-dev and
+// libdart-utils-urdf-dev, is used when CMake finds it).
+//
+//   skograph_peers [--reps N] [--robots | --closed] [MODEL ...]
+//
+// Without models: the robots bench/models/*.urdf, the README's arm and humanoid and
+// ../shared/robots/benchmark/*.urdf (when present), and the closed chains examples/models/
+// fourbar.xml, delta_robot.xml, stewart_platform.xml and a chain of 64 four-bars (written to the
+// temporary directory). A model given on the command line is benched as a closed chain when it has
+// loops or couplings.
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/mechanism_file.hpp"
+#include "peers.hpp"
+
+#ifdef SKOGRAPH_PEERS_WITH_DART
+#include <dart/config.hpp>
+#endif
+
+int main(int argc, char** argv) {
+  using namespace skograph;
+  int rounds = 15;
+  bool robots = true, closed = true;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--robots") {
+      closed = false;
+    } else if (arg == "--closed") {
+      robots = false;
+    } else {
+      files.push_back(arg);
+    }
+  }
+  const std::filesystem::path source = SKOGRAPH_SOURCE_DIR;
+  std::vector<std::string> robot_files, closed_files;
+  if (files.empty()) {
+    std::vector<std::filesystem::path> found;
+    for (const auto& directory :
+         {source / "bench" / "models", source / ".." / "shared" / "robots" / "benchmark"})
+      if (std::filesystem::exists(directory))
+        for (const auto& entry : std::filesystem::directory_iterator(directory))
+          if (entry.path().extension() == ".urdf") found.push_back(entry.path());
+    std::sort(found.begin(), found.end());
+    robot_files.push_back((source / "examples" / "models" / "arm7.urdf").string());
+    robot_files.push_back((source / "examples" / "models" / "humanoid.xml").string());
+    for (const auto& path : found) robot_files.push_back(path.string());
+    for (const char* name : {"fourbar.xml", "delta_robot.xml", "stewart_platform.xml"})
+      closed_files.push_back((source / "examples" / "models" / name).string());
+    const std::filesystem::path chain =
+        std::filesystem::temp_directory_path() / "skograph_peers_fourbar_chain64.xml";
+    std::ofstream(chain) << peers::four_bar_chain_mjcf(64);
+    closed_files.push_back(chain.string());
+  } else {
+    for (const std::string& file : files) {
+      const Mechanism mechanism = read_mechanism_file(file);
+      const bool has_closures = !mechanism.loops.empty() || !mechanism.couplings.empty();
+      (has_closures ? closed_files : robot_files).push_back(file);
+    }
+  }
+  std::printf("skograph against MuJoCo %s", mj_versionString());
+#ifdef SKOGRAPH_PEERS_WITH_DART
+  std::printf(" and DART %s", DART_VERSION);
+#endif
+  std::printf(": median us per call over %d interleaved rounds; (x) = peer time / skograph time\n",
+              rounds);
+  if (robots && !robot_files.empty()) peers::bench_robots(robot_files, rounds);
+  if (closed && !closed_files.empty()) peers::bench_closed_chains(closed_files, rounds);
+  return 0;
+}

@@ -1,0 +1,44 @@
+// The peers benchmark's shared pieces (bench/peers/): interleaved timing (every task runs once per
+// round, so that a slow spell of this noisy machine hits all libraries alike; the figure is the
+// median), the generic state, and comparisons by joint name across libraries.
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace skograph::peers {
+
+// One timed call; samples are ns per call, one per round.
+struct Task {
+  std::string name;
+  std::function<void()> call;
+  long batch = 1;
+  std::vector<double> samples;
+};
+
+// Calibrates each task's batch to about 2 ms, then runs `rounds` interleaved rounds.
+void run_interleaved(std::vector<Task>& tasks, int rounds);
+
+double median(std::vector<double> values);
+
+// A smooth generic value for dof i (the same state in every library, joint by joint).
+double generic(int i, double scale, double phase);
+
+// Joint name -> dof index of the 1-dof joints (or of every joint's first dof), per library.
+using JointDofs = std::map<std::string, int>;
+
+// max |a(i, j) - b(i', j')| / max |a| over the joints both name (i, i' the same joint).
+double mass_difference(const Eigen::MatrixXd& a, const JointDofs& a_dofs, const Eigen::MatrixXd& b,
+                       const JointDofs& b_dofs);
+
+// Sections of the benchmark (robots.cpp, closed_chains.cpp): each prints its tables.
+void bench_robots(const std::vector<std::string>& files, int rounds);
+void bench_closed_chains(const std::vector<std::string>& files, int rounds);
+
+// MJCF text of a chain of `count` planar four-bars (closed_chains.cpp).
+std::string four_bar_chain_mjcf(int count);
+
+}  // namespace skograph::peers

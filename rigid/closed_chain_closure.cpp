@@ -1,0 +1,263 @@
+// Closing closed chains (rigid/closed_chain_model.hpp): Newton on the position-level closure of
+// every aggregate at once, consistent velocities, and the residuals.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "rigid/closed_chain_internal.hpp"
+
+namespace skograph {
+
+using namespace closed_chain_detail;
+using Impl = ClosedChainModel::Impl;
+
+namespace {
+
+// The Newton Jacobian with respect to the coordinates q themselves (columns of aggregate s): the
+// velocity-space Jacobian times dqd/dq, which differs from the identity for rotation vectors
+// (omega = J_r(r) dr/dt, J_r the right Jacobian of the exponential map) and floating positions
+// (v = R^T dp/dt). Steps are then added to q, so the independent entries of q stay as given.
+void coordinate_jacobian(const ClosedChainModel& model, int s,
+                         const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::MatrixXd& jacobian) {
+  const Impl& impl = closed_chain_impl(model);
+  const RigidBodyModel& tree = model.tree();
+  const std::vector<int>& dofs = impl.dofs[s];
+  std::size_t i = 0;
+  while (i < dofs.size()) {
+    const int k = impl.dof_node[dofs[i]];
+    const JointType type = tree.joint_geometry(k).type;
+    const auto column = static_cast<Eigen::Index>(i);
+    if (uses_rotation_vector(type)) {
+      const int offset = tree.joint_dof_offset(k);
+      const Eigen::Vector3d rotation_vector = q.segment<3>(offset);
+      const Eigen::Matrix3d right_jacobian = rotation_vector_rate_matrix(rotation_vector).inverse();
+      jacobian.middleCols<3>(column) = (jacobian.middleCols<3>(column) * right_jacobian).eval();
+      if (type == JointType::kFloating)
+        jacobian.middleCols<3>(column + 3) =
+            (jacobian.middleCols<3>(column + 3) * rotation_from_vector(rotation_vector).transpose())
+                .eval();
+      i += static_cast<std::size_t>(tree.joint_dofs(k));
+    } else {
+      ++i;
+    }
+  }
+}
+
+// The dependent coordinates of aggregate s for Newton: the stored selection while it stays well
+// conditioned at the current Q; a selection of lower rank than nominal (a singular point on the
+// way) is not taken, the update after closing reports a closed configuration that is singular.
+void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int s) {
+  const ClosedChainOptions& options = model.options();
+  if (has_selection(data, s) &&
+      selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
+                                      options.reselect_conditioning))
+    return;
+  CoordinateSelection selection =
+      select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
+  if (!has_selection(data, s) || selection.rank >= data.nominal_rank[s])
+    data.selection[s] = std::move(selection);
+}
+
+// The Newton step of aggregate s at the q of its last aggregate_constraints: delta_u = -J_u^+ e
+// (least squares; rows may be redundant), zero on the independent coordinates; into
+// work.newton_step[s], with |e| into work.error_norm[s].
+void newton_step(const ClosedChainModel& model, ClosedChainData& data, int s,
+                 const Eigen::Ref<const Eigen::VectorXd>& q) {
+  ClosedChainData::Workspaces& work = *data.work;
+  const std::vector<int>& dependent = data.selection[s].dependent;
+  const Eigen::VectorXd& error = work.position_error[s];
+  Eigen::MatrixXd& jacobian = work.position_jacobian[s];
+  coordinate_jacobian(model, s, q, jacobian);
+  Eigen::MatrixXd& dependent_jacobian = work.dependent_jacobian[s];
+  dependent_jacobian.resize(error.size(), static_cast<Eigen::Index>(dependent.size()));
+  for (std::size_t j = 0; j < dependent.size(); ++j)
+    dependent_jacobian.col(static_cast<Eigen::Index>(j)) = jacobian.col(dependent[j]);
+  Eigen::VectorXd& dependent_step = work.dependent_step[s];
+  dependent_step.resize(static_cast<Eigen::Index>(dependent.size()));
+  dependent_step = work.least_squares[s].compute(dependent_jacobian).solve(error);
+  Eigen::VectorXd& step = work.newton_step[s];
+  step.setZero();
+  for (std::size_t j = 0; j < dependent.size(); ++j)
+    step[dependent[j]] = -dependent_step[static_cast<Eigen::Index>(j)];
+  work.error_norm[s] = error.norm();
+  work.step_scale[s] = 1.0;
+}
+
+}  // namespace
+
+namespace closed_chain_detail {
+
+// Newton on the position-level closure equations over the dependent coordinates of every
+// aggregate at once (constraint-embedding §7: the dependent coordinates follow from the
+// independent ones): delta_u = -J_u^+ e per aggregate with J the exact Jacobian of its e with
+// respect to q (coordinate_jacobian), q_u <- q_u + delta_u, each aggregate halving its own step
+// while its own residual grows. An aggregate's closure depends only on its own dofs (the relative
+// pose of its closure frames), so one tree pass (update_positions) per trial serves all
+// aggregates: an iteration costs O(N), not O(N k). The dependent entries of q are those of the
+// selection's dependent velocity columns.
+// Newton closure of every aggregate (only_aggregate < 0) or of one (close_positions).
+void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate) {
+  using Newton = ClosedChainData::Workspaces::Newton;
+  const Impl& impl = closed_chain_impl(model);
+  const RigidBodyModel& tree = model.tree();
+  const ClosedChainOptions& options = model.options();
+  ClosedChainData::Workspaces& work = *data.work;
+  check_vector(q, model.dof_count(), "q");
+  if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
+  const int aggregates = model.aggregate_count();
+  update_positions(tree, q, data.tree);
+  int active = 0;
+  for (int s = 0; s < aggregates; ++s) {
+    aggregate_constraints(model, data, s, q, Level::kVelocity);
+    work.newton_steps[s] = 0;
+    work.newton_state[s] = Newton::kClosed;
+    if ((only_aggregate >= 0 && s != only_aggregate) ||
+        aggregate_position_residual(data, s) <= options.position_tolerance)
+      continue;
+    work.newton_state[s] = Newton::kActive;
+    ++active;
+    newton_selection(model, data, s);
+  }
+  constexpr int kHalvings = 30;
+  for (int iteration = 0; active > 0 && iteration < options.max_newton_iterations; ++iteration) {
+    work.saved_configuration = q;
+    int pending = 0;
+    for (int s = 0; s < aggregates; ++s) {
+      work.step_accepted[s] = work.newton_state[s] != Newton::kActive;
+      if (work.step_accepted[s]) continue;
+      newton_step(model, data, s, q);
+      ++pending;
+    }
+    // Trial steps of all pending aggregates, one tree pass per trial.
+    for (int halving = 0; halving < kHalvings && pending > 0; ++halving) {
+      for (int s = 0; s < aggregates; ++s) {
+        if (work.step_accepted[s]) continue;
+        const std::vector<int>& dofs = impl.dofs[s];
+        for (std::size_t i = 0; i < dofs.size(); ++i)
+          q[dofs[i]] = work.saved_configuration[dofs[i]] +
+                       work.step_scale[s] * work.newton_step[s][static_cast<Eigen::Index>(i)];
+      }
+      update_positions(tree, q, data.tree);
+      for (int s = 0; s < aggregates; ++s) {
+        if (work.step_accepted[s]) continue;
+        aggregate_constraints(model, data, s, q, Level::kVelocity);
+        const Eigen::VectorXd& error = work.position_error[s];
+        if (error.allFinite() && error.norm() < work.error_norm[s]) {
+          work.step_accepted[s] = 1;
+          --pending;
+        } else {
+          work.step_scale[s] *= 0.5;
+        }
+      }
+    }
+    for (int s = 0; s < aggregates; ++s) {
+      if (work.newton_state[s] != Newton::kActive) continue;
+      if (!work.step_accepted[s]) {  // no descent left: roundoff floor or a closure out of reach
+        for (const int d : impl.dofs[s]) q[d] = work.saved_configuration[d];
+        work.newton_state[s] = Newton::kStalled;
+        --active;
+        continue;
+      }
+      ++work.newton_steps[s];
+      if (aggregate_position_residual(data, s) <= options.position_tolerance) {
+        work.newton_state[s] = Newton::kClosed;
+        --active;
+      }
+    }
+  }
+  if (std::ranges::all_of(work.newton_state, [](Newton n) { return n == Newton::kClosed; })) return;
+  // The residuals at the final q (stalled aggregates were put back); at the roundoff floor a
+  // residual a little above a tight tolerance is closed. Report the worst aggregate.
+  update_positions(tree, q, data.tree);
+  int worst_aggregate = -1;
+  double worst = std::max(options.position_tolerance, 1e-11);
+  for (int s = 0; s < aggregates; ++s) {
+    if (work.newton_state[s] == Newton::kClosed) continue;
+    aggregate_constraints(model, data, s, q, Level::kVelocity);
+    const double residual = aggregate_position_residual(data, s);
+    if (residual > worst) {
+      worst = residual;
+      worst_aggregate = s;
+    }
+  }
+  if (worst_aggregate < 0) return;
+  const int s = worst_aggregate;
+  const Eigen::VectorXd& error = work.position_error[s];
+  Eigen::Index row = 0;
+  if (error.size()) error.cwiseAbs().maxCoeff(&row);
+  const int flipped = work.flipped_loop[s];
+  const std::string owner = flipped >= 0 && work.orientation_flip[s] >= worst
+                                ? loop_label(model.mechanism(), flipped)
+                                : row_owner(model, s, static_cast<int>(row));
+  const int steps = work.newton_steps[s];
+  std::string what;
+  if (work.newton_state[s] == Newton::kActive)
+    what = " after " + std::to_string(steps) + " Newton steps";
+  else if (steps == 0)
+    what = ", and no Newton step from the given values reduces it";
+  else
+    what =
+        ", the least Newton reaches (" + std::to_string(steps) + " steps, then no step reduces it)";
+  throw ClosureError(owner + " cannot be closed from the given state: residual " +
+                     format_residual(worst) + what);
+}
+
+}  // namespace closed_chain_detail
+
+void close_positions(const ClosedChainModel& model, ClosedChainData& data,
+                     Eigen::Ref<Eigen::VectorXd> q) {
+  newton_closure(model, data, q, -1);
+}
+
+// qd = X qd_R at the closed q, keeping the independent entries (constraint-embedding Lemma 5,
+// Eq. 60).
+void close_velocities(const ClosedChainModel& model, ClosedChainData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::Ref<Eigen::VectorXd> qd) {
+  update_constraints(model, data, q, qd);
+  Eigen::VectorXd& independent = data.work->independent_forces;  // scratch
+  independent.resize(static_cast<Eigen::Index>(data.independent.size()));
+  for (std::size_t c = 0; c < data.independent.size(); ++c)
+    independent[static_cast<Eigen::Index>(c)] = qd[data.independent[c]];
+  apply_embedding(model, data, independent, data.work->zero_dofs, qd);
+}
+
+double position_residual(const ClosedChainModel& model, ClosedChainData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q) {
+  check_vector(q, model.dof_count(), "q");
+  update_positions(model.tree(), q, data.tree);
+  double residual = 0.0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    aggregate_constraints(model, data, s, q, Level::kPosition);
+    residual = std::max(residual, aggregate_position_residual(data, s));
+  }
+  return residual;
+}
+
+double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
+                         const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& qd) {
+  const Impl& impl = closed_chain_impl(model);
+  check_vector(q, model.dof_count(), "q");
+  check_vector(qd, model.dof_count(), "qd");
+  update_positions(model.tree(), q, data.tree);
+  double residual = 0.0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    aggregate_constraints(model, data, s, q, Level::kVelocity);
+    // max |Q_S qd_S| row by row, qd_S gathered from the tree dofs of aggregate s.
+    const std::vector<int>& dofs = impl.dofs[s];
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+    for (Eigen::Index row = 0; row < constraint.rows(); ++row) {
+      double rate = 0.0;
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        rate += constraint(row, static_cast<Eigen::Index>(i)) * qd[dofs[i]];
+      residual = std::max(residual, std::abs(rate));
+    }
+  }
+  return residual;
+}
+
+// The embedded SKO model (H_Ra, A_a, M) at (q, qd) (constraint-embedding Lemma 6; conventions.md
+// "Constraint embedding"): A_a and M by aggregation (Lemmas 3-4), H_Ra = X_S* H_S A_S.
+}  // namespace skograph
