@@ -34,6 +34,9 @@ TEST(RigidAllocation, StepFunctionsDoNotAllocate) {
   const Eigen::VectorXd qdd = testing_support::rigid_random_state(n, rng);
   const Eigen::Vector3d gravity(0, 0, -9.81);
   mass_matrix(model, data, q);  // sizes data.mass once
+  // The generic-operator paths make their workspaces on first use, once.
+  forward_dynamics_through_operators(model, data, q, qd, qdd, gravity);
+  mass_matrix_through_operators(model, data, q);
   EXPECT_EQ(allocations_in([&] { update_kinematics(model, q, qd, data); }), 0);
   EXPECT_EQ(allocations_in([&] { inverse_dynamics(model, data, q, qd, qdd, gravity); }), 0);
   EXPECT_EQ(allocations_in([&] { forward_dynamics(model, data, q, qd, qdd, gravity); }), 0);
