@@ -22,8 +22,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -132,15 +134,20 @@ struct MujocoSide {
 #ifdef SKOGRAPH_PEERS_WITH_DART
 struct DartSide {
   explicit DartSide(const std::string& path) {
+    if (std::filesystem::path(path).extension() != ".urdf") return;  // DART reads URDF only
     dart::utils::DartLoader loader;
     skeleton = loader.parseSkeleton(dart::common::Uri::createFromPath(path));
     if (!skeleton) return;
-    // DART gives a link without <inertial> 1 kg; URDF (and skograph, MuJoCo) give it none.
+    // DART gives a link without <inertial> 1 kg; URDF (and skograph, MuJoCo) give it none. DART
+    // warns about each zero inertia on std::cerr: silenced for these calls.
+    std::ostringstream silenced;
+    std::streambuf* const error_stream = std::cerr.rdbuf(silenced.rdbuf());
     for (const Link& link : read_mechanism_file(path).links)
       if (link.mass == 0.0)
         if (dart::dynamics::BodyNode* body = skeleton->getBodyNode(link.name))
           body->setInertia(
               dart::dynamics::Inertia(0.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Zero()));
+    std::cerr.rdbuf(error_stream);
     skeleton->setGravity(Eigen::Vector3d(0, 0, -9.81));
     const int n = static_cast<int>(skeleton->getNumDofs());
     q.setZero(n);
