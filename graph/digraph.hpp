@@ -1,4 +1,5 @@
-// Digraph: a directed graph with named nodes on Boost.Graph (part I section 2), and DOT I/O.
+// Digraph: a directed graph with named nodes (part I section 2; a Boost.Graph view on demand), and
+// DOT I/O.
 //
 // Nodes are numbered 0..n-1 in input order (users see 1-based numbers). Edges point from parent to
 // child. Graphs are built once (pitfalls.md: with vecS, removing a vertex renumbers everything).
