@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/rigid_problem.hpp"
 #include "rigid/free_flying.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "tests/support/rigid_support.hpp"
@@ -56,18 +57,8 @@ Mechanism seven_dof_arm() {
   return m;
 }
 
-struct Problem {
-  explicit Problem(Mechanism mechanism) : model(std::move(mechanism)), data(model) {
-    std::mt19937 rng(42);
-    const int n = model.dof_count();
-    q = testing_support::rigid_random_state(n, rng);
-    qd = testing_support::rigid_random_state(n, rng);
-    qdd = testing_support::rigid_random_state(n, rng);
-    tau = testing_support::rigid_random_state(n, rng);
-  }
-  RigidBodyModel model;
-  RigidBodyData data;
-  Eigen::VectorXd q, qd, qdd, tau;
+struct Problem : bench::RigidProblem {
+  explicit Problem(Mechanism mechanism) : RigidProblem(std::move(mechanism), 42) {}
   Eigen::LLT<Eigen::MatrixXd> cholesky;
   Eigen::VectorXd solution;
 };

@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 
+#include "bench/rigid_problem.hpp"
 #include "rigid/rigid_body_model.hpp"
 #include "rigid/tree_order.hpp"
 #include "tests/support/rigid_support.hpp"
@@ -45,18 +46,9 @@ void report(benchmark::State& state, int links) {
   state.counters["peak_rss_MB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-struct ScalingState {
-  explicit ScalingState(int links) : model(scaling_mechanism(links)), data(model) {
-    std::mt19937 rng(5);
-    const int n = model.dof_count();
-    q = testing_support::rigid_random_state(n, rng);
-    qd = testing_support::rigid_random_state(n, rng);
-    qdd = testing_support::rigid_random_state(n, rng);
-    tau = testing_support::rigid_random_state(n, rng);
-  }
-  RigidBodyModel model;
-  RigidBodyData data;
-  Eigen::VectorXd q, qd, qdd, tau;
+// The random tree of `links` links with a random state (seed 5).
+struct ScalingState : bench::RigidProblem {
+  explicit ScalingState(int links) : RigidProblem(scaling_mechanism(links), 5) {}
 };
 
 const Eigen::Vector3d kGravity(0, 0, -9.81);
