@@ -16,6 +16,7 @@
 #include "cli/pictures.hpp"
 #include "cli/usage.hpp"
 #include "io/mechanism_file.hpp"
+#include "io/output_file.hpp"
 #include "io/state_reader.hpp"
 #include "io/yaml_reader.hpp"
 #include "rigid/fixed_body_fusion.hpp"
@@ -211,21 +212,19 @@ int run(const AnalyzeRequest& request, const PictureInput& input, const char* co
   std::error_code error;
   std::filesystem::create_directories(request.directory, error);
   if (error || !std::filesystem::is_directory(request.directory)) {
-    err << "skograph " << command << ": " << request.directory
-        << ": cannot create the output directory ("
-        << (error ? error.message() : std::string("a file of that name exists")) << ")\n";
+    print_line(err, command,
+               request.directory + ": cannot create the output directory (" +
+                   (error ? error.message() : std::string("a file of that name exists")) + ")");
     return kExitBadInput;
   }
   try {
     for (const auto& [name, content] : made.files)
-      viz::write_file_atomically((std::filesystem::path(request.directory) / name).string(),
-                                 content);
+      write_output_file((std::filesystem::path(request.directory) / name).string(), content);
   } catch (const std::runtime_error& e) {
-    err << "skograph " << command << ": " << e.what() << "\n";
+    print_line(err, command, e.what());
     return kExitBadInput;
   }
-  for (const std::string& note : made.notes)
-    err << "skograph " << command << ": note: " << note << "\n";
+  for (const std::string& note : made.notes) print_line(err, command, "note: " + note);
   if (print_report) out << made.report_text << "\n";
   out << "wrote " << made.files.size() << " files to " << request.directory << ":";
   for (const auto& file : made.files) out << " " << file.first;
@@ -359,7 +358,7 @@ int analyze_command(const std::vector<std::string>& args, std::ostream& out, std
   try {
     request = parse_arguments(args, false);
   } catch (const UsageError& e) {
-    err << "skograph analyze: " << e.what() << "\n";
+    print_line(err, "analyze", e.what());
     return kExitBadInput;
   }
   return run_reporting_input_errors("analyze", request.file, err, [&] {
@@ -373,7 +372,7 @@ int demo_command(const std::vector<std::string>& args, std::ostream& out, std::o
   try {
     request = parse_arguments(args, true);
   } catch (const UsageError& e) {
-    err << "skograph demo: " << e.what() << "\n";
+    print_line(err, "demo", e.what());
     return kExitBadInput;
   }
   const PictureInput input =

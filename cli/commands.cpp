@@ -1,7 +1,9 @@
 #include "cli/commands.hpp"
 
+#include <csignal>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "cli/analyze_command.hpp"
 #include "cli/export_command.hpp"
@@ -9,7 +11,10 @@
 #include "cli/model_commands.hpp"
 #include "cli/render_command.hpp"
 #include "cli/simulate_command.hpp"
+#include "cli/usage.hpp"
 #include "cli/warnings.hpp"
+#include "graph/digraph.hpp"
+#include "io/output_file.hpp"
 
 namespace skograph::cli {
 
@@ -40,6 +45,33 @@ constexpr const char* kUsage =
     "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, diagrams\n"
     "  demo [--out DIR]      analyze the built-in geared four-bar into DIR (default out/demo)\n"
     "  help                  this text\n";
+
+// The input file of a command's arguments: the first one that is neither an option nor an
+// option's value.
+std::string input_file(const std::vector<std::string>& args) {
+  static const char* const kValued[] = {
+      "--state",  "--t",      "--dt",        "--out",      "--mass", "--factor",
+      "--perm",   "--kernel", "--resolvent", "--ordering", "--what", "--matrix",
+      "--format", "--size",   "-o",          "--reps",     "--algo", "--max-diagram-nodes",
+      "--rtol",   "--atol"};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    bool valued = false;
+    for (const char* option : kValued) valued = valued || args[i] == option;
+    if (valued) {
+      ++i;
+    } else if (args[i].empty() || args[i][0] != '-') {
+      return args[i];
+    }
+  }
+  return "";
+}
+
+// `message` naming the input file (prefixed unless it names it already).
+std::string naming_input(const std::vector<std::string>& args, const std::string& message) {
+  const std::string file = input_file(args);
+  return file.empty() || message.find(file) != std::string::npos ? message : file + ": " + message;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -60,14 +92,23 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "render") status = render_command(rest, out, err);
     if (command == "analyze") status = analyze_command(rest, out, err);
     if (command == "demo") status = demo_command(rest, out, err);
-  } catch (const std::exception& e) {
-    // Library errors that escaped a command's own handling: still one line, never a crash.
+  } catch (const OutputError& e) {
     discard_warnings();
-    err << "skograph " << command << ": " << e.what() << "\n";
+    print_line(err, command, e.what());
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    discard_warnings();
+    print_line(err, command, naming_input(rest, "not enough memory"));
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    // Library errors that escaped a command's own handling: still one line naming the input
+    // file, never a crash.
+    discard_warnings();
+    print_line(err, command, naming_input(rest, e.what()));
     return kExitBadInput;
   }
   if (status < 0) {
-    err << "skograph: unknown command '" << command << "' (try 'skograph help')\n";
+    err << "skograph: unknown command '" << printable(command) << "' (try 'skograph help')\n";
     return kExitBadInput;
   }
   // Warnings only with a result: a failure is one line (the error) and nothing else.
@@ -79,6 +120,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 }
 
 int run(int argc, char** argv) {
+  // A closed pipe is a write error (EPIPE, reported in one line), not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   return run(args, std::cout, std::cerr);
 }

@@ -8,8 +8,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/model_loading.hpp"
+#include "cli/usage.hpp"
 #include "graph/digraph.hpp"
 #include "io/mechanism_file.hpp"
+#include "io/output_file.hpp"
 #include "io/state_reader.hpp"
 #include "rigid/closed_chain_model.hpp"
 #include "rigid/rigid_body_model.hpp"
@@ -146,7 +148,7 @@ ExportedModel load_exported_model(const ExportOptions& options) {
   return exported;
 }
 
-int run_export(const std::vector<std::string>& args, std::ostream& out) {
+int run_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const ExportOptions options = parse_options(args);
   const ExportedModel exported = load_exported_model(options);
   const SkoModel& sko = *exported.sko;
@@ -201,10 +203,18 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
   if (!options.resolvent.empty())
     files.emplace_back(options.resolvent,
                        matrix_market_text(in_node_order(sparse_resolvent(sko)), false));
-  write_files_atomically(files);
+  bool to_standard_output = false;
+  for (const auto& file : files)
+    to_standard_output = to_standard_output || is_standard_output(file.first);
+  if (to_standard_output && files.size() > 1)
+    throw UsageError(
+        "'-' (standard output) only when one file is written; name the files of --mass, "
+        "--factor, --perm, --kernel and --resolvent");
+  write_command_outputs(files, out);
   summary << "; wrote";
   for (const auto& file : files) summary << " " << file.first;
-  out << summary.str() << "\n";
+  // With the matrix on standard output, the summary goes to standard error.
+  (to_standard_output ? err : out) << summary.str() << "\n";
   return kExitOk;
 }
 
@@ -212,15 +222,15 @@ int run_export(const std::vector<std::string>& args, std::ostream& out) {
 
 int export_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
-    return run_export(args, out);
+    return run_export(args, out, err);
   } catch (const InputError& e) {
-    err << "skograph export: " << e.what() << "\n";
+    print_line(err, "export", e.what());
   } catch (const UsageError& e) {
-    err << "skograph export: " << e.what() << "\n";
+    print_line(err, "export", e.what());
   } catch (const MatrixMarketError& e) {
-    err << "skograph export: " << e.what() << "\n";
+    print_line(err, "export", e.what());
   } catch (const OrderingUnavailable& e) {
-    err << "skograph export: " << e.what() << "\n";
+    print_line(err, "export", e.what());
   }
   return kExitBadInput;
 }

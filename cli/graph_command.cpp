@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
 #include "cli/picture_input.hpp"
+#include "cli/usage.hpp"
 #include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/mechanism_graph.hpp"
@@ -338,13 +339,13 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
     } else if (arg == "--strict") {
       strict = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      err << "skograph graph: unknown option '" << arg
-          << "' (usage: skograph graph FILE [--json] [--strict])\n";
+      print_line(err, "graph",
+                 "unknown option '" + arg + "' (usage: skograph graph FILE [--json] [--strict])");
       return kExitBadInput;
     } else if (file.empty()) {
       file = arg;
     } else {
-      err << "skograph graph: more than one FILE given ('" << file << "', '" << arg << "')\n";
+      print_line(err, "graph", "more than one FILE given ('" + file + "', '" + arg + "')");
       return kExitBadInput;
     }
   }
@@ -373,10 +374,10 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
         json ? graph_report_json_text(graph, analysis) : graph_report_text(graph, analysis);
     out << text;
     if (json && !analysis.spanning.exists)
-      err << "skograph graph: note: " << analysis.spanning.reason << "\n";
+      print_line(err, "graph", "note: " + analysis.spanning.reason);
     return kExitOk;
   } catch (const InputError& e) {
-    err << "skograph graph: " << e.what() << "\n";
+    print_line(err, "graph", e.what());
     return kExitBadInput;
   }
 }

@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
 #include "cli/model_loading.hpp"
+#include "cli/usage.hpp"
 #include "graph/digraph.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
@@ -559,9 +560,9 @@ int guarded(const char* command, Run run, std::ostream& err) {
   try {
     return run();
   } catch (const InputError& e) {
-    err << "skograph " << command << ": " << e.what() << "\n";
+    print_line(err, command, e.what());
   } catch (const UsageError& e) {
-    err << "skograph " << command << ": " << e.what() << "\n";
+    print_line(err, command, e.what());
   }
   return kExitBadInput;
 }

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <unordered_map>
 
+#include "cli/usage.hpp"
 #include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/state_reader.hpp"
@@ -162,10 +163,11 @@ std::string aggregate_links(const ClosedChainModel& model, int s) {
 void note_whole_mechanism(const char* command, const std::string& file,
                           const ClosedChainModel& model, std::ostream& err) {
   if (!model.swallows_whole_mechanism()) return;
-  err << "skograph " << command << ": note: " << file << ": one aggregate holds all "
-      << model.tree().joint_count()
-      << " joints of the mechanism, so the embedded model is a single node (results are exact; "
-         "the recursions gain nothing from the tree structure)\n";
+  print_line(err, command,
+             "note: " + file + ": one aggregate holds all " +
+                 std::to_string(model.tree().joint_count()) +
+                 " joints of the mechanism, so the embedded model is a single node (results are "
+                 "exact; the recursions gain nothing from the tree structure)");
 }
 
 nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v) {

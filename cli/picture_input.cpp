@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/usage.hpp"
 #include "cli/warnings.hpp"
 #include "io/mechanism_file.hpp"
 #include "io/mechanism_graph.hpp"
@@ -63,11 +64,11 @@ int run_reporting_input_errors(const char* command, const std::string& file, std
   try {
     return make();
   } catch (const InputError& e) {
-    err << "skograph " << command << ": " << e.what() << "\n";
+    print_line(err, command, e.what());
   } catch (const std::invalid_argument& e) {
-    err << "skograph " << command << ": " << file << ": " << e.what() << "\n";
+    print_line(err, command, file + ": " + e.what());
   } catch (const std::runtime_error& e) {
-    err << "skograph " << command << ": " << e.what() << "\n";
+    print_line(err, command, e.what());
   }
   return kExitBadInput;
 }

@@ -10,6 +10,7 @@
 #include "cli/model_loading.hpp"
 #include "cli/pictures.hpp"
 #include "cli/usage.hpp"
+#include "io/output_file.hpp"
 #include "viz/factor_pattern.hpp"
 
 namespace skograph::cli {
@@ -125,12 +126,12 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int render_command(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
+int render_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   RenderRequest request;
   try {
     request = parse_render_arguments(args);
   } catch (const UsageError& e) {
-    err << "skograph render: " << e.what() << "\n";
+    print_line(err, "render", e.what());
     return kExitBadInput;
   }
   return run_reporting_input_errors("render", request.file, err, [&] {
@@ -153,8 +154,8 @@ int render_command(const std::vector<std::string>& args, std::ostream&, std::ost
                                                     request.format, request.pixels)
                                  : diagram_picture(input, *request.diagram, request.format);
     }
-    viz::write_file_atomically(request.output, picture.bytes);
-    for (const std::string& note : picture.notes) err << "skograph render: note: " << note << "\n";
+    write_command_output(request.output, picture.bytes, out);
+    for (const std::string& note : picture.notes) print_line(err, "render", "note: " + note);
     return kExitOk;
   });
 }

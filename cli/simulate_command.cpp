@@ -6,13 +6,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
 #include "cli/model_loading.hpp"
+#include "cli/usage.hpp"
 #include "graph/digraph.hpp"
+#include "io/output_file.hpp"
 #include "io/state_reader.hpp"
 #include "rigid/closed_chain_simulation.hpp"
 
@@ -66,6 +69,8 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kUsage + ")");
   if (!parsed.has_duration) throw UsageError(std::string("no --t given (") + kUsage + ")");
   if (!parsed.has_step) throw UsageError(std::string("no --dt given (") + kUsage + ")");
+  if (is_standard_output(parsed.csv) && parsed.json)
+    throw UsageError("--out - and --json would both write to standard output");
   try {
     simulation_step_count(parsed.duration, parsed.step);
   } catch (const std::invalid_argument& e) {
@@ -74,40 +79,29 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   return parsed;
 }
 
-// The trajectory file, written to a temporary next to it and renamed at the end, so that a failed
-// run leaves no partial file (and an existing file stays as it was).
-class TrajectoryFile {
+// The trajectory: a file written through OutputFile (io/output_file.hpp: no partial file when the
+// run fails, devices and FIFOs written in place), or standard output for "-".
+class Trajectory {
  public:
-  TrajectoryFile(const std::string& path) : path_(path) {
-    if (path.empty()) return;
-    temporary_ = path + ".partial-" + std::to_string(getpid());
-    stream_.open(temporary_);
-    if (!stream_) throw UsageError(path + ": cannot write the trajectory file");
-    stream_ << std::setprecision(17);
+  Trajectory(const std::string& path, std::ostream& out) {
+    if (is_standard_output(path))
+      stream_ = &out;
+    else if (!path.empty())
+      file_.emplace(path);
   }
-  ~TrajectoryFile() {
-    if (!temporary_.empty() && !committed_) {
-      stream_.close();
-      std::remove(temporary_.c_str());
-    }
+  bool enabled() const { return stream_ != nullptr || file_.has_value(); }
+  void write(const std::string& text) {
+    if (file_) file_->write(text);
+    if (stream_) write_standard_output(*stream_, text, "-");
   }
-  bool enabled() const { return !path_.empty(); }
-  std::ostream& stream() { return stream_; }
   void commit() {
-    if (!enabled()) return;
-    stream_.close();
-    std::error_code error;
-    if (stream_.fail()) throw UsageError(path_ + ": writing the trajectory file failed");
-    std::filesystem::rename(temporary_, path_, error);
-    if (error)
-      throw UsageError(path_ + ": cannot write the trajectory file (" + error.message() + ")");
-    committed_ = true;
+    if (file_) file_->commit();
+    if (stream_) write_standard_output(*stream_, "", "-");
   }
 
  private:
-  std::string path_, temporary_;
-  std::ofstream stream_;
-  bool committed_ = false;
+  std::optional<OutputFile> file_;
+  std::ostream* stream_ = nullptr;
 };
 
 int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
@@ -130,13 +124,13 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   options.tau = state.tau;
   Eigen::VectorXd q = state.q, qd = state.qd;
 
-  TrajectoryFile csv(args.csv);
+  Trajectory csv(args.csv, out);
   if (csv.enabled()) {
     // Header: t, the dofs' q, their qd (suffix _qd), the energy (kinetic + gravity potential).
-    csv.stream() << "t";
-    for (const std::string& dof : dofs) csv.stream() << "," << dof;
-    for (const std::string& dof : dofs) csv.stream() << "," << dof << "_qd";
-    csv.stream() << ",energy\n";
+    std::string header = "t";
+    for (const std::string& dof : dofs) header += "," + dof;
+    for (const std::string& dof : dofs) header += "," + dof + "_qd";
+    csv.write(header + ",energy\n");
   }
   note_whole_mechanism("simulate", args.file, model, err);
   int reported_tenths = 0;
@@ -144,13 +138,14 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   try {
     summary = simulate(model, data, q, qd, options, [&](const SimulationSample& sample) {
       if (csv.enabled()) {
-        std::ostream& row = csv.stream();
-        row << sample.time;
+        std::ostringstream row;
+        row << std::setprecision(17) << sample.time;
         const Eigen::VectorXd shown_q = order.vector(*sample.q),
                               shown_qd = order.vector(*sample.qd);
         for (Eigen::Index i = 0; i < shown_q.size(); ++i) row << "," << shown_q(i);
         for (Eigen::Index i = 0; i < shown_qd.size(); ++i) row << "," << shown_qd(i);
         row << "," << sample.kinetic_energy + sample.potential_energy << "\n";
+        csv.write(row.str());
       }
       // Progress of long runs: a line every 10 % of the steps.
       if (sample.step_count > 1000) {
@@ -221,7 +216,8 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
          << std::setw(14) << qd(k) << "\n";
   }
   if (csv.enabled()) text << "trajectory: " << args.csv << " (" << summary.steps + 1 << " rows)\n";
-  out << text.str();
+  // With the trajectory on standard output, the summary goes to standard error.
+  (is_standard_output(args.csv) ? err : out) << text.str();
   return kExitOk;
 }
 
@@ -231,9 +227,9 @@ int simulate_command(const std::vector<std::string>& args, std::ostream& out, st
   try {
     return run_simulate(args, out, err);
   } catch (const InputError& e) {
-    err << "skograph simulate: " << e.what() << "\n";
+    print_line(err, "simulate", e.what());
   } catch (const UsageError& e) {
-    err << "skograph simulate: " << e.what() << "\n";
+    print_line(err, "simulate", e.what());
   }
   return kExitBadInput;
 }

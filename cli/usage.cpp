@@ -1,9 +1,43 @@
 #include "cli/usage.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <exception>
+#include <ostream>
+
+#include "graph/digraph.hpp"
+#include "io/output_file.hpp"
 
 namespace skograph::cli {
+
+void write_command_output(const std::string& path, const std::string& bytes, std::ostream& out) {
+  write_command_outputs({{path, bytes}}, out);
+}
+
+void write_command_outputs(const std::vector<std::pair<std::string, std::string>>& files,
+                           std::ostream& out) {
+  std::vector<std::pair<std::string, std::string>> to_files;
+  const std::string* to_out = nullptr;
+  for (const auto& file : files) {
+    if (is_standard_output(file.first))
+      to_out = &file.second;
+    else
+      to_files.push_back(file);
+  }
+  write_output_files(to_files);
+  if (to_out != nullptr) write_standard_output(out, *to_out, "-");
+}
+
+void write_standard_output(std::ostream& out, std::string_view bytes, const std::string& name) {
+  errno = 0;
+  if (!(out << bytes << std::flush))
+    throw OutputError(name, errno != 0 ? std::strerror(errno) : "standard output failed");
+}
+
+void print_line(std::ostream& err, const std::string& command, const std::string& text) {
+  err << "skograph " << printable(command) << ": " << printable(text) << "\n";
+}
 
 int parse_integer(const std::string& option, const std::string& value, int lower, int upper,
                   const std::string& unit) {

@@ -2,8 +2,12 @@
 // problem is one line (exit status 2, cli/commands.hpp).
 #pragma once
 
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace skograph::cli {
 
@@ -11,6 +15,21 @@ namespace skograph::cli {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// One line on stderr: "skograph COMMAND: TEXT", TEXT escaped (printable, graph/digraph.hpp) so
+// that a name holding a newline, a NUL byte or invalid UTF-8 cannot break the line.
+void print_line(std::ostream& err, const std::string& command, const std::string& text);
+
+// Writes bytes to the command's standard output stream; OutputError(name, reason) when it fails
+// (a closed pipe: "Broken pipe").
+void write_standard_output(std::ostream& out, std::string_view bytes, const std::string& name);
+
+// Writes a command's output file: "-" (or /dev/stdout) to `out` (the command's standard output),
+// any other path through io/output_file.hpp (no partial file; devices and FIFOs in place).
+// OutputError on failure.
+void write_command_output(const std::string& path, const std::string& bytes, std::ostream& out);
+void write_command_outputs(const std::vector<std::pair<std::string, std::string>>& files,
+                           std::ostream& out);
 
 // The value of an integer option, the whole argument, in [lower, upper]; otherwise UsageError
 // "--size must be an integer from 16 to 8192 pixels, not 'x'" (`unit` after the range, if any).

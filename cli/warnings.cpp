@@ -3,6 +3,8 @@
 #include <ostream>
 #include <utility>
 
+#include "cli/usage.hpp"
+
 namespace skograph::cli {
 
 namespace {
@@ -27,7 +29,7 @@ void add_warnings(const std::string& file, const std::vector<std::string>& items
 
 void flush_warnings(const std::string& command, std::ostream& err) {
   for (const auto& [file, text] : pending())
-    err << "skograph " << command << ": warning: " << file << ": " << text << "\n";
+    print_line(err, command, "warning: " + file + ": " + text);
   pending().clear();
 }
 

@@ -1,5 +1,7 @@
 #include "sparse/matrix_market.hpp"
 
+#include "io/output_file.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,17 +28,6 @@ std::string lowercase(std::string text) {
                           problem);
 }
 
-// Writes text to path; false (errno kept) when the file cannot be created or written completely.
-bool write_whole_file(const std::string& path, const std::string& text) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return false;
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const int saved = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written) errno = saved;
-  return written && closed;
-}
-
 }  // namespace
 
 std::string matrix_market_text(const Eigen::SparseMatrix<double>& matrix, bool symmetric) {
@@ -61,7 +52,7 @@ std::string matrix_market_text(const Eigen::SparseMatrix<double>& matrix, bool s
 
 void write_matrix_market(const std::string& path, const Eigen::SparseMatrix<double>& matrix,
                          bool symmetric) {
-  write_files_atomically({{path, matrix_market_text(matrix, symmetric)}});
+  write_output_file(path, matrix_market_text(matrix, symmetric));
 }
 
 Eigen::SparseMatrix<double> read_matrix_market(const std::string& path) {
@@ -138,7 +129,7 @@ std::string permutation_text(const std::vector<int>& permutation) {
 }
 
 void write_permutation(const std::string& path, const std::vector<int>& permutation) {
-  write_files_atomically({{path, permutation_text(permutation)}});
+  write_output_file(path, permutation_text(permutation));
 }
 
 std::vector<int> read_permutation(const std::string& path) {
@@ -165,31 +156,6 @@ std::vector<int> read_permutation(const std::string& path) {
     seen[index] = 1;
   }
   return permutation;
-}
-
-void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
-  std::vector<std::string> temporaries;
-  auto remove_temporaries = [&] {
-    for (const auto& temporary : temporaries) std::remove(temporary.c_str());
-  };
-  for (const auto& [path, text] : files) {
-    const std::string temporary = path + ".tmp-" + std::to_string(getpid());
-    if (!write_whole_file(temporary, text)) {
-      const std::string reason = std::strerror(errno);
-      std::remove(temporary.c_str());
-      remove_temporaries();
-      fail(path, 0, "cannot write: " + reason);
-    }
-    temporaries.push_back(temporary);
-  }
-  for (std::size_t k = 0; k < files.size(); ++k) {
-    std::error_code error;
-    std::filesystem::rename(temporaries[k], files[k].first, error);
-    if (error) {
-      remove_temporaries();
-      fail(files[k].first, 0, "cannot write: " + error.message());
-    }
-  }
 }
 
 }  // namespace skograph

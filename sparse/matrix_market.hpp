@@ -5,9 +5,9 @@
 //   rows cols entries
 //   i j value            (1-based, one per line, values printed with %.17g: exact round trip)
 //
-// "symmetric" files hold the lower triangle only (row >= column), as the format requires. Every
-// writer writes a temporary file in the target's directory and renames it over the target, so a
-// failed write never leaves a partial file.
+// "symmetric" files hold the lower triangle only (row >= column), as the format requires. The
+// writers go through io/output_file.hpp: a regular file is replaced only once completely written
+// (no partial file on failure); devices, FIFOs and "-" are written in place.
 #pragma once
 
 #include <Eigen/SparseCore>
@@ -40,10 +40,5 @@ std::string permutation_text(const std::vector<int>& permutation);
 void write_permutation(const std::string& path, const std::vector<int>& permutation);
 // The 0-based permutation of such a file (checks that it is one).
 std::vector<int> read_permutation(const std::string& path);
-
-// Writes several files all or nothing: each text goes to a temporary next to its target first;
-// only when every one is written are they renamed over their targets. On failure the temporaries
-// are removed and MatrixMarketError names the file that could not be written.
-void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace skograph

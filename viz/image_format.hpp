@@ -18,9 +18,4 @@ std::optional<ImageFormat> parse_image_format(const std::string& name);
 // case-insensitive), or nullopt.
 std::optional<ImageFormat> image_format_of_path(const std::string& path);
 
-// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so that
-// `path` either keeps its old content or gets all of the new one. Throws std::runtime_error
-// naming `path` and the reason (directory missing or not writable, disk full).
-void write_file_atomically(const std::string& path, const std::string& bytes);
-
 }  // namespace skograph::viz

@@ -475,7 +475,7 @@ TEST(ClosedChainCli, BadDurationsAndStepsAreOneLine) {
     expect_bad_input("simulate " + model + " " + options, "skograph simulate: ", problem);
   expect_bad_input("simulate --t 1 --dt 0.1", "skograph simulate: ", "no MODEL given");
   expect_bad_input("simulate " + model + " --t 1 --dt 0.1 --out /nonexistent/dir/t.csv",
-                   "/nonexistent/dir/t.csv", "cannot write the trajectory file");
+                   "/nonexistent/dir/t.csv", "cannot write: No such file or directory");
 }
 
 TEST(ClosedChainCli, AnAggregateSwallowingTheWholeMechanismIsANoteAndStillWorks) {
