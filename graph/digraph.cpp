@@ -1,5 +1,7 @@
 #include "graph/digraph.hpp"
 
+#include "graph/text_input.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -143,9 +145,7 @@ Digraph read_dot(std::istream& in, const std::string& source) {
 }
 
 Digraph read_dot_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open the file (missing or unreadable)");
-  return read_dot(in, path);
+  return parse_dot(read_file_bytes(path), path);
 }
 
 void write_dot(std::ostream& out, const Digraph& graph, const std::string& graph_name) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "graph/digraph.hpp"
+#include "graph/text_input.hpp"
 
 namespace skograph {
 
@@ -460,6 +461,7 @@ class DotParser {
 }  // namespace
 
 Digraph parse_dot(const std::string& text, const std::string& source) {
+  check_text_bytes(text, source);
   DotParser parser(text, source);
   parser.parse();
   return parser.build(source);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/mechanism_checks.hpp"
+#include "io/xml_input.hpp"
 
 namespace skograph {
 
@@ -354,7 +355,8 @@ class MjcfConverter {
 }  // namespace
 
 Mechanism read_mjcf_file(const std::string& path, const ReadOptions& options) {
-  if (!std::ifstream(path)) throw InputError(path, 0, "cannot open file");
+  // Bytes and nesting checked before MuJoCo's parser sees the file (io/xml_input.hpp).
+  io::read_xml_file(path);
   std::vector<std::string> warnings;
   const ModelPointer model = compile(path, warnings);
   MjcfConverter converter(model.get(), path, options.strict);

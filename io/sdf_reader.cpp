@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "io/mechanism_checks.hpp"
+#include "io/xml_input.hpp"
 
 namespace skograph {
 
@@ -43,11 +44,10 @@ std::string child_text(const tinyxml2::XMLElement* element, const char* tag) {
 }
 
 SdfOutline outline_sdf(const std::string& path) {
+  // Bytes and nesting checked before any parser sees them (io/xml_input.hpp).
+  const std::string text = io::read_xml_file(path);
   tinyxml2::XMLDocument document;
-  if (document.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) {
-    if (document.ErrorID() == tinyxml2::XML_ERROR_FILE_NOT_FOUND ||
-        document.ErrorID() == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
-      fail({path, 0}, "cannot open file");
+  if (document.Parse(text.data(), text.size()) != tinyxml2::XML_SUCCESS) {
     fail({path, document.ErrorLineNum()},
          std::string("malformed XML (") + document.ErrorName() + ")");
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "graph/digraph.hpp"
+#include "graph/text_input.hpp"
 
 namespace skograph {
 
@@ -73,6 +74,7 @@ MechanismState zero_state(const Mechanism& mechanism) {
 
 MechanismState parse_state(const std::string& text, const std::string& source,
                            const Mechanism& mechanism) {
+  check_text_bytes(text, source);
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
@@ -112,11 +114,7 @@ MechanismState parse_state(const std::string& text, const std::string& source,
 }
 
 MechanismState read_state_file(const std::string& path, const Mechanism& mechanism) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_state(text.str(), path, mechanism);
+  return parse_state(read_file_bytes(path), path, mechanism);
 }
 
 }  // namespace skograph

@@ -13,7 +13,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "graph/text_input.hpp"
 #include "io/mechanism_checks.hpp"
+#include "io/xml_input.hpp"
 
 namespace skograph {
 
@@ -260,6 +262,8 @@ void add_mimic_couplings(const UrdfOutline& outline, const std::string& source, 
 
 Mechanism parse_urdf(const std::string& text, const std::string& source,
                      const ReadOptions& options) {
+  // TinyXML and urdfdom read past a character cut short and recurse once per nesting level.
+  io::check_xml_text(text, source);
   const UrdfOutline outline = outline_urdf(text, source);
 
   FirstErrorHandler handler;
@@ -354,11 +358,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
 }
 
 Mechanism read_urdf_file(const std::string& path, const ReadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_urdf(text.str(), path, options);
+  return parse_urdf(read_file_bytes(path), path, options);
 }
 
 }  // namespace skograph

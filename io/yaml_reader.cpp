@@ -1,5 +1,6 @@
 #include "io/yaml_reader.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "graph/text_input.hpp"
 #include "io/mechanism_checks.hpp"
 #include "io/urdf_reader.hpp"
 
@@ -40,7 +42,8 @@ class YamlReader {
                   const std::set<std::string>& required = {}) const {
     require_map(node, what);
     for (const auto& entry : node) {
-      const std::string key = entry.first.as<std::string>();
+      if (!entry.first.IsScalar()) fail(at(entry.first), "a key in " + what + " must be a name");
+      const std::string key = entry.first.Scalar();
       if (!allowed.count(key)) {
         std::string list;
         for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
@@ -53,6 +56,10 @@ class YamlReader {
 
   std::string text(const YAML::Node& node, const std::string& what) const {
     if (!node.IsScalar()) fail(at(node), what + " must be a single value");
+    // Escapes can spell what the file's bytes cannot ("\0", "\ud800"): names stay UTF-8 text.
+    if (!is_text(node.Scalar()))
+      fail(at(node),
+           what + " is not UTF-8 text (an escape decodes to a NUL byte or a lone surrogate)");
     return node.Scalar();
   }
 
@@ -278,11 +285,16 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
 
 }  // namespace
 
-Mechanism parse_yaml(const std::string& text, const std::string& source,
-                     const std::string& base_directory, const ReadOptions& options) {
+namespace {
+
+Mechanism parse_yaml_document(const std::string& text, const std::string& source,
+                              const std::string& base_directory, const ReadOptions& options) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
+                     "malformed YAML: nested deeper than " + std::to_string(e.depth()) + " levels");
   } catch (const YAML::ParserException& e) {
     throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
   }
@@ -326,12 +338,21 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
   return mechanism;
 }
 
+}  // namespace
+
+Mechanism parse_yaml(const std::string& text, const std::string& source,
+                     const std::string& base_directory, const ReadOptions& options) {
+  check_text_bytes(text, source);
+  try {
+    return parse_yaml_document(text, source, base_directory, options);
+  } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses past the parse: one line
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg);
+  }
+}
+
 Mechanism read_yaml_file(const std::string& path, const ReadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_yaml(text.str(), path, std::filesystem::path(path).parent_path().string(), options);
+  return parse_yaml(read_file_bytes(path), path, std::filesystem::path(path).parent_path().string(),
+                    options);
 }
 
 }  // namespace skograph

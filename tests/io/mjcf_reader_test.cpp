@@ -249,7 +249,7 @@ TEST(MjcfReader, EachKindOfBadInputIsOneLineWithItsLine) {
     expect_input_error([&] { read_mjcf_file(path); }, path, c.line, c.problem);
   }
   expect_input_error([] { read_mjcf_file("/nonexistent/model.xml"); }, "/nonexistent/model.xml", 0,
-                     "cannot open file");
+                     "cannot open the file");
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ TEST(SdfReader, EachKindOfBadInputIsOneLineWithItsLine) {
     expect_input_error([&] { read_sdf_file(path); }, path, c.line, c.problem);
   }
   expect_input_error([] { read_sdf_file("/nonexistent/model.sdf"); }, "/nonexistent/model.sdf", 0,
-                     "cannot open file");
+                     "cannot open the file");
 }
 
 }  // namespace

@@ -208,7 +208,7 @@ TEST(UrdfReader, ProblemsOnlyUrdfdomDetectsStillGiveOneLineNamingTheFile) {
       },
       "arm.urdf", 0, "does not specify limits");
   expect_input_error([&] { read_urdf_file("/nonexistent/skograph.urdf"); },
-                     "/nonexistent/skograph.urdf", 0, "cannot open file");
+                     "/nonexistent/skograph.urdf", 0, "cannot open the file");
 }
 
 }  // namespace

@@ -1,0 +1,134 @@
+// Hostile input through the real binary (issue 14): every finding of the fuzzing campaign, each
+// as a file that once crashed the program or broke the one-line contract, now exit status 2 with
+// one line naming the file (and line) and the problem, escaped; nothing on stdout.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "support/cli_support.hpp"
+
+namespace {
+
+using cli_test::example_model;
+using cli_test::run_cli;
+
+std::string write_bytes(const std::string& name, const std::string& bytes) {
+  const auto path = skograph::io_test::scratch_dir() / name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+
+std::string repeated(const std::string& text, int count) {
+  std::string out;
+  out.reserve(text.size() * static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) out += text;
+  return out;
+}
+
+struct HostileCase {
+  std::string name;     // file name (the extension picks the reader)
+  std::string bytes;    // its content
+  std::string command;  // "graph" or "dynamics"
+  std::string message;  // what the one line says after "FILE"
+};
+
+// The contract: exit 2, nothing on stdout, exactly one stderr line "skograph COMMAND: FILE...",
+// holding `message`, with no raw control or non-UTF-8 bytes.
+void expect_contract(const HostileCase& c) {
+  SCOPED_TRACE(c.name);
+  const std::string path = write_bytes(c.name, c.bytes);
+  const auto run = run_cli(c.command + " " + path + " --json");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.out, "");
+  ASSERT_FALSE(run.err.empty());
+  EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+  EXPECT_EQ(run.err.rfind("skograph " + c.command + ": " + path, 0), 0u) << run.err;
+  EXPECT_NE(run.err.find(c.message), std::string::npos) << run.err;
+  for (const char byte : run.err.substr(0, run.err.size() - 1))
+    EXPECT_TRUE(byte >= 0x20 && byte < 0x7F) << "raw byte in: " << run.err;
+}
+
+TEST(HostileInputCli, DeepNestingIsRefusedNotAStackOverflow) {
+  const int deep = 100000;
+  expect_contract({"deep.dot",
+                   "digraph g {\n" + repeated("subgraph s {\n", deep) + "a -> b\n" +
+                       repeated("}\n", deep) + "}\n",
+                   "graph", ":1002: malformed DOT: subgraphs nested deeper than 1000 levels"});
+  expect_contract({"deep.urdf",
+                   "<robot name=\"r\">\n<link name=\"a\"/>\n" + repeated("<x>", deep) +
+                       repeated("</x>", deep) + "</robot>\n",
+                   "dynamics", ":3: malformed XML: elements nested deeper than 100 levels"});
+  std::string chain = "<mujoco><worldbody>\n";
+  for (int k = 0; k < 200; ++k)
+    chain +=
+        "<body name=\"b" + std::to_string(k) + "\"><joint type=\"hinge\"/><geom size=\"0.1\"/>\n";
+  chain += repeated("</body>", 200) + "</worldbody></mujoco>\n";
+  expect_contract({"deep.xml", chain, "dynamics", ":99: malformed XML: elements nested deeper"});
+  expect_contract({"deep.sdf", "<sdf version=\"1.9\">" + repeated("<model>", deep) + "\n",
+                   "dynamics", ":1: malformed XML: elements nested deeper"});
+  expect_contract({"deep.yaml", "links: " + repeated("[", deep) + repeated("]", deep) + "\n",
+                   "dynamics", ":1: malformed YAML: nested deeper than"});
+}
+
+TEST(HostileInputCli, DeepStateJsonIsOneLine) {
+  const int deep = 1000000;
+  const std::string state = write_bytes(
+      "deep_state.json", "{\"q\": " + repeated("[", deep) + repeated("]", deep) + "}\n");
+  const auto run = run_cli("dynamics " + example_model("arm7.urdf") + " --state " + state);
+  cli_test::expect_one_line_error(run, state + ": \"q\" must be an object");
+}
+
+TEST(HostileInputCli, BytesThatAreNotUtf8TextAreNamedEscaped) {
+  // TinyXML once read past the end of this file (a character cut short).
+  expect_contract({"cut.urdf", "<robot name=\"r\"><link name=\"a\"/><link name=\"\xc3", "dynamics",
+                   ":1: invalid UTF-8 (byte \\xc3: a character cut short by the end of the file)"});
+  expect_contract({"cut2.urdf", "<robot name=\"r\"><link name=\"a\">\xe2\x82", "dynamics",
+                   ":1: invalid UTF-8 (byte \\xe2: a character cut short"});
+  expect_contract({"nul.urdf", std::string("<robot name=\"r\">\n<link name=\"a\0b\"/></robot>", 42),
+                   "dynamics", ":2: NUL byte: not a text file"});
+  expect_contract(
+      {"ff.dot", "digraph g {\n a\xff -> b }", "graph", ":2: invalid UTF-8 (byte \\xff)"});
+  // Invalid UTF-8 in a name once made the JSON writer throw without naming the file.
+  expect_contract(
+      {"name.dot", "digraph g { \"a\xc3(\" -> c }", "graph", ":1: invalid UTF-8 (byte \\xc3)"});
+  expect_contract({"name.yaml", "links:\n  - {name: \"b\xfe\", mass: 1}\n", "dynamics",
+                   ":2: invalid UTF-8 (byte \\xfe)"});
+  expect_contract({"escape.yaml",
+                   "links:\n  - {name: \"x\\0y\", mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n"
+                   "joints: []\n",
+                   "dynamics", ":2: link name is not UTF-8 text"});
+  expect_contract({"name.sdf", "<sdf version=\"1.9\"><model name=\"\xff\"/></sdf>", "dynamics",
+                   ":1: invalid UTF-8 (byte \\xff)"});
+  expect_contract(
+      {"name.xml", "<mujoco model=\"\x80\"/>", "dynamics", ":1: invalid UTF-8 (byte \\x80)"});
+  const std::string state = write_bytes("bad_state.json", "{\"q\": {\"\xc0\xaf\": 1}}");
+  cli_test::expect_one_line_error(
+      run_cli("dynamics " + example_model("arm7.urdf") + " --state " + state),
+      state + ":1: invalid UTF-8 (byte \\xc0)");
+}
+
+TEST(HostileInputCli, NamesWithNewlinesStayOnOneLine) {
+  expect_contract({"newline.dot", "digraph { \"a\nb\" -> \"a\nb\" }", "graph",
+                   ":2: self-loop at node 'a\\nb'"});
+  expect_contract({"newline.yaml", "links:\n  - {name: \"x\\ny\\t\\x01\", mass: 1}\njoints: []\n",
+                   "dynamics", ":2: link 'x\\ny\\t\\x01' has a mass but no 'inertia'"});
+  expect_contract({"newline_type.yaml",
+                   "links:\n  - {name: a, mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n"
+                   "joints:\n  - {name: j, type: \"re\\nvolute\", parent: world, child: a}\n",
+                   "dynamics", "unknown type 're\\nvolute'"});
+  expect_contract({"newline_key.yaml", "links: []\n\"jo\\nints\": []\n", "dynamics",
+                   ":2: unknown key 'jo\\nints'"});
+  expect_contract(
+      {"newline.urdf",
+       "<robot name=\"r\">\n<link name=\"a\"/>\n<joint name=\"j&#10;k\" type=\"bad&#10;type\">"
+       "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+       "dynamics", ":3: joint 'j\\nk' has unknown type 'bad\\ntype'"});
+}
+
+TEST(HostileInputCli, YamlNullKeyNamesTheFileAndLine) {
+  expect_contract({"null_key.yaml", "links:\n  - {name: a, mass: 1}\n? \n: 3\n", "dynamics",
+                   ":4: a key in the mechanism must be a name"});
+}
+
+}  // namespace
