@@ -267,7 +267,7 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, const 
 // dynamics M qdd_in + C for the state's independent qdd made consistent (qdd_in = X qdd_R +
 // Xdot qd_R), whose X* image is the minimal-coordinate inverse dynamics.
 int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
-                        std::ostream& out, std::ostream& err) {
+                        std::ostream& out) {
   const ClosedChainModel model =
       load_closed_chain_model(args.file, std::move(mechanism), args.strict);
   const MechanismState state = load_state(args.state_file, model.mechanism());
@@ -326,7 +326,7 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, cons
   bias = order.vector(bias);
   mass = order.symmetric(mass);
   const MechanismState shown_state = in_file_order(order, state);
-  note_whole_mechanism("dynamics", args.file, model, err);
+  note_whole_mechanism(args.file, model);
   if (args.json) {
     Json report;
     Json dofs = Json::array(), names = Json::array();
@@ -377,12 +377,12 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, cons
   return kExitOk;
 }
 
-int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
+int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
   const DynamicsArguments args = parse_dynamics_arguments(arguments);
   DofOrder order;
   Mechanism mechanism = load_mechanism(args.file, args.strict, &order);
   if (is_closed_chain(mechanism))
-    return run_closed_dynamics(args, std::move(mechanism), order, out, err);
+    return run_closed_dynamics(args, std::move(mechanism), order, out);
   return run_tree_dynamics(args, std::move(mechanism), order, out);
 }
 // Median wall time per call of `call`: batches of calls long enough (>= 0.2 ms) for the clock,
@@ -482,7 +482,7 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
   });
 }
 
-int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, algo;
   int reps = 31;
   bool json = false, strict = false;
@@ -523,7 +523,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
     n = model.dof_count();
     BenchState state(n);
     state.close(model, data, file);
-    note_whole_mechanism("bench", file, model, err);
+    note_whole_mechanism(file, model);
     independent_count = static_cast<int>(data.independent.size());
     ns = bench_closed_chain(model, data, state, algo, reps, sink);
   } else {
@@ -571,12 +571,12 @@ int guarded(const char* command, Run run, std::ostream& err) {
 
 int dynamics_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(
-      "dynamics", [&] { return run_dynamics(args, out, err); }, err);
+      "dynamics", [&] { return run_dynamics(args, out); }, err);
 }
 
 int bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(
-      "bench", [&] { return run_bench(args, out, err); }, err);
+      "bench", [&] { return run_bench(args, out); }, err);
 }
 
 }  // namespace skograph::cli

@@ -160,14 +160,11 @@ std::string aggregate_links(const ClosedChainModel& model, int s) {
   return names;
 }
 
-void note_whole_mechanism(const char* command, const std::string& file,
-                          const ClosedChainModel& model, std::ostream& err) {
+void note_whole_mechanism(const std::string& file, const ClosedChainModel& model) {
   if (!model.swallows_whole_mechanism()) return;
-  print_line(err, command,
-             "note: " + file + ": one aggregate holds all " +
-                 std::to_string(model.tree().joint_count()) +
-                 " joints of the mechanism, so the embedded model is a single node (results are "
-                 "exact; the recursions gain nothing from the tree structure)");
+  add_note(file, "one aggregate holds all " + std::to_string(model.tree().joint_count()) +
+                     " joints of the mechanism, so the embedded model is a single node (results "
+                     "are exact; the recursions gain nothing from the tree structure)");
 }
 
 nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v) {

@@ -73,9 +73,9 @@ std::string naming_file(const std::string& file, const std::string& message);
 // The member links of aggregate s, joined by ", ".
 std::string aggregate_links(const ClosedChainModel& model, int s);
 
-// When one aggregate holds every joint, a note on `err` saying so (the run goes on).
-void note_whole_mechanism(const char* command, const std::string& file,
-                          const ClosedChainModel& model, std::ostream& err);
+// When one aggregate holds every joint, a note saying so (cli/warnings.hpp: printed when the
+// command succeeds).
+void note_whole_mechanism(const std::string& file, const ClosedChainModel& model);
 
 nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v);
 nlohmann::ordered_json matrix_json(const Eigen::Ref<const Eigen::MatrixXd>& m);

@@ -132,7 +132,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
     for (const std::string& dof : dofs) header += "," + dof + "_qd";
     csv.write(header + ",energy\n");
   }
-  note_whole_mechanism("simulate", args.file, model, err);
+  note_whole_mechanism(args.file, model);
   int reported_tenths = 0;
   SimulationSummary summary;
   try {

@@ -8,28 +8,40 @@
 namespace skograph::cli {
 
 namespace {
-// Per file, in the order first warned about.
-std::vector<std::pair<std::string, std::string>>& pending() {
-  static thread_local std::vector<std::pair<std::string, std::string>> lines;
+struct PendingLine {
+  std::string kind, file, text;
+};
+// Per kind and file, in the order first reported.
+std::vector<PendingLine>& pending() {
+  static thread_local std::vector<PendingLine> lines;
   return lines;
+}
+
+void add_items(const std::string& kind, const std::string& file,
+               const std::vector<std::string>& items) {
+  for (const std::string& item : items) {
+    std::string* line = nullptr;
+    for (auto& pending_line : pending())
+      if (pending_line.kind == kind && pending_line.file == file) line = &pending_line.text;
+    if (line)
+      *line += "; " + item;
+    else
+      pending().push_back({kind, file, item});
+  }
 }
 }  // namespace
 
 void add_warnings(const std::string& file, const std::vector<std::string>& items) {
-  for (const std::string& item : items) {
-    std::string* line = nullptr;
-    for (auto& [name, text] : pending())
-      if (name == file) line = &text;
-    if (line)
-      *line += "; " + item;
-    else
-      pending().emplace_back(file, item);
-  }
+  add_items("warning", file, items);
+}
+
+void add_note(const std::string& file, const std::string& text) {
+  add_items("note", file, {text});
 }
 
 void flush_warnings(const std::string& command, std::ostream& err) {
-  for (const auto& [file, text] : pending())
-    print_line(err, command, "warning: " + file + ": " + text);
+  for (const auto& line : pending())
+    print_line(err, command, line.kind + ": " + line.file + ": " + line.text);
   pending().clear();
 }
 

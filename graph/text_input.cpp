@@ -1,5 +1,7 @@
 #include "graph/text_input.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -74,6 +76,14 @@ bool is_text(std::string_view text) {
 }
 
 std::string read_file_bytes(const std::string& path) {
+  // Regular files and pipes (a shell's <(...)) only: a directory cannot be read, and a device such
+  // as /dev/zero or a terminal never ends.
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0) {
+    if (S_ISDIR(status.st_mode)) throw InputError(path, 0, "is a directory, not a file");
+    if (!S_ISREG(status.st_mode) && !S_ISFIFO(status.st_mode))
+      throw InputError(path, 0, "not a regular file (a device or a socket)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "cannot open the file (missing or unreadable)");
   std::ostringstream text;

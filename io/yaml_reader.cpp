@@ -317,7 +317,11 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
         std::filesystem::path(relative).is_absolute() || base_directory.empty()
             ? std::filesystem::path(relative)
             : std::filesystem::path(base_directory) / relative;
-    mechanism = read_urdf_file(path.string(), options);
+    try {
+      mechanism = read_urdf_file(path.string(), options);
+    } catch (const InputError& e) {  // the line names this file first, then the URDF's problem
+      fail(reader.at(root["urdf"]), std::string("in its urdf: ") + e.what());
+    }
     for (size_t k = 0; k < mechanism.links.size(); ++k)
       index.links.emplace(mechanism.links[k].name, static_cast<int>(k));
     for (size_t j = 0; j < mechanism.joints.size(); ++j)

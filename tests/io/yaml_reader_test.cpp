@@ -139,11 +139,12 @@ loops:
   EXPECT_EQ(m.loops[0].type, LoopType::kWeld);
   EXPECT_EQ(m.loops[0].parent, 1);
   EXPECT_EQ(m.source, path);
-  // Errors inside the URDF name the URDF file.
+  // Errors inside the URDF name the YAML file and its line, then the URDF file and its line.
   const std::string bad_urdf =
       write_file("bad.urdf", "<robot name=\"x\"><link name=\"a\"></robot>");
   const std::string uses_bad = write_file("uses_bad.yaml", "urdf: bad.urdf\n");
-  expect_input_error([&] { read_yaml_file(uses_bad); }, bad_urdf, 1, "malformed XML");
+  expect_input_error([&] { read_yaml_file(uses_bad); }, uses_bad, 1,
+                     "in its urdf: " + bad_urdf + ":1: malformed XML");
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
