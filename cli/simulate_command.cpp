@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -26,12 +27,15 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
-    "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json] "
-    "[--strict]";
+    "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--method dopri5|rk4] "
+    "[--rtol R] [--atol A] [--out TRAJ.csv] [--json] [--strict]";
 
 struct SimulateArguments {
   std::string file, state_file, csv, duration_text, step_text;
   double duration = 0.0, step = 0.0;
+  Integrator integrator = Integrator::kDormandPrince;
+  double relative_tolerance = SimulationOptions().relative_tolerance;
+  double absolute_tolerance = SimulationOptions().absolute_tolerance;
   bool has_duration = false, has_step = false, json = false, strict = false;
 };
 
@@ -43,11 +47,26 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
       parsed.json = true;
     } else if (arg == "--strict") {
       parsed.strict = true;
-    } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out") {
+    } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out" ||
+               arg == "--method" || arg == "--rtol" || arg == "--atol") {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
       const std::string& value = args[++i];
       if (arg == "--state") parsed.state_file = value;
       if (arg == "--out") parsed.csv = value;
+      if (arg == "--method") {
+        if (value == "dopri5")
+          parsed.integrator = Integrator::kDormandPrince;
+        else if (value == "rk4")
+          parsed.integrator = Integrator::kRungeKutta4;
+        else
+          throw UsageError("--method must be dopri5 or rk4, not '" + value + "'");
+      }
+      if (arg == "--rtol" || arg == "--atol") {
+        const double tolerance = parse_number(arg, value);
+        if (!(tolerance > 0.0 && tolerance < 1.0))
+          throw UsageError(arg + " must be a number between 0 and 1, not '" + value + "'");
+        (arg == "--rtol" ? parsed.relative_tolerance : parsed.absolute_tolerance) = tolerance;
+      }
       if (arg == "--t") {
         parsed.duration = parse_number(arg, value);
         parsed.duration_text = value;
@@ -120,6 +139,9 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   SimulationOptions options;
   options.duration = args.duration;
   options.step = args.step;
+  options.integrator = args.integrator;
+  options.relative_tolerance = args.relative_tolerance;
+  options.absolute_tolerance = args.absolute_tolerance;
   options.gravity = state.gravity;
   options.tau = state.tau;
   Eigen::VectorXd q = state.q, qd = state.qd;
@@ -134,6 +156,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   }
   note_whole_mechanism(args.file, model);
   int reported_tenths = 0;
+  const bool show_progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   SimulationSummary summary;
   try {
     summary = simulate(model, data, q, qd, options, [&](const SimulationSample& sample) {
@@ -147,8 +170,9 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
         row << "," << sample.kinetic_energy + sample.potential_energy << "\n";
         csv.write(row.str());
       }
-      // Progress of long runs: a line every 10 % of the steps.
-      if (sample.step_count > 1000) {
+      // Progress of long runs on a terminal only (a line every 10 % of the samples): redirected,
+      // stderr stays the one line of an error or nothing.
+      if (show_progress && sample.step_count > 1000) {
         const int tenths = static_cast<int>(10LL * sample.step / sample.step_count);
         if (tenths > reported_tenths) {
           reported_tenths = tenths;
@@ -177,6 +201,14 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
     report["steps"] = summary.steps;
     report["t"] = summary.final_time;
     report["dt"] = args.step;
+    report["method"] = args.integrator == Integrator::kDormandPrince ? "dopri5" : "rk4";
+    if (args.integrator == Integrator::kDormandPrince) {
+      report["rtol"] = args.relative_tolerance;
+      report["atol"] = args.absolute_tolerance;
+    }
+    report["accepted_steps"] = summary.accepted_steps;
+    report["rejected_steps"] = summary.rejected_steps;
+    report["evaluations"] = summary.evaluations;
     report["energy_drift"] = summary.energy_drift;
     report["kinetic_energy_drift"] = summary.kinetic_energy_drift;
     report["initial_energy"] = summary.initial_energy;
@@ -194,8 +226,18 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   text << "model " << args.file << ": " << dofs.size() << " dofs, " << independent.size()
        << " independent:";
   for (const std::string& name : independent) text << " " << name;
-  text << "\nsimulated " << summary.steps << " RK4 steps of " << args.step
-       << " s to t = " << summary.final_time << " s\n";
+  text << "\n";
+  if (args.integrator == Integrator::kDormandPrince)
+    text << "simulated to t = " << summary.final_time << " s with Dormand-Prince 5(4) (rtol "
+         << args.relative_tolerance << ", atol " << args.absolute_tolerance
+         << "): " << summary.accepted_steps << " steps of " << summary.smallest_step << " to "
+         << summary.largest_step << " s, " << summary.rejected_steps
+         << " rejected after a failed projection, " << summary.evaluations
+         << " evaluations; samples every " << args.step << " s\n";
+  else
+    text << "simulated " << summary.accepted_steps << " RK4 steps of " << args.step
+         << " s to t = " << summary.final_time << " s (" << summary.evaluations
+         << " evaluations)\n";
   text << std::setprecision(3) << "energy drift: " << summary.energy_drift
        << " (largest |E(t) - E(0) - W(t)|, E = kinetic + gravity potential, W = work of tau, "
           "relative to "
@@ -203,7 +245,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
        << "energy drift without the gravity potential: " << summary.kinetic_energy_drift
        << " (kinetic energy alone: conserved only without gravity)\n"
        << "constraint residuals: position " << summary.max_position_residual << ", velocity "
-       << summary.max_velocity_residual << " (largest after any step)\n"
+       << summary.max_velocity_residual << " (largest over the samples)\n"
        << std::setprecision(6) << "energy " << summary.initial_energy << " J at t = 0, "
        << summary.final_energy << " J at the end; work of tau " << summary.work << " J\n"
        << "final state:\n";

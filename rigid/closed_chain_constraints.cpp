@@ -348,7 +348,7 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   if (selection.rank < data.nominal_rank[s]) {
     if (data.nominal_rank[s] != model.nominal_rank(s) ||
         !closure_keeps_rank(model, data, s, selection, q))
-      throw ClosureError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
+      throw SingularConfigurationError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
                          std::to_string(data.nominal_rank[s]) + " -> " +
                          std::to_string(selection.rank) + ")");
     data.nominal_rank[s] = selection.rank;

@@ -48,6 +48,12 @@ class ClosureError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// The rank of an aggregate's constraints drops at the state: a singular configuration of the
+// mechanism itself (not a numerical failure that a smaller step could avoid).
+class SingularConfigurationError : public ClosureError {
+ public:
+  using ClosureError::ClosureError;
+};
 
 struct ClosedChainOptions {
   double position_tolerance = 1e-12;  // Newton stops when max |residual| is below

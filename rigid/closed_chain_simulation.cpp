@@ -1,36 +1,92 @@
 #include "rigid/closed_chain_simulation.hpp"
 
 #include <algorithm>
+#include <boost/numeric/odeint.hpp>
 #include <cmath>
+#include <functional>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace skograph {
 
 namespace {
 
-// Scratch vectors of one run, sized once before the first step.
-struct Stage {
-  Eigen::VectorXd q, qd, q_rate, qdd;
-  double power = 0.0;
+namespace odeint = boost::numeric::odeint;
+
+// The integrator's state x = (q, qd, W): full q, full qd (dependent entries follow the
+// independent ones at every evaluation and projection) and the work of tau.
+using OdeState = std::vector<double>;
+
+// The right-hand side of the minimal-coordinate equations (constraint-embedding §7): qd's
+// dependent entries from its independent ones (qd = X qd_R), dq/dt = configuration_rate,
+// qdd = X qdd_R + Xdot qd_R from the embedded articulated-body forward dynamics, and the power
+// tau . qd of the applied generalized forces. Odeint gets it through std::ref (no copies).
+class MinimalCoordinateSystem {
+ public:
+  MinimalCoordinateSystem(const ClosedChainModel& model, ClosedChainData& data,
+                          const Eigen::VectorXd& tau, const Eigen::Vector3d& gravity)
+      : model_(model), data_(data), tau_(tau), gravity_(gravity) {
+    const int n = model.dof_count();
+    q_.resize(n);
+    qd_.resize(n);
+    q_rate_.resize(n);
+  }
+
+  void operator()(const OdeState& x, OdeState& rate, double /*time*/) {
+    const Eigen::Index n = q_.size();
+    q_ = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
+    qd_ = Eigen::Map<const Eigen::VectorXd>(x.data() + n, n);
+    close_velocities(model_, data_, q_, qd_);
+    configuration_rate(model_.tree(), q_, qd_, q_rate_);
+    const Eigen::VectorXd& qdd = forward_dynamics(model_, data_, q_, qd_, tau_, gravity_);
+    Eigen::Map<Eigen::VectorXd>(rate.data(), n) = q_rate_;
+    Eigen::Map<Eigen::VectorXd>(rate.data() + n, n) = qdd;
+    rate[static_cast<std::size_t>(2 * n)] = tau_.dot(qd_);
+    ++evaluations;
+  }
+
+  long long evaluations = 0;
+
+ private:
+  const ClosedChainModel& model_;
+  ClosedChainData& data_;
+  const Eigen::VectorXd& tau_;
+  const Eigen::Vector3d gravity_;
+  Eigen::VectorXd q_, qd_, q_rate_;
 };
 
-// The right-hand side of the minimal-coordinate equations at a stage (constraint-embedding §7):
-// qd's dependent entries from its independent ones (qd = X qd_R), dq/dt = configuration_rate,
-// qdd = X qdd_R + Xdot qd_R from the embedded articulated-body forward dynamics, and the power
-// tau . qd of the applied generalized forces.
-void evaluate(const ClosedChainModel& model, ClosedChainData& data, const Eigen::VectorXd& tau,
-              const Eigen::Vector3d& gravity, Stage& stage) {
-  close_velocities(model, data, stage.q, stage.qd);
-  configuration_rate(model.tree(), stage.q, stage.qd, stage.q_rate);
-  stage.qdd = forward_dynamics(model, data, stage.q, stage.qd, tau, gravity);
-  stage.power = tau.dot(stage.qd);
+// Back onto the constraint manifold: the dependent q by Newton (independent q kept), then the
+// dependent qd from the independent ones. q and qd are scratch vectors of the right size.
+void project(const ClosedChainModel& model, ClosedChainData& data, OdeState& x, Eigen::VectorXd& q,
+             Eigen::VectorXd& qd) {
+  const Eigen::Index n = q.size();
+  q = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
+  qd = Eigen::Map<const Eigen::VectorXd>(x.data() + n, n);
+  close_positions(model, data, q);
+  close_velocities(model, data, q, qd);
+  Eigen::Map<Eigen::VectorXd>(x.data(), n) = q;
+  Eigen::Map<Eigen::VectorXd>(x.data() + n, n) = qd;
 }
+
+// A singular configuration met at a state of the trajectory (a step's end or a sample), as opposed
+// to one met by a stage evaluation inside a step, which a shorter step may avoid.
+struct SingularState {
+  double time;
+  std::string message;
+};
 
 std::string at_time(double time) {
   std::ostringstream text;
   text << "at t = " << time << " s: ";
+  return text.str();
+}
+
+std::string seconds(double value) {
+  std::ostringstream text;
+  text << std::setprecision(3) << value << " s";
   return text.str();
 }
 
@@ -42,14 +98,14 @@ int simulation_step_count(double duration, double step) {
   if (!std::isfinite(step) || step <= 0.0)
     throw std::invalid_argument("the time step must be a positive number of seconds");
   if (step > duration) throw std::invalid_argument("the time step is longer than the duration");
-  // The last step is shortened to end at T; a remainder below 1e-9 steps is rounding, not a step.
+  // The last interval is shortened to end at T; a remainder below 1e-9 steps is rounding.
   const double steps = std::ceil(duration / step - 1e-9);
   if (steps > 1e9) throw std::invalid_argument("more than 10^9 time steps");
   return static_cast<int>(steps);
 }
 
-// Classical fourth-order Runge-Kutta on (q, qd_R, W) with the projection onto the constraint
-// manifold after each step (Newton on the dependent q, then qd = X qd_R); see the header.
+// Boost.Odeint's Dormand-Prince 5(4) with dense output, or its classical RK4, with the projection
+// onto the constraint manifold after every step and at every sample; see the header.
 SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data, Eigen::VectorXd& q,
                            Eigen::VectorXd& qd, const SimulationOptions& options,
                            const SimulationCallback& callback) {
@@ -58,30 +114,37 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
     throw std::invalid_argument("q and qd must have one entry per dof (" + std::to_string(n) + ")");
   if (options.tau.size() != 0 && options.tau.size() != n)
     throw std::invalid_argument("tau must have one entry per dof (" + std::to_string(n) + ")");
-  const int step_count = simulation_step_count(options.duration, options.step);
+  const int sample_count = simulation_step_count(options.duration, options.step);
+  const auto positive = [](double value) { return std::isfinite(value) && value > 0.0; };
+  if (options.integrator == Integrator::kDormandPrince &&
+      (!positive(options.relative_tolerance) || !positive(options.absolute_tolerance)))
+    throw std::invalid_argument("the tolerances must be positive numbers");
   const Eigen::VectorXd tau =
       options.tau.size() == n ? options.tau : Eigen::VectorXd::Zero(n).eval();
+  const auto sample_time = [&](int k) {
+    return k == sample_count ? options.duration : k * options.step;
+  };
 
   SimulationSummary summary;
   SimulationSample sample;
-  sample.step_count = step_count;
+  sample.step_count = sample_count;
   sample.q = &q;
   sample.qd = &qd;
   double energy0 = 0.0, kinetic0 = 0.0, largest_imbalance = 0.0, largest_kinetic_imbalance = 0.0;
-  double largest_kinetic = 0.0, work = 0.0, time = 0.0;
+  double largest_kinetic = 0.0, work = 0.0;
 
-  // Energies and residuals of the closed state (q, qd) at `time`; passed to the callback.
-  auto observe = [&](int step) {
+  // Energies and residuals of the closed state (q, qd, work) at sample k; passed to the callback.
+  auto observe = [&](int k) {
     update_kinematics(model.tree(), q, qd, data.tree);
-    sample.step = step;
-    sample.time = time;
+    sample.step = k;
+    sample.time = sample_time(k);
     sample.kinetic_energy = kinetic_energy(model.tree(), data.tree);
     sample.potential_energy = potential_energy(model.tree(), data.tree, options.gravity);
     sample.work = work;
     sample.position_residual = position_residual(model, data, q);
     sample.velocity_residual = velocity_residual(model, data, q, qd);
     const double energy = sample.kinetic_energy + sample.potential_energy;
-    if (step == 0) {
+    if (k == 0) {
       energy0 = energy;
       kinetic0 = sample.kinetic_energy;
       summary.initial_energy = energy;
@@ -99,59 +162,126 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
     summary.final_kinetic_energy = sample.kinetic_energy;
     if (callback) callback(sample);
   };
+  const auto unpack = [&](const OdeState& x) {
+    q = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
+    qd = Eigen::Map<const Eigen::VectorXd>(x.data() + n, n);
+    work = x[static_cast<std::size_t>(2 * n)];
+  };
 
-  Stage stage[4];
-  for (Stage& s : stage) {
-    s.q.resize(n);
-    s.qd.resize(n);
-    s.q_rate.resize(n);
-    s.qdd.resize(n);
-  }
   try {
     close_positions(model, data, q);
     close_velocities(model, data, q, qd);
-    observe(0);
-    for (int step = 1; step <= step_count; ++step) {
-      const double next_time = step == step_count ? options.duration : step * options.step;
-      const double h = next_time - time;
-      // k1 at (q, qd), k2 and k3 at the half step, k4 at the full step (dependent qd entries are
-      // recomputed from the independent ones inside evaluate()).
-      stage[0].q = q;
-      stage[0].qd = qd;
-      evaluate(model, data, tau, options.gravity, stage[0]);
-      stage[1].q = q + 0.5 * h * stage[0].q_rate;
-      stage[1].qd = qd + 0.5 * h * stage[0].qdd;
-      evaluate(model, data, tau, options.gravity, stage[1]);
-      stage[2].q = q + 0.5 * h * stage[1].q_rate;
-      stage[2].qd = qd + 0.5 * h * stage[1].qdd;
-      evaluate(model, data, tau, options.gravity, stage[2]);
-      stage[3].q = q + h * stage[2].q_rate;
-      stage[3].qd = qd + h * stage[2].qdd;
-      evaluate(model, data, tau, options.gravity, stage[3]);
-      q += (h / 6.0) *
-           (stage[0].q_rate + 2.0 * stage[1].q_rate + 2.0 * stage[2].q_rate + stage[3].q_rate);
-      qd += (h / 6.0) * (stage[0].qdd + 2.0 * stage[1].qdd + 2.0 * stage[2].qdd + stage[3].qdd);
-      work += (h / 6.0) *
-              (stage[0].power + 2.0 * stage[1].power + 2.0 * stage[2].power + stage[3].power);
-      time = next_time;
-      // Back onto the constraint manifold: the independent q and qd are the integrated ones.
-      close_positions(model, data, q);
-      close_velocities(model, data, q, qd);
-      observe(step);
-    }
   } catch (const ClosureError& e) {
-    throw ClosureError(at_time(time) + e.what());
+    throw ClosureError(at_time(0.0) + e.what());
   }
+  OdeState x(static_cast<std::size_t>(2 * n + 1), 0.0);
+  Eigen::Map<Eigen::VectorXd>(x.data(), n) = q;
+  Eigen::Map<Eigen::VectorXd>(x.data() + n, n) = qd;
+  observe(0);
 
-  summary.steps = step_count;
-  summary.final_time = time;
+  MinimalCoordinateSystem system(model, data, tau, options.gravity);
+  Eigen::VectorXd q_scratch(n), qd_scratch(n);
+  auto note_step = [&](double length) {
+    summary.smallest_step =
+        summary.accepted_steps == 0 ? length : std::min(summary.smallest_step, length);
+    summary.largest_step = std::max(summary.largest_step, length);
+    ++summary.accepted_steps;
+  };
+
+  if (options.integrator == Integrator::kRungeKutta4) {
+    // Fixed steps ending at the sample times; a failed projection stops the run.
+    odeint::runge_kutta4<OdeState> stepper;
+    double time = 0.0;
+    for (int k = 1; k <= sample_count; ++k) {
+      const double next_time = sample_time(k);
+      try {
+        stepper.do_step(std::ref(system), x, time, next_time - time);
+        project(model, data, x, q_scratch, qd_scratch);
+      } catch (const ClosureError& e) {
+        throw ClosureError(at_time(time) + e.what());
+      }
+      note_step(next_time - time);
+      time = next_time;
+      unpack(x);
+      observe(k);
+    }
+  } else {
+    auto stepper = odeint::make_dense_output(options.absolute_tolerance,
+                                             options.relative_tolerance,
+                                             odeint::runge_kutta_dopri5<OdeState>());
+    const double smallest_allowed = 1e-12 * options.duration;
+    double next_step = std::min(options.step, options.duration) / 16.0;
+    double time = 0.0;
+    stepper.initialize(x, time, next_step);
+    OdeState end = x, interpolated = x;
+    std::vector<OdeState> samples;  // the projected samples of the step being tried
+    int next_sample = 1;
+    while (next_sample <= sample_count) {
+      if (summary.accepted_steps + summary.rejected_steps >= options.max_steps)
+        throw ClosureError(at_time(time) + "more than " + std::to_string(options.max_steps) +
+                           " integration steps (tolerances too tight for this motion?)");
+      double tried = next_step;
+      std::size_t projected = 0;
+      try {
+        const auto interval = stepper.do_step(std::ref(system));
+        tried = interval.second - interval.first;
+        end = stepper.current_state();
+        const auto project_state = [&](OdeState& state, double at) {
+          try {
+            project(model, data, state, q_scratch, qd_scratch);
+          } catch (const SingularConfigurationError& e) {
+            throw SingularState{at, e.what()};
+          }
+        };
+        project_state(end, interval.second);
+        // The samples inside the step, projected before any is reported: a failure rejects the
+        // whole step.
+        for (int k = next_sample; k <= sample_count && sample_time(k) <= interval.second; ++k) {
+          stepper.calc_state(sample_time(k), interpolated);
+          project_state(interpolated, sample_time(k));
+          if (samples.size() <= projected) samples.emplace_back();
+          samples[projected++] = interpolated;
+        }
+        note_step(tried);
+        time = interval.second;
+        next_step = stepper.current_time_step();
+      } catch (const SingularState& singular) {
+        // The trajectory itself reaches a singular configuration: the run ends there.
+        throw ClosureError(at_time(singular.time) + singular.message);
+      } catch (const ClosureError& e) {
+        // Rejected (a projection that fails, or a stage evaluation at a singular configuration
+        // that a shorter step may avoid): back to the last accepted state with a quarter of the
+        // step.
+        ++summary.rejected_steps;
+        next_step = tried / 4.0;
+        if (next_step < smallest_allowed)
+          throw ClosureError(at_time(time) + "the step size fell below " +
+                             seconds(smallest_allowed) + ": " + e.what());
+        stepper.initialize(x, time, next_step);
+        continue;
+      } catch (const odeint::step_adjustment_error&) {
+        throw ClosureError(at_time(time) + "the step size fell below " +
+                           seconds(stepper.current_time_step()) +
+                           " (the error control rejected 500 steps in a row)");
+      }
+      for (std::size_t s = 0; s < projected; ++s) {
+        unpack(samples[s]);
+        observe(next_sample++);
+      }
+      x = end;
+      stepper.initialize(x, time, next_step);
+    }
+  }
+  summary.evaluations = system.evaluations;
+  // q and qd hold the last sample, the state at T (Dormand-Prince's last step may end past T).
+  summary.steps = sample_count;
+  summary.final_time = options.duration;
   summary.work = work;
   const double scale = std::max(std::abs(energy0), largest_kinetic);
-  const double kinetic_scale = largest_kinetic;
   summary.energy_scale = scale;
   summary.energy_drift = scale > 0.0 ? largest_imbalance / scale : 0.0;
   summary.kinetic_energy_drift =
-      kinetic_scale > 0.0 ? largest_kinetic_imbalance / kinetic_scale : 0.0;
+      largest_kinetic > 0.0 ? largest_kinetic_imbalance / largest_kinetic : 0.0;
   return summary;
 }
 

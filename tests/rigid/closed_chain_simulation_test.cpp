@@ -1,4 +1,5 @@
-// rigid/closed_chain_simulation.hpp: RK4 in minimal coordinates with projection. References
+// rigid/closed_chain_simulation.hpp: Dormand-Prince (and RK4) in minimal coordinates with
+// projection. References
 // computed here independently of the library's closed-chain code: energies from the tree mass
 // matrix and the links' centers of mass, closure errors from the link poses and the loop frames,
 // velocity closure by central differences of those errors along dq/dt, one RK4 step by hand on
@@ -257,10 +258,13 @@ TEST(ClosedChainSimulation, OneStepOfATreeIsClassicalRungeKuttaOnTheTreeDynamics
   SimulationOptions options;
   options.duration = h;
   options.step = h;
+  options.integrator = Integrator::kRungeKutta4;
   options.gravity = gravity;
   options.tau = tau;
   const SimulationSummary summary = simulate(model, closed, q, qd, options);
   EXPECT_EQ(summary.steps, 1);
+  EXPECT_EQ(summary.accepted_steps, 1);
+  EXPECT_EQ(summary.evaluations, 4);
   EXPECT_LT((q - q_expected).cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_LT((qd - qd_expected).cwiseAbs().maxCoeff(), 1e-12);
 }
@@ -298,6 +302,7 @@ TEST(ClosedChainSimulation, EnergyErrorShrinksAtFourthOrder) {
     SimulationOptions options;
     options.duration = 0.5;
     options.step = i == 0 ? 4e-3 : 2e-3;
+    options.integrator = Integrator::kRungeKutta4;
     Recorded recorded;
     drift[i] = run(testing_support::carriage_fourbar(Cut::kInternal), q, qd, options, recorded)
                    .energy_drift;
@@ -305,6 +310,75 @@ TEST(ClosedChainSimulation, EnergyErrorShrinksAtFourthOrder) {
   EXPECT_GT(drift[0], 1e-12);
   EXPECT_GT(drift[0] / drift[1], 8.0);
   EXPECT_LT(drift[0] / drift[1], 40.0);
+}
+
+TEST(ClosedChainSimulation, DormandPrinceSamplesAgreeWithAFineFixedStepReference) {
+  // The same motion by RK4 with steps of 1e-4 s (error ~1e-13 here) and by Dormand-Prince with
+  // samples every 0.01 s interpolated from its own, much longer steps.
+  Eigen::VectorXd q_reference, qd_reference, q, qd;
+  carriage_fourbar_state(q_reference, qd_reference);
+  qd_reference *= 3.0;
+  q = q_reference;
+  qd = qd_reference;
+  SimulationOptions fixed;
+  fixed.duration = 0.5;
+  fixed.step = 1e-4;
+  fixed.integrator = Integrator::kRungeKutta4;
+  Recorded reference, adaptive;
+  run(testing_support::carriage_fourbar(Cut::kInternal), q_reference, qd_reference, fixed,
+      reference);
+  SimulationOptions options;
+  options.duration = 0.5;
+  options.step = 0.01;
+  options.relative_tolerance = options.absolute_tolerance = 1e-11;
+  const SimulationSummary summary =
+      run(testing_support::carriage_fourbar(Cut::kInternal), q, qd, options, adaptive);
+  ASSERT_EQ(adaptive.time.size(), 51u);
+  ASSERT_EQ(reference.time.size(), 5001u);
+  double largest = 0.0;
+  for (size_t k = 0; k < adaptive.time.size(); ++k) {
+    ASSERT_NEAR(adaptive.time[k], reference.time[100 * k], 1e-12);
+    largest = std::max(largest, (adaptive.q[k] - reference.q[100 * k]).cwiseAbs().maxCoeff());
+    largest = std::max(largest, (adaptive.qd[k] - reference.qd[100 * k]).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LT(largest, 1e-8);
+  EXPECT_GT((adaptive.q.back() - adaptive.q.front()).norm(), 1.0);  // it moved
+  // Far fewer steps than the reference's 5000, yet more than the 50 sample intervals.
+  EXPECT_GT(summary.accepted_steps, 50);
+  EXPECT_LT(summary.accepted_steps, 2000);
+  EXPECT_EQ(summary.rejected_steps, 0);
+}
+
+TEST(ClosedChainSimulation, TighterTolerancesGiveSmallerEnergyDrift) {
+  double drift[3];
+  long long steps[3];
+  const double tolerances[3] = {1e-5, 1e-7, 1e-9};
+  for (int i = 0; i < 3; ++i) {
+    Eigen::VectorXd q, qd;
+    carriage_fourbar_state(q, qd);
+    qd *= 3.0;
+    SimulationOptions options;
+    options.duration = 1.0;
+    options.step = 0.01;
+    options.relative_tolerance = options.absolute_tolerance = tolerances[i];
+    Recorded recorded;
+    const SimulationSummary summary =
+        run(testing_support::carriage_fourbar(Cut::kInternal), q, qd, options, recorded);
+    drift[i] = summary.energy_drift;
+    steps[i] = summary.accepted_steps;
+    // The drift the summary reports is the one of the references computed here.
+    double largest = 0.0;
+    for (double e : recorded.energy) largest = std::max(largest, std::abs(e - recorded.energy[0]));
+    EXPECT_NEAR(drift[i] * summary.energy_scale, largest, 1e-9 * summary.energy_scale);
+  }
+  // A fifth-order method: 100 times tighter tolerances cost about 100^(1/5) = 2.5 times the steps
+  // and shrink the error by about 100.
+  EXPECT_GT(drift[0] / drift[1], 20.0);
+  EXPECT_GT(drift[1] / drift[2], 20.0);
+  EXPECT_LT(drift[2], 1e-8);
+  EXPECT_GT(steps[1], steps[0]);
+  EXPECT_GT(steps[2], steps[1]);
+  EXPECT_LT(steps[2], 10 * steps[0]);
 }
 
 TEST(ClosedChainSimulation, BadSizesAndOptionsAreRejected) {
@@ -317,6 +391,12 @@ TEST(ClosedChainSimulation, BadSizesAndOptionsAreRejected) {
   EXPECT_THROW(simulate(model, data, q, qd, options), std::invalid_argument);
   options.tau.resize(0);
   options.step = 0.0;
+  EXPECT_THROW(simulate(model, data, q, qd, options), std::invalid_argument);
+  options.step = 1e-3;
+  options.relative_tolerance = 0.0;
+  EXPECT_THROW(simulate(model, data, q, qd, options), std::invalid_argument);
+  options.relative_tolerance = 1e-9;
+  options.absolute_tolerance = NAN;
   EXPECT_THROW(simulate(model, data, q, qd, options), std::invalid_argument);
 }
 
