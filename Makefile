@@ -21,7 +21,7 @@ DEB_PACKAGES := cmake g++ make pkg-config \
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a
 
-.PHONY: all deps configure build test demo bench bench-peers format clean
+.PHONY: all deps configure build test demo bench bench-peers sanitize fuzz format clean
 
 all: build
 
@@ -68,8 +68,54 @@ bench-peers: deps
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target skograph_peers
 	$(BUILD_DIR)/bin/skograph_peers
 
+# libFuzzer campaigns over every input kind (fuzz/README.md): clang-14 with ASan + UBSan in its own
+# folder; each target starts from its seeds (examples/) and regression files
+# (tests/fuzz_regressions/KIND) and runs FUZZ_SECONDS. A finding stops the run and is left in
+# $(FUZZ_DIR)/findings/KIND/: fix it and add the file to tests/fuzz_regressions/KIND.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_KINDS := dot urdf yaml mjcf sdf state
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+fuzz: deps
+	@missing=""; for p in $(FUZZ_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DSKOGRAPH_BUILD_FUZZERS=ON -DSKOGRAPH_BUILD_TESTS=OFF \
+	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_KINDS))
+	@for kind in $(FUZZ_KINDS); do \
+	  corpus=$(FUZZ_DIR)/corpus/$$kind; findings=$(FUZZ_DIR)/findings/$$kind; \
+	  mkdir -p $$corpus $$findings; \
+	  for seed in $$(cat $(FUZZ_DIR)/fuzz_seeds_$$kind.txt | tr ';' ' '); do \
+	    if [ -d $$seed ]; then cp $$seed/* $$corpus/; else cp $$seed $$corpus/; fi; \
+	  done; \
+	  cp tests/fuzz_regressions/$$kind/* $$corpus/ 2>/dev/null; \
+	  echo "fuzz_$$kind: $(FUZZ_SECONDS) s"; \
+	  $(SANITIZER_ENV) $(FUZZ_DIR)/bin/fuzz_$$kind $$corpus -max_total_time=$(FUZZ_SECONDS) \
+	    -timeout=20 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix=$$findings/ 2> $(FUZZ_DIR)/fuzz_$$kind.log \
+	    || { tail -40 $(FUZZ_DIR)/fuzz_$$kind.log; echo "fuzz_$$kind found a problem: $$findings"; exit 1; }; \
+	  grep -E "stat::number_of_executed_units|cov:" $(FUZZ_DIR)/fuzz_$$kind.log | tail -2; \
+	done
+
+# The whole test suite built with ASan + UBSan (+ LeakSanitizer) in its own folder; must be clean.
+SANITIZE_DIR ?= build-sanitize
+SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizer/lsan.supp:print_suppressions=0
+sanitize: deps
+	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKOGRAPH_SANITIZE=ON \
+	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
+	cmake --build $(SANITIZE_DIR) -j$(JOBS)
+	cd $(SANITIZE_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
+
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
