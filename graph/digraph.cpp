@@ -34,42 +34,6 @@ std::string quoted(const std::string& id) {
 
 }  // namespace
 
-std::string printable(std::string_view text) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    // A well-formed UTF-8 sequence (2 to 4 bytes, no overlong 2-byte form) stays as it is.
-    int length = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 1;
-    if (c >= 0x80 && length > 1 && i + static_cast<std::size_t>(length) <= text.size()) {
-      bool continuation = true;
-      for (int k = 1; k < length; ++k)
-        continuation = continuation && (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-      if (continuation) {
-        out.append(text.substr(i, static_cast<std::size_t>(length)));
-        i += static_cast<std::size_t>(length);
-        continue;
-      }
-    }
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c >= 0x7F) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-    ++i;
-  }
-  return out;
-}
-
 InputError::InputError(std::string source, int line, const std::string& problem)
     : std::runtime_error(format_input_error(source, line, problem)),
       source_(std::move(source)),

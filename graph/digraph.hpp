@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "graph/text_input.hpp"  // printable(), for the messages of every reader
+
 namespace skograph {
 
 struct DigraphNode {
@@ -24,10 +26,6 @@ struct DigraphNode {
 using BoostDigraph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, DigraphNode>;
 using Edge = std::pair<int, int>;  // (parent, child) = (from, to)
-
-// `text` fit for a one-line message: newlines, tabs and other control bytes and bytes that are
-// not well-formed UTF-8 escaped ("\n", "\t", "\xff"); UTF-8 characters kept.
-std::string printable(std::string_view text);
 
 // Bad input: names the source (file) and, where known, the 1-based line.
 class InputError : public std::runtime_error {

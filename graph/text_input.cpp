@@ -43,6 +43,37 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
 
 }  // namespace
 
+std::string printable(std::string_view text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    // A well-formed multi-byte UTF-8 character stays as it is.
+    const std::size_t length = c >= 0x80 ? utf8_sequence_length(text, i) : 1;
+    if (length > 1) {
+      out.append(text.substr(i, length));
+      i += length;
+      continue;
+    }
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7F) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+    ++i;
+  }
+  return out;
+}
+
 void check_text_bytes(std::string_view text, const std::string& source) {
   int line = 1;
   for (std::size_t i = 0; i < text.size();) {

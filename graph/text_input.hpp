@@ -8,6 +8,11 @@
 
 namespace skograph {
 
+// `text` fit for a one-line message: newlines, tabs and other control bytes and bytes that are
+// not well-formed UTF-8 (as check_text_bytes decides) escaped ("\n", "\t", "\xff"); UTF-8
+// characters kept.
+std::string printable(std::string_view text);
+
 // Throws InputError(source, line, ...) at the first NUL byte ("NUL byte: not a text file") or the
 // first byte that is not well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
 // above U+10FFFF; a sequence cut short by the end of the file is reported too). A byte-order

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "graph/digraph.hpp"
+#include "graph/text_input.hpp"
 #include "io/mjcf_reader.hpp"
 #include "io/sdf_reader.hpp"
 #include "io/urdf_reader.hpp"
@@ -19,6 +20,24 @@ std::string lowercase_extension(const std::string& path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return extension;
 }
+
+// Names must be UTF-8 text: the file's bytes are (graph/text_input.hpp), but XML character
+// references such as &#xD800; or &#0; decode to what JSON output cannot hold.
+void check_names_are_text(const Mechanism& mechanism, const std::string& path) {
+  const auto check = [&](const char* what, const std::string& name) {
+    if (!is_text(name))
+      throw InputError(path, 0,
+                       std::string(what) + " name '" + printable(name) +
+                           "' is not UTF-8 text (a character reference to NUL or a surrogate?)");
+  };
+  check("model", mechanism.name);
+  for (const Link& link : mechanism.links) check("link", link.name);
+  for (const Joint& joint : mechanism.joints) check("joint", joint.name);
+  for (const LoopClosure& loop : mechanism.loops) check("loop", loop.name);
+  for (const Coupling& coupling : mechanism.couplings) check("coupling", coupling.name);
+  for (const Frame& frame : mechanism.frames) check("frame", frame.name);
+}
+
 }  // namespace
 
 ModelFormat model_format(const std::string& path) {
@@ -35,21 +54,27 @@ bool is_mechanism_file(const std::string& path) {
 }
 
 Mechanism read_mechanism_file(const std::string& path, const ReadOptions& options) {
+  Mechanism mechanism;
   switch (model_format(path)) {
     case ModelFormat::kUrdf:
-      return read_urdf_file(path, options);
-    case ModelFormat::kYaml:
-      return read_yaml_file(path, options);
-    case ModelFormat::kMjcf:
-      return read_mjcf_file(path, options);
-    case ModelFormat::kSdf:
-      return read_sdf_file(path, options);
-    case ModelFormat::kNone:
+      mechanism = read_urdf_file(path, options);
       break;
+    case ModelFormat::kYaml:
+      mechanism = read_yaml_file(path, options);
+      break;
+    case ModelFormat::kMjcf:
+      mechanism = read_mjcf_file(path, options);
+      break;
+    case ModelFormat::kSdf:
+      mechanism = read_sdf_file(path, options);
+      break;
+    case ModelFormat::kNone:
+      throw InputError(path, 0,
+                       "unknown model file type '" + lowercase_extension(path) +
+                           "' (expected .urdf, .yaml, .yml, .xml, .mjcf or .sdf)");
   }
-  throw InputError(path, 0,
-                   "unknown model file type '" + lowercase_extension(path) +
-                       "' (expected .urdf, .yaml, .yml, .xml, .mjcf or .sdf)");
+  check_names_are_text(mechanism, path);
+  return mechanism;
 }
 
 }  // namespace skograph

@@ -108,6 +108,20 @@ TEST(HostileInputCli, BytesThatAreNotUtf8TextAreNamedEscaped) {
       state + ":1: invalid UTF-8 (byte \\xc0)");
 }
 
+TEST(HostileInputCli, CharacterReferencesThatDecodeToNonTextAreRefused) {
+  // The bytes are UTF-8, but &#xD800; (a surrogate) decodes to bytes JSON cannot hold.
+  expect_contract({"surrogate.xml",
+                   "<mujoco><worldbody><body name=\"a&#xD800;\"><joint name=\"j\" type=\"hinge\"/>"
+                   "<geom size=\"0.1\"/></body></worldbody></mujoco>",
+                   "dynamics", ": link name 'a\\xed\\xa0\\x80' is not UTF-8 text"});
+  expect_contract({"surrogate.sdf",
+                   "<sdf version=\"1.9\"><model name=\"m\"><link name=\"a&#xD800;\"><inertial>"
+                   "<mass>1</mass></inertial></link><joint name=\"j\" type=\"revolute\"><parent>"
+                   "world</parent><child>a&#xD800;</child><axis><xyz>0 0 1</xyz></axis></joint>"
+                   "</model></sdf>",
+                   "dynamics", ": link name 'a\\xed\\xa0\\x80' is not UTF-8 text"});
+}
+
 TEST(HostileInputCli, NamesWithNewlinesStayOnOneLine) {
   expect_contract({"newline.dot", "digraph { \"a\nb\" -> \"a\nb\" }", "graph",
                    ":2: self-loop at node 'a\\nb'"});

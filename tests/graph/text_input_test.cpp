@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "graph/digraph.hpp"
 
@@ -76,6 +78,27 @@ TEST(TextInput, AgreesWithADecoderOnEveryShortSequence) {
             ASSERT_EQ(accepted(four), is_one_character(four)) << std::hex << a << b << c << d;
           }
         }
+}
+
+TEST(TextInput, PrintableKeepsTextAndEscapesEverythingElse) {
+  // For every one- and two-byte string and the surrogate and out-of-range four-byte forms: the
+  // result is UTF-8 text without control bytes, and it is the input itself exactly when the input
+  // is such text.
+  std::vector<std::string> inputs = {"\xed\xa0\x80",     "\xed\x9f\xbf",     "\xf4\x90\x80\x80",
+                                     "\xf4\x8f\xbf\xbf", "\xf5\x80\x80\x80", "a\nb\tc\r"};
+  for (unsigned a = 0; a < 256; ++a)
+    for (unsigned b = 0; b < 256; ++b)
+      inputs.push_back({static_cast<char>(a), static_cast<char>(b)});
+  for (const std::string& input : inputs) {
+    const std::string shown = printable(input);
+    const bool plain = is_text(input) && std::none_of(input.begin(), input.end(), [](char c) {
+                         return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+                       });
+    ASSERT_TRUE(is_text(shown)) << shown;
+    for (const char c : shown) ASSERT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7F);
+    ASSERT_EQ(shown == input, plain) << shown;
+  }
+  EXPECT_EQ(printable("a\nb\xff\xed\xa0\x80\xc3\xa9"), "a\\nb\\xff\\xed\\xa0\\x80\xc3\xa9");
 }
 
 TEST(TextInput, NamesTheLineAndShowsTheByteEscaped) {
