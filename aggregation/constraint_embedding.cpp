@@ -156,13 +156,15 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   Xdot_thetadot.setZero(n);
   for (int j = 0; j < independent; ++j) X(selection.independent[j], j) = 1.0;
   if (selection.dependent.empty()) return;
-  const Eigen::MatrixXd dependent_rows = -y1.solve(Q(Eigen::all, selection.independent));
   const Eigen::VectorXd dependent_acceleration = -y1.solve(Qdot_thetadot);
-  for (size_t i = 0; i < selection.dependent.size(); ++i) {
-    const auto row = static_cast<Eigen::Index>(i);
-    X.row(selection.dependent[i]) = dependent_rows.row(row);
-    Xdot_thetadot(selection.dependent[i]) = dependent_acceleration(row);
-  }
+  for (size_t i = 0; i < selection.dependent.size(); ++i)
+    Xdot_thetadot(selection.dependent[i]) = dependent_acceleration(static_cast<Eigen::Index>(i));
+  // No independent coordinates (a weld holds the whole aggregate): X has no columns to fill, and
+  // Eigen's triangular solve of a 0-column block would index a null pointer (UBSan).
+  if (independent == 0) return;
+  const Eigen::MatrixXd dependent_rows = -y1.solve(Q(Eigen::all, selection.independent));
+  for (size_t i = 0; i < selection.dependent.size(); ++i)
+    X.row(selection.dependent[i]) = dependent_rows.row(static_cast<Eigen::Index>(i));
 }
 
 }  // namespace skograph

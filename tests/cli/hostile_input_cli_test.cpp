@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "support/cli_support.hpp"
 
 namespace {
@@ -138,6 +140,29 @@ TEST(HostileInputCli, NamesWithNewlinesStayOnOneLine) {
        "<robot name=\"r\">\n<link name=\"a\"/>\n<joint name=\"j&#10;k\" type=\"bad&#10;type\">"
        "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
        "dynamics", ":3: joint 'j\\nk' has unknown type 'bad\\ntype'"});
+}
+
+TEST(HostileInputCli, AWeldLoopBetweenTwoLinksLeavesNoIndependentCoordinateInItsAggregate) {
+  // UBSan once saw Eigen index a null pointer here: the aggregate {b} has one dof and no
+  // independent coordinate, so X_S has no columns. The weld makes b part of a: X = [1; 0] and
+  // M_R = M(1, 1) of the tree.
+  const std::string model = write_bytes("weld.yaml", R"(links:
+  - {name: a, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
+  - {name: b, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
+joints:
+  - {name: ja, type: revolute, parent: world, child: a, axis: [0, 0, 1]}
+  - {name: jb, type: revolute, parent: a, child: b, origin: {xyz: [0.2, 0, 0]}, axis: [0, 0, 1]}
+loops:
+  - {name: w, type: weld, parent: a, child: b, origin: {xyz: [0.2, 0, 0]}}
+)");
+  const auto run = run_cli("dynamics " + model + " --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["independent"], nlohmann::json::array({"ja"}));
+  EXPECT_EQ(report["X"], nlohmann::json::parse("[[1.0], [0.0]]"));
+  EXPECT_DOUBLE_EQ(report["M_reduced"][0][0].get<double>(), report["M"][0][0].get<double>());
+  // The two links as one rigid body about the axis: I_zz + m d^2 for each center of mass.
+  EXPECT_NEAR(report["M_reduced"][0][0].get<double>(), 0.004 + 0.01 + 0.004 + 0.09, 1e-12);
 }
 
 TEST(HostileInputCli, YamlNullKeyNamesTheFileAndLine) {
