@@ -25,15 +25,18 @@ GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a
 
 all: build
 
+# install_missing PACKAGES: apt-get install of those not installed yet (one shell command).
+install_missing = missing=""; for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+  done; \
+  if [ -n "$$missing" ]; then \
+    echo "Installing Debian packages:$$missing"; \
+    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+  fi
+
 # Install only what is missing; then register Graphviz plugins (pitfalls.md: a fresh machine lacks config6a).
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	@$(call install_missing,$(DEB_PACKAGES))
 	@[ -f $(GRAPHVIZ_CONFIG) ] || $(SUDO) dot -c
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
@@ -57,13 +60,7 @@ bench: build
 # Debian packages, builds the separate program and runs it; not part of `make test`.
 PEER_PACKAGES := libmujoco-dev libqhull-dev libdart-dev libdart-utils-urdf-dev
 bench-peers: deps
-	@missing=""; for p in $(PEER_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	@$(call install_missing,$(PEER_PACKAGES))
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSKOGRAPH_BUILD_PEERS=ON $(CMAKE_ARGS)
 	cmake --build $(BUILD_DIR) -j$(JOBS) --target skograph_peers
 	$(BUILD_DIR)/bin/skograph_peers
@@ -77,13 +74,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_KINDS := dot urdf yaml mjcf sdf state
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 fuzz: deps
-	@missing=""; for p in $(FUZZ_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	@$(call install_missing,$(FUZZ_PACKAGES))
 	cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DSKOGRAPH_BUILD_FUZZERS=ON -DSKOGRAPH_BUILD_TESTS=OFF \
 	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
@@ -109,7 +100,8 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_a
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizer/lsan.supp:print_suppressions=0
 sanitize: deps
-	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKOGRAPH_SANITIZE=ON \
+	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSKOGRAPH_SANITIZE=ON \
 	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
 	cmake --build $(SANITIZE_DIR) -j$(JOBS)
 	cd $(SANITIZE_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <ranges>
+#include <span>
 #include <stdexcept>
 
 #include "rigid/closed_chain_internal.hpp"
@@ -142,7 +143,10 @@ namespace closed_chain_detail {
 void velocity_product_accelerations(const RigidBodyModel& tree, const RigidBodyData& data,
                                     Eigen::VectorXd& acceleration) {
   const Forest& forest = tree.forest();
-  for (const int k : forest.post_order() | std::views::reverse) {
+  // Backwards by index (clang 14 cannot compile libstdc++ 12's views::reverse of a span).
+  const std::span<const int> post_order = forest.post_order();
+  for (auto position = post_order.rbegin(); position != post_order.rend(); ++position) {
+    const int k = *position;
     Vector6d alpha = data.coriolis.segment<6>(6 * k);
     const int p = forest.parent(k);
     if (p != Forest::kNone)
@@ -348,9 +352,9 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   if (selection.rank < data.nominal_rank[s]) {
     if (data.nominal_rank[s] != model.nominal_rank(s) ||
         !closure_keeps_rank(model, data, s, selection, q))
-      throw SingularConfigurationError("singular configuration: " + aggregate_label(model, s) + " loses rank (" +
-                         std::to_string(data.nominal_rank[s]) + " -> " +
-                         std::to_string(selection.rank) + ")");
+      throw SingularConfigurationError("singular configuration: " + aggregate_label(model, s) +
+                                       " loses rank (" + std::to_string(data.nominal_rank[s]) +
+                                       " -> " + std::to_string(selection.rank) + ")");
     data.nominal_rank[s] = selection.rank;
     update_kinematics(model.tree(), q, qd, data.tree);  // back from the probe
     velocity_product_accelerations(model.tree(), data.tree, data.work->node_acceleration);

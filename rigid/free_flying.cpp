@@ -1,7 +1,6 @@
 #include "rigid/free_flying.hpp"
 
 #include <Eigen/Cholesky>
-#include <ranges>
 #include <stdexcept>
 
 namespace skograph {
@@ -71,7 +70,10 @@ void dual_scatter(const RigidBodyModel& model, const RigidBodyData& data,
                   FreeFlyingData& ff) {
   const Forest& forest = model.forest();
   // Parents before children: post-order backwards (sequential in a canonical numbering).
-  for (const int k : forest.post_order() | std::views::reverse) {
+  // Backwards by index (clang 14 cannot compile libstdc++ 12's views::reverse of a span).
+  const std::span<const int> post_order = forest.post_order();
+  for (auto position = post_order.rbegin(); position != post_order.rend(); ++position) {
+    const int k = *position;
     const int p = forest.parent(k), dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
     Matrix6d& dual = ff.dual_inertia[k];
     Vector6d& dual_force = ff.dual_residual_force[k];
