@@ -123,8 +123,9 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
     outline.links.emplace_back(name, e->Row());
   }
   if (outline.links.empty()) fail({source, robot->Row()}, "the robot has no links");
-  std::unordered_map<std::string, std::string> parent_joint_of;
+  std::unordered_map<std::string, std::string> parent_joint_of, parent_link_of;
   parent_joint_of.reserve(outline.links.size());
+  parent_link_of.reserve(outline.links.size());
   for (const TiXmlElement* e = robot->FirstChildElement("joint"); e;
        e = e->NextSiblingElement("joint")) {
     const SourceLocation where{source, e->Row()};
@@ -147,10 +148,15 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
         fail({source, end->Row()},
              "joint '" + name + "' names missing " + tags[i] + " link '" + ends[i] + "'");
     }
+    // urdfdom links a joint's links by shared pointers: a link that is its own parent, or a cycle
+    // of links, would never be freed (LeakSanitizer), so both are refused before it runs.
     if (parent_joint_of.count(ends[1]))
       fail(where, "link '" + ends[1] + "' has two parents (joints '" + parent_joint_of[ends[1]] +
                       "' and '" + name + "')");
+    if (ends[0] == ends[1])
+      fail(where, "joint '" + name + "' connects link '" + ends[0] + "' to itself");
     parent_joint_of[ends[1]] = name;
+    parent_link_of[ends[1]] = ends[0];
     outline.joint_line[name] = e->Row();
     outline.joints.emplace_back(name, e->Row());
     if (const TiXmlElement* mimic = e->FirstChildElement("mimic")) {
@@ -163,6 +169,29 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
         tag.multiplier = std::strtod(mimic->Attribute("multiplier"), nullptr);
       if (mimic->Attribute("offset")) tag.offset = std::strtod(mimic->Attribute("offset"), nullptr);
       outline.mimics.push_back(tag);
+    }
+  }
+  // Cycles of links (each with one parent, none reaching a root): walk up from every link, marking
+  // the links of the current walk; meeting one of them again closes a cycle.
+  std::unordered_map<std::string, int> walk;  // link -> 1 + index of the walk that reached it
+  int walks = 0;
+  for (const auto& [start, line] : outline.links) {
+    ++walks;
+    for (std::string link = start;;) {
+      const auto seen = walk.find(link);
+      if (seen != walk.end()) {
+        if (seen->second == walks) {
+          const std::string& joint = parent_joint_of.at(link);
+          fail({source, outline.joint_line.at(joint)}, "joint '" + joint +
+                                                           "' closes a cycle of links through '" +
+                                                           link + "' (a URDF is a tree)");
+        }
+        break;
+      }
+      walk.emplace(link, walks);
+      const auto parent = parent_link_of.find(link);
+      if (parent == parent_link_of.end()) break;
+      link = parent->second;
     }
   }
   return outline;
