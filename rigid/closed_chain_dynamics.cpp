@@ -23,6 +23,9 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
   synchronize_sko_model(model.tree(), data.tree);
   // X_S with its rows in the structure's member order (its unreduced hinge layout).
   for (int s = 0; s < model.aggregate_count(); ++s) {
+    // A locked aggregate (no independent coordinate) has no columns to copy; Eigen's row() of a
+    // 0-column matrix offsets a null pointer (UBSan).
+    if (data.embedding[s].cols() == 0) continue;
     const std::vector<int>& dofs = impl.dofs[s];
     for (std::size_t i = 0; i < dofs.size(); ++i) {
       const int k = impl.dof_node[dofs[i]];

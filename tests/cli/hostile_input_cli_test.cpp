@@ -181,6 +181,29 @@ TEST(HostileInputCli, UrdfSelfLoopsAndCyclesAreRefusedBeforeUrdfdomLeaksThem) {
                    "dynamics", ":6: joint 'j2' closes a cycle of links through 'a'"});
 }
 
+TEST(HostileInputCli, ALockedAggregateHasNoIndependentCoordinatesAndDoesNotMove) {
+  // fuzz_mjcf tilted every hinge of the geared four-bar (axis 1 0 1): the loop then locks the
+  // linkage, the aggregate has no independent coordinate, and UBSan saw Eigen offset a null
+  // pointer copying the rows of its 0-column X_S. Locked, nothing moves: qdd = 0.
+  const std::string model =
+      write_bytes("locked.xml",
+                  R"(<mujoco><default><joint type="hinge" axis="1 0 1"/></default><worldbody>
+<body name="crank" euler="0 0 90"><joint name="crank_joint"/>
+<inertial pos="0.05 0 0" mass="0.3" diaginertia="2e-5 2.6e-4 2.6e-4"/>
+<body name="coupler" pos="0.1 0 0" axisangle="0 0 1 -60.00352820202503"><joint name="coupler_joint"/>
+<inertial pos="0.2 0 0" mass="0.8" diaginertia="5e-5 1.07e-2 1.07e-2"/></body></body>
+<body name="rocker" pos="0.35 0 0" xyaxes="-0.011925077982044579 0.9999288937295102 0 -0.9999288937295102 -0.011925077982044579 0">
+<joint name="rocker_joint"/><inertial pos="0.15 0 0" mass="0.6" diaginertia="4e-5 4.5e-3 4.5e-3"/></body>
+</worldbody><equality><connect body1="coupler" body2="rocker" anchor="0.4 0 0"/></equality></mujoco>
+)");
+  const auto run = run_cli("dynamics " + model + " --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["independent"], nlohmann::json::array());
+  EXPECT_EQ(report["M_reduced"], nlohmann::json::array());
+  for (const auto& value : report["qdd"]) EXPECT_EQ(value.get<double>(), 0.0);
+}
+
 TEST(HostileInputCli, YamlNullKeyNamesTheFileAndLine) {
   expect_contract({"null_key.yaml", "links:\n  - {name: a, mass: 1}\n? \n: 3\n", "dynamics",
                    ":4: a key in the mechanism must be a name"});
