@@ -1,9 +1,9 @@
-#include "aggregation/aggregated_model.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "graph/aggregation_subgraphs.hpp"
+#include "skograph/graph/aggregation_subgraphs.hpp"
 
 namespace skograph {
 namespace {

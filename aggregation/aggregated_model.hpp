@@ -29,8 +29,8 @@
 #include <memory>
 #include <vector>
 
-#include "aggregation/partition.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/aggregation/partition.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "aggregation/constraint_embedding.hpp"
+#include "skograph/aggregation/constraint_embedding.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "aggregation/partition.hpp"
+#include "skograph/aggregation/partition.hpp"
 
 #include <algorithm>
 #include <stdexcept>

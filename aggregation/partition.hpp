@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/forest.hpp"
+#include "skograph/graph/forest.hpp"
 
 namespace skograph {
 

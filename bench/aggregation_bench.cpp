@@ -14,9 +14,9 @@
 #include <random>
 #include <vector>
 
-#include "aggregation/aggregated_model.hpp"
-#include "aggregation/constraint_embedding.hpp"
-#include "operators/forward_dynamics.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
+#include "skograph/aggregation/constraint_embedding.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
 
 namespace skograph {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <cmath>
 
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/closed_chain_simulation.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/closed_chain_simulation.hpp"
 #include "tests/support/closed_chain_support.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <random>
 
-#include "graph/analysis.hpp"
+#include "skograph/graph/analysis.hpp"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <filesystem>
 #include <string>
 
-#include "io/mechanism_file.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <random>
 #include <vector>
 
-#include "operators/forward_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
 
 namespace skograph {
 namespace {

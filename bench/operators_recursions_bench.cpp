@@ -15,10 +15,10 @@
 #include <random>
 #include <vector>
 
-#include "operators/bwa.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/sko_model.hpp"
-#include "operators/spo_products.hpp"
+#include "skograph/operators/bwa.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/sko_model.hpp"
+#include "skograph/operators/spo_products.hpp"
 
 namespace skograph {
 namespace {

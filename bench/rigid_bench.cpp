@@ -10,8 +10,8 @@
 #include <random>
 
 #include "bench/rigid_problem.hpp"
-#include "rigid/free_flying.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/free_flying.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 #include "tests/support/rigid_support.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <random>
 #include <utility>
 
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 #include "tests/support/rigid_support.hpp"
 
 namespace skograph::bench {

@@ -14,8 +14,8 @@
 #include <random>
 
 #include "bench/rigid_problem.hpp"
-#include "rigid/rigid_body_model.hpp"
-#include "rigid/tree_order.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/rigid/tree_order.hpp"
 #include "tests/support/rigid_support.hpp"
 
 namespace {

@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "sparse/cholmod_factorization.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/cholmod_factorization.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph {
 namespace {

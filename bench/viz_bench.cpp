@@ -8,12 +8,12 @@
 #include <map>
 #include <random>
 
-#include "graph/analysis.hpp"
-#include "viz/diagrams.hpp"
-#include "viz/factor_pattern.hpp"
-#include "viz/graphviz_layout.hpp"
-#include "viz/matrix_patterns.hpp"
-#include "viz/spy_plot.hpp"
+#include "skograph/graph/analysis.hpp"
+#include "skograph/viz/diagrams.hpp"
+#include "skograph/viz/factor_pattern.hpp"
+#include "skograph/viz/graphviz_layout.hpp"
+#include "skograph/viz/matrix_patterns.hpp"
+#include "skograph/viz/spy_plot.hpp"
 
 namespace {
 

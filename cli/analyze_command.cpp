@@ -1,4 +1,4 @@
-#include "cli/analyze_command.hpp"
+#include "skograph/cli/analyze_command.hpp"
 
 #include <filesystem>
 #include <iomanip>
@@ -7,20 +7,20 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "cli/commands.hpp"
-#include "cli/demo_model.hpp"
-#include "cli/embedding_analysis.hpp"
-#include "cli/graph_command.hpp"
-#include "cli/json_output.hpp"
-#include "cli/model_loading.hpp"
-#include "cli/pictures.hpp"
-#include "cli/usage.hpp"
-#include "io/mechanism_file.hpp"
-#include "io/output_file.hpp"
-#include "io/state_reader.hpp"
-#include "io/yaml_reader.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "viz/factor_pattern.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/demo_model.hpp"
+#include "skograph/cli/embedding_analysis.hpp"
+#include "skograph/cli/graph_command.hpp"
+#include "skograph/cli/json_output.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/cli/pictures.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/output_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/io/yaml_reader.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/viz/factor_pattern.hpp"
 
 namespace skograph::cli {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/picture_input.hpp"
+#include "skograph/cli/picture_input.hpp"
 
 namespace skograph::cli {
 

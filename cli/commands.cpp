@@ -1,50 +1,104 @@
-#include "cli/commands.hpp"
+#include "skograph/cli/commands.hpp"
 
 #include <csignal>
 #include <exception>
 #include <iostream>
 #include <new>
 
-#include "cli/analyze_command.hpp"
-#include "cli/export_command.hpp"
-#include "cli/graph_command.hpp"
-#include "cli/model_commands.hpp"
-#include "cli/render_command.hpp"
-#include "cli/simulate_command.hpp"
-#include "cli/usage.hpp"
-#include "cli/warnings.hpp"
-#include "graph/digraph.hpp"
-#include "io/output_file.hpp"
+#include "skograph/config.hpp"
+#if SKOGRAPH_HAVE_VIZ
+#include "skograph/cli/analyze_command.hpp"
+#include "skograph/cli/render_command.hpp"
+#endif
+#include "skograph/cli/export_command.hpp"
+#include "skograph/cli/graph_command.hpp"
+#include "skograph/cli/model_commands.hpp"
+#include "skograph/cli/simulate_command.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/cli/warnings.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/io/output_file.hpp"
 
 namespace skograph::cli {
 
 namespace {
-constexpr const char* kUsage =
-    "usage: skograph <command> [options]\n"
-    "commands:\n"
-    "  graph FILE [--json]   analyze a digraph (.dot, .gv) or a model's standard digraph\n"
+// Every command with its synopsis and what it does: `skograph help` prints them all,
+// `skograph COMMAND --help` (or `skograph help COMMAND`) one.
+struct CommandHelp {
+  const char* name;
+  const char* text;
+};
+constexpr CommandHelp kCommands[] = {
+    {"graph",
+     "  graph FILE [--json]   analyze a digraph (.dot, .gv) or a model's standard digraph\n"},
+    {"dynamics",
+     "  dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none]\n"
+     "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
+     "                        coordinates (independent dofs, X, M_reduced)\n"},
+    {"simulate",
+     "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]\n"
+     "           [--method dopri5|rk4] [--rtol R] [--atol A]\n"
+     "                        integrate in minimal coordinates (Dormand-Prince 5(4) by default);\n"
+     "                        energy drift and constraint residuals\n"},
+    {"bench",
+     "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
+     "                        median time per call of a dynamics algorithm\n"},
+    {"export",
+     "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
+     "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"
+     "                        sparse M, its CHOLMOD factor, E_A and A as Matrix Market files\n"},
+#if SKOGRAPH_HAVE_VIZ
+    {"render",
+     "  render MODEL|FILE.dot --what digraph|spanning-tree|aggregated|segments|sparsity\n"
+     "         [--matrix M|E|A|L|M_R] [--ordering canonical|root-first|amd] [--state S.json]\n"
+     "         [--format svg|png|pdf|dot] [--size PIXELS] -o OUT\n"
+     "                        draw one picture (format from OUT's extension by default)\n"},
+    {"analyze",
+     "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] [--max-diagram-nodes N]\n"
+     "                        report (text, JSON) and every picture into DIR; closed chains:\n"
+     "                        the constraint-embedded model and its M_R at the state; digraphs\n"
+     "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, diagrams\n"},
+    {"demo",
+     "  demo [--out DIR] [--size PIXELS]\n"
+     "                        analyze the built-in geared four-bar into DIR (default out/demo)\n"},
+#endif
+    {"help", "  help [COMMAND]        this text, or one command's\n"},
+};
+constexpr const char* kModelNote =
     "MODEL: .urdf, .yaml/.yml, .xml/.mjcf (MJCF), .sdf; every model command takes --strict\n"
-    "(refuse physically inconsistent inertias and massless moving subtrees)\n"
-    "  dynamics MODEL [--state STATE.json] [--json]\n"
-    "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
-    "                        coordinates (independent dofs, X, M_reduced)\n"
-    "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]\n"
-    "                        RK4 in minimal coordinates; energy drift and constraint residuals\n"
-    "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
-    "                        median time per call of a dynamics algorithm\n"
-    "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
-    "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"
-    "                        sparse M, its CHOLMOD factor, E_A and A as Matrix Market files\n"
-    "  render MODEL|FILE.dot --what digraph|spanning-tree|aggregated|segments|sparsity\n"
-    "         [--matrix M|E|A|L|M_R] [--ordering canonical|root-first|amd] [--state S.json]\n"
-    "         [--format svg|png|pdf|dot] [--size PIXELS] -o OUT\n"
-    "                        draw one picture (format from OUT's extension by default)\n"
-    "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] [--max-diagram-nodes N]\n"
-    "                        report (text, JSON) and every picture into DIR; closed chains:\n"
-    "                        the constraint-embedded model and its M_R at the state; digraphs\n"
-    "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, diagrams\n"
-    "  demo [--out DIR]      analyze the built-in geared four-bar into DIR (default out/demo)\n"
-    "  help                  this text\n";
+    "(refuse physically inconsistent inertias and massless moving subtrees)\n";
+constexpr const char* kOneLineUsage =
+    "usage: skograph <command> [options]; commands: graph dynamics simulate bench export"
+#if SKOGRAPH_HAVE_VIZ
+    " render analyze demo"
+#endif
+    " (skograph help, skograph COMMAND --help)\n";
+
+std::string full_usage() {
+  std::string text = "skograph " SKOGRAPH_VERSION "\nusage: skograph <command> [options]\ncommands:\n";
+  for (const CommandHelp& command : kCommands) text += command.text;
+  return text + kModelNote + "options: --help (after a command: its usage), --version\n";
+}
+
+const CommandHelp* find_command(const std::string& name) {
+  for (const CommandHelp& command : kCommands)
+    if (name == command.name) return &command;
+  return nullptr;
+}
+
+// `skograph COMMAND --help`, `skograph help COMMAND`: the command's usage on stdout.
+int command_help(const CommandHelp& command, std::ostream& out) {
+  out << "usage: skograph" << (command.text + 1);
+  const std::string name = command.name;
+  if (name != "graph" && name != "help") out << kModelNote;
+  return kExitOk;
+}
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  for (const std::string& arg : args)
+    if (arg == "--help" || arg == "-h") return true;
+  return false;
+}
 
 // The input file of a command's arguments: the first one that is neither an option nor an
 // option's value.
@@ -53,7 +107,7 @@ std::string input_file(const std::vector<std::string>& args) {
       "--state",  "--t",      "--dt",        "--out",      "--mass", "--factor",
       "--perm",   "--kernel", "--resolvent", "--ordering", "--what", "--matrix",
       "--format", "--size",   "-o",          "--reps",     "--algo", "--max-diagram-nodes",
-      "--rtol",   "--atol"};
+      "--rtol",   "--atol",     "--method"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;
@@ -75,12 +129,28 @@ std::string naming_input(const std::vector<std::string>& args, const std::string
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    (args.empty() ? err : out) << kUsage;
-    return args.empty() ? kExitBadInput : kExitOk;
+  if (args.empty()) {
+    err << kOneLineUsage;
+    return kExitBadInput;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    out << "skograph " << SKOGRAPH_VERSION << "\n";
+    return kExitOk;
+  }
+  if (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h"))
+      return command_help(*find_command("help"), out);
+    if (args.size() > 1 && find_command(args[1])) return command_help(*find_command(args[1]), out);
+    if (args.size() > 1) {
+      err << "skograph: unknown command '" << printable(args[1]) << "' (try 'skograph help')\n";
+      return kExitBadInput;
+    }
+    out << full_usage();
+    return kExitOk;
   }
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (find_command(command) && asks_for_help(rest)) return command_help(*find_command(command), out);
   int status = -1;
   discard_warnings();
   try {
@@ -89,9 +159,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "simulate") status = simulate_command(rest, out, err);
     if (command == "bench") status = bench_command(rest, out, err);
     if (command == "export") status = export_command(rest, out, err);
+#if SKOGRAPH_HAVE_VIZ
     if (command == "render") status = render_command(rest, out, err);
     if (command == "analyze") status = analyze_command(rest, out, err);
     if (command == "demo") status = demo_command(rest, out, err);
+#endif
   } catch (const OutputError& e) {
     discard_warnings();
     print_line(err, command, e.what());

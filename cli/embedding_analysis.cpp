@@ -1,14 +1,14 @@
-#include "cli/embedding_analysis.hpp"
+#include "skograph/cli/embedding_analysis.hpp"
 
 #include <cmath>
 #include <utility>
 
-#include "cli/model_loading.hpp"
-#include "io/mechanism_file.hpp"
-#include "io/state_reader.hpp"
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph::cli {
 

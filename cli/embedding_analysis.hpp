@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "rigid/mechanism.hpp"
-#include "viz/matrix_patterns.hpp"
+#include "skograph/rigid/mechanism.hpp"
+#include "skograph/viz/matrix_patterns.hpp"
 
 namespace skograph::cli {
 

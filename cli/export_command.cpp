@@ -1,4 +1,4 @@
-#include "cli/export_command.hpp"
+#include "skograph/cli/export_command.hpp"
 
 #include <memory>
 #include <ostream>
@@ -6,18 +6,18 @@
 #include <stdexcept>
 #include <utility>
 
-#include "cli/commands.hpp"
-#include "cli/model_loading.hpp"
-#include "cli/usage.hpp"
-#include "graph/digraph.hpp"
-#include "io/mechanism_file.hpp"
-#include "io/output_file.hpp"
-#include "io/state_reader.hpp"
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/rigid_body_model.hpp"
-#include "sparse/cholmod_factorization.hpp"
-#include "sparse/matrix_market.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/output_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/sparse/cholmod_factorization.hpp"
+#include "skograph/sparse/matrix_market.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph::cli {
 

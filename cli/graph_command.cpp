@@ -1,15 +1,15 @@
-#include "cli/graph_command.hpp"
+#include "skograph/cli/graph_command.hpp"
 
 #include <ostream>
 #include <sstream>
 
-#include "cli/commands.hpp"
-#include "cli/json_output.hpp"
-#include "cli/picture_input.hpp"
-#include "cli/usage.hpp"
-#include "cli/warnings.hpp"
-#include "io/mechanism_file.hpp"
-#include "io/mechanism_graph.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/json_output.hpp"
+#include "skograph/cli/picture_input.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/cli/warnings.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/mechanism_graph.hpp"
 
 namespace skograph::cli {
 

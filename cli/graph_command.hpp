@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graph/analysis.hpp"
+#include "skograph/graph/analysis.hpp"
 
 namespace skograph::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/json_output.hpp"
+#include "skograph/cli/json_output.hpp"
 
 namespace skograph::cli {
 

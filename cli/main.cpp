@@ -1,4 +1,4 @@
-#include "cli/commands.hpp"
+#include "skograph/cli/commands.hpp"
 
 int main(int argc, char** argv) {
   return skograph::cli::run(argc, argv);

@@ -1,4 +1,4 @@
-#include "cli/model_commands.hpp"
+#include "skograph/cli/model_commands.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
@@ -9,16 +9,16 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "cli/commands.hpp"
-#include "cli/json_output.hpp"
-#include "cli/model_loading.hpp"
-#include "cli/usage.hpp"
-#include "graph/digraph.hpp"
-#include "io/mechanism_file.hpp"
-#include "io/state_reader.hpp"
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/rigid_body_model.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/json_output.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph::cli {
 

@@ -1,72 +1,19 @@
-#include "cli/model_loading.hpp"
+#include "skograph/cli/model_loading.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <unordered_map>
 
-#include "cli/usage.hpp"
-#include "cli/warnings.hpp"
-#include "io/mechanism_file.hpp"
-#include "io/state_reader.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "rigid/tree_order.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/cli/warnings.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/model.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/tree_order.hpp"
 
 namespace skograph::cli {
-
-DofOrder::DofOrder(const Mechanism& file, const Mechanism& model) : names_(dof_names(file)) {
-  std::unordered_map<std::string, int> file_joint_index;
-  std::vector<int> file_offset;
-  int offset = 0;
-  for (std::size_t j = 0; j < file.joints.size(); ++j) {
-    file_joint_index.emplace(file.joints[j].name, static_cast<int>(j));
-    file_offset.push_back(offset);
-    offset += joint_dof_count(file.joints[j].type);
-  }
-  for (std::size_t j = 0; j < model.joints.size(); ++j) {
-    const auto it = file_joint_index.find(model.joints[j].name);
-    const int f = it == file_joint_index.end() ? static_cast<int>(j) : it->second;
-    file_joint_.push_back(f);
-    identity_ = identity_ && f == static_cast<int>(j);
-    for (int d = 0; d < joint_dof_count(model.joints[j].type); ++d)
-      file_dof_.push_back(file_offset[static_cast<std::size_t>(f)] + d);
-  }
-}
-
-Eigen::VectorXd DofOrder::vector(const Eigen::VectorXd& model_order) const {
-  if (identity_) return model_order;
-  Eigen::VectorXd result(model_order.size());
-  for (Eigen::Index i = 0; i < model_order.size(); ++i)
-    result(file_dof(static_cast<int>(i))) = model_order(i);
-  return result;
-}
-
-Eigen::MatrixXd DofOrder::rows(const Eigen::MatrixXd& model_order) const {
-  if (identity_) return model_order;
-  Eigen::MatrixXd result(model_order.rows(), model_order.cols());
-  for (Eigen::Index i = 0; i < model_order.rows(); ++i)
-    result.row(file_dof(static_cast<int>(i))) = model_order.row(i);
-  return result;
-}
-
-Eigen::MatrixXd DofOrder::symmetric(const Eigen::MatrixXd& model_order) const {
-  if (identity_) return model_order;
-  Eigen::MatrixXd result(model_order.rows(), model_order.cols());
-  for (Eigen::Index i = 0; i < model_order.rows(); ++i)
-    for (Eigen::Index j = 0; j < model_order.cols(); ++j)
-      result(file_dof(static_cast<int>(i)), file_dof(static_cast<int>(j))) = model_order(i, j);
-  return result;
-}
-
-std::vector<int> DofOrder::file_sorted(const std::vector<int>& model_dofs) const {
-  std::vector<int> positions(model_dofs.size());
-  for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int>(i);
-  std::stable_sort(positions.begin(), positions.end(), [&](int a, int b) {
-    return file_dof(model_dofs[static_cast<std::size_t>(a)]) <
-           file_dof(model_dofs[static_cast<std::size_t>(b)]);
-  });
-  return positions;
-}
 
 Mechanism load_mechanism(const std::string& file, bool strict, DofOrder* dof_order) {
   ReadOptions options;
@@ -88,26 +35,13 @@ std::string naming_file(const std::string& file, const std::string& message) {
 
 namespace {
 
-std::string joint_list(const Mechanism& mechanism, const std::vector<int>& joints) {
-  std::string names;
-  for (const int j : joints)
-    names += (names.empty() ? "'" : ", '") + mechanism.joints[static_cast<size_t>(j)].name + "'";
-  return names;
-}
-
 // Massless moving subtrees: refused under --strict, otherwise one warning item.
 void check_massless_joints(const std::string& file, const Mechanism& mechanism,
                            const std::vector<int>& joints, bool strict) {
-  if (joints.empty()) return;
-  const bool one = joints.size() == 1;
-  if (strict)
-    throw UsageError(file + ": joint " + joint_list(mechanism, {joints.front()}) +
-                     " moves no mass (it and every link below it are massless), so the mass "
-                     "matrix is singular (--strict refuses massless moving subtrees)");
-  add_warnings(file, {std::string(one ? "joint " : "joints ") + joint_list(mechanism, joints) +
-                      (one ? " moves" : " move") +
-                      " only massless links: the dynamics leave their accelerations at zero and "
-                      "they take no force"});
+  const std::string problem = massless_joints_message(mechanism, joints, strict);
+  if (problem.empty()) return;
+  if (strict) throw UsageError(file + ": " + problem);
+  add_warnings(file, {problem});
 }
 
 }  // namespace
@@ -181,16 +115,6 @@ nlohmann::ordered_json matrix_json(const Eigen::Ref<const Eigen::MatrixXd>& m) {
     rows.push_back(row);
   }
   return rows;
-}
-
-Eigen::VectorXd embedding_rate(const ClosedChainModel& model, const ClosedChainData& data) {
-  Eigen::VectorXd rate = Eigen::VectorXd::Zero(model.dof_count());
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const std::vector<int>& dofs = model.aggregate_dofs(s);
-    const Eigen::VectorXd& local = data.embedding_rate[static_cast<size_t>(s)];
-    for (size_t i = 0; i < dofs.size(); ++i) rate(dofs[i]) = local(static_cast<Eigen::Index>(i));
-  }
-  return rate;
 }
 
 }  // namespace skograph::cli

@@ -9,41 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/usage.hpp"
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/mechanism.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/io/dof_order.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/mechanism.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph::cli {
 
-// The file's dof order against the model's: load_mechanism lists the joints depth first
-// (rigid/tree_order.hpp), so that the recursions walk their arrays in order (issue 13), and every
-// dof-ordered output is mapped back to the file's order here, at the boundary. Identity when the
-// file lists its joints depth first already (most robot files).
-class DofOrder {
- public:
-  DofOrder() = default;
-  // `file` and `model` list the same joints (by name), in two orders.
-  DofOrder(const Mechanism& file, const Mechanism& model);
-  bool identity() const { return identity_; }
-  // The dof names in the file's order.
-  const std::vector<std::string>& names() const { return names_; }
-  // Position in the file's order of model dof i / model joint j.
-  int file_dof(int i) const { return identity_ ? i : file_dof_[static_cast<std::size_t>(i)]; }
-  int file_joint(int j) const { return identity_ ? j : file_joint_[static_cast<std::size_t>(j)]; }
-  // A vector in model dof order, in the file's order; a matrix with rows (and columns) so.
-  Eigen::VectorXd vector(const Eigen::VectorXd& model_order) const;
-  Eigen::MatrixXd rows(const Eigen::MatrixXd& model_order) const;
-  Eigen::MatrixXd symmetric(const Eigen::MatrixXd& model_order) const;
-  // The positions of `model_dofs` (model dof indices) sorted by their place in the file's order:
-  // the order in which a list of independent coordinates is shown.
-  std::vector<int> file_sorted(const std::vector<int>& model_dofs) const;
-
- private:
-  bool identity_ = true;
-  std::vector<std::string> names_;
-  std::vector<int> file_dof_, file_joint_;
-};
+using skograph::DofOrder;
 
 // The mechanism of a model file (any format, io/mechanism_file.hpp) with its fixed bodies fused
 // (rigid/fixed_body_fusion.hpp) and its joints depth first (rigid/tree_order.hpp), with the map
@@ -79,9 +53,5 @@ void note_whole_mechanism(const std::string& file, const ClosedChainModel& model
 
 nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v);
 nlohmann::ordered_json matrix_json(const Eigen::Ref<const Eigen::MatrixXd>& m);
-
-// The full Xdot qd_R (dofs) of the last closed-chain update: each aggregate's Xdot_S qd_R placed
-// at its tree dofs, zero at the dofs outside every aggregate.
-Eigen::VectorXd embedding_rate(const ClosedChainModel& model, const ClosedChainData& data);
 
 }  // namespace skograph::cli

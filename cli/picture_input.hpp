@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/analysis.hpp"
-#include "graph/digraph.hpp"
-#include "rigid/mechanism.hpp"
+#include "skograph/graph/analysis.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph::cli {
 

@@ -1,10 +1,10 @@
-#include "cli/pictures.hpp"
+#include "skograph/cli/pictures.hpp"
 
 #include <filesystem>
 #include <stdexcept>
 
-#include "viz/graphviz_layout.hpp"
-#include "viz/spy_plot.hpp"
+#include "skograph/viz/graphviz_layout.hpp"
+#include "skograph/viz/spy_plot.hpp"
 
 namespace skograph::cli {
 

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/embedding_analysis.hpp"
-#include "cli/picture_input.hpp"
-#include "viz/diagrams.hpp"
-#include "viz/image_format.hpp"
-#include "viz/matrix_patterns.hpp"
+#include "skograph/cli/embedding_analysis.hpp"
+#include "skograph/cli/picture_input.hpp"
+#include "skograph/viz/diagrams.hpp"
+#include "skograph/viz/image_format.hpp"
+#include "skograph/viz/matrix_patterns.hpp"
 
 namespace skograph::cli {
 

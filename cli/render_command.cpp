@@ -1,17 +1,17 @@
-#include "cli/render_command.hpp"
+#include "skograph/cli/render_command.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 
-#include "cli/commands.hpp"
-#include "cli/embedding_analysis.hpp"
-#include "cli/model_loading.hpp"
-#include "cli/pictures.hpp"
-#include "cli/usage.hpp"
-#include "io/output_file.hpp"
-#include "viz/factor_pattern.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/embedding_analysis.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/cli/pictures.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/io/output_file.hpp"
+#include "skograph/viz/factor_pattern.hpp"
 
 namespace skograph::cli {
 

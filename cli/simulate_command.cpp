@@ -1,4 +1,4 @@
-#include "cli/simulate_command.hpp"
+#include "skograph/cli/simulate_command.hpp"
 
 #include <unistd.h>
 
@@ -11,14 +11,14 @@
 #include <ostream>
 #include <sstream>
 
-#include "cli/commands.hpp"
-#include "cli/json_output.hpp"
-#include "cli/model_loading.hpp"
-#include "cli/usage.hpp"
-#include "graph/digraph.hpp"
-#include "io/output_file.hpp"
-#include "io/state_reader.hpp"
-#include "rigid/closed_chain_simulation.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/json_output.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/cli/usage.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/io/output_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_simulation.hpp"
 
 namespace skograph::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/usage.hpp"
+#include "skograph/cli/usage.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <exception>
 #include <ostream>
 
-#include "graph/digraph.hpp"
-#include "io/output_file.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/io/output_file.hpp"
 
 namespace skograph::cli {
 

@@ -1,9 +1,9 @@
-#include "cli/warnings.hpp"
+#include "skograph/cli/warnings.hpp"
 
 #include <ostream>
 #include <utility>
 
-#include "cli/usage.hpp"
+#include "skograph/cli/usage.hpp"
 
 namespace skograph::cli {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/commands.hpp"
+#include "skograph/cli/commands.hpp"
 
 namespace skograph::fuzz {
 

@@ -1,4 +1,4 @@
-#include "graph/aggregation_subgraphs.hpp"
+#include "skograph/graph/aggregation_subgraphs.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "graph/digraph.hpp"
-#include "graph/forest.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/forest.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "graph/analysis.hpp"
+#include "skograph/graph/analysis.hpp"
 
 namespace skograph {
 

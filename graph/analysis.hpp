@@ -5,11 +5,11 @@
 
 #include <vector>
 
-#include "graph/aggregation_subgraphs.hpp"
-#include "graph/classification.hpp"
-#include "graph/digraph.hpp"
-#include "graph/numbering.hpp"
-#include "graph/spanning_tree.hpp"
+#include "skograph/graph/aggregation_subgraphs.hpp"
+#include "skograph/graph/classification.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/numbering.hpp"
+#include "skograph/graph/spanning_tree.hpp"
 
 namespace skograph {
 

@@ -1,6 +1,6 @@
-#include "graph/classification.hpp"
+#include "skograph/graph/classification.hpp"
 
-#include "graph/digraph_arrays.hpp"
+#include "skograph/graph/digraph_arrays.hpp"
 
 namespace skograph {
 

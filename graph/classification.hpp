@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/digraph.hpp"
-#include "graph/digraph_arrays.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/digraph_arrays.hpp"
 
 namespace skograph {
 

@@ -1,6 +1,6 @@
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
-#include "graph/text_input.hpp"
+#include "skograph/graph/text_input.hpp"
 
 #include <algorithm>
 #include <cctype>

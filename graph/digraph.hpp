@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "graph/text_input.hpp"  // printable(), for the messages of every reader
+#include "skograph/graph/text_input.hpp"  // printable(), for the messages of every reader
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "graph/digraph_arrays.hpp"
+#include "skograph/graph/digraph_arrays.hpp"
 
 namespace skograph {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph {
 

@@ -21,8 +21,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "graph/digraph.hpp"
-#include "graph/text_input.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/text_input.hpp"
 
 namespace skograph {
 

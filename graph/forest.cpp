@@ -1,4 +1,4 @@
-#include "graph/forest.hpp"
+#include "skograph/graph/forest.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -7,7 +7,7 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "graph/forest.hpp"
+#include "skograph/graph/forest.hpp"
 
 namespace skograph {
 

@@ -1,8 +1,8 @@
-#include "graph/spanning_tree.hpp"
+#include "skograph/graph/spanning_tree.hpp"
 
 #include <stdexcept>
 
-#include "graph/digraph_arrays.hpp"
+#include "skograph/graph/digraph_arrays.hpp"
 
 namespace skograph {
 

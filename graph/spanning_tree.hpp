@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/digraph.hpp"
-#include "graph/digraph_arrays.hpp"
-#include "graph/forest.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/digraph_arrays.hpp"
+#include "skograph/graph/forest.hpp"
 
 namespace skograph {
 

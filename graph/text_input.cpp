@@ -1,4 +1,4 @@
-#include "graph/text_input.hpp"
+#include "skograph/graph/text_input.hpp"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph {
 

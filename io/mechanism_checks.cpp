@@ -1,4 +1,4 @@
-#include "io/mechanism_checks.hpp"
+#include "skograph/io/mechanism_checks.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <cmath>

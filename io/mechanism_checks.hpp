@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/digraph.hpp"
-#include "rigid/mechanism.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph::io {
 

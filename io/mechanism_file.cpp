@@ -1,15 +1,15 @@
-#include "io/mechanism_file.hpp"
+#include "skograph/io/mechanism_file.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
-#include "graph/digraph.hpp"
-#include "graph/text_input.hpp"
-#include "io/mjcf_reader.hpp"
-#include "io/sdf_reader.hpp"
-#include "io/urdf_reader.hpp"
-#include "io/yaml_reader.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/text_input.hpp"
+#include "skograph/io/mjcf_reader.hpp"
+#include "skograph/io/sdf_reader.hpp"
+#include "skograph/io/urdf_reader.hpp"
+#include "skograph/io/yaml_reader.hpp"
 
 namespace skograph {
 

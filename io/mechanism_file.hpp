@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "io/read_options.hpp"
-#include "rigid/mechanism.hpp"
+#include "skograph/io/read_options.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph {
 

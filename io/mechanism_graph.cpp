@@ -1,4 +1,4 @@
-#include "io/mechanism_graph.hpp"
+#include "skograph/io/mechanism_graph.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "io/mjcf_reader.hpp"
+#include "skograph/io/mjcf_reader.hpp"
 
 #include <mujoco/mujoco.h>
 #include <tinyxml2.h>
@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "io/mechanism_checks.hpp"
-#include "io/xml_input.hpp"
+#include "skograph/io/mechanism_checks.hpp"
+#include "skograph/io/xml_input.hpp"
 
 namespace skograph {
 

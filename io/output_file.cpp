@@ -1,4 +1,4 @@
-#include "io/output_file.hpp"
+#include "skograph/io/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph {
 

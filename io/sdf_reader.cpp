@@ -1,4 +1,4 @@
-#include "io/sdf_reader.hpp"
+#include "skograph/io/sdf_reader.hpp"
 
 #include <tinyxml2.h>
 
@@ -17,8 +17,8 @@
 #include <set>
 #include <vector>
 
-#include "io/mechanism_checks.hpp"
-#include "io/xml_input.hpp"
+#include "skograph/io/mechanism_checks.hpp"
+#include "skograph/io/xml_input.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "io/state_reader.hpp"
+#include "skograph/io/state_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "graph/digraph.hpp"
-#include "graph/text_input.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/text_input.hpp"
 
 namespace skograph {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rigid/mechanism.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "io/urdf_reader.hpp"
+#include "skograph/io/urdf_reader.hpp"
 
 #include <console_bridge/console.h>
 #include <tinyxml.h>
@@ -13,9 +13,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "graph/text_input.hpp"
-#include "io/mechanism_checks.hpp"
-#include "io/xml_input.hpp"
+#include "skograph/graph/text_input.hpp"
+#include "skograph/io/mechanism_checks.hpp"
+#include "skograph/io/xml_input.hpp"
 
 namespace skograph {
 

@@ -1,7 +1,7 @@
-#include "io/xml_input.hpp"
+#include "skograph/io/xml_input.hpp"
 
-#include "graph/digraph.hpp"
-#include "graph/text_input.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/text_input.hpp"
 
 namespace skograph::io {
 

@@ -1,4 +1,4 @@
-#include "io/yaml_reader.hpp"
+#include "skograph/io/yaml_reader.hpp"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -10,9 +10,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "graph/text_input.hpp"
-#include "io/mechanism_checks.hpp"
-#include "io/urdf_reader.hpp"
+#include "skograph/graph/text_input.hpp"
+#include "skograph/io/mechanism_checks.hpp"
+#include "skograph/io/urdf_reader.hpp"
 
 namespace skograph {
 

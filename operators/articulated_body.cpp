@@ -1,4 +1,4 @@
-#include "operators/articulated_body.hpp"
+#include "skograph/operators/articulated_body.hpp"
 
 #include <Eigen/Core>
 #include <cmath>

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "operators/block_buffer.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/block_buffer.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

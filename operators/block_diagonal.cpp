@@ -1,4 +1,4 @@
-#include "operators/block_diagonal.hpp"
+#include "skograph/operators/block_diagonal.hpp"
 
 #include <algorithm>
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "operators/block_layout.hpp"
+#include "skograph/operators/block_layout.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/block_layout.hpp"
+#include "skograph/operators/block_layout.hpp"
 
 #include <algorithm>
 #include <stdexcept>

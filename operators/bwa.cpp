@@ -1,4 +1,4 @@
-#include "operators/bwa.hpp"
+#include "skograph/operators/bwa.hpp"
 
 #include <Eigen/LU>
 #include <stdexcept>

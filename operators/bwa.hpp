@@ -14,10 +14,10 @@
 #include <span>
 #include <vector>
 
-#include "graph/numbering.hpp"
-#include "operators/block_diagonal.hpp"
-#include "operators/bwa_matrix.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/graph/numbering.hpp"
+#include "skograph/operators/block_diagonal.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/bwa_matrix.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "graph/forest.hpp"
-#include "operators/block_layout.hpp"
+#include "skograph/graph/forest.hpp"
+#include "skograph/operators/block_layout.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/forward_dynamics.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -21,8 +21,8 @@
 #include <Eigen/Core>
 #include <memory>
 
-#include "operators/articulated_body.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/forward_dynamics_alternatives.hpp"
+#include "skograph/operators/forward_dynamics_alternatives.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -26,12 +26,12 @@
 #include <Eigen/Core>
 #include <memory>
 
-#include "operators/articulated_body.hpp"
-#include "operators/block_buffer.hpp"
-#include "operators/innovations.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/operators/block_buffer.hpp"
+#include "skograph/operators/innovations.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

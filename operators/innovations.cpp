@@ -1,4 +1,4 @@
-#include "operators/innovations.hpp"
+#include "skograph/operators/innovations.hpp"
 
 #include <limits>
 

@@ -22,9 +22,9 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "operators/articulated_body.hpp"
-#include "operators/forward_dynamics.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/inverse_dynamics.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
 
 #include <stdexcept>
 #include <string>

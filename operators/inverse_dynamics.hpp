@@ -19,7 +19,7 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "operators/sko_model.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

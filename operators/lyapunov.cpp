@@ -1,11 +1,11 @@
-#include "operators/lyapunov.hpp"
+#include "skograph/operators/lyapunov.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include "operators/bwa.hpp"
+#include "skograph/operators/bwa.hpp"
 
 namespace skograph {
 namespace {

@@ -15,9 +15,9 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "operators/block_diagonal.hpp"
-#include "operators/bwa_matrix.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/block_diagonal.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/mass_matrix.hpp"
+#include "skograph/operators/mass_matrix.hpp"
 
 #include <utility>
 

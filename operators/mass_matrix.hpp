@@ -14,8 +14,8 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "operators/block_buffer.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/block_buffer.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -21,10 +21,10 @@
 #include <memory>
 #include <span>
 
-#include "operators/articulated_body.hpp"
-#include "operators/block_diagonal.hpp"
-#include "operators/lyapunov.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/operators/block_diagonal.hpp"
+#include "skograph/operators/lyapunov.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

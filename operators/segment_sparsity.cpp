@@ -1,4 +1,4 @@
-#include "operators/segment_sparsity.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
 
 #include <algorithm>
 #include <stdexcept>

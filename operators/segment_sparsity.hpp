@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/forest.hpp"
-#include "operators/block_layout.hpp"
+#include "skograph/graph/forest.hpp"
+#include "skograph/operators/block_layout.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/sko_model.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

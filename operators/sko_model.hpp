@@ -20,7 +20,7 @@
 #include <memory>
 #include <vector>
 
-#include "operators/bwa_matrix.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "operators/spo_products.hpp"
+#include "skograph/operators/spo_products.hpp"
 
 #include <stdexcept>
 #include <string>

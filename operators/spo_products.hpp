@@ -13,7 +13,7 @@
 
 #include <Eigen/Core>
 
-#include "operators/bwa_matrix.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
 
 namespace skograph {
 

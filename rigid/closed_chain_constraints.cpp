@@ -9,7 +9,7 @@
 #include <span>
 #include <stdexcept>
 
-#include "rigid/closed_chain_internal.hpp"
+#include "skograph/rigid/closed_chain_internal.hpp"
 
 namespace skograph {
 
@@ -517,5 +517,9 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
 }
 
 }  // namespace closed_chain_detail
+
+const Eigen::VectorXd& embedding_rate(const ClosedChainModel&, const ClosedChainData& data) {
+  return data.work->embedding_rate_full;
+}
 
 }  // namespace skograph

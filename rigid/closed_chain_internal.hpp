@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "aggregation/aggregated_model.hpp"
-#include "operators/forward_dynamics.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
-#include "rigid/closed_chain_model.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
 
 namespace skograph {
 

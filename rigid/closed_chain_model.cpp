@@ -1,8 +1,8 @@
 // Closed-chain models (constraint-embedding §4-7; conventions.md "Constraint embedding"): the
 // aggregates of the loops and couplings, their constraint row layout and nominal ranks, and the
 // data's workspaces. See closed_chain_model.hpp for the constraint definitions.
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/closed_chain_internal.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/closed_chain_internal.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -12,10 +12,10 @@
 #include <ranges>
 #include <stdexcept>
 
-#include "graph/aggregation_subgraphs.hpp"
-#include "operators/forward_dynamics.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
+#include "skograph/graph/aggregation_subgraphs.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
 
 namespace skograph {
 

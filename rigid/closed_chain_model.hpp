@@ -35,10 +35,10 @@
 #include <string>
 #include <vector>
 
-#include "aggregation/aggregated_model.hpp"
-#include "aggregation/constraint_embedding.hpp"
-#include "operators/innovations.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
+#include "skograph/aggregation/constraint_embedding.hpp"
+#include "skograph/operators/innovations.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
 
@@ -168,6 +168,10 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
 void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd);
+
+// The full Xdot qd_R (tree dofs) of the last update: each aggregate's Xdot_S qd_R at its dofs,
+// zero at the dofs outside every aggregate (constraint-embedding Eq. 13: qdd = X qdd_R + this).
+const Eigen::VectorXd& embedding_rate(const ClosedChainModel& model, const ClosedChainData& data);
 
 // Full qdd = X qdd_R + Xdot qd_R with qdd_R from AB forward dynamics on the embedded model
 // (constraint-embedding §7; part II Algorithm 6.1) in world coordinates, each aggregate through

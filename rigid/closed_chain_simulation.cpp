@@ -1,4 +1,4 @@
-#include "rigid/closed_chain_simulation.hpp"
+#include "skograph/rigid/closed_chain_simulation.hpp"
 
 #include <algorithm>
 #include <boost/numeric/odeint.hpp>

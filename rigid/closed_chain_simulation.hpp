@@ -27,7 +27,7 @@
 #include <Eigen/Core>
 #include <functional>
 
-#include "rigid/closed_chain_model.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -9,7 +9,7 @@
 // inertia moved there by the parallel-axis theorem (Steiner).
 #pragma once
 
-#include "rigid/mechanism.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "rigid/frames.hpp"
+#include "skograph/rigid/frames.hpp"
 
 #include <stdexcept>
 

@@ -12,7 +12,7 @@
 #include <Eigen/Geometry>
 #include <string>
 
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
 

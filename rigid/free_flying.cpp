@@ -1,4 +1,4 @@
-#include "rigid/free_flying.hpp"
+#include "skograph/rigid/free_flying.hpp"
 
 #include <Eigen/Cholesky>
 #include <stdexcept>

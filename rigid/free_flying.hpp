@@ -21,7 +21,7 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
 

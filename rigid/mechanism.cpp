@@ -1,4 +1,4 @@
-#include "rigid/mechanism.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 #include <Eigen/Eigenvalues>
 

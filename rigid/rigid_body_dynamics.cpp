@@ -11,7 +11,7 @@
 #include <span>
 #include <stdexcept>
 
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
 

@@ -1,4 +1,4 @@
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

@@ -21,15 +21,15 @@
 #include <string>
 #include <vector>
 
-#include "operators/forward_dynamics.hpp"
-#include "operators/innovations.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
-#include "operators/operational_space.hpp"
-#include "operators/sko_model.hpp"
-#include "rigid/mechanism.hpp"
-#include "rigid/rigid_kernels.hpp"
-#include "rigid/spatial.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/innovations.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
+#include "skograph/operators/operational_space.hpp"
+#include "skograph/operators/sko_model.hpp"
+#include "skograph/rigid/mechanism.hpp"
+#include "skograph/rigid/rigid_kernels.hpp"
+#include "skograph/rigid/spatial.hpp"
 
 namespace skograph {
 

@@ -10,7 +10,7 @@
 
 #include <Eigen/Core>
 
-#include "rigid/spatial.hpp"
+#include "skograph/rigid/spatial.hpp"
 
 namespace skograph::kernels {
 

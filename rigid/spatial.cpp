@@ -1,4 +1,4 @@
-#include "rigid/spatial.hpp"
+#include "skograph/rigid/spatial.hpp"
 
 #include <cmath>
 

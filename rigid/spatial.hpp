@@ -13,7 +13,7 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
-#include "rigid/mechanism.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph {
 

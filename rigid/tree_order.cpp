@@ -1,4 +1,4 @@
-#include "rigid/tree_order.hpp"
+#include "skograph/rigid/tree_order.hpp"
 
 namespace skograph {
 

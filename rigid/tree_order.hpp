@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "rigid/mechanism.hpp"
+#include "skograph/rigid/mechanism.hpp"
 
 namespace skograph {
 

@@ -1,11 +1,11 @@
-#include "sparse/cholmod_factorization.hpp"
+#include "skograph/sparse/cholmod_factorization.hpp"
 
 #include <cholmod.h>
 
 #include <algorithm>
 #include <string>
 
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph {
 

@@ -27,8 +27,8 @@
 #include <string_view>
 #include <vector>
 
-#include "operators/bwa_matrix.hpp"
-#include "operators/segment_sparsity.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
 
 struct cholmod_common_struct;
 struct cholmod_sparse_struct;

@@ -1,6 +1,6 @@
-#include "sparse/matrix_market.hpp"
+#include "skograph/sparse/matrix_market.hpp"
 
-#include "io/output_file.hpp"
+#include "skograph/io/output_file.hpp"
 
 #include <unistd.h>
 

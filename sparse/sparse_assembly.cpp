@@ -1,12 +1,12 @@
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "operators/articulated_body.hpp"
-#include "operators/bwa.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/operators/bwa.hpp"
 
 namespace skograph {
 

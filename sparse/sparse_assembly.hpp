@@ -21,10 +21,10 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "operators/innovations.hpp"
-#include "operators/mass_matrix.hpp"
-#include "operators/segment_sparsity.hpp"
-#include "operators/sko_model.hpp"
+#include "skograph/operators/innovations.hpp"
+#include "skograph/operators/mass_matrix.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
+#include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
 

@@ -1,10 +1,10 @@
-#include "viz/diagrams.hpp"
+#include "skograph/viz/diagrams.hpp"
 
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
-#include "graph/numbering.hpp"
+#include "skograph/graph/numbering.hpp"
 
 namespace skograph::viz {
 

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "graph/analysis.hpp"
-#include "graph/digraph.hpp"
+#include "skograph/graph/analysis.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph::viz {
 

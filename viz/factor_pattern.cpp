@@ -1,4 +1,4 @@
-#include "viz/factor_pattern.hpp"
+#include "skograph/viz/factor_pattern.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -6,8 +6,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "sparse/cholmod_factorization.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/cholmod_factorization.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph::viz {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "viz/matrix_patterns.hpp"
+#include "skograph/viz/matrix_patterns.hpp"
 
 namespace skograph::viz {
 

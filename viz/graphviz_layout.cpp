@@ -1,4 +1,4 @@
-#include "viz/graphviz_layout.hpp"
+#include "skograph/viz/graphviz_layout.hpp"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>

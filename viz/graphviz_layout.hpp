@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "viz/image_format.hpp"
+#include "skograph/viz/image_format.hpp"
 
 namespace skograph::viz {
 

@@ -1,4 +1,4 @@
-#include "viz/image_format.hpp"
+#include "skograph/viz/image_format.hpp"
 
 #include <algorithm>
 #include <cctype>

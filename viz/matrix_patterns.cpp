@@ -1,9 +1,9 @@
-#include "viz/matrix_patterns.hpp"
+#include "skograph/viz/matrix_patterns.hpp"
 
 #include <stdexcept>
 
-#include "graph/numbering.hpp"
-#include "viz/factor_pattern.hpp"
+#include "skograph/graph/numbering.hpp"
+#include "skograph/viz/factor_pattern.hpp"
 
 namespace skograph::viz {
 

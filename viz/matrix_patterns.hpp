@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "graph/analysis.hpp"
-#include "graph/forest.hpp"
-#include "operators/block_layout.hpp"
-#include "operators/bwa_matrix.hpp"
-#include "operators/segment_sparsity.hpp"
+#include "skograph/graph/analysis.hpp"
+#include "skograph/graph/forest.hpp"
+#include "skograph/operators/block_layout.hpp"
+#include "skograph/operators/bwa_matrix.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
 
 namespace skograph::viz {
 

@@ -1,4 +1,4 @@
-#include "viz/spy_plot.hpp"
+#include "skograph/viz/spy_plot.hpp"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "operators/segment_sparsity.hpp"
-#include "viz/image_format.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
+#include "skograph/viz/image_format.hpp"
 
 namespace skograph::viz {
 

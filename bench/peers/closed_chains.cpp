@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "io/mechanism_file.hpp"
+#include "skograph/io/mechanism_file.hpp"
 #include "peers.hpp"
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "rigid/tree_order.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/tree_order.hpp"
 
 namespace skograph::peers {
 namespace {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "io/mechanism_file.hpp"
+#include "skograph/io/mechanism_file.hpp"
 #include "peers.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART

@@ -29,11 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "io/mechanism_file.hpp"
+#include "skograph/io/mechanism_file.hpp"
 #include "peers.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "rigid/rigid_body_model.hpp"
-#include "rigid/tree_order.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/rigid/tree_order.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART
 #include <dart/dynamics/BodyNode.hpp>

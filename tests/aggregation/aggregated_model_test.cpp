@@ -4,7 +4,7 @@
 // layouts) and D = diag(A_S) the block-diagonal of the sub-graph resolvents in aggregated order,
 //   H A = P_h* H_a A_a P_n,   P_n A P_n* = D A_a,   E_a = I - P_n (I - E) P_n* D,
 // and every operators/ algorithm on the aggregated model reproduces the tree's results.
-#include "aggregation/aggregated_model.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "operators/forward_dynamics.hpp"
-#include "operators/innovations.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/innovations.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
 #include "support/aggregation_support.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"

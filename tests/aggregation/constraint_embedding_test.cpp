@@ -6,7 +6,7 @@
 //   M_R = X* M X;   inverse dynamics T_R = X* (M thetaddot + C) for thetaddot = X qdd_R + Xdot
 //   qd_R; forward dynamics solves X* (M qdd + C - T) = 0 with Q qdd + Qdot qd = 0, and agrees with
 //   the Lagrange-multiplier DAE [M Q*; Q 0] [qdd; lambda] = [T - C; -Qdot qd].
-#include "aggregation/constraint_embedding.hpp"
+#include "skograph/aggregation/constraint_embedding.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 #include <random>
 #include <stdexcept>
 
-#include "aggregation/aggregated_model.hpp"
-#include "operators/forward_dynamics.hpp"
-#include "operators/innovations.hpp"
-#include "operators/inverse_dynamics.hpp"
-#include "operators/mass_matrix.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/innovations.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/mass_matrix.hpp"
 #include "support/aggregation_support.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"

@@ -1,6 +1,6 @@
 // The aggregation condition (constraint-embedding Assumption 1) and the [C; S; P] partition of
 // §2, checked against graph/aggregation_subgraphs.hpp's brute-force test and the definitions.
-#include "aggregation/partition.hpp"
+#include "skograph/aggregation/partition.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "graph/aggregation_subgraphs.hpp"
+#include "skograph/graph/aggregation_subgraphs.hpp"
 #include "support/aggregation_support.hpp"
 #include "support/random_graphs.hpp"
 

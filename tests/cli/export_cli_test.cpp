@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/mechanism_file.hpp"
-#include "io/state_reader.hpp"
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/fixed_body_fusion.hpp"
-#include "rigid/rigid_body_model.hpp"
-#include "sparse/matrix_market.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/sparse/matrix_market.hpp"
 #include "support/cli_support.hpp"
 #include "support/io_support.hpp"
 

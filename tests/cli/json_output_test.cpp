@@ -1,4 +1,4 @@
-#include "cli/json_output.hpp"
+#include "skograph/cli/json_output.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <random>
 
-#include "cli/commands.hpp"
-#include "cli/graph_command.hpp"
-#include "graph/analysis.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/graph_command.hpp"
+#include "skograph/graph/analysis.hpp"
 
 namespace skograph::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <future>
 #include <string>
 
-#include "sparse/matrix_market.hpp"
+#include "skograph/sparse/matrix_market.hpp"
 #include "support/cli_support.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 #include "support/cli_support.hpp"
 #include "support/picture_checks.hpp"

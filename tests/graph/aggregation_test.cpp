@@ -1,10 +1,10 @@
-#include "graph/aggregation_subgraphs.hpp"
+#include "skograph/graph/aggregation_subgraphs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "graph/analysis.hpp"
+#include "skograph/graph/analysis.hpp"
 #include "support/brute_force_digraph.hpp"
 #include "support/random_graphs.hpp"
 

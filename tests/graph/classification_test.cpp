@@ -1,4 +1,4 @@
-#include "graph/classification.hpp"
+#include "skograph/graph/classification.hpp"
 
 #include <gtest/gtest.h>
 

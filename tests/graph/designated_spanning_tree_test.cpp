@@ -8,8 +8,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "graph/analysis.hpp"
-#include "graph/spanning_tree.hpp"
+#include "skograph/graph/analysis.hpp"
+#include "skograph/graph/spanning_tree.hpp"
 
 namespace skograph {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "graph/classification.hpp"
-#include "graph/digraph.hpp"
+#include "skograph/graph/classification.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph {
 namespace {

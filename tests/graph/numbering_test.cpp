@@ -1,4 +1,4 @@
-#include "graph/numbering.hpp"
+#include "skograph/graph/numbering.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 
 #include <Eigen/Dense>
 
-#include "graph/analysis.hpp"
+#include "skograph/graph/analysis.hpp"
 #include "support/brute_force_digraph.hpp"
 
 namespace skograph {

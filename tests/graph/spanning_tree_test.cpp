@@ -1,10 +1,10 @@
-#include "graph/spanning_tree.hpp"
+#include "skograph/graph/spanning_tree.hpp"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "graph/classification.hpp"
+#include "skograph/graph/classification.hpp"
 #include "support/brute_force_digraph.hpp"
 
 namespace skograph {

@@ -1,7 +1,7 @@
 // check_text_bytes against an independent UTF-8 decoder written from the definition (code point
 // from the bits, then the three rules: shortest form, no surrogates, at most U+10FFFF), over every
 // one- and two-byte sequence and every three- and four-byte lead with boundary continuation bytes.
-#include "graph/text_input.hpp"
+#include "skograph/graph/text_input.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph {
 namespace {

@@ -2,17 +2,17 @@
 // every link (fixed joints as 0-dof nodes): the same M, bias, forward and inverse dynamics; every
 // fused link still a frame at the same place in space, taking forces and giving operational-space
 // inertias as the link did; combined inertias against the parallel-axis theorem by hand.
-#include "rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/fixed_body_fusion.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "io/mechanism_file.hpp"
-#include "io/state_reader.hpp"
-#include "io/urdf_reader.hpp"
-#include "rigid/frames.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/io/urdf_reader.hpp"
+#include "skograph/rigid/frames.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
 namespace {

@@ -1,10 +1,10 @@
 // The standard digraph of a mechanism: tree joints are the spanning tree even where a breadth-first
 // search would take a loop edge; loops and couplings are the cut edges.
-#include "io/mechanism_graph.hpp"
+#include "skograph/io/mechanism_graph.hpp"
 
 #include <gtest/gtest.h>
 
-#include "io/yaml_reader.hpp"
+#include "skograph/io/yaml_reader.hpp"
 
 namespace skograph {
 namespace {

@@ -4,7 +4,7 @@
 // forces equal MuJoCo's (mj_forward: site_xpos/site_xmat, mj_fullM of qM, qfrc_bias) at generic
 // states. MuJoCo's free-joint velocity is [v_world, omega_body] where skograph's is
 // [omega_body; v_body]: qvel = T qd, so M = T* M_mujoco T and C = T* (c_mujoco + M_mujoco Tdot qd).
-#include "io/mjcf_reader.hpp"
+#include "skograph/io/mjcf_reader.hpp"
 
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
@@ -12,9 +12,9 @@
 #include <cmath>
 #include <memory>
 
-#include "rigid/frames.hpp"
-#include "rigid/rigid_body_model.hpp"
-#include "rigid/spatial.hpp"
+#include "skograph/rigid/frames.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/rigid/spatial.hpp"
 #include "support/io_support.hpp"
 
 namespace skograph {

@@ -3,15 +3,15 @@
 // the same mass matrix and bias; a joint that closes a cycle becomes a loop whose two frames
 // coincide at q = 0; static models are welded; <frame>s are frames; each bad input one error with
 // its line.
-#include "io/sdf_reader.hpp"
+#include "skograph/io/sdf_reader.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "io/yaml_reader.hpp"
-#include "rigid/frames.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/io/yaml_reader.hpp"
+#include "skograph/rigid/frames.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 #include "support/io_support.hpp"
 
 namespace skograph {

@@ -1,9 +1,9 @@
 // STATE.json: values land at the dofs named after their joints, defaults, and every bad input.
-#include "io/state_reader.hpp"
+#include "skograph/io/state_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "io/yaml_reader.hpp"
+#include "skograph/io/yaml_reader.hpp"
 #include "support/io_support.hpp"
 
 namespace skograph {

@@ -1,6 +1,6 @@
 // URDF reading: frames, inertias and axes against closed forms; the world-root rule; every kind of
 // bad input named in issue 4, each with its line.
-#include "io/urdf_reader.hpp"
+#include "skograph/io/urdf_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // The native YAML format: the same mechanism written in URDF and in YAML reads the same; spherical
 // and free joints, loops and couplings; `urdf:` references; every bad input with file and line.
-#include "io/yaml_reader.hpp"
+#include "skograph/io/yaml_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "io/urdf_reader.hpp"
+#include "skograph/io/urdf_reader.hpp"
 #include "support/io_support.hpp"
 
 namespace skograph {

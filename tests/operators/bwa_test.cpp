@@ -1,6 +1,6 @@
 // BWA matrices and 1-resolvents (part I sections 4-5) against dense references built from the
 // definitions (tests/support/random_sko.hpp).
-#include "operators/bwa.hpp"
+#include "skograph/operators/bwa.hpp"
 
 #include <gtest/gtest.h>
 

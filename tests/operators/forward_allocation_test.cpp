@@ -4,10 +4,10 @@
 
 #include <random>
 
-#include "operators/forward_dynamics.hpp"
-#include "operators/forward_dynamics_alternatives.hpp"
-#include "operators/mass_matrix.hpp"
-#include "operators/operational_space.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/forward_dynamics_alternatives.hpp"
+#include "skograph/operators/mass_matrix.hpp"
+#include "skograph/operators/operational_space.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"
 

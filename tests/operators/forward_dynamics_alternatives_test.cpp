@@ -1,8 +1,8 @@
-#include "operators/forward_dynamics_alternatives.hpp"
+#include "skograph/operators/forward_dynamics_alternatives.hpp"
 
 #include <gtest/gtest.h>
 
-#include "operators/forward_dynamics.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
 #include "support/operator_support.hpp"
 
 namespace skograph {

@@ -1,8 +1,8 @@
-#include "operators/forward_dynamics.hpp"
+#include "skograph/operators/forward_dynamics.hpp"
 
 #include <gtest/gtest.h>
 
-#include "operators/inverse_dynamics.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
 #include "support/operator_support.hpp"
 
 namespace skograph {

@@ -1,6 +1,6 @@
 // Newton-Euler inverse dynamics (part II Algorithm 3.1) against the dense operator expressions of
 // the equations of motion (part II Eq. 1-3).
-#include "operators/inverse_dynamics.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Forward and backward Lyapunov recursions (part II section 4) against dense products.
-#include "operators/lyapunov.hpp"
+#include "skograph/operators/lyapunov.hpp"
 
 #include <gtest/gtest.h>
 

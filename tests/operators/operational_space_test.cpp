@@ -1,4 +1,4 @@
-#include "operators/operational_space.hpp"
+#include "skograph/operators/operational_space.hpp"
 
 #include <gtest/gtest.h>
 

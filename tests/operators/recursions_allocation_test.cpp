@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <random>
 
-#include "operators/inverse_dynamics.hpp"
-#include "operators/lyapunov.hpp"
-#include "operators/spo_products.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
+#include "skograph/operators/lyapunov.hpp"
+#include "skograph/operators/spo_products.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"
 

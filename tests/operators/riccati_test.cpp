@@ -2,7 +2,7 @@
 // dense matrix equations: the operators P, D, G, tau, tau-bar, P+ and E_psi are laid out from the
 // per-node blocks articulated_body_inertias produced; E_A, A, H and M come from the model's
 // definition (random_sko.hpp); psi = (I - E_psi)^-1 and K = E_A G are formed densely.
-#include "operators/articulated_body.hpp"
+#include "skograph/operators/articulated_body.hpp"
 
 #include <gtest/gtest.h>
 

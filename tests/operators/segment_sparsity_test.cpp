@@ -1,7 +1,7 @@
 // Sparsity structure by serial segments (part II section 7) against the nonzero patterns of the
 // dense E_A, A = (I - E_A)^-1 and M = H A M A* H* of random models (nothing cancels with random
 // weights), and the tree of part II Fig. 3-6 / Eq. 61-63.
-#include "operators/segment_sparsity.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
 
 #include <gtest/gtest.h>
 

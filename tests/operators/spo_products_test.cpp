@@ -1,5 +1,5 @@
 // O(N) SPO products (part II Lemmas 1-2, Corollary 3.1) against the dense resolvent.
-#include "operators/spo_products.hpp"
+#include "skograph/operators/spo_products.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "rigid/closed_chain_simulation.hpp"
+#include "skograph/rigid/closed_chain_simulation.hpp"
 #include "support/closed_chain_support.hpp"
 
 namespace skograph {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "rigid/closed_chain_model.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
 #include "support/closed_chain_support.hpp"
 
 namespace skograph {

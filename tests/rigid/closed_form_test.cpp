@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {

@@ -1,7 +1,7 @@
 // Base-invariant free-flying dynamics against the regular algorithms on random free-flying trees:
 // decoupled operational-space inertias P + S (Lemma 4.1) versus (J M^-1 J*)^-1 through the
 // operators, base-invariant forward dynamics (Algorithm 3.3) versus inverse dynamics.
-#include "rigid/free_flying.hpp"
+#include "skograph/rigid/free_flying.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include "rigid/closed_chain_model.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 #include "support/closed_chain_support.hpp"
 
 namespace skograph {

@@ -1,6 +1,6 @@
 // RigidBodyModel construction: structure, dof names and offsets, and every structural problem
 // rejected with std::invalid_argument naming it.
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 #include <gtest/gtest.h>
 

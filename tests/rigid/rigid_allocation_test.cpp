@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <random>
 
-#include "rigid/free_flying.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/free_flying.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/rigid_support.hpp"
 

@@ -1,6 +1,6 @@
 // Spatial algebra against first principles: point velocities of a rigid body, kinetic energy about
 // the center of mass, finite differences of joint motions.
-#include "rigid/spatial.hpp"
+#include "skograph/rigid/spatial.hpp"
 
 #include <gtest/gtest.h>
 

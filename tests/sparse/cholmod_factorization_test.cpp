@@ -7,8 +7,8 @@
 #include <Eigen/Cholesky>
 #include <random>
 
-#include "sparse/cholmod_factorization.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/cholmod_factorization.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 #include "sparse_support.hpp"
 #include "support/operator_support.hpp"
 

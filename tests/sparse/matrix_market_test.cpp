@@ -10,11 +10,11 @@
 #include <random>
 #include <sstream>
 
-#include "sparse/cholmod_factorization.hpp"
-#include "sparse/matrix_market.hpp"
+#include "skograph/sparse/cholmod_factorization.hpp"
+#include "skograph/sparse/matrix_market.hpp"
 
-#include "io/output_file.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/io/output_file.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 #include "support/operator_support.hpp"
 
 namespace skograph {

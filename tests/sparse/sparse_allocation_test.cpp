@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/operator_support.hpp"
 

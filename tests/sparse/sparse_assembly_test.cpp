@@ -7,7 +7,7 @@
 #include <numeric>
 #include <random>
 
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 #include "sparse_support.hpp"
 #include "support/operator_support.hpp"
 

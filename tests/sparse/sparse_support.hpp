@@ -7,7 +7,7 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "operators/segment_sparsity.hpp"
+#include "skograph/operators/segment_sparsity.hpp"
 
 namespace skograph::testing_support {
 

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "aggregation/aggregated_model.hpp"
-#include "graph/forest.hpp"
+#include "skograph/aggregation/aggregated_model.hpp"
+#include "skograph/graph/forest.hpp"
 
 namespace skograph::testing_support {
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph::testing_support {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "rigid/closed_chain_model.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
 #include "rigid_support.hpp"
 
 namespace skograph::testing_support {

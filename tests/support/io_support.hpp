@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "graph/digraph.hpp"
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph::io_test {
 

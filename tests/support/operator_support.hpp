@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "operators/block_buffer.hpp"
-#include "operators/block_diagonal.hpp"
+#include "skograph/operators/block_buffer.hpp"
+#include "skograph/operators/block_diagonal.hpp"
 #include "support/random_sko.hpp"
 
 namespace skograph::testing_support {

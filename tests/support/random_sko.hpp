@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "operators/sko_model.hpp"
+#include "skograph/operators/sko_model.hpp"
 #include "support/random_graphs.hpp"
 
 namespace skograph::testing_support {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "rigid/mechanism.hpp"
-#include "rigid/rigid_body_model.hpp"
+#include "skograph/rigid/mechanism.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph::testing_support {
 

@@ -1,7 +1,7 @@
 // Diagrams: golden DOT text for two small examples (worked out by hand from part I's conventions
 // and the numbering definitions), DOT that re-reads with read_dot (boost::read_graphviz) to the
 // nodes and edges the definitions give, and Graphviz renderings that are valid SVG, PNG and PDF.
-#include "viz/diagrams.hpp"
+#include "skograph/viz/diagrams.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "support/picture_checks.hpp"
-#include "viz/graphviz_layout.hpp"
+#include "skograph/viz/graphviz_layout.hpp"
 
 namespace skograph::viz {
 namespace {

@@ -1,6 +1,6 @@
 // The factor L of M and its fill, against the elimination game on a dense boolean matrix (the
 // definition of symbolic Cholesky: eliminating k joins every pair of its later neighbours).
-#include "viz/factor_pattern.hpp"
+#include "skograph/viz/factor_pattern.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Output formats by name and extension.
-#include "viz/image_format.hpp"
+#include "skograph/viz/image_format.hpp"
 
 #include <gtest/gtest.h>
 

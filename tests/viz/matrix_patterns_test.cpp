@@ -1,7 +1,7 @@
 // The SKO topology of a digraph (its spanning tree without the root, numbered strictly
 // canonically) and the patterns and segment boundaries the spy plots draw, checked against
 // dense references built from the definitions by walking parent pointers.
-#include "viz/matrix_patterns.hpp"
+#include "skograph/viz/matrix_patterns.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <numeric>
 #include <random>
 
-#include "io/mechanism_file.hpp"
-#include "io/mechanism_graph.hpp"
-#include "sparse/sparse_assembly.hpp"
+#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/mechanism_graph.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph::viz {
 namespace {

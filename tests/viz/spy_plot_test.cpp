@@ -1,7 +1,7 @@
 // Spy plots: pixels of a tiny matrix read back from the PNG with cairo (a nonzero entry is dark, a
 // zero entry white, a fill entry red), density mode for a matrix bigger than the plot, and valid
 // SVG / PDF output.
-#include "viz/spy_plot.hpp"
+#include "skograph/viz/spy_plot.hpp"
 
 #include <cairo.h>
 #include <gtest/gtest.h>

@@ -1,0 +1,36 @@
+# skograph_add_layer(NAME [PUBLIC targets...] [PRIVATE targets...] [SOURCES files...] [NO_HEADERS])
+# One library per layer (graph, operators, ...): target skograph_NAME, alias and exported name
+# skograph::NAME, headers included as <skograph/NAME/...> from the build tree (links in
+# build/include/skograph, set up in CMakeLists.txt) and from an install (include/skograph/NAME),
+# static or shared after BUILD_SHARED_LIBS. Without SOURCES: every .cpp of the calling folder;
+# NO_HEADERS: the folder's headers belong to another layer (io/output_file.hpp).
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+function(skograph_add_layer name)
+  cmake_parse_arguments(ARG "NO_HEADERS" "" "PUBLIC;PRIVATE;SOURCES" ${ARGN})
+  if(NOT ARG_SOURCES)
+    file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  endif()
+  set(target skograph_${name})
+  add_library(${target} ${ARG_SOURCES})
+  add_library(skograph::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name}
+                        VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${SKOGRAPH_BUILD_INCLUDE_DIR}>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # Warnings are the build's business, not the installed package's.
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC}
+                        PRIVATE ${ARG_PRIVATE} $<BUILD_INTERFACE:skograph_warnings>)
+  install(TARGETS ${target} EXPORT skographTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  if(NOT ARG_NO_HEADERS)
+    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/skograph/${name}
+            COMPONENT development FILES_MATCHING PATTERN "*.hpp")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY SKOGRAPH_LAYERS ${name})
+endfunction()

@@ -1,0 +1,7 @@
+#include "skograph/config.hpp"
+
+namespace skograph {
+
+const char* version() { return SKOGRAPH_VERSION; }
+
+}  // namespace skograph

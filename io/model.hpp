@@ -1,0 +1,114 @@
+// One loading call for every supported file: load_model(path) reads URDF, YAML, MJCF or SDF
+// (io/mechanism_file.hpp), fuses fixed bodies (massless flanges and sensor frames disappear,
+// rigid/fixed_body_fusion.hpp), orders the joints depth first for the recursions
+// (rigid/tree_order.hpp) and builds the tree model, or, when the file has loops or gear
+// couplings, the constraint-embedded closed-chain model (rigid/closed_chain_model.hpp). The
+// functions below take and give vectors in the file's dof order (dof_names()), the meaning
+// `skograph dynamics --json` gives them (docs/command-line.md), so that a user never meets the
+// internal order. Model is immutable and cheap to copy (shared); ModelData is the workspace of one
+// thread.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "skograph/io/dof_order.hpp"
+#include "skograph/io/read_options.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/mechanism.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+
+namespace skograph {
+
+// What the model refuses (a closed chain whose loops cannot be embedded, a massless moving
+// subtree under strict, ...): one line naming the file. Reader errors keep their own types
+// (they name the file and line already).
+struct ModelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline const Eigen::Vector3d kStandardGravity(0.0, 0.0, -9.81);
+
+class Model {
+ public:
+  const std::string& file() const { return file_; }
+  bool is_closed_chain() const { return closed_chain_ != nullptr; }
+  int dof_count() const { return tree_->dof_count(); }
+  // Dof names in the file's order ("joint" for one dof, "joint:0".. for several).
+  const std::vector<std::string>& dof_names() const { return order_.names(); }
+  // What the reader and the model noticed but accepted (inconsistent inertias, massless joints).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // The spanning-tree model (joints depth first) and, for closed chains, the embedded model.
+  const RigidBodyModel& tree() const { return *tree_; }
+  const ClosedChainModel* closed_chain() const { return closed_chain_.get(); }
+  const Mechanism& mechanism() const { return tree_->mechanism(); }
+  const DofOrder& dof_order() const { return order_; }
+
+ private:
+  friend Model load_model(const std::string& path, const ReadOptions& options);
+  std::string file_;
+  DofOrder order_;
+  std::vector<std::string> warnings_;
+  std::shared_ptr<const RigidBodyModel> tree_;
+  std::shared_ptr<const ClosedChainModel> closed_chain_;
+};
+
+// The ready model of any supported file. Throws the readers' errors (file and line) and
+// ModelError; options.strict refuses inconsistent inertias and massless moving subtrees.
+Model load_model(const std::string& path, const ReadOptions& options = {});
+
+// The workspace of the functions below (one per thread).
+class ModelData {
+ public:
+  explicit ModelData(const Model& model);
+  ~ModelData();
+  ModelData(ModelData&&) noexcept;
+  ModelData& operator=(ModelData&&) noexcept;
+  RigidBodyData& tree();             // the tree's (for a closed chain: of its spanning tree)
+  ClosedChainData* closed_chain();  // null for trees
+  // Independent dof names (file order) of the last closed-chain call; every dof for a tree.
+  std::vector<std::string> independent;
+
+ private:
+  std::unique_ptr<RigidBodyData> tree_;
+  std::unique_ptr<ClosedChainData> closed_chain_;
+};
+
+// Closed chains: q's independent coordinates are kept and the dependent ones solved by Newton,
+// then qd's likewise (qd = X qd_R); returns the closed (q, qd). Trees: (q, qd) unchanged.
+// ClosureError when the loops cannot be closed from q.
+struct ClosedState {
+  Eigen::VectorXd q, qd;
+};
+ClosedState close_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& qd);
+
+// All in the file's dof order. Closed chains at the closed state (close_state):
+// forward_dynamics: qdd for tau acting on every joint (X* tau in the minimal coordinates);
+// inverse_dynamics: the tree's M qdd_in + C for qdd's independent entries made consistent with the
+// loops (qdd_in = X qdd_R + Xdot qd_R); mass_matrix and bias_forces: the spanning tree's M(q) and
+// C(q, qd) (gravity included), as `skograph dynamics --json` reports them.
+Eigen::VectorXd forward_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                 const Eigen::Vector3d& gravity = kStandardGravity);
+Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                                 const Eigen::Vector3d& gravity = kStandardGravity);
+Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+Eigen::VectorXd bias_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& qd,
+                            const Eigen::Vector3d& gravity = kStandardGravity);
+// Closed chains: X (dofs in file order x independent dofs in file order) and M_R = X* M X at the
+// closed q, with the independent names in data.independent.
+Eigen::MatrixXd embedding_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+
+// The problem with massless moving subtrees (`joints`, the top ones): under strict the error
+// line, otherwise the warning (shared by load_model and the program).
+std::string massless_joints_message(const Mechanism& mechanism, const std::vector<int>& joints,
+                                    bool strict);
+
+}  // namespace skograph
