@@ -34,18 +34,20 @@ install(FILES ${CMAKE_BINARY_DIR}/package/skographConfig.cmake
 install(FILES include/skograph/skograph.hpp ${SKOGRAPH_BUILD_INCLUDE_DIR}/skograph/config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/skograph COMPONENT development)
 
-# pkg-config: every layer built, the third-party libraries after them (a static link needs them).
+# pkg-config: every layer built, dependents first, then the third-party libraries (a static link
+# needs them; a shared one only privately). Public headers need Eigen (Boost and nlohmann-json
+# headers live in /usr/include); the libraries the layers use privately are plain -l flags, since
+# their own pkg-config files would add compile flags (sdformat12's -std=c++17) ours do not need.
 set(SKOGRAPH_PC_LIBS "")
 foreach(layer IN LISTS SKOGRAPH_LAYERS)
-  string(PREPEND SKOGRAPH_PC_LIBS "-lskograph_${layer} ")  # dependents first
+  string(PREPEND SKOGRAPH_PC_LIBS "-lskograph_${layer} ")
 endforeach()
-set(SKOGRAPH_PC_REQUIRES "eigen3 yaml-cpp urdfdom tinyxml tinyxml2 console_bridge sdformat12 nlohmann_json")
+set(SKOGRAPH_PC_REQUIRES "eigen3")
+set(SKOGRAPH_PC_PLAIN_LIBS "-lurdfdom_model -ltinyxml -lconsole_bridge -lyaml-cpp -lmujoco \
+-lsdformat12 -ltinyxml2 -lcholmod -lsuitesparseconfig -lboost_graph")
 if(SKOGRAPH_HAVE_VIZ)
-  string(APPEND SKOGRAPH_PC_REQUIRES " libcgraph libgvc cairo")
+  string(APPEND SKOGRAPH_PC_PLAIN_LIBS " -lcgraph -lgvc -lcairo")
 endif()
-# Libraries without a pkg-config file of their own (MuJoCo, CHOLMOD, Boost.Graph).
-set(SKOGRAPH_PC_PLAIN_LIBS "-lmujoco -lcholmod -lsuitesparseconfig -lboost_graph")
-# A static library needs its dependencies on the link line; a shared one only privately.
 set(SKOGRAPH_PC_PRIVATE "")
 if(BUILD_SHARED_LIBS)
   set(SKOGRAPH_PC_PRIVATE ".private")
