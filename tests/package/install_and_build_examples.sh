@@ -33,4 +33,11 @@ test "$(pkg-config --modversion skograph)" = "$("$prefix/bin/skograph" --version
 c++ -O1 -o "$work/pkg_config_program" "$source/examples/cpp/robot_dynamics.cpp" \
   $(pkg-config --cflags --libs skograph)
 "$work/pkg_config_program" "$models/space_arm.urdf" > /dev/null
+# The Python package, where the install put it (PREFIX/lib/python3.X/dist-packages).
+package=$(find "$prefix" -path "*dist-packages/skograph/__init__.py" | head -1)
+if [ -n "$package" ]; then
+  (cd "$work" && PYTHONPATH="$(dirname "$(dirname "$package")")" /usr/bin/python3 -c \
+    "import skograph, sys; m = skograph.load_model(sys.argv[1]); print('python:', m, skograph.__file__)" \
+    "$models/arm7.urdf") | grep -q "$prefix"
+fi
 echo "installed $("$prefix/bin/skograph" --version): examples built and run"

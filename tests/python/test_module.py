@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""The Python module (issue 15) against the command line on the same files: `dynamics --json`,
+`graph --json`, `export` Matrix Market files read by SciPy, `analyze` folders; plus identities
+(A = (I - E_A)^-1, L L' = P M P', no fill in the canonical order), batches equal to single calls
+with any number of threads, pickling through multiprocessing, and the one-line errors.
+
+usage: SKOGRAPH_CLI=build/bin/skograph PYTHONPATH=build/python test_module.py SOURCE_DIR WORK_DIR
+"""
+import json
+import multiprocessing
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import scipy.io
+import scipy.sparse
+
+import skograph
+
+SOURCE, WORK = sys.argv[1], sys.argv[2]
+CLI = os.environ["SKOGRAPH_CLI"]
+MODELS = os.path.join(SOURCE, "examples", "models")
+BAD = os.path.join(SOURCE, "examples", "bad")
+EXAMPLES = [("arm7.urdf", "arm7_state.json"), ("space_arm.urdf", "space_arm_state.json"),
+            ("humanoid.yaml", "humanoid_state.json"), ("humanoid.xml", "humanoid_state.json"),
+            ("fourbar.yaml", "fourbar_state.json"),
+            ("fourbar_chain.yaml", "fourbar_chain_state.json"),
+            ("fourbar_internal_cut.sdf", "fourbar_internal_cut_state.json"),
+            ("geared_links.yaml", "geared_links_state.json"),
+            ("delta_robot.yaml", "delta_robot_state.json"),
+            ("stewart_platform.yaml", "stewart_platform_state.json"),
+            ("suspension.yaml", "suspension_state.json")]
+
+
+def cli(*args, check=True):
+    run = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True)
+    if check and run.returncode != 0:
+        raise AssertionError(f"skograph {' '.join(map(str, args))}: {run.stderr}")
+    return run
+
+
+def close(a, b, tolerance):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and np.max(np.abs(a - b), initial=0.0) <= tolerance * (1 + np.max(np.abs(b), initial=0.0))
+
+
+def forward_in_worker(args):
+    model, q, qd, tau = args
+    return model.forward_dynamics(q, qd, tau)
+
+
+class AgainstTheCommandLine(unittest.TestCase):
+    def test_dynamics_json(self):
+        for model_name, state_name in EXAMPLES:
+            with self.subTest(model=model_name):
+                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
+                report = json.loads(cli("dynamics", path, "--state", state_path, "--json").stdout)
+                model = skograph.load_model(path)
+                self.assertEqual(model.dofs, report["dofs"])
+                state = model.read_state(state_path)
+                q, qd, g = state["q"], state["qd"], state["gravity"]
+                closed_q, closed_qd, independent = model.close(q, qd)
+                self.assertTrue(close(closed_q, report["q"], 1e-12))
+                self.assertTrue(close(closed_qd, report["qd"], 1e-12))
+                self.assertTrue(close(model.forward_dynamics(q, qd, state["tau"], gravity=g),
+                                      report["qdd"], 1e-10))
+                self.assertTrue(close(model.inverse_dynamics(q, qd, state["qdd"], gravity=g),
+                                      report["tau"], 1e-10))
+                self.assertTrue(close(model.mass_matrix(q), report["M"], 1e-12))
+                self.assertTrue(close(model.bias(q, qd, gravity=g), report["bias"], 1e-12))
+                self.assertEqual(model.is_closed_chain, "independent" in report)
+                if model.is_closed_chain:
+                    self.assertEqual(independent, report["independent"])
+                    self.assertTrue(close(model.embedding_matrix(q), report["X"], 1e-10))
+                    self.assertTrue(close(model.reduced_mass_matrix(q), report["M_reduced"], 1e-10))
+
+    def test_sparse_operators_are_the_exported_matrix_market_files(self):
+        # Trees: `export` writes M, E_A and A in the file's order; SciPy reads them.
+        for model_name, state_name in EXAMPLES[:4]:
+            with self.subTest(model=model_name):
+                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
+                out = os.path.join(WORK, "export")
+                os.makedirs(out, exist_ok=True)
+                files = {k: os.path.join(out, k + ".mtx") for k in ("M", "E", "A")}
+                cli("export", path, "--state", state_path, "--mass", files["M"],
+                    "--kernel", files["E"], "--resolvent", files["A"])
+                model = skograph.load_model(path)
+                q = model.read_state(state_path)["q"]
+                M = model.sparse_mass_matrix(q)
+                self.assertIsInstance(M, scipy.sparse.csc_matrix)
+                self.assertTrue(close(M.toarray(), scipy.io.mmread(files["M"]).toarray(), 1e-12))
+                self.assertTrue(close(M.toarray(), model.mass_matrix(q), 1e-12))
+                E, A = model.kernel(q), model.resolvent(q)
+                self.assertTrue(close(E.toarray(), scipy.io.mmread(files["E"]).toarray(), 1e-12))
+                self.assertTrue(close(A.toarray(), scipy.io.mmread(files["A"]).toarray(), 1e-12))
+                # Part I Eq. 14: A = (I - E_A)^-1.
+                identity = np.eye(E.shape[0])
+                self.assertTrue(close(A.toarray() @ (identity - E.toarray()), identity, 1e-12))
+
+    def test_graph_json_is_analyze_graph(self):
+        for path in (os.path.join(SOURCE, "examples", "graphs", "fourbar.dot"),
+                     os.path.join(MODELS, "stewart_platform.yaml")):
+            self.assertEqual(skograph.analyze_graph(path), json.loads(cli("graph", path, "--json").stdout))
+
+    @unittest.skipUnless(skograph.have_viz, "built without the viz layer")
+    def test_analyze_writes_what_the_command_line_writes(self):
+        path = os.path.join(MODELS, "fourbar.yaml")
+        mine, theirs = os.path.join(WORK, "analyze_python"), os.path.join(WORK, "analyze_cli")
+        shutil.rmtree(mine, ignore_errors=True)
+        shutil.rmtree(theirs, ignore_errors=True)
+        skograph.analyze(path, mine)
+        cli("analyze", path, "--out", theirs)
+        self.assertEqual(sorted(os.listdir(mine)), sorted(os.listdir(theirs)))
+        for name in ("report.json", "report.txt"):
+            with open(os.path.join(mine, name)) as a, open(os.path.join(theirs, name)) as b:
+                self.assertEqual(a.read().replace(mine, theirs), b.read())
+        picture = os.path.join(WORK, "tree.svg")
+        skograph.render(path, picture, what="spanning-tree")
+        with open(picture) as f:
+            self.assertIn("<svg", f.read())
+
+    def test_errors_carry_the_command_lines_line(self):
+        for name in ("twoparents.urdf", "nan.urdf", "bad.yaml", "unknown_link.yaml",
+                     "coupling.yaml", "missing_child.urdf"):
+            with self.subTest(file=name):
+                path = os.path.join(BAD, name)
+                run = cli("dynamics", path, check=False)
+                self.assertEqual(run.returncode, 2)
+                with self.assertRaises(skograph.Error) as raised:
+                    skograph.load_model(path)
+                self.assertEqual("skograph dynamics: " + str(raised.exception) + "\n", run.stderr)
+                self.assertIsInstance(raised.exception, ValueError)
+        # A loop that cannot be closed: at the first state, as `dynamics` says at its state.
+        reach = skograph.load_model(os.path.join(BAD, "reach.yaml"))
+        with self.assertRaises(skograph.Error) as raised:
+            reach.close(np.zeros(reach.dof_count), np.zeros(reach.dof_count))
+        self.assertIn("loop 'tip' cannot be closed from the given state", str(raised.exception))
+        with self.assertRaises(skograph.Error) as raised:
+            skograph.analyze_graph(os.path.join(BAD, "nan.urdf"))
+        self.assertIn("nan.urdf:5:", str(raised.exception))
+        model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        with self.assertRaises(skograph.Error):
+            model.mass_matrix(np.zeros(6))
+        with self.assertRaises(skograph.Error):
+            model.factor(np.zeros(7), ordering="best")
+
+    def test_version_is_the_programs(self):
+        self.assertEqual("skograph " + skograph.__version__ + "\n", cli("--version").stdout)
+
+
+class Batches(unittest.TestCase):
+    def test_rows_are_single_calls_on_any_number_of_threads(self):
+        rng = np.random.default_rng(7)
+        for name in ("humanoid.yaml", "fourbar_chain.yaml"):
+            with self.subTest(model=name):
+                model = skograph.load_model(os.path.join(MODELS, name))
+                n, rows = model.dof_count, 40
+                Q = rng.uniform(-0.3, 0.3, (rows, n)) if not model.is_closed_chain else \
+                    np.tile(model.read_state(os.path.join(MODELS, "fourbar_chain_state.json"))["q"], (rows, 1))
+                QD, X = rng.normal(size=(rows, n)), rng.normal(size=(rows, n))
+                single = np.array([model.forward_dynamics(Q[i], QD[i], X[i]) for i in range(rows)])
+                for threads in (1, 2, 5):
+                    self.assertTrue(np.array_equal(model.forward_dynamics(Q, QD, X, threads=threads), single))
+                    self.assertTrue(np.array_equal(
+                        model.inverse_dynamics(Q, QD, X, threads=threads),
+                        np.array([model.inverse_dynamics(Q[i], QD[i], X[i]) for i in range(rows)])))
+                self.assertTrue(np.array_equal(model.mass_matrix(Q, threads=3),
+                                               np.array([model.mass_matrix(Q[i]) for i in range(rows)])))
+                self.assertTrue(np.array_equal(model.bias(Q, QD, threads=2),
+                                               np.array([model.bias(Q[i], QD[i]) for i in range(rows)])))
+                with self.assertRaises(skograph.Error):
+                    model.forward_dynamics(Q, QD[:3], X)
+
+    def test_factor_is_fill_free_in_the_canonical_order(self):
+        model = skograph.load_model(os.path.join(MODELS, "humanoid.yaml"))
+        q = np.linspace(-0.4, 0.4, model.dof_count)
+        sparse = model.sparse_mass_matrix(q)
+        M = sparse.toarray()
+        for ordering in ("canonical", "root-first", "amd"):
+            L, perm = model.factor(q, ordering=ordering)
+            self.assertTrue(close((L @ L.T).toarray(), M[np.ix_(perm, perm)], 1e-12))
+            if ordering == "canonical":
+                self.assertEqual(L.nnz, scipy.sparse.tril(sparse).nnz)  # stored entries
+
+    def test_models_pickle_into_worker_processes(self):
+        model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        again = pickle.loads(pickle.dumps(model))
+        self.assertEqual(again.dofs, model.dofs)
+        rng = np.random.default_rng(3)
+        states = [(model, rng.normal(size=7), rng.normal(size=7), rng.normal(size=7)) for _ in range(6)]
+        with multiprocessing.get_context("spawn").Pool(2) as pool:
+            results = pool.map(forward_in_worker, states)
+        for (m, q, qd, tau), qdd in zip(states, results):
+            self.assertTrue(np.array_equal(qdd, model.forward_dynamics(q, qd, tau)))
+
+
+if __name__ == "__main__":
+    os.makedirs(WORK, exist_ok=True)
+    unittest.main(argv=[sys.argv[0]], verbosity=1)
