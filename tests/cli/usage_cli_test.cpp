@@ -55,6 +55,13 @@ TEST(UsageCli, VersionIsTheProjectVersion) {
   EXPECT_EQ(run.err, "");
 }
 
+TEST(UsageCli, TheChangelogHasASectionForTheVersion) {
+  std::ifstream in(std::string(SKOGRAPH_SOURCE_DIR) + "/CHANGELOG.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("\n## " + project_version() + " "), std::string::npos);
+}
+
 TEST(UsageCli, EveryListedCommandAnswersHelp) {
   const std::vector<std::string> commands = listed_commands();
   ASSERT_GE(commands.size(), 6u);
