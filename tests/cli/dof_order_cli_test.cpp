@@ -28,6 +28,8 @@ using cli_test::example_model;
 using cli_test::expect_one_line_error;
 using cli_test::run_cli;
 using io_test::write_file;
+using cli_test::matrix_of;
+using cli_test::vector_of;
 using Json = nlohmann::json;
 
 // A random tree of `links` links whose joints are listed in a shuffled order (parents after their
@@ -58,20 +60,6 @@ std::string shuffled_tree(int links, unsigned seed) {
   for (const std::string& joint : joints) text << joint;
   text << "</robot>\n";
   return text.str();
-}
-
-Eigen::VectorXd vector_of(const Json& json) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(json.size()));
-  for (std::size_t i = 0; i < json.size(); ++i) v(static_cast<Eigen::Index>(i)) = json[i];
-  return v;
-}
-
-Eigen::MatrixXd matrix_of(const Json& json) {
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(json.size()),
-                    static_cast<Eigen::Index>(json[0].size()));
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = json[r][c];
-  return m;
 }
 
 double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {

@@ -16,21 +16,8 @@ namespace skograph {
 namespace {
 
 using Json = nlohmann::json;
-
-Eigen::VectorXd vector_of(const Json& json) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(json.size()));
-  for (std::size_t i = 0; i < json.size(); ++i) v(static_cast<Eigen::Index>(i)) = json[i];
-  return v;
-}
-
-Eigen::MatrixXd matrix_of(const Json& json) {
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(json.size()),
-                    json.empty() ? 0 : static_cast<Eigen::Index>(json[0].size()));
-  for (std::size_t r = 0; r < json.size(); ++r)
-    for (std::size_t c = 0; c < json[r].size(); ++c)
-      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = json[r][c];
-  return m;
-}
+using cli_test::matrix_of;
+using cli_test::vector_of;
 
 double scale(const Eigen::MatrixXd& m) { return 1.0 + m.cwiseAbs().maxCoeff(); }
 

@@ -23,26 +23,14 @@ using cli_test::example_model;
 using cli_test::expect_one_line_error;
 using cli_test::run_cli;
 using io_test::write_file;
+using cli_test::matrix_of;
+using cli_test::vector_of;
 using Json = nlohmann::json;
 
 Json dynamics_json(const std::string& arguments) {
   const CliRun run = run_cli("dynamics " + arguments + " --json");
   EXPECT_EQ(run.status, 0) << run.err;
   return Json::parse(run.out.empty() ? "{}" : run.out);
-}
-
-Eigen::VectorXd vector_of(const Json& json) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(json.size()));
-  for (std::size_t i = 0; i < json.size(); ++i) v(static_cast<Eigen::Index>(i)) = json[i];
-  return v;
-}
-
-Eigen::MatrixXd matrix_of(const Json& json) {
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(json.size()),
-                    json.empty() ? 0 : static_cast<Eigen::Index>(json[0].size()));
-  for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = json[r][c];
-  return m;
 }
 
 // Index of each of `names` in `order` (the dofs of the other report).

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +54,20 @@ inline void expect_one_line_error(const CliRun& run, const std::string& mentions
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_NE(run.err.find(mentions), std::string::npos) << run.err;
+}
+
+// A JSON list of numbers as a vector, a list of rows as a matrix (the reports' "q", "M", ...).
+inline Eigen::VectorXd vector_of(const nlohmann::json& json) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(json.size()));
+  for (std::size_t i = 0; i < json.size(); ++i) v(static_cast<Eigen::Index>(i)) = json[i];
+  return v;
+}
+inline Eigen::MatrixXd matrix_of(const nlohmann::json& json) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(json.size()),
+                    json.empty() ? 0 : static_cast<Eigen::Index>(json[0].size()));
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = json[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+  return m;
 }
 
 }  // namespace cli_test
