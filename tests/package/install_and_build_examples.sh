@@ -30,9 +30,17 @@ test "$(wc -l < "$work/bad.txt")" -eq 1 && grep -q missing_child.urdf "$work/bad
 # pkg-config alone (relocated prefix: the .pc file finds it from its own folder).
 export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name skograph.pc)")"
 test "$(pkg-config --modversion skograph)" = "$("$prefix/bin/skograph" --version | cut -d' ' -f2)"
-c++ -O1 -o "$work/pkg_config_program" "$source/examples/cpp/robot_dynamics.cpp" \
-  $(pkg-config --cflags --libs skograph)
-"$work/pkg_config_program" "$models/space_arm.urdf" > /dev/null
+# The umbrella header and the library's version.
+cat > "$work/umbrella.cpp" <<'PROGRAM'
+#include <skograph/skograph.hpp>
+#include <iostream>
+int main(int, char** argv) {
+  const skograph::Model model = skograph::load_model(argv[1]);
+  std::cout << skograph::version() << " " << model.dof_count() << "\n";
+}
+PROGRAM
+c++ -O1 -o "$work/pkg_config_program" "$work/umbrella.cpp" $(pkg-config --cflags --libs skograph)
+test "$("$work/pkg_config_program" "$models/space_arm.urdf")" = "$(pkg-config --modversion skograph) 12"
 # The Python package, where the install put it (PREFIX/lib/python3.X/dist-packages).
 package=$(find "$prefix" -path "*dist-packages/skograph/__init__.py" | head -1)
 if [ -n "$package" ]; then
