@@ -263,9 +263,9 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, const 
 
 // Closed chains by constraint embedding (rigid/closed_chain_model.hpp): the state's independent
 // q are kept and the dependent ones closed by Newton, qd = X qd_R; "qdd" is the forward dynamics
-// for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the tree inverse
-// dynamics M qdd_in + C for the state's independent qdd made consistent (qdd_in = X qdd_R +
-// Xdot qd_R), whose X* image is the minimal-coordinate inverse dynamics.
+// for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the actuator
+// forces for the state's independent qdd: nonzero only at the independent dofs, X* tau = T_R
+// (the minimal-coordinate inverse dynamics, issue 16), so that tau fed back gives qdd_R again.
 int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
                         std::ostream& out) {
   const ClosedChainModel model =
@@ -293,9 +293,13 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, cons
   } catch (const ClosureError& e) {
     throw closure_failure(args.file, args.state_file, e);
   }
+  try {
+    tau = actuator_forces(model, data, q, qd, state.qdd, state.gravity);
+  } catch (const ClosureError& e) {
+    throw closure_failure(args.file, args.state_file, e);
+  }
   mass = mass_matrix(tree, data.tree, q);
   bias = bias_forces(tree, data.tree, q, qd, state.gravity);
-  tau = inverse_dynamics(tree, data.tree, q, qd, qdd_in, state.gravity);
   if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite() ||
       !X.allFinite() || !reduced_mass.allFinite())
     throw UsageError(args.file + ": the dynamics are not finite at this state");
@@ -366,8 +370,9 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, cons
   text << "indep * = independent coordinate: its q and qd are the state's, the others are solved "
           "from the loops\nbias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
           "all joints (X* tau in the minimal coordinates)\nqdd in = the state's independent qdd "
-          "made consistent with the loops; tau out = tree inverse dynamics for it (X* tau out = "
-          "minimal inverse dynamics)\nX (dofs x independent: qd = X qd_R):\n";
+          "made consistent with the loops; tau out = actuator forces for it at the independent "
+          "joints (X* tau out = minimal inverse dynamics; zero at the passive joints)\nX (dofs x "
+          "independent: qd = X qd_R):\n";
   write_matrix(text, X);
   text << "reduced mass matrix M_R = X* M X:\n";
   write_matrix(text, reduced_mass);

@@ -133,17 +133,13 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
                                  const Eigen::Vector3d& gravity) {
   check_size(model, qdd, "qdd");
   const ClosedState state = model_state(model, data, q, qd);
-  Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
-  if (model.is_closed_chain()) {
-    // qdd_in = X qdd_R + Xdot qd_R from the independent entries (constraint-embedding Eq. 13).
-    const ClosedChainData& closed = *data.closed_chain();
-    Eigen::VectorXd independent(static_cast<Eigen::Index>(closed.independent.size()));
-    for (size_t j = 0; j < closed.independent.size(); ++j)
-      independent(static_cast<Eigen::Index>(j)) = acceleration(closed.independent[j]);
-    acceleration = closed.X * independent + embedding_rate(*model.closed_chain(), closed);
-  }
+  const Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
+  if (!model.is_closed_chain())
+    return model.dof_order().vector(
+        inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, acceleration, gravity));
   return model.dof_order().vector(
-      inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, acceleration, gravity));
+      actuator_forces(*model.closed_chain(), *data.closed_chain(), state.q, state.qd, acceleration,
+                      gravity));
 }
 
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {

@@ -88,9 +88,10 @@ ClosedState close_state(const Model& model, ModelData& data, const Eigen::Vector
 
 // All in the file's dof order. Closed chains at the closed state (close_state):
 // forward_dynamics: qdd for tau acting on every joint (X* tau in the minimal coordinates);
-// inverse_dynamics: the tree's M qdd_in + C for qdd's independent entries made consistent with the
-// loops (qdd_in = X qdd_R + Xdot qd_R); mass_matrix and bias_forces: the spanning tree's M(q) and
-// C(q, qd) (gravity included), as `skograph dynamics --json` reports them.
+// inverse_dynamics: the actuator forces for qdd's independent entries (qdd_R): nonzero only at
+// the independent dofs, X* tau = T_R (rigid/closed_chain_model.hpp: actuator_forces), so that
+// forward_dynamics of that tau gives back qdd_R; mass_matrix and bias_forces: the spanning tree's
+// M(q) and C(q, qd) (gravity included), as `skograph dynamics --json` reports them.
 Eigen::VectorXd forward_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                  const Eigen::Vector3d& gravity = kStandardGravity);

@@ -393,6 +393,23 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
   return work.independent_forces;
 }
 
+Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
+                                const Eigen::Ref<const Eigen::VectorXd>& q,
+                                const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                const Eigen::Vector3d& gravity) {
+  update_closed_chain(model, data, q, qd);  // the independent dofs at this state
+  const std::vector<int> independent = data.independent;
+  Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
+  for (std::size_t j = 0; j < independent.size(); ++j)
+    qdd_independent(static_cast<Eigen::Index>(j)) = qdd(independent[j]);
+  const Eigen::VectorXd& reduced = inverse_dynamics(model, data, q, qd, qdd_independent, gravity);
+  Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.dof_count());
+  for (std::size_t j = 0; j < independent.size(); ++j)
+    tau(independent[j]) = reduced(static_cast<Eigen::Index>(j));
+  return tau;
+}
+
 // M_R = H_Ra A_a M A_a* H_Ra* = X* M_tree X by composite inertias of the embedded model (part II
 // Algorithms 4.1-4.2).
 const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,

@@ -196,6 +196,15 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
                                         const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
                                         const Eigen::Vector3d& gravity);
+// The actuator forces of the independent joints for the independent entries of qdd (tree dofs;
+// the dependent entries are ignored): tau zero at the dependent dofs and T_R (inverse_dynamics
+// above) at the independent ones. The rows of X at the independent dofs are unit rows, so
+// X* tau = T_R: forward_dynamics of this tau gives back qdd_R, with the passive joints free.
+Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
+                                const Eigen::Ref<const Eigen::VectorXd>& q,
+                                const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                const Eigen::Vector3d& gravity);
 // M_R = X* M_tree X by composite inertias of the embedded model (part II Alg. 4.1-4.2), in the
 // order of data.independent.
 const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,
