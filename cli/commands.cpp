@@ -163,6 +163,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "render") status = render_command(rest, out, err);
     if (command == "analyze") status = analyze_command(rest, out, err);
     if (command == "demo") status = demo_command(rest, out, err);
+#else
+    if (command == "render" || command == "analyze" || command == "demo")
+      throw UsageError("this skograph was built without its viz layer (Graphviz and cairo were "
+                       "not found, or SKOGRAPH_VIZ=OFF), so it draws no pictures");
 #endif
   } catch (const OutputError& e) {
     discard_warnings();
