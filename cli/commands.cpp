@@ -57,7 +57,8 @@ constexpr CommandHelp kCommands[] = {
      "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] [--max-diagram-nodes N]\n"
      "                        report (text, JSON) and every picture into DIR; closed chains:\n"
      "                        the constraint-embedded model and its M_R at the state; digraphs\n"
-     "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, diagrams\n"},
+     "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, "
+     "diagrams\n"},
     {"demo",
      "  demo [--out DIR] [--size PIXELS]\n"
      "                        analyze the built-in geared four-bar into DIR (default out/demo)\n"},
@@ -75,7 +76,8 @@ constexpr const char* kOneLineUsage =
     " (skograph help, skograph COMMAND --help)\n";
 
 std::string full_usage() {
-  std::string text = "skograph " SKOGRAPH_VERSION "\nusage: skograph <command> [options]\ncommands:\n";
+  std::string text =
+      "skograph " SKOGRAPH_VERSION "\nusage: skograph <command> [options]\ncommands:\n";
   for (const CommandHelp& command : kCommands) text += command.text;
   return text + kModelNote + "options: --help (after a command: its usage), --version\n";
 }
@@ -107,7 +109,7 @@ std::string input_file(const std::vector<std::string>& args) {
       "--state",  "--t",      "--dt",        "--out",      "--mass", "--factor",
       "--perm",   "--kernel", "--resolvent", "--ordering", "--what", "--matrix",
       "--format", "--size",   "-o",          "--reps",     "--algo", "--max-diagram-nodes",
-      "--rtol",   "--atol",     "--method"};
+      "--rtol",   "--atol",   "--method"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;
@@ -150,7 +152,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (find_command(command) && asks_for_help(rest)) return command_help(*find_command(command), out);
+  if (find_command(command) && asks_for_help(rest))
+    return command_help(*find_command(command), out);
   int status = -1;
   discard_warnings();
   try {
@@ -165,8 +168,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "demo") status = demo_command(rest, out, err);
 #else
     if (command == "render" || command == "analyze" || command == "demo")
-      throw UsageError("this skograph was built without its viz layer (Graphviz and cairo were "
-                       "not found, or SKOGRAPH_VIZ=OFF), so it draws no pictures");
+      throw UsageError(
+          "this skograph was built without its viz layer (Graphviz and cairo were "
+          "not found, or SKOGRAPH_VIZ=OFF), so it draws no pictures");
 #endif
   } catch (const OutputError& e) {
     discard_warnings();

@@ -15,8 +15,10 @@ function(skograph_add_layer name)
   set(target skograph_${name})
   add_library(${target} ${ARG_SOURCES})
   add_library(skograph::${name} ALIAS ${target})
+  # Shared: the layers find each other next to themselves wherever the prefix is.
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name}
-                        VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+                        VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+                        INSTALL_RPATH "$ORIGIN")
   target_include_directories(${target} PUBLIC
     $<BUILD_INTERFACE:${SKOGRAPH_BUILD_INCLUDE_DIR}>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>

@@ -2,6 +2,8 @@
 
 namespace skograph {
 
-const char* version() { return SKOGRAPH_VERSION; }
+const char* version() {
+  return SKOGRAPH_VERSION;
+}
 
 }  // namespace skograph

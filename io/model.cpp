@@ -46,8 +46,8 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
   update_closed_chain(*model.closed_chain(), closed, state.q, state.qd);
   data.independent.clear();
   for (const int a : order.file_sorted(closed.independent))
-    data.independent.push_back(
-        order.names()[static_cast<size_t>(order.file_dof(closed.independent[static_cast<size_t>(a)]))]);
+    data.independent.push_back(order.names()[static_cast<size_t>(
+        order.file_dof(closed.independent[static_cast<size_t>(a)]))]);
   return state;
 }
 
@@ -79,8 +79,8 @@ Model load_model(const std::string& path, const ReadOptions& options) {
   try {
     if (closed) {
       model.closed_chain_ = std::make_shared<const ClosedChainModel>(std::move(ordered));
-      model.tree_ = std::shared_ptr<const RigidBodyModel>(model.closed_chain_,
-                                                          &model.closed_chain_->tree());
+      model.tree_ =
+          std::shared_ptr<const RigidBodyModel>(model.closed_chain_, &model.closed_chain_->tree());
       massless = model.closed_chain_->massless_moving_joints();
     } else {
       model.tree_ = std::make_shared<const RigidBodyModel>(std::move(ordered));
@@ -106,8 +106,12 @@ ModelData::ModelData(const Model& model) {
 ModelData::~ModelData() = default;
 ModelData::ModelData(ModelData&&) noexcept = default;
 ModelData& ModelData::operator=(ModelData&&) noexcept = default;
-RigidBodyData& ModelData::tree() { return closed_chain_ ? closed_chain_->tree : *tree_; }
-ClosedChainData* ModelData::closed_chain() { return closed_chain_.get(); }
+RigidBodyData& ModelData::tree() {
+  return closed_chain_ ? closed_chain_->tree : *tree_;
+}
+ClosedChainData* ModelData::closed_chain() {
+  return closed_chain_.get();
+}
 
 ClosedState close_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd) {
@@ -137,9 +141,8 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
   if (!model.is_closed_chain())
     return model.dof_order().vector(
         inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, acceleration, gravity));
-  return model.dof_order().vector(
-      actuator_forces(*model.closed_chain(), *data.closed_chain(), state.q, state.qd, acceleration,
-                      gravity));
+  return model.dof_order().vector(actuator_forces(*model.closed_chain(), *data.closed_chain(),
+                                                  state.q, state.qd, acceleration, gravity));
 }
 
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
@@ -176,7 +179,8 @@ Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const E
   Eigen::MatrixXd shown(reduced.rows(), reduced.cols());
   for (size_t a = 0; a < order.size(); ++a)
     for (size_t b = 0; b < order.size(); ++b)
-      shown(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = reduced(order[a], order[b]);
+      shown(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
+          reduced(order[a], order[b]);
   return shown;
 }
 

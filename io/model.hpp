@@ -67,7 +67,7 @@ class ModelData {
   ~ModelData();
   ModelData(ModelData&&) noexcept;
   ModelData& operator=(ModelData&&) noexcept;
-  RigidBodyData& tree();             // the tree's (for a closed chain: of its spanning tree)
+  RigidBodyData& tree();            // the tree's (for a closed chain: of its spanning tree)
   ClosedChainData* closed_chain();  // null for trees
   // Independent dof names (file order) of the last closed-chain call; every dof for a tree.
   std::vector<std::string> independent;

@@ -37,7 +37,9 @@ struct PyModel {
   bool strict = false;
   std::unique_ptr<ModelData> data;
   PyModel(Model loaded, bool strict_reading)
-      : model(std::move(loaded)), strict(strict_reading), data(std::make_unique<ModelData>(model)) {}
+      : model(std::move(loaded)),
+        strict(strict_reading),
+        data(std::make_unique<ModelData>(model)) {}
 };
 
 std::shared_ptr<PyModel> load(const std::string& path, bool strict) {
@@ -66,8 +68,7 @@ py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K
   for (std::size_t k = 0; k < K; ++k) {
     const auto& [name, array] = inputs[k];
     if (array.ndim() != first.ndim() || (batch && array.shape(0) != rows))
-      throw std::invalid_argument(std::string(name) + " must have the shape of " +
-                                  inputs[0].first);
+      throw std::invalid_argument(std::string(name) + " must have the shape of " + inputs[0].first);
     if (array.shape(array.ndim() - 1) != n)
       throw std::invalid_argument(std::string(name) + " has " +
                                   std::to_string(array.shape(array.ndim() - 1)) +
@@ -83,7 +84,8 @@ py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K
   const long per_state = matrix ? n * n : n;
   auto row = [&](ModelData& data, long i) {
     std::array<Eigen::VectorXd, K> state;
-    for (std::size_t k = 0; k < K; ++k) state[k] = Eigen::Map<const Eigen::VectorXd>(pointers[k] + i * n, n);
+    for (std::size_t k = 0; k < K; ++k)
+      state[k] = Eigen::Map<const Eigen::VectorXd>(pointers[k] + i * n, n);
     const Eigen::MatrixXd value = fn(self.model, data, state);
     // Row-major into the NumPy buffer.
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
@@ -113,7 +115,8 @@ py::object to_scipy(const Eigen::SparseMatrix<double>& matrix) {
 
 // The tree's SKO model at q (closed first for a closed chain), in `data`.
 const SkoModel& sko_at(PyModel& self, const Eigen::VectorXd& q) {
-  const ClosedState closed = close_state(self.model, *self.data, q, Eigen::VectorXd::Zero(q.size()));
+  const ClosedState closed =
+      close_state(self.model, *self.data, q, Eigen::VectorXd::Zero(q.size()));
   RigidBodyData& tree_data = self.data->tree();
   update_positions(self.model.tree(), self.model.dof_order().model_vector(closed.q), tree_data);
   synchronize_sko_model(self.model.tree(), tree_data);
@@ -174,7 +177,8 @@ PYBIND11_MODULE(_skograph, m) {
   py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model")
       .def_property_readonly("file", [](const PyModel& self) { return self.model.file(); })
       .def_property_readonly("dofs", [](const PyModel& self) { return self.model.dof_names(); })
-      .def_property_readonly("dof_count", [](const PyModel& self) { return self.model.dof_count(); })
+      .def_property_readonly("dof_count",
+                             [](const PyModel& self) { return self.model.dof_count(); })
       .def_property_readonly("is_closed_chain",
                              [](const PyModel& self) { return self.model.is_closed_chain(); })
       .def_property_readonly("warnings", [](const PyModel& self) { return self.model.warnings(); })
@@ -198,10 +202,11 @@ PYBIND11_MODULE(_skograph, m) {
           "forward_dynamics",
           [](PyModel& self, Array q, Array qd, Array tau, Gravity gravity, int threads) {
             const Eigen::Vector3d g = gravity_of(gravity);
-            return apply<3>(self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, false,
-                            [&](const Model& model, ModelData& data, const auto& s) {
-                              return Eigen::MatrixXd(forward_dynamics(model, data, s[0], s[1], s[2], g));
-                            });
+            return apply<3>(
+                self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, false,
+                [&](const Model& model, ModelData& data, const auto& s) {
+                  return Eigen::MatrixXd(forward_dynamics(model, data, s[0], s[1], s[2], g));
+                });
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           py::arg("threads") = 1)
@@ -209,10 +214,11 @@ PYBIND11_MODULE(_skograph, m) {
           "inverse_dynamics",
           [](PyModel& self, Array q, Array qd, Array qdd, Gravity gravity, int threads) {
             const Eigen::Vector3d g = gravity_of(gravity);
-            return apply<3>(self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, false,
-                            [&](const Model& model, ModelData& data, const auto& s) {
-                              return Eigen::MatrixXd(inverse_dynamics(model, data, s[0], s[1], s[2], g));
-                            });
+            return apply<3>(
+                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, false,
+                [&](const Model& model, ModelData& data, const auto& s) {
+                  return Eigen::MatrixXd(inverse_dynamics(model, data, s[0], s[1], s[2], g));
+                });
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
           py::arg("threads") = 1)
@@ -250,8 +256,10 @@ PYBIND11_MODULE(_skograph, m) {
       .def(
           "sparse_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            if (q.size() != self.model.dof_count()) throw std::invalid_argument("q has the wrong size");
-            return to_scipy(renumber_symmetric(sparse_mass_matrix(sko_at(self, q)), file_dofs(self.model)));
+            if (q.size() != self.model.dof_count())
+              throw std::invalid_argument("q has the wrong size");
+            return to_scipy(
+                renumber_symmetric(sparse_mass_matrix(sko_at(self, q)), file_dofs(self.model)));
           },
           py::arg("q"))
       .def(
@@ -261,31 +269,38 @@ PYBIND11_MODULE(_skograph, m) {
             if (!chosen)
               throw std::invalid_argument("unknown ordering '" + ordering +
                                           "' (expected canonical, root-first, amd or metis)");
-            if (q.size() != self.model.dof_count()) throw std::invalid_argument("q has the wrong size");
+            if (q.size() != self.model.dof_count())
+              throw std::invalid_argument("q has the wrong size");
             const SkoModel& sko = sko_at(self, q);
             const std::vector<int> index = file_dofs(self.model);
-            const Eigen::SparseMatrix<double> mass = renumber_symmetric(sparse_mass_matrix(sko), index);
+            const Eigen::SparseMatrix<double> mass =
+                renumber_symmetric(sparse_mass_matrix(sko), index);
             std::vector<int> canonical = canonical_dof_order(sko.structure());
             for (int& dof : canonical) dof = index[static_cast<std::size_t>(dof)];
             CholmodFactorization factorization(sparsity_pattern(mass), *chosen, canonical);
             factorization.factorize(mass);
-            return py::make_tuple(to_scipy(factorization.factor()),
-                                  py::array_t<int>(static_cast<py::ssize_t>(factorization.permutation().size()),
-                                                   factorization.permutation().data()));
+            return py::make_tuple(
+                to_scipy(factorization.factor()),
+                py::array_t<int>(static_cast<py::ssize_t>(factorization.permutation().size()),
+                                 factorization.permutation().data()));
           },
           py::arg("q"), py::arg("ordering") = "canonical")
       .def(
           "kernel",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            if (q.size() != self.model.dof_count()) throw std::invalid_argument("q has the wrong size");
-            return to_scipy(renumber_symmetric(sparse_kernel(sko_at(self, q)), file_node_rows(self.model)));
+            if (q.size() != self.model.dof_count())
+              throw std::invalid_argument("q has the wrong size");
+            return to_scipy(
+                renumber_symmetric(sparse_kernel(sko_at(self, q)), file_node_rows(self.model)));
           },
           py::arg("q"))
       .def(
           "resolvent",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            if (q.size() != self.model.dof_count()) throw std::invalid_argument("q has the wrong size");
-            return to_scipy(renumber_symmetric(sparse_resolvent(sko_at(self, q)), file_node_rows(self.model)));
+            if (q.size() != self.model.dof_count())
+              throw std::invalid_argument("q has the wrong size");
+            return to_scipy(
+                renumber_symmetric(sparse_resolvent(sko_at(self, q)), file_node_rows(self.model)));
           },
           py::arg("q"))
       .def(
@@ -308,8 +323,8 @@ PYBIND11_MODULE(_skograph, m) {
             return load(state[0].cast<std::string>(), state[1].cast<bool>());
           }))
       .def("__repr__", [](const PyModel& self) {
-        return "<skograph.Model '" + self.model.file() + "': " +
-               std::to_string(self.model.dof_count()) + " dofs" +
+        return "<skograph.Model '" + self.model.file() +
+               "': " + std::to_string(self.model.dof_count()) + " dofs" +
                (self.model.is_closed_chain() ? ", closed chain>" : ">");
       });
 

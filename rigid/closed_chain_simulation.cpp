@@ -206,8 +206,7 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
       observe(k);
     }
   } else {
-    auto stepper = odeint::make_dense_output(options.absolute_tolerance,
-                                             options.relative_tolerance,
+    auto stepper = odeint::make_dense_output(options.absolute_tolerance, options.relative_tolerance,
                                              odeint::runge_kutta_dopri5<OdeState>());
     const double smallest_allowed = 1e-12 * options.duration;
     double next_step = std::min(options.step, options.duration) / 16.0;

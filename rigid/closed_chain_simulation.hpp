@@ -68,10 +68,10 @@ struct SimulationSample {
 };
 
 struct SimulationSummary {
-  int steps = 0;                   // sample intervals (simulation_step_count)
-  long long accepted_steps = 0;    // integrator steps kept
-  long long rejected_steps = 0;    // by the error control, a failed projection or evaluation
-  long long evaluations = 0;       // right-hand sides (forward dynamics) computed
+  int steps = 0;                 // sample intervals (simulation_step_count)
+  long long accepted_steps = 0;  // integrator steps kept
+  long long rejected_steps = 0;  // by the error control, a failed projection or evaluation
+  long long evaluations = 0;     // right-hand sides (forward dynamics) computed
   double smallest_step = 0.0, largest_step = 0.0;  // of the accepted steps, seconds
   double final_time = 0.0;
   // Energy balance E(t) - E(0) - W(t), E = kinetic + gravity potential, W the work of tau:

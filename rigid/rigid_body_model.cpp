@@ -196,7 +196,8 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
 }
 
 InverseDynamicsWorkspace& inverse_workspace(RigidBodyData& data) {
-  if (!data.inverse) data.inverse = std::make_unique<InverseDynamicsWorkspace>(data.sko.structure());
+  if (!data.inverse)
+    data.inverse = std::make_unique<InverseDynamicsWorkspace>(data.sko.structure());
   return *data.inverse;
 }
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/mechanism_file.hpp"
 #include "peers.hpp"
+#include "skograph/io/mechanism_file.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART
 #include <dart/config.hpp>

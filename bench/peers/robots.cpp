@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/mechanism_file.hpp"
 #include "peers.hpp"
+#include "skograph/io/mechanism_file.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 #include "skograph/rigid/tree_order.hpp"

@@ -20,8 +20,7 @@ int main(int argc, char** argv) {
     // The dependent coordinates of q are solved from the loops; the independent ones kept.
     const Eigen::MatrixXd reduced = skograph::reduced_mass_matrix(model, data, q);
     const Eigen::MatrixXd X = skograph::embedding_matrix(model, data, q);
-    std::cout << data.independent.size() << " of " << model.dof_count()
-              << " dofs independent:";
+    std::cout << data.independent.size() << " of " << model.dof_count() << " dofs independent:";
     for (const std::string& name : data.independent) std::cout << " " << name;
     std::cout << "\nM_R =\n" << reduced << "\n";
     const Eigen::MatrixXd M = skograph::mass_matrix(model, data, q);

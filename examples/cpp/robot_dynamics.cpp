@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   }
   try {
     const skograph::Model model = skograph::load_model(argv[1]);  // massless flanges fused
-    skograph::ModelData data(model);  // the workspace: one per thread
+    skograph::ModelData data(model);                              // the workspace: one per thread
     const int n = model.dof_count();
     const Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(n, 0.1, 0.5);
     const Eigen::VectorXd qd = Eigen::VectorXd::Constant(n, 0.2);
@@ -21,8 +21,7 @@ int main(int argc, char** argv) {
     const Eigen::VectorXd tau_back = skograph::inverse_dynamics(model, data, q, qd, qdd);
     std::cout << model.file() << ": " << n << " dofs\n";
     for (int i = 0; i < n; ++i)
-      std::cout << "  " << model.dof_names()[static_cast<size_t>(i)] << "  qdd " << qdd(i)
-                << "\n";
+      std::cout << "  " << model.dof_names()[static_cast<size_t>(i)] << "  qdd " << qdd(i) << "\n";
     std::cout << "|inverse_dynamics(forward_dynamics(tau)) - tau| = " << (tau_back - tau).norm()
               << "\n";
     return (tau_back - tau).norm() < 1e-8 ? 0 : 1;

@@ -189,7 +189,9 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     std::vector<bool> is_independent(static_cast<std::size_t>(n), false);
     for (const int k : independent) is_independent[static_cast<std::size_t>(k)] = true;
     for (Eigen::Index k = 0; k < n; ++k)
-      if (!is_independent[static_cast<std::size_t>(k)]) EXPECT_EQ(tau_out(k), 0.0) << k;
+      if (!is_independent[static_cast<std::size_t>(k)]) {
+        EXPECT_EQ(tau_out(k), 0.0) << k;
+      }
     // ... and fed back as the state's tau they give the same motion (to 1e-10).
     const std::string actuated =
         write_file(name + "_actuated.json", state_text(report["dofs"], q, qd, qdd, &tau_out));

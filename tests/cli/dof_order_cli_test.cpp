@@ -26,10 +26,10 @@ namespace {
 using cli_test::CliRun;
 using cli_test::example_model;
 using cli_test::expect_one_line_error;
-using cli_test::run_cli;
-using io_test::write_file;
 using cli_test::matrix_of;
+using cli_test::run_cli;
 using cli_test::vector_of;
+using io_test::write_file;
 using Json = nlohmann::json;
 
 // A random tree of `links` links whose joints are listed in a shuffled order (parents after their

@@ -19,22 +19,26 @@ using Json = nlohmann::json;
 using cli_test::matrix_of;
 using cli_test::vector_of;
 
-double scale(const Eigen::MatrixXd& m) { return 1.0 + m.cwiseAbs().maxCoeff(); }
+double scale(const Eigen::MatrixXd& m) {
+  return 1.0 + m.cwiseAbs().maxCoeff();
+}
 
 struct Example {
   const char* model;
   const char* state;
 };
 
-void PrintTo(const Example& example, std::ostream* out) { *out << example.model; }
+void PrintTo(const Example& example, std::ostream* out) {
+  *out << example.model;
+}
 
 class LibraryModel : public testing::TestWithParam<Example> {};
 
 TEST_P(LibraryModel, AgreesWithTheCommandLineAndTheEquationsOfMotion) {
   const std::string file = cli_test::example_model(GetParam().model);
   const std::string state_file = cli_test::example_model(GetParam().state);
-  const cli_test::CliRun run = cli_test::run_cli("dynamics " + file + " --state " + state_file +
-                                                 " --json");
+  const cli_test::CliRun run =
+      cli_test::run_cli("dynamics " + file + " --state " + state_file + " --json");
   ASSERT_EQ(run.status, 0) << run.err;
   const Json report = Json::parse(run.out);
 

@@ -21,10 +21,10 @@ namespace {
 using cli_test::CliRun;
 using cli_test::example_model;
 using cli_test::expect_one_line_error;
-using cli_test::run_cli;
-using io_test::write_file;
 using cli_test::matrix_of;
+using cli_test::run_cli;
 using cli_test::vector_of;
+using io_test::write_file;
 using Json = nlohmann::json;
 
 Json dynamics_json(const std::string& arguments) {

@@ -66,7 +66,8 @@ inline Eigen::MatrixXd matrix_of(const nlohmann::json& json) {
   Eigen::MatrixXd m(static_cast<Eigen::Index>(json.size()),
                     json.empty() ? 0 : static_cast<Eigen::Index>(json[0].size()));
   for (Eigen::Index r = 0; r < m.rows(); ++r)
-    for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = json[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      m(r, c) = json[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
   return m;
 }
 

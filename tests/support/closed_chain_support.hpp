@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/rigid/closed_chain_model.hpp"
 #include "rigid_support.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
 
 namespace skograph::testing_support {
 

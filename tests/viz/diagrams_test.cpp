@@ -10,8 +10,8 @@
 #include <set>
 #include <thread>
 
-#include "support/picture_checks.hpp"
 #include "skograph/viz/graphviz_layout.hpp"
+#include "support/picture_checks.hpp"
 
 namespace skograph::viz {
 namespace {
