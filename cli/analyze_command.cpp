@@ -30,7 +30,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kAnalyzeUsage =
     "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] "
-    "[--max-diagram-nodes N] [--strict]";
+    "[--max-diagram-nodes N] [--strict] [--independent JOINT,...]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {
@@ -46,13 +46,15 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--out" || arg == "-o" || arg == "--size" ||
-        ((arg == "--state" || arg == "--max-diagram-nodes") && !demo)) {
+        ((arg == "--state" || arg == "--max-diagram-nodes" || arg == "--independent") && !demo)) {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
       const std::string& value = args[++i];
       if (arg == "--size") {
         request.options.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else if (arg == "--state") {
         request.options.state_file = value;
+      } else if (arg == "--independent") {
+        request.options.independent = parse_name_list(arg, value);
       } else if (arg == "--max-diagram-nodes") {
         request.options.max_diagram_nodes =
             parse_integer("--max-diagram-nodes", value, 0, 1000000000, "nodes");
@@ -247,7 +249,9 @@ AnalysisFiles analysis_files(const PictureInput& input, const AnalysisOptions& o
     read_state_file(state_file, fuse_fixed_bodies(*input.mechanism));
   }
   if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
-    embedding = embedding_analysis(*input.mechanism, input.source, state_file);
+    embedding =
+        embedding_analysis(with_independent(input.source, *input.mechanism, options.independent),
+                           input.source, state_file);
     if (embedding->whole_mechanism)
       made.notes.push_back(
           input.source +

@@ -31,7 +31,8 @@ struct AnalysisOptions {
   int pixels = 800;        // spy plots: at most this many pixels a side
   std::string state_file;  // closed chains: the state of the embedding (empty: zero, closed)
   int max_diagram_nodes = kDefaultMaxDiagramNodes;  // above: diagrams as DOT text; 0: no limit
-  bool strict = false;  // --strict: refuse physically inconsistent inertias
+  bool strict = false;                   // --strict: refuse physically inconsistent inertias
+  std::vector<std::string> independent;  // --independent: closed chains' chosen coordinates
 };
 
 // For a MODEL with loops or couplings the report gains the constraint-embedded model at

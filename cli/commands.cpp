@@ -33,11 +33,12 @@ constexpr CommandHelp kCommands[] = {
      "  graph FILE [--json]   analyze a digraph (.dot, .gv) or a model's standard digraph\n"},
     {"dynamics",
      "  dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none]\n"
+     "           [--independent JOINT,...]\n"
      "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
      "                        coordinates (independent dofs, X, M_reduced)\n"},
     {"simulate",
      "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]\n"
-     "           [--method dopri5|rk4] [--rtol R] [--atol A]\n"
+     "           [--method dopri5|rk4] [--rtol R] [--atol A] [--independent JOINT,...]\n"
      "                        integrate in minimal coordinates (Dormand-Prince 5(4) by default);\n"
      "                        energy drift and constraint residuals\n"},
     {"bench",
@@ -46,6 +47,7 @@ constexpr CommandHelp kCommands[] = {
     {"export",
      "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
      "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"
+     "         [--independent JOINT,...]\n"
      "                        sparse M, its CHOLMOD factor, E_A and A as Matrix Market files\n"},
 #if SKOGRAPH_HAVE_VIZ
     {"render",
@@ -55,6 +57,7 @@ constexpr CommandHelp kCommands[] = {
      "                        draw one picture (format from OUT's extension by default)\n"},
     {"analyze",
      "  analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] [--max-diagram-nodes N]\n"
+     "         [--independent JOINT,...]\n"
      "                        report (text, JSON) and every picture into DIR; closed chains:\n"
      "                        the constraint-embedded model and its M_R at the state; digraphs\n"
      "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, "
@@ -67,7 +70,8 @@ constexpr CommandHelp kCommands[] = {
 };
 constexpr const char* kModelNote =
     "MODEL: .urdf, .yaml/.yml, .xml/.mjcf (MJCF), .sdf; every model command takes --strict\n"
-    "(refuse physically inconsistent inertias and massless moving subtrees)\n";
+    "(refuse physically inconsistent inertias and massless moving subtrees); closed chains take\n"
+    "--independent JOINT,... (the coordinates to keep independent: the actuated joints)\n";
 constexpr const char* kOneLineUsage =
     "usage: skograph <command> [options]; commands: graph dynamics simulate bench export"
 #if SKOGRAPH_HAVE_VIZ
@@ -106,10 +110,10 @@ bool asks_for_help(const std::vector<std::string>& args) {
 // option's value.
 std::string input_file(const std::vector<std::string>& args) {
   static const char* const kValued[] = {
-      "--state",  "--t",      "--dt",        "--out",      "--mass", "--factor",
-      "--perm",   "--kernel", "--resolvent", "--ordering", "--what", "--matrix",
-      "--format", "--size",   "-o",          "--reps",     "--algo", "--max-diagram-nodes",
-      "--rtol",   "--atol",   "--method"};
+      "--state",  "--t",      "--dt",        "--out",        "--mass", "--factor",
+      "--perm",   "--kernel", "--resolvent", "--ordering",   "--what", "--matrix",
+      "--format", "--size",   "-o",          "--reps",       "--algo", "--max-diagram-nodes",
+      "--rtol",   "--atol",   "--method",    "--independent"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

@@ -25,12 +25,14 @@ namespace {
 
 constexpr const char* kExportUsage =
     "usage: skograph export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt] "
-    "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] [--strict]";
+    "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] [--strict] "
+    "[--independent JOINT,...]";
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
   MassOrdering ordering = MassOrdering::kCanonical;
   bool strict = false;
+  std::vector<std::string> independent;  // --independent
 };
 
 ExportOptions parse_options(const std::vector<std::string>& args) {
@@ -51,6 +53,10 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
     if (matched) continue;
     if (arg == "--strict") {
       options.strict = true;
+    } else if (arg == "--independent") {
+      if (i + 1 >= args.size())
+        throw UsageError(std::string("--independent needs joint names (") + kExportUsage + ")");
+      options.independent = parse_name_list(arg, args[++i]);
     } else if (arg == "--ordering") {
       if (i + 1 >= args.size())
         throw UsageError(std::string("--ordering needs a name (") + kExportUsage + ")");
@@ -92,7 +98,7 @@ struct ExportedModel {
 ExportedModel load_exported_model(const ExportOptions& options) {
   ExportedModel exported;
   DofOrder order;  // the model lists its joints depth first; the files are in the file's order
-  Mechanism mechanism = load_mechanism(options.model, options.strict, &order);
+  Mechanism mechanism = load_mechanism(options.model, options.strict, &order, options.independent);
   if (!is_closed_chain(mechanism)) {
     exported.tree_model = std::make_unique<RigidBodyModel>(
         load_tree_model(options.model, std::move(mechanism), options.strict));

@@ -28,7 +28,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kDynamicsUsage =
     "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none] "
-    "[--strict]";
+    "[--strict] [--independent JOINT,...]";
 // Above this many dofs `dynamics` gives M sparse unless --mass dense asks (a dense 2000 x 2000
 // matrix is 32 MB of numbers); bench's dense algorithms (mass, fd-crba) refuse more dofs than
 // kDenseLimit (20000: a 3.2 GB matrix).
@@ -98,6 +98,7 @@ struct DynamicsArguments {
   bool json = false;
   bool strict = false;
   MassOutput mass = MassOutput::kDefault;
+  std::vector<std::string> independent;  // --independent
 };
 
 DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args) {
@@ -107,6 +108,10 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
       parsed.json = true;
     } else if (args[i] == "--strict") {
       parsed.strict = true;
+    } else if (args[i] == "--independent") {
+      if (i + 1 == args.size())
+        throw UsageError(std::string("--independent needs joint names (") + kDynamicsUsage + ")");
+      parsed.independent = parse_name_list("--independent", args[++i]);
     } else if (args[i] == "--mass") {
       if (i + 1 == args.size())
         throw UsageError(std::string("--mass needs dense, sparse or none (") + kDynamicsUsage +
@@ -385,7 +390,7 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, cons
 int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
   const DynamicsArguments args = parse_dynamics_arguments(arguments);
   DofOrder order;
-  Mechanism mechanism = load_mechanism(args.file, args.strict, &order);
+  Mechanism mechanism = load_mechanism(args.file, args.strict, &order, args.independent);
   if (is_closed_chain(mechanism))
     return run_closed_dynamics(args, std::move(mechanism), order, out);
   return run_tree_dynamics(args, std::move(mechanism), order, out);

@@ -15,14 +15,28 @@
 
 namespace skograph::cli {
 
-Mechanism load_mechanism(const std::string& file, bool strict, DofOrder* dof_order) {
+Mechanism load_mechanism(const std::string& file, bool strict, DofOrder* dof_order,
+                         const std::vector<std::string>& independent) {
   ReadOptions options;
   options.strict = strict;
-  const Mechanism fused = fuse_fixed_bodies(read_mechanism_file(file, options));
+  const Mechanism fused =
+      fuse_fixed_bodies(with_independent(file, read_mechanism_file(file, options), independent));
   add_warnings(file, fused.warnings);
   Mechanism ordered = depth_first_order(fused);
   if (dof_order) *dof_order = DofOrder(fused, ordered);
   return ordered;
+}
+
+Mechanism with_independent(const std::string& file, Mechanism mechanism,
+                           const std::vector<std::string>& independent) {
+  if (independent.empty()) return mechanism;
+  try {
+    named_dofs(mechanism, independent);  // every name a moving joint or dof of the file
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(file + ": --" + e.what());
+  }
+  mechanism.independent = independent;
+  return mechanism;
 }
 
 bool is_closed_chain(const Mechanism& mechanism) {

@@ -23,8 +23,14 @@ using skograph::DofOrder;
 // (rigid/fixed_body_fusion.hpp) and its joints depth first (rigid/tree_order.hpp), with the map
 // back to the file's dof order when `dof_order` is given; the reader's warnings are kept for the
 // end of the run (cli/warnings.hpp). `strict` refuses physically inconsistent inertias.
+// `independent` (--independent) replaces the file's `independent:` list (issue 16).
 Mechanism load_mechanism(const std::string& file, bool strict = false,
-                         DofOrder* dof_order = nullptr);
+                         DofOrder* dof_order = nullptr,
+                         const std::vector<std::string>& independent = {});
+// The mechanism with `independent` (when given) as its independent coordinates, the names checked
+// against it: UsageError "FILE: --independent: 'x' is not a joint ...".
+Mechanism with_independent(const std::string& file, Mechanism mechanism,
+                           const std::vector<std::string>& independent);
 bool is_closed_chain(const Mechanism& mechanism);
 
 // The tree model (RigidBodyModel) and the constraint-embedded model (ClosedChainModel); what the

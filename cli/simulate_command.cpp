@@ -28,7 +28,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
     "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--method dopri5|rk4] "
-    "[--rtol R] [--atol A] [--out TRAJ.csv] [--json] [--strict]";
+    "[--rtol R] [--atol A] [--out TRAJ.csv] [--json] [--strict] [--independent JOINT,...]";
 
 struct SimulateArguments {
   std::string file, state_file, csv, duration_text, step_text;
@@ -37,6 +37,7 @@ struct SimulateArguments {
   double relative_tolerance = SimulationOptions().relative_tolerance;
   double absolute_tolerance = SimulationOptions().absolute_tolerance;
   bool has_duration = false, has_step = false, json = false, strict = false;
+  std::vector<std::string> independent;  // --independent
 };
 
 SimulateArguments parse_arguments(const std::vector<std::string>& args) {
@@ -48,11 +49,12 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
     } else if (arg == "--strict") {
       parsed.strict = true;
     } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out" ||
-               arg == "--method" || arg == "--rtol" || arg == "--atol") {
+               arg == "--method" || arg == "--rtol" || arg == "--atol" || arg == "--independent") {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
       const std::string& value = args[++i];
       if (arg == "--state") parsed.state_file = value;
       if (arg == "--out") parsed.csv = value;
+      if (arg == "--independent") parsed.independent = parse_name_list(arg, value);
       if (arg == "--method") {
         if (value == "dopri5")
           parsed.integrator = Integrator::kDormandPrince;
@@ -127,7 +129,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   const SimulateArguments args = parse_arguments(arguments);
   DofOrder order;  // the model lists its joints depth first; outputs are in the file's order
   const ClosedChainModel model = load_closed_chain_model(
-      args.file, load_mechanism(args.file, args.strict, &order), args.strict);
+      args.file, load_mechanism(args.file, args.strict, &order, args.independent), args.strict);
   const MechanismState state = args.state_file.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(args.state_file, model.mechanism());

@@ -68,4 +68,18 @@ double parse_number(const std::string& option, const std::string& value) {
   return parsed;
 }
 
+std::vector<std::string> parse_name_list(const std::string& option, const std::string& value) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = value.find(',', start);
+    names.push_back(
+        value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (names.back().empty())
+      throw UsageError(option + " needs joint names separated by commas, not '" + value + "'");
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
 }  // namespace skograph::cli

@@ -36,6 +36,10 @@ void write_command_outputs(const std::vector<std::pair<std::string, std::string>
 int parse_integer(const std::string& option, const std::string& value, int lower, int upper,
                   const std::string& unit = "");
 
+// The names of a list option (--independent a,b,c): comma-separated, none empty; otherwise
+// UsageError "--independent needs joint names separated by commas, not 'a,,b'".
+std::vector<std::string> parse_name_list(const std::string& option, const std::string& value);
+
 // The value of a number option (--t, --dt): a finite number, the whole argument; otherwise
 // UsageError "--t must be a number of seconds, not 'x'".
 double parse_number(const std::string& option, const std::string& value);

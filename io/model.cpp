@@ -68,7 +68,16 @@ std::string massless_joints_message(const Mechanism& mechanism, const std::vecto
 }
 
 Model load_model(const std::string& path, const ReadOptions& options) {
-  const Mechanism fused = fuse_fixed_bodies(read_mechanism_file(path, options));
+  Mechanism read = read_mechanism_file(path, options);
+  if (!options.independent.empty()) {
+    try {
+      named_dofs(read, options.independent);
+    } catch (const std::invalid_argument& e) {
+      throw ModelError(naming(path, e.what()));
+    }
+    read.independent = options.independent;
+  }
+  const Mechanism fused = fuse_fixed_bodies(read);
   Mechanism ordered = depth_first_order(fused);
   Model model;
   model.file_ = path;

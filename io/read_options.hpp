@@ -1,6 +1,9 @@
 // Options shared by every model reader (io/mechanism_file.hpp).
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace skograph {
 
 struct ReadOptions {
@@ -9,6 +12,9 @@ struct ReadOptions {
   // warning (Mechanism::warnings); the command line's --strict. Commands that build a dynamics
   // model also refuse massless moving subtrees under it.
   bool strict = false;
+  // Closed chains: the coordinates to keep independent (joint or dof names), replacing the file's
+  // own list (the YAML key `independent:`); load_model applies it (issue 16).
+  std::vector<std::string> independent;
 };
 
 }  // namespace skograph

@@ -303,7 +303,7 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
     fail({source, root.IsNull() ? 1 : reader.at(root).line},
          "not a mechanism: expected a mapping with 'links' and 'joints' (or 'urdf')");
   reader.check_keys(root, "the mechanism",
-                    {"name", "urdf", "links", "joints", "loops", "couplings"});
+                    {"name", "urdf", "links", "joints", "loops", "couplings", "independent"});
 
   Mechanism mechanism;
   std::vector<int> joint_lines, link_lines;
@@ -338,6 +338,20 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
   mechanism.source = source;
   if (root["loops"]) read_loops(reader, root["loops"], mechanism, index);
   if (root["couplings"]) read_couplings(reader, root["couplings"], mechanism, index);
+  if (root["independent"]) {  // issue 16: the coordinates to keep independent (actuated joints)
+    const YAML::Node list = root["independent"];
+    if (!list.IsSequence())
+      fail(reader.at(list), "'independent' must be a list of joint (or dof) names");
+    for (const YAML::Node& item : list) {
+      const std::string name = reader.text(item, "independent");
+      try {
+        named_dofs(mechanism, {name});
+      } catch (const std::invalid_argument& e) {
+        fail(reader.at(item), e.what());
+      }
+      mechanism.independent.push_back(name);
+    }
+  }
   audit.report(mechanism);
   return mechanism;
 }

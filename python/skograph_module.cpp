@@ -34,18 +34,20 @@ using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 // them); batches make a workspace per thread.
 struct PyModel {
   Model model;
-  bool strict = false;
+  ReadOptions options;  // how it was read (pickled with the path)
   std::unique_ptr<ModelData> data;
-  PyModel(Model loaded, bool strict_reading)
+  PyModel(Model loaded, ReadOptions read)
       : model(std::move(loaded)),
-        strict(strict_reading),
+        options(std::move(read)),
         data(std::make_unique<ModelData>(model)) {}
 };
 
-std::shared_ptr<PyModel> load(const std::string& path, bool strict) {
+std::shared_ptr<PyModel> load(const std::string& path, bool strict,
+                              const std::optional<std::vector<std::string>>& independent) {
   ReadOptions options;
   options.strict = strict;
-  return std::make_shared<PyModel>(load_model(path, options), strict);
+  if (independent) options.independent = *independent;
+  return std::make_shared<PyModel>(load_model(path, options), options);
 }
 
 Eigen::Vector3d gravity_of(const std::optional<Eigen::Vector3d>& gravity) {
@@ -318,9 +320,12 @@ PYBIND11_MODULE(_skograph, m) {
           },
           py::arg("path"))
       .def(py::pickle(
-          [](const PyModel& self) { return py::make_tuple(self.model.file(), self.strict); },
+          [](const PyModel& self) {
+            return py::make_tuple(self.model.file(), self.options.strict, self.options.independent);
+          },
           [](const py::tuple& state) {
-            return load(state[0].cast<std::string>(), state[1].cast<bool>());
+            return load(state[0].cast<std::string>(), state[1].cast<bool>(),
+                        state[2].cast<std::vector<std::string>>());
           }))
       .def("__repr__", [](const PyModel& self) {
         return "<skograph.Model '" + self.model.file() +
@@ -329,6 +334,8 @@ PYBIND11_MODULE(_skograph, m) {
       });
 
   m.def("load_model", &load, py::arg("path"), py::arg("strict") = false,
-        "The ready model of a URDF, YAML, MJCF or SDF file (tree or closed chain)");
+        py::arg("independent") = py::none(),
+        "The ready model of a URDF, YAML, MJCF or SDF file (tree or closed chain); independent: "
+        "the joints (or dofs) a closed chain keeps as its independent coordinates");
   m.def("_run", &run_command, py::arg("args"));
 }

@@ -49,6 +49,12 @@ void coordinate_jacobian(const ClosedChainModel& model, int s,
 // way) is not taken, the update after closing reports a closed configuration that is singular.
 void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int s) {
   const ClosedChainOptions& options = model.options();
+  // The user's independent coordinates stay fixed during Newton (least squares over the others);
+  // whether they are a valid choice at the closed state is update_selection's question.
+  if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
+    data.selection[s] = std::move(chosen);
+    return;
+  }
   if (has_selection(data, s) &&
       selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
                                       options.reselect_conditioning))

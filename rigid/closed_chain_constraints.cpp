@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <ranges>
 #include <span>
@@ -336,12 +337,68 @@ bool closure_keeps_rank(const ClosedChainModel& model, ClosedChainData& data, in
 // selects again from data.constraint_matrix[s]. A rank below the nominal rank is a singular
 // configuration (ClosureError, also on the first update), unless the first such drop is the
 // closure's own rank (closure_keeps_rank): that rank becomes this data's nominal rank.
+bool chosen_selection(const ClosedChainModel& model, int s, CoordinateSelection& selection) {
+  const Impl& impl = closed_chain_impl(model);
+  const std::vector<int>& chosen = impl.chosen_independent[static_cast<std::size_t>(s)];
+  if (chosen.empty()) return false;
+  selection.independent = chosen;
+  selection.dependent.clear();
+  for (int i = 0; i < static_cast<int>(impl.dofs[static_cast<std::size_t>(s)].size()); ++i)
+    if (!std::binary_search(chosen.begin(), chosen.end(), i)) selection.dependent.push_back(i);
+  selection.rank = static_cast<int>(selection.dependent.size());
+  selection.conditioning = 1.0;
+  return true;
+}
+
+namespace {
+
+// The user's selection of aggregate s is singular or badly conditioned at this state: a singular
+// configuration of the mechanism for that actuation. The rank and condition number of
+// Y1 = Q(:, dependent), the constraints restricted to the other coordinates.
+[[noreturn]] void chosen_selection_singular(const ClosedChainModel& model,
+                                            const ClosedChainData& data, int s,
+                                            const CoordinateSelection& selection) {
+  const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
+  Eigen::MatrixXd y1(constraint.rows(), static_cast<Eigen::Index>(selection.dependent.size()));
+  for (std::size_t j = 0; j < selection.dependent.size(); ++j)
+    y1.col(static_cast<Eigen::Index>(j)) = constraint.col(selection.dependent[j]);
+  const Eigen::VectorXd sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(y1).singularValues();
+  int rank = 0;
+  for (Eigen::Index i = 0; i < sigma.size(); ++i)
+    rank += sigma(i) > model.options().rank_tolerance * std::max(1.0, sigma(0)) ? 1 : 0;
+  const double smallest = sigma.size() ? sigma(sigma.size() - 1) : 0.0;
+  char condition[32];
+  std::snprintf(condition, sizeof condition, "%.1e", smallest > 0 ? sigma(0) / smallest : HUGE_VAL);
+  const Impl& impl = closed_chain_impl(model);
+  std::string names;
+  for (const int i : selection.independent)
+    names += (names.empty() ? "'" : ", '") +
+             model.tree().dof_names()[static_cast<std::size_t>(
+                 impl.dofs[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)])] +
+             "'";
+  throw SingularConfigurationError(
+      "singular configuration for the chosen independent coordinates " + names + " of " +
+      aggregate_label(model, s) + ": the constraints on the other coordinates have rank " +
+      std::to_string(rank) + " of " + std::to_string(selection.dependent.size()) +
+      " (condition number " + condition + ")");
+}
+
+}  // namespace
+
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd) {
   const ClosedChainOptions& options = model.options();
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
   DependentFactorization& y1 = data.work->dependent_factorization[s];
+  // The user's choice is kept wherever it is valid, and a singular configuration where it is not.
+  if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
+    factorize_dependent(constraint, chosen, y1);
+    if (!selection_conditioning_at_least(constraint, chosen, options.reselect_conditioning, y1))
+      chosen_selection_singular(model, data, s, chosen);
+    data.selection[s] = std::move(chosen);
+    return;
+  }
   if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s]) {
     factorize_dependent(constraint, data.selection[s], y1);
     if (selection_conditioning_at_least(constraint, data.selection[s],
@@ -400,7 +457,8 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
                        data.embedding_rate[s]);
     // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
     // of Y1: Q X_S != 0. Select again and take the higher rank as nominal.
-    if (embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
+    if (impl.chosen_independent[static_cast<std::size_t>(s)].empty() &&
+        embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance);
       if (selection.rank > data.selection[s].rank) {

@@ -40,6 +40,9 @@ struct ClosedChainModel::Impl {
   std::vector<int> dof_in_joint;            // tree dof -> index within its joint
   std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
   std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
+  // Per aggregate: the user's independent coordinates (Mechanism::independent) as positions in
+  // dofs[s], increasing; empty: the rank-revealing choice.
+  std::vector<std::vector<int>> chosen_independent;
   bool swallows_whole = false;
 };
 
@@ -138,6 +141,9 @@ std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd);
+// The user's independent coordinates of aggregate s (Mechanism::independent, issue 16) as a
+// selection; false when the aggregate has none (the rank-revealing choice applies).
+bool chosen_selection(const ClosedChainModel& model, int s, CoordinateSelection& selection);
 // True once aggregate s has a selection (an aggregate without dofs never needs one).
 inline bool has_selection(const ClosedChainData& data, int s) {
   return !data.selection[s].dependent.empty() || !data.selection[s].independent.empty();

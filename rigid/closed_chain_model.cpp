@@ -138,6 +138,45 @@ void validate_closures(const RigidBodyModel& tree) {
 
 }  // namespace
 
+namespace {
+
+// Mechanism::independent per aggregate (issue 16): a dof outside every aggregate is independent
+// anyway; an aggregate with named dofs must have exactly as many as it has independent
+// coordinates at a generic configuration (n_S minus the nominal rank of its constraints).
+void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl) {
+  const std::vector<int> dofs = named_dofs(model.mechanism(), model.mechanism().independent);
+  impl.chosen_independent.assign(impl.dofs.size(), {});
+  for (const int d : dofs) {
+    const int s = impl.aggregate_of_node[static_cast<std::size_t>(
+        impl.dof_node[static_cast<std::size_t>(d)])];
+    if (s < 0) continue;
+    const std::vector<int>& members = impl.dofs[static_cast<std::size_t>(s)];
+    impl.chosen_independent[static_cast<std::size_t>(s)].push_back(
+        static_cast<int>(std::find(members.begin(), members.end(), d) - members.begin()));
+  }
+  const std::vector<std::string>& names = model.tree().dof_names();
+  for (std::size_t s = 0; s < impl.dofs.size(); ++s) {
+    std::vector<int>& chosen = impl.chosen_independent[s];
+    if (chosen.empty()) continue;
+    std::sort(chosen.begin(), chosen.end());
+    const int wanted = static_cast<int>(impl.dofs[s].size()) - impl.nominal_rank[s];
+    if (static_cast<int>(chosen.size()) == wanted) continue;
+    std::string named, links;
+    for (const int i : chosen)
+      named += (named.empty() ? "'" : ", '") +
+               names[static_cast<std::size_t>(impl.dofs[s][static_cast<std::size_t>(i)])] + "'";
+    for (const int k : impl.nodes[s])
+      links += (links.empty() ? "" : ", ") +
+               model.mechanism().links[static_cast<std::size_t>(model.tree().link_of_node(k))].name;
+    throw std::invalid_argument("independent: the aggregate {" + links + "} has " +
+                                std::to_string(wanted) + " independent coordinate(s), and " +
+                                std::to_string(chosen.size()) + " of its dofs are named (" + named +
+                                ")");
+  }
+}
+
+}  // namespace
+
 ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions options)
     : tree_(std::make_shared<const RigidBodyModel>(std::move(mechanism))), options_(options) {
   validate_closures(*tree_);
@@ -227,6 +266,7 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   impl->nominal_rank.assign(aggregates, 0);
   impl_ = impl;
   impl->nominal_rank = generic_constraint_ranks(*this);
+  choose_independent(*this, *impl);
 }
 
 bool ClosedChainModel::moves_no_mass(int joint) const {

@@ -1,6 +1,7 @@
 #include "skograph/rigid/fixed_body_fusion.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 namespace skograph {
@@ -81,6 +82,13 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     return body[link];
   };
 
+  // A fixed joint has no coordinate to choose (issue 16); moving joints are checked by the models.
+  for (const std::string& name : mechanism.independent) {
+    const int j = mechanism.find_joint(name);
+    if (j >= 0 && mechanism.joints[static_cast<std::size_t>(j)].type == JointType::kFixed)
+      throw std::invalid_argument("independent: joint '" + name +
+                                  "' is fixed: it has no coordinate to choose");
+  }
   Mechanism result = mechanism;
   result.links.clear();
   result.joints.clear();

@@ -1,6 +1,8 @@
 #include "skograph/rigid/mechanism.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <stdexcept>
 
 namespace skograph {
 
@@ -121,6 +123,44 @@ int Mechanism::parent_joint(int link) const {
   for (size_t i = 0; i < joints.size(); ++i)
     if (joints[i].child == link) return static_cast<int>(i);
   return -1;
+}
+
+std::vector<int> named_dofs(const Mechanism& mechanism, const std::vector<std::string>& names) {
+  std::vector<int> offsets;
+  int offset = 0;
+  for (const Joint& joint : mechanism.joints) {
+    offsets.push_back(offset);
+    offset += joint_dof_count(joint.type);
+  }
+  std::vector<int> dofs;
+  for (const std::string& name : names) {
+    int joint = mechanism.find_joint(name), first = 0, count = 0;
+    if (joint >= 0) {
+      count = joint_dof_count(mechanism.joints[static_cast<std::size_t>(joint)].type);
+    } else if (const auto colon = name.rfind(':'); colon != std::string::npos) {
+      joint = mechanism.find_joint(name.substr(0, colon));
+      const std::string index = name.substr(colon + 1);
+      const int dofs_of_joint =
+          joint < 0 ? 0 : joint_dof_count(mechanism.joints[static_cast<std::size_t>(joint)].type);
+      if (index.size() == 1 && index[0] >= '0' && index[0] - '0' < dofs_of_joint) {
+        first = index[0] - '0';
+        count = 1;
+      } else {
+        joint = -1;
+      }
+    }
+    if (joint >= 0 && count == 0)
+      throw std::invalid_argument("independent: joint '" + name +
+                                  "' is fixed: it has no coordinate to choose");
+    if (joint < 0)
+      throw std::invalid_argument("independent: '" + name +
+                                  "' is not a joint (or dof 'joint:k') of the mechanism");
+    for (int d = 0; d < count; ++d)
+      dofs.push_back(offsets[static_cast<std::size_t>(joint)] + first + d);
+  }
+  std::sort(dofs.begin(), dofs.end());
+  dofs.erase(std::unique(dofs.begin(), dofs.end()), dofs.end());
+  return dofs;
 }
 
 }  // namespace skograph

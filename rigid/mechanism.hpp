@@ -112,6 +112,10 @@ struct Mechanism {
   // What the reader accepted but the user should know (inconsistent inertias, ...): one line
   // each, without the file name; the command line prints them as one warning line per file.
   std::vector<std::string> warnings;
+  // The coordinates the user wants independent in closed chains (issue 16: the actuated joints):
+  // joint names (all their dofs) or dof names ("joint:k"); the YAML key `independent:` or the
+  // command line's --independent. Empty: the rank-revealing choice (select_coordinates).
+  std::vector<std::string> independent;
 
   int find_link(const std::string& name) const;   // -1 when absent ("world" is never a link)
   int find_joint(const std::string& name) const;  // -1 when absent
@@ -122,5 +126,11 @@ struct Mechanism {
   // URDF root link that is not "world" gets a fixed joint to the world when read).
   int parent_joint(int link) const;
 };
+
+// The dofs (offsets in the joints' order: joint j's dofs follow those of joints 0..j-1) that the
+// names of Mechanism::independent denote, increasing, without repeats. std::invalid_argument
+// "independent: 'x' is not a joint of the mechanism" for a name that is neither a joint nor a dof
+// ("joint:k") of a moving joint.
+std::vector<int> named_dofs(const Mechanism& mechanism, const std::vector<std::string>& names);
 
 }  // namespace skograph

@@ -152,6 +152,26 @@ class AgainstTheCommandLine(unittest.TestCase):
         self.assertEqual("skograph " + skograph.__version__ + "\n", cli("--version").stdout)
 
 
+class ChosenIndependent(unittest.TestCase):
+    def test_the_stewart_platform_in_its_legs_is_the_command_lines(self):
+        path = os.path.join(MODELS, "stewart_platform.yaml")
+        state_path = os.path.join(MODELS, "stewart_platform_state.json")
+        legs = [f"leg{i}" for i in range(1, 7)]
+        report = json.loads(cli("dynamics", path, "--state", state_path, "--json",
+                                "--independent", ",".join(legs)).stdout)
+        model = skograph.load_model(path, independent=legs)
+        state = model.read_state(state_path)
+        q, qd, g = state["q"], state["qd"], state["gravity"]
+        self.assertEqual(model.close(q, qd)[2], legs)
+        self.assertTrue(close(model.inverse_dynamics(q, qd, state["qdd"], gravity=g), report["tau"], 1e-10))
+        self.assertTrue(close(model.forward_dynamics(q, qd, state["tau"], gravity=g), report["qdd"], 1e-10))
+        again = pickle.loads(pickle.dumps(model))
+        self.assertEqual(again.close(q, qd)[2], legs)
+        with self.assertRaises(skograph.Error) as raised:
+            skograph.load_model(path, independent=["leg1", "nothing"])
+        self.assertIn("'nothing' is not a joint", str(raised.exception))
+
+
 class Batches(unittest.TestCase):
     def test_rows_are_single_calls_on_any_number_of_threads(self):
         rng = np.random.default_rng(7)
