@@ -74,23 +74,10 @@ Eigen::VectorXd state_vector(const nlohmann::json& state, const char* key, const
 // A state file text with full q, qd, qdd (joint-keyed, multi-dof joints as arrays).
 std::string state_text(const Json& dofs, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                        const Eigen::VectorXd& qdd, const Eigen::VectorXd* tau = nullptr) {
-  nlohmann::json state;
-  auto put = [&](const char* key, const Eigen::VectorXd& v) {
-    for (size_t i = 0; i < dofs.size(); ++i) {
-      const std::string name = dofs[i];
-      const auto colon = name.find(':');
-      const double value = v(static_cast<Eigen::Index>(i));
-      if (colon == std::string::npos)
-        state[key][name] = value;
-      else
-        state[key][name.substr(0, colon)].push_back(value);
-    }
-  };
-  put("q", q);
-  put("qd", qd);
-  put("qdd", qdd);
-  if (tau) put("tau", *tau);
-  return state.dump();
+  std::vector<std::pair<std::string, Eigen::VectorXd>> vectors = {
+      {"q", q}, {"qd", qd}, {"qdd", qdd}};
+  if (tau) vectors.emplace_back("tau", *tau);
+  return cli_test::state_json(dofs, vectors);
 }
 
 std::vector<int> independent_indices(const Json& report) {

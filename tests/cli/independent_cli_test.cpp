@@ -32,18 +32,7 @@ Json dynamics(const std::string& arguments) {
 // A state file with q, qd, tau (and qdd) as the report lists them (dofs "joint:k" grouped).
 std::string state_file(const std::string& name, const Json& dofs,
                        const std::vector<std::pair<std::string, Eigen::VectorXd>>& vectors) {
-  Json state;
-  for (const auto& [key, v] : vectors)
-    for (std::size_t i = 0; i < dofs.size(); ++i) {
-      const std::string dof = dofs[i];
-      const auto colon = dof.find(':');
-      const double value = v(static_cast<Eigen::Index>(i));
-      if (colon == std::string::npos)
-        state[key][dof] = value;
-      else
-        state[key][dof.substr(0, colon)].push_back(value);
-    }
-  return write_file(name, state.dump());
+  return write_file(name, cli_test::state_json(dofs, vectors));
 }
 
 struct Choice {

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/io_support.hpp"
 
@@ -69,6 +71,24 @@ inline Eigen::MatrixXd matrix_of(const nlohmann::json& json) {
     for (Eigen::Index c = 0; c < m.cols(); ++c)
       m(r, c) = json[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
   return m;
+}
+
+// The text of a state file giving `vectors` (key "q", "qd", ... -> values in the order of the
+// report's `dofs`), joint-keyed; the dofs "joint:k" of a multi-dof joint grouped into an array.
+inline std::string state_json(const nlohmann::json& dofs,
+                              const std::vector<std::pair<std::string, Eigen::VectorXd>>& vectors) {
+  nlohmann::json state;
+  for (const auto& [key, v] : vectors)
+    for (std::size_t i = 0; i < dofs.size(); ++i) {
+      const std::string dof = dofs[i];
+      const auto colon = dof.find(':');
+      const double value = v(static_cast<Eigen::Index>(i));
+      if (colon == std::string::npos)
+        state[key][dof] = value;
+      else
+        state[key][dof.substr(0, colon)].push_back(value);
+    }
+  return state.dump();
 }
 
 }  // namespace cli_test
