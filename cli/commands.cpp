@@ -35,12 +35,14 @@ constexpr CommandHelp kCommands[] = {
      "  dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none]\n"
      "           [--independent JOINT,...]\n"
      "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
-     "                        coordinates (independent dofs, X, M_reduced)\n"},
+     "                        coordinates (independent dofs, X, M_reduced, the aggregates'\n"
+     "                        ranks, loop and coupling forces, actuator forces)\n"},
     {"simulate",
-     "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv] [--json]\n"
-     "           [--method dopri5|rk4] [--rtol R] [--atol A] [--independent JOINT,...]\n"
+     "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv [--loop-forces]]\n"
+     "           [--json] [--method dopri5|rk4] [--rtol R] [--atol A] [--independent JOINT,...]\n"
      "                        integrate in minimal coordinates (Dormand-Prince 5(4) by default);\n"
-     "                        energy drift and constraint residuals\n"},
+     "                        energy drift and constraint residuals; --loop-forces adds the\n"
+     "                        loop and coupling forces to the trajectory\n"},
     {"bench",
      "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
      "                        median time per call of a dynamics algorithm\n"},

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "skograph/cli/commands.hpp"
+#include "skograph/cli/dynamics_report.hpp"
 #include "skograph/cli/json_output.hpp"
 #include "skograph/cli/model_loading.hpp"
 #include "skograph/cli/usage.hpp"
@@ -37,41 +38,6 @@ constexpr int kDenseLimit = 20000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict]";
 
-// A table with one row per dof: the dof name, an "indep" mark when `independent` is given, then
-// one column per vector.
-struct Column {
-  const char* name;
-  const Eigen::VectorXd* values;
-};
-
-void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
-                 const std::vector<bool>* independent, const std::vector<Column>& columns) {
-  text << std::left << std::setw(14) << "dof" << std::right;
-  if (independent) text << std::setw(6) << "indep";
-  for (const Column& column : columns) text << std::setw(13) << column.name;
-  text << "\n" << std::setprecision(6);
-  for (size_t i = 0; i < dofs.size(); ++i) {
-    const auto k = static_cast<Eigen::Index>(i);
-    text << std::left << std::setw(14) << dofs[i] << std::right;
-    if (independent) text << std::setw(6) << ((*independent)[i] ? "*" : "");
-    for (const Column& column : columns) text << std::setw(13) << (*column.values)(k);
-    text << "\n";
-  }
-}
-
-void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
-  for (Eigen::Index r = 0; r < matrix.rows(); ++r) {
-    for (Eigen::Index c = 0; c < matrix.cols(); ++c) text << std::setw(13) << matrix(r, c);
-    text << "\n";
-  }
-}
-
-std::string gravity_text(const Eigen::Vector3d& gravity) {
-  std::ostringstream text;
-  text << "gravity (" << gravity.x() << ", " << gravity.y() << ", " << gravity.z() << ")";
-  return text.str();
-}
-
 std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismState& state,
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
                           const Eigen::VectorXd& qdd, const Eigen::VectorXd& tau) {
@@ -90,16 +56,6 @@ std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismS
   write_matrix(text, mass);
   return text.str();
 }
-
-enum class MassOutput { kDefault, kDense, kSparse, kNone };
-
-struct DynamicsArguments {
-  std::string file, state_file;
-  bool json = false;
-  bool strict = false;
-  MassOutput mass = MassOutput::kDefault;
-  std::vector<std::string> independent;  // --independent
-};
 
 DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args) {
   DynamicsArguments parsed;
@@ -139,33 +95,6 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
   }
   if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kDynamicsUsage + ")");
   return parsed;
-}
-
-MechanismState load_state(const std::string& state_file, const Mechanism& mechanism) {
-  return state_file.empty() ? zero_state(mechanism) : read_state_file(state_file, mechanism);
-}
-
-// A ClosureError of a run on (file, state file) as one line naming the model (and the state).
-UsageError closure_failure(const std::string& file, const std::string& state_file,
-                           const ClosureError& e) {
-  return UsageError(naming_file(file, e.what()) + (state_file.empty()
-                                                       ? std::string(" (zero state)")
-                                                       : " (state " + state_file + ")"));
-}
-
-// What the state gives: for the force check's message.
-std::string state_source(const std::string& state_file) {
-  return state_file.empty() ? std::string("the zero state") : "the state " + state_file;
-}
-
-// The state in the file's dof order (the model lists its joints depth first).
-MechanismState in_file_order(const DofOrder& order, const MechanismState& state) {
-  MechanismState mapped = state;
-  mapped.q = order.vector(state.q);
-  mapped.qd = order.vector(state.qd);
-  mapped.qdd = order.vector(state.qdd);
-  mapped.tau = order.vector(state.tau);
-  return mapped;
 }
 
 // M as the JSON of docs/command-line.md: dense rows, or the lower triangle in coordinate form
@@ -263,127 +192,6 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, const 
     }
     out << "model " << args.file << "\n" << text;
   }
-  return kExitOk;
-}
-
-// Closed chains by constraint embedding (rigid/closed_chain_model.hpp): the state's independent
-// q are kept and the dependent ones closed by Newton, qd = X qd_R; "qdd" is the forward dynamics
-// for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the actuator
-// forces for the state's independent qdd: nonzero only at the independent dofs, X* tau = T_R
-// (the minimal-coordinate inverse dynamics, issue 16), so that tau fed back gives qdd_R again.
-int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
-                        std::ostream& out) {
-  const ClosedChainModel model =
-      load_closed_chain_model(args.file, std::move(mechanism), args.strict);
-  const MechanismState state = load_state(args.state_file, model.mechanism());
-  const RigidBodyModel& tree = model.tree();
-  check_no_force_on_massless_joints(args.file, tree, model.massless_moving_joints(), state.tau,
-                                    state_source(args.state_file));
-  const int n = model.dof_count();
-  ClosedChainData data(model);
-  Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
-  Eigen::MatrixXd X, mass, reduced_mass;
-  std::vector<int> independent;
-  try {
-    close_positions(model, data, q);
-    close_velocities(model, data, q, qd);
-    qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
-    X = data.X;
-    independent = data.independent;
-    Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
-    for (size_t j = 0; j < independent.size(); ++j)
-      qdd_independent(static_cast<Eigen::Index>(j)) = state.qdd(independent[j]);
-    qdd_in = X * qdd_independent + embedding_rate(model, data);
-    reduced_mass = reduced_mass_matrix(model, data, q);
-  } catch (const ClosureError& e) {
-    throw closure_failure(args.file, args.state_file, e);
-  }
-  try {
-    tau = actuator_forces(model, data, q, qd, state.qdd, state.gravity);
-  } catch (const ClosureError& e) {
-    throw closure_failure(args.file, args.state_file, e);
-  }
-  mass = mass_matrix(tree, data.tree, q);
-  bias = bias_forces(tree, data.tree, q, qd, state.gravity);
-  if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite() ||
-      !X.allFinite() || !reduced_mass.allFinite())
-    throw UsageError(args.file + ": the dynamics are not finite at this state");
-
-  // In the file's order: dofs, and the independent coordinates sorted by their place there (X's
-  // columns and M_R's rows follow).
-  const std::vector<int> shown_independent = order.file_sorted(independent);
-  std::vector<std::string> independent_names;
-  std::vector<bool> is_independent(static_cast<size_t>(n), false);
-  Eigen::MatrixXd shown_X(X.rows(), X.cols()),
-      shown_reduced(reduced_mass.rows(), reduced_mass.cols());
-  for (std::size_t a = 0; a < shown_independent.size(); ++a) {
-    const int k = independent[static_cast<std::size_t>(shown_independent[a])];
-    independent_names.push_back(order.names()[static_cast<std::size_t>(order.file_dof(k))]);
-    is_independent[static_cast<size_t>(order.file_dof(k))] = true;
-    shown_X.col(static_cast<Eigen::Index>(a)) = X.col(shown_independent[a]);
-    for (std::size_t b = 0; b < shown_independent.size(); ++b)
-      shown_reduced(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
-          reduced_mass(shown_independent[a], shown_independent[b]);
-  }
-  X = order.rows(shown_X);
-  reduced_mass = shown_reduced;
-  q = order.vector(q);
-  qd = order.vector(qd);
-  qdd = order.vector(qdd);
-  qdd_in = order.vector(qdd_in);
-  tau = order.vector(tau);
-  bias = order.vector(bias);
-  mass = order.symmetric(mass);
-  const MechanismState shown_state = in_file_order(order, state);
-  note_whole_mechanism(args.file, model);
-  if (args.json) {
-    Json report;
-    Json dofs = Json::array(), names = Json::array();
-    for (const std::string& name : order.names()) dofs.push_back(name);
-    for (const std::string& name : independent_names) names.push_back(name);
-    report["dofs"] = dofs;
-    report["q"] = vector_json(q);
-    report["qd"] = vector_json(qd);
-    report["M"] = matrix_json(mass);
-    report["bias"] = vector_json(bias);
-    report["qdd"] = vector_json(qdd);
-    report["tau"] = vector_json(tau);
-    report["independent"] = names;
-    report["X"] = matrix_json(X);
-    report["M_reduced"] = matrix_json(reduced_mass);
-    out << format_json(report);
-    return kExitOk;
-  }
-  std::ostringstream text;
-  const Mechanism& m = model.mechanism();
-  text << "model " << args.file << "\n"
-       << "closed chain: " << m.loops.size() << " loop(s), " << m.couplings.size()
-       << " coupling(s), " << model.aggregate_count() << " aggregate(s):";
-  for (int s = 0; s < model.aggregate_count(); ++s)
-    text << " {" << aggregate_links(model, s) << "}";
-  text << "\n" << independent.size() << " of " << n << " dofs independent:";
-  for (const std::string& name : independent_names) text << " " << name;
-  text << "\n" << n << " dofs, " << gravity_text(state.gravity) << "\n";
-  write_table(text, order.names(), &is_independent,
-              {{"q", &q},
-               {"qd", &qd},
-               {"bias", &bias},
-               {"tau in", &shown_state.tau},
-               {"qdd out", &qdd},
-               {"qdd in", &qdd_in},
-               {"tau out", &tau}});
-  text << "indep * = independent coordinate: its q and qd are the state's, the others are solved "
-          "from the loops\nbias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
-          "all joints (X* tau in the minimal coordinates)\nqdd in = the state's independent qdd "
-          "made consistent with the loops; tau out = actuator forces for it at the independent "
-          "joints (X* tau out = minimal inverse dynamics; zero at the passive joints)\nX (dofs x "
-          "independent: qd = X qd_R):\n";
-  write_matrix(text, X);
-  text << "reduced mass matrix M_R = X* M X:\n";
-  write_matrix(text, reduced_mass);
-  text << "tree mass matrix M(q):\n";
-  write_matrix(text, mass);
-  out << text.str();
   return kExitOk;
 }
 

@@ -12,12 +12,14 @@
 #include <sstream>
 
 #include "skograph/cli/commands.hpp"
+#include "skograph/cli/dynamics_report.hpp"
 #include "skograph/cli/json_output.hpp"
 #include "skograph/cli/model_loading.hpp"
 #include "skograph/cli/usage.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/io/output_file.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
 
 namespace skograph::cli {
@@ -28,7 +30,8 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
     "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--method dopri5|rk4] "
-    "[--rtol R] [--atol A] [--out TRAJ.csv] [--json] [--strict] [--independent JOINT,...]";
+    "[--rtol R] [--atol A] [--out TRAJ.csv [--loop-forces]] [--json] [--strict] "
+    "[--independent JOINT,...]";
 
 struct SimulateArguments {
   std::string file, state_file, csv, duration_text, step_text;
@@ -37,6 +40,7 @@ struct SimulateArguments {
   double relative_tolerance = SimulationOptions().relative_tolerance;
   double absolute_tolerance = SimulationOptions().absolute_tolerance;
   bool has_duration = false, has_step = false, json = false, strict = false;
+  bool loop_forces = false;  // --loop-forces: the trajectory gets the loop and coupling forces
   std::vector<std::string> independent;  // --independent
 };
 
@@ -48,6 +52,8 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
       parsed.json = true;
     } else if (arg == "--strict") {
       parsed.strict = true;
+    } else if (arg == "--loop-forces") {
+      parsed.loop_forces = true;
     } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out" ||
                arg == "--method" || arg == "--rtol" || arg == "--atol" || arg == "--independent") {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
@@ -90,6 +96,8 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kUsage + ")");
   if (!parsed.has_duration) throw UsageError(std::string("no --t given (") + kUsage + ")");
   if (!parsed.has_step) throw UsageError(std::string("no --dt given (") + kUsage + ")");
+  if (parsed.loop_forces && parsed.csv.empty())
+    throw UsageError("--loop-forces adds columns to the trajectory: give --out TRAJ.csv too");
   if (is_standard_output(parsed.csv) && parsed.json)
     throw UsageError("--out - and --json would both write to standard output");
   try {
@@ -154,8 +162,15 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
     std::string header = "t";
     for (const std::string& dof : dofs) header += "," + dof;
     for (const std::string& dof : dofs) header += "," + dof + "_qd";
-    csv.write(header + ",energy\n");
+    header += ",energy";
+    if (args.loop_forces)
+      for (const std::string& column : force_column_names(model)) header += "," + column;
+    csv.write(header + "\n");
   }
+  // The forces of each sample's motion: forward dynamics for the state's tau, then
+  // rigid/closed_chain_forces.hpp, on a workspace of their own (the integrator keeps `data`).
+  ClosedChainData force_data(model);
+  ConstraintForces forces;
   note_whole_mechanism(args.file, model);
   int reported_tenths = 0;
   const bool show_progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
@@ -169,7 +184,18 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
                               shown_qd = order.vector(*sample.qd);
         for (Eigen::Index i = 0; i < shown_q.size(); ++i) row << "," << shown_q(i);
         for (Eigen::Index i = 0; i < shown_qd.size(); ++i) row << "," << shown_qd(i);
-        row << "," << sample.kinetic_energy + sample.potential_energy << "\n";
+        row << "," << sample.kinetic_energy + sample.potential_energy;
+        if (args.loop_forces) {
+          const Eigen::VectorXd& qdd =
+              forward_dynamics(model, force_data, *sample.q, *sample.qd, state.tau, state.gravity);
+          constraint_forces(model, force_data, *sample.q, *sample.qd, qdd, state.tau, state.gravity,
+                            forces);
+          for (const auto& force : forces.loop)
+            for (int i = 0; i < 6; ++i) row << "," << force(i);
+          for (const auto& force : forces.coupling)
+            for (Eigen::Index i = 0; i < force.size(); ++i) row << "," << force(i);
+        }
+        row << "\n";
         csv.write(row.str());
       }
       // Progress of long runs on a terminal only (a line every 10 % of the samples): redirected,

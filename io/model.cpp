@@ -43,7 +43,6 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
   ClosedChainData& closed = *data.closed_chain();
   close_positions(*model.closed_chain(), closed, state.q);
   close_velocities(*model.closed_chain(), closed, state.q, state.qd);
-  update_closed_chain(*model.closed_chain(), closed, state.q, state.qd);
   data.independent.clear();
   for (const int a : order.file_sorted(closed.independent))
     data.independent.push_back(order.names()[static_cast<size_t>(
@@ -191,6 +190,21 @@ Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const E
       shown(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
           reduced(order[a], order[b]);
   return shown;
+}
+
+ConstraintForces constraint_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                   const Eigen::Vector3d& gravity) {
+  check_size(model, tau, "tau");
+  const ClosedState state = model_state(model, data, q, qd);
+  ConstraintForces forces;
+  if (!model.is_closed_chain()) return forces;
+  const Eigen::VectorXd force = model.dof_order().model_vector(tau);
+  ClosedChainData& closed = *data.closed_chain();
+  const Eigen::VectorXd qdd =
+      forward_dynamics(*model.closed_chain(), closed, state.q, state.qd, force, gravity);
+  constraint_forces(*model.closed_chain(), closed, state.q, state.qd, qdd, force, gravity, forces);
+  return forces;
 }
 
 }  // namespace skograph

@@ -17,6 +17,7 @@
 
 #include "skograph/io/dof_order.hpp"
 #include "skograph/io/read_options.hpp"
+#include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -106,6 +107,15 @@ Eigen::VectorXd bias_forces(const Model& model, ModelData& data, const Eigen::Ve
 // closed q, with the independent names in data.independent.
 Eigen::MatrixXd embedding_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+
+// Closed chains: what goes through the loops and couplings while the chain moves under tau
+// (forward_dynamics above; rigid/closed_chain_forces.hpp): per loop of mechanism().loops the
+// spatial force [moment; force] on its child link from its parent, about the joint, in F_p
+// coordinates; per coupling the force on its first joint (per dof; the second joint gets -ratio
+// times it); `skograph dynamics --json`'s "loop_forces" and "coupling_forces". Trees: empty.
+ConstraintForces constraint_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                   const Eigen::Vector3d& gravity = kStandardGravity);
 
 // The problem with massless moving subtrees (`joints`, the top ones): under strict the error
 // line, otherwise the warning (shared by load_model and the program).

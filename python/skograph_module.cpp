@@ -250,6 +250,26 @@ PYBIND11_MODULE(_skograph, m) {
           },
           py::arg("q"))
       .def(
+          "constraint_forces",
+          [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+             const Eigen::VectorXd& tau, Gravity gravity) {
+            const ConstraintForces forces =
+                constraint_forces(self.model, *self.data, q, qd, tau, gravity_of(gravity));
+            const Mechanism& mechanism = self.model.mechanism();
+            py::dict loops, couplings;
+            for (std::size_t l = 0; l < forces.loop.size(); ++l)
+              loops[py::str(mechanism.loops[l].name)] = Eigen::VectorXd(forces.loop[l]);
+            for (std::size_t c = 0; c < forces.coupling.size(); ++c)
+              couplings[py::str(mechanism.couplings[c].name)] = forces.coupling[c];
+            py::dict result;
+            result["loop_forces"] = loops;
+            result["coupling_forces"] = couplings;
+            return result;
+          },
+          py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
+          "{'loop_forces': {loop: [mx, my, mz, fx, fy, fz]}, 'coupling_forces': {coupling: [...]}}"
+          " while the closed chain moves under tau: as `skograph dynamics --json` gives them")
+      .def(
           "reduced_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
             return reduced_mass_matrix(self.model, *self.data, q);

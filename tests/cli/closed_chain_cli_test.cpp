@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "support/cli_support.hpp"
@@ -110,7 +111,22 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     std::vector<std::string> keys;
     for (auto it = report.begin(); it != report.end(); ++it) keys.push_back(it.key());
     EXPECT_EQ(keys, (std::vector<std::string>{"dofs", "q", "qd", "M", "bias", "qdd", "tau",
-                                              "independent", "X", "M_reduced"}));
+                                              "independent", "X", "M_reduced", "loop_forces",
+                                              "coupling_forces", "aggregates"}));
+    // The aggregates' dependent dofs are exactly the dofs that are not independent, as many as
+    // each aggregate's rank.
+    std::set<std::string> dependent;
+    for (const auto& aggregate : report["aggregates"]) {
+      EXPECT_EQ(aggregate["rank"].get<std::size_t>(), aggregate["dependent"].size());
+      EXPECT_LE(aggregate["rank"].get<int>(), aggregate["rows"].get<int>());
+      for (const auto& dof : aggregate["dependent"]) dependent.insert(dof.get<std::string>());
+    }
+    for (const auto& dof : report["dofs"]) {
+      const bool is_independent =
+          std::find(report["independent"].begin(), report["independent"].end(), dof) !=
+          report["independent"].end();
+      EXPECT_NE(is_independent, dependent.count(dof.get<std::string>()) == 1) << dof;
+    }
     const auto n = static_cast<Eigen::Index>(report["dofs"].size());
     const auto r = static_cast<Eigen::Index>(report["independent"].size());
     ASSERT_GT(r, 0);

@@ -2,7 +2,8 @@
 // on the command line). References: the physics does not depend on the choice, so at the same
 // closed state and forces the motion (qdd) equals that of the automatic choice; the chosen
 // coordinates are the independent ones (unit rows of X); the actuator forces ("tau") are zero at
-// the passive joints and, fed back as the state's tau, give the same independent accelerations.
+// the passive joints and, fed back as the state's tau, give the same independent accelerations;
+// the loop and coupling forces do not depend on the choice either.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -82,6 +83,16 @@ TEST_P(IndependentCli, TheChosenCoordinatesGiveTheSameMotionAndTheirActuatorForc
     for (Eigen::Index c = 0; c < X.cols(); ++c)
       EXPECT_NEAR(X(at[a], c), c == static_cast<Eigen::Index>(a) ? 1.0 : 0.0, 1e-12);
   EXPECT_LT((X.transpose() * M * X - matrix_of(chosen["M_reduced"])).norm(), 1e-9 * (1 + M.norm()));
+
+  // The forces through the loops and couplings are physics too: the same for either choice.
+  for (const char* key : {"loop_forces", "coupling_forces"}) {
+    ASSERT_EQ(chosen[key].size(), reference[key].size()) << key;
+    for (const auto& [name, force] : reference[key].items()) {
+      const Eigen::VectorXd expected = vector_of(force);
+      EXPECT_LT((vector_of(chosen[key][name]) - expected).norm(), 1e-7 * (1 + expected.norm()))
+          << key << " " << name;
+    }
+  }
 
   // Actuator forces at the chosen joints only; fed back, they give qdd's chosen entries again.
   const Eigen::VectorXd actuators = vector_of(chosen["tau"]);

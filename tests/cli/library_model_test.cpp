@@ -63,8 +63,10 @@ TEST_P(LibraryModel, AgreesWithTheCommandLineAndTheEquationsOfMotion) {
   EXPECT_LT((M - matrix_of(report["M"])).norm(), 1e-12 * scale(M));
   EXPECT_LT((C - vector_of(report["bias"])).norm(), 1e-12 * scale(C));
 
+  const ConstraintForces forces = constraint_forces(model, data, q, qd, tau, state.gravity);
   if (!model.is_closed_chain()) {
     EXPECT_FALSE(report.contains("independent"));
+    EXPECT_TRUE(forces.loop.empty() && forces.coupling.empty());
     EXPECT_LT((M * qdd + C - tau).norm(), 1e-9 * scale(M) * scale(qdd));
     EXPECT_LT((M * qdd_in + C - id).norm(), 1e-9 * scale(M) * scale(qdd_in));
     return;
@@ -77,6 +79,19 @@ TEST_P(LibraryModel, AgreesWithTheCommandLineAndTheEquationsOfMotion) {
   EXPECT_LT((X.transpose() * M * X - MR).norm(), 1e-10 * scale(MR));
   // Forward dynamics: the reduced equations X* (M qdd + C - tau) = 0 hold.
   EXPECT_LT((X.transpose() * (M * qdd + C - tau)).norm(), 1e-8 * scale(M) * scale(qdd));
+  // The loop and coupling forces are the program's, by name.
+  ASSERT_EQ(forces.loop.size(), report["loop_forces"].size());
+  for (std::size_t l = 0; l < forces.loop.size(); ++l) {
+    const Eigen::VectorXd expected =
+        vector_of(report["loop_forces"][model.mechanism().loops[l].name]);
+    EXPECT_LT((forces.loop[l] - expected).norm(), 1e-12 * scale(expected));
+  }
+  ASSERT_EQ(forces.coupling.size(), report["coupling_forces"].size());
+  for (std::size_t c = 0; c < forces.coupling.size(); ++c) {
+    const Eigen::VectorXd expected =
+        vector_of(report["coupling_forces"][model.mechanism().couplings[c].name]);
+    EXPECT_LT((forces.coupling[c] - expected).norm(), 1e-12 * scale(expected));
+  }
   // Inverse dynamics: actuator forces, zero at the dependent dofs, that give back qdd_in's
   // independent entries through forward dynamics (issue 16).
   const Eigen::VectorXd again = forward_dynamics(model, data, q, qd, id, state.gravity);

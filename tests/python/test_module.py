@@ -77,6 +77,11 @@ class AgainstTheCommandLine(unittest.TestCase):
                     self.assertEqual(independent, report["independent"])
                     self.assertTrue(close(model.embedding_matrix(q), report["X"], 1e-10))
                     self.assertTrue(close(model.reduced_mass_matrix(q), report["M_reduced"], 1e-10))
+                forces = model.constraint_forces(q, qd, state["tau"], gravity=g)
+                for key in ("loop_forces", "coupling_forces"):
+                    self.assertEqual(sorted(forces[key]), sorted(report.get(key, {})))
+                    for name, force in forces[key].items():
+                        self.assertTrue(close(force, report[key][name], 1e-12))
 
     def test_sparse_operators_are_the_exported_matrix_market_files(self):
         # Trees: `export` writes M, E_A and A in the file's order; SciPy reads them.

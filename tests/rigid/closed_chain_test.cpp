@@ -20,55 +20,6 @@ using namespace testing_support;
 
 const Eigen::Vector3d kGravity(0, -9.81, 0);
 
-// A closed state (q, qd) of a test mechanism with its model.
-struct ClosedCase {
-  std::string name;
-  Mechanism mechanism;
-  Eigen::VectorXd q, qd;
-};
-
-std::vector<ClosedCase> closed_cases() {
-  std::vector<ClosedCase> cases;
-  std::mt19937 rng(7);
-  for (const bool internal : {false, true})
-    cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
-                     four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
-  {
-    const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
-    cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
-  }
-  cases.push_back({"stewart", stewart_platform(), Eigen::VectorXd::Zero(21), Eigen::VectorXd()});
-  for (const bool serial : {false, true}) {
-    Eigen::VectorXd q(3);
-    q << 0.3, 5 * 0.4, 0.4;
-    cases.push_back(
-        {serial ? "geared_serial" : "geared", geared_links(5.0, serial), q, Eigen::VectorXd()});
-  }
-  {
-    Eigen::VectorXd q0;
-    Mechanism m = floating_closed_to_world(rng, q0);
-    cases.push_back({"floating_to_world", m, q0, Eigen::VectorXd()});
-  }
-  for (const LoopType type :
-       {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
-    Eigen::VectorXd q0;
-    Mechanism m = chain_closed_to_world(type, rng, q0);
-    cases.push_back({m.loops[0].name, m, q0, Eigen::VectorXd()});
-  }
-  for (int trial = 0; trial < 4; ++trial) {
-    Eigen::VectorXd q0;
-    Mechanism m = random_closed_mechanism(12 + 2 * trial, 1 + trial % 3, rng, q0);
-    cases.push_back({"random" + std::to_string(trial), m, q0, Eigen::VectorXd()});
-  }
-  for (ClosedCase& c : cases) {
-    const ClosedChainModel model(c.mechanism);
-    ClosedChainData data(model);
-    c.qd = rigid_random_state(model.dof_count(), rng, 1.0);
-    close_velocities(model, data, c.q, c.qd);
-  }
-  return cases;
-}
-
 // A chain of four-bars: one aggregate per four-bar, each hanging from the previous one.
 TEST(ClosedChainModel, FourBarChainHasOneAggregatePerFourBar) {
   const ClosedChainModel model(four_bar_chain(5));

@@ -420,10 +420,11 @@ inline Eigen::VectorXd full_velocity_product(const ClosedChainModel& model,
 }
 
 // The dense DAE reference: [M Q*; Q 0] [qdd; lambda] = [tau - C; -Qdot qd] solved in the least
-// squares sense (redundant rows make lambda non-unique; qdd is unique).
-inline Eigen::VectorXd dae_accelerations(const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
-                                         const Eigen::VectorXd& tau, const Eigen::MatrixXd& q,
-                                         const Eigen::VectorXd& velocity_product) {
+// squares sense (redundant rows make lambda non-unique; qdd is unique): [qdd; lambda] with the
+// least-norm lambda (the KKT matrix's null space is {0} x null(Q*)).
+inline Eigen::VectorXd dae_solution(const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
+                                    const Eigen::VectorXd& tau, const Eigen::MatrixXd& q,
+                                    const Eigen::VectorXd& velocity_product) {
   const Eigen::Index n = mass.rows(), r = q.rows();
   Eigen::MatrixXd kkt = Eigen::MatrixXd::Zero(n + r, n + r);
   kkt.topLeftCorner(n, n) = mass;
@@ -433,7 +434,13 @@ inline Eigen::VectorXd dae_accelerations(const Eigen::MatrixXd& mass, const Eige
   rhs << tau - bias, -velocity_product;
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(kkt);
   solver.setThreshold(1e-10);
-  return solver.solve(rhs).head(n);
+  return solver.solve(rhs);
+}
+
+inline Eigen::VectorXd dae_accelerations(const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
+                                         const Eigen::VectorXd& tau, const Eigen::MatrixXd& q,
+                                         const Eigen::VectorXd& velocity_product) {
+  return dae_solution(mass, bias, tau, q, velocity_product).head(mass.rows());
 }
 
 // q(t) along a constant qd (qdd = 0): added for coordinates whose rate is qd, R exp(t omega~) for
@@ -490,6 +497,59 @@ inline Mechanism floating_closed_to_world(std::mt19937& rng, Eigen::VectorXd& q0
   loop.child = 1;
   close_loop_at(m, loop, q0, rng);
   return m;
+}
+
+// A closed state (q, qd) of a test mechanism with its model.
+struct ClosedCase {
+  std::string name;
+  Mechanism mechanism;
+  Eigen::VectorXd q, qd;
+};
+
+// The closed-chain cases of the dynamics tests: four-bars (both cuts, a chain of four), the
+// Stewart platform, geared links (siblings and serial), a floating body closed to the world, a
+// chain closed to the world by each loop type and random trees with random loops; each at a
+// closed q with a random closed qd.
+inline std::vector<ClosedCase> closed_cases() {
+  std::vector<ClosedCase> cases;
+  std::mt19937 rng(7);
+  for (const bool internal : {false, true})
+    cases.push_back({internal ? "four_bar_internal" : "four_bar_terminal", four_bar(internal),
+                     four_bar_configuration(internal, 0.7), Eigen::VectorXd()});
+  {
+    const Eigen::VectorXd one = four_bar_configuration(true, 0.7);
+    cases.push_back({"four_bar_chain", four_bar_chain(4), one.replicate(4, 1), Eigen::VectorXd()});
+  }
+  cases.push_back({"stewart", stewart_platform(), Eigen::VectorXd::Zero(21), Eigen::VectorXd()});
+  for (const bool serial : {false, true}) {
+    Eigen::VectorXd q(3);
+    q << 0.3, 5 * 0.4, 0.4;
+    cases.push_back(
+        {serial ? "geared_serial" : "geared", geared_links(5.0, serial), q, Eigen::VectorXd()});
+  }
+  {
+    Eigen::VectorXd q0;
+    Mechanism m = floating_closed_to_world(rng, q0);
+    cases.push_back({"floating_to_world", m, q0, Eigen::VectorXd()});
+  }
+  for (const LoopType type :
+       {LoopType::kRevolute, LoopType::kPrismatic, LoopType::kSpherical, LoopType::kWeld}) {
+    Eigen::VectorXd q0;
+    Mechanism m = chain_closed_to_world(type, rng, q0);
+    cases.push_back({m.loops[0].name, m, q0, Eigen::VectorXd()});
+  }
+  for (int trial = 0; trial < 4; ++trial) {
+    Eigen::VectorXd q0;
+    Mechanism m = random_closed_mechanism(12 + 2 * trial, 1 + trial % 3, rng, q0);
+    cases.push_back({"random" + std::to_string(trial), m, q0, Eigen::VectorXd()});
+  }
+  for (ClosedCase& c : cases) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model);
+    c.qd = rigid_random_state(model.dof_count(), rng, 1.0);
+    close_velocities(model, data, c.q, c.qd);
+  }
+  return cases;
 }
 
 }  // namespace skograph::testing_support

@@ -1,0 +1,276 @@
+// `skograph dynamics` of closed chains (rigid/closed_chain_model.hpp): the closed state, forward
+// dynamics, actuator forces, X and M_R, and what goes through the loops (issue 16:
+// rigid/closed_chain_forces.hpp) with the state of each aggregate's constraints.
+#include <cmath>
+#include <iomanip>
+
+#include "skograph/cli/commands.hpp"
+#include "skograph/cli/dynamics_report.hpp"
+#include "skograph/cli/json_output.hpp"
+#include "skograph/cli/model_loading.hpp"
+#include "skograph/rigid/closed_chain_forces.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+bool all_finite(const ConstraintForces& forces) {
+  for (const auto& force : forces.loop)
+    if (!force.allFinite()) return false;
+  for (const auto& force : forces.coupling)
+    if (!force.allFinite()) return false;
+  return true;
+}
+
+// Dof names of tree dofs, in the file's order.
+std::vector<std::string> file_names(const DofOrder& order, const std::vector<int>& dofs) {
+  std::vector<std::string> names;
+  for (const int a : order.file_sorted(dofs))
+    names.push_back(
+        order.names()[static_cast<std::size_t>(order.file_dof(dofs[static_cast<std::size_t>(a)]))]);
+  return names;
+}
+
+std::vector<std::string> loop_names(const ClosedChainModel& model, int s) {
+  std::vector<std::string> names;
+  for (const int l : model.aggregate_loops(s))
+    names.push_back(model.mechanism().loops[static_cast<std::size_t>(l)].name);
+  return names;
+}
+
+std::vector<std::string> coupling_names(const ClosedChainModel& model, int s) {
+  std::vector<std::string> names;
+  for (const int c : model.aggregate_couplings(s))
+    names.push_back(model.mechanism().couplings[static_cast<std::size_t>(c)].name);
+  return names;
+}
+
+// "aggregates": one object per aggregate (docs: "skograph dynamics on closed chains").
+Json aggregates_json(const ClosedChainModel& model,
+                     const std::vector<AggregateConstraintStatus>& status, const DofOrder& order) {
+  Json list = Json::array();
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const AggregateConstraintStatus& a = status[static_cast<std::size_t>(s)];
+    Json entry;
+    entry["loops"] = loop_names(model, s);
+    entry["couplings"] = coupling_names(model, s);
+    entry["rows"] = a.rows;
+    entry["rank"] = a.rank;
+    entry["dependent"] = file_names(order, a.dependent);
+    entry["independent"] = file_names(order, a.independent);
+    entry["condition_number"] = a.condition_number;
+    list.push_back(entry);
+  }
+  return list;
+}
+
+void write_aggregates(std::ostringstream& text, const ClosedChainModel& model,
+                      const std::vector<AggregateConstraintStatus>& status, const DofOrder& order) {
+  text << "aggregates: constraint rows, their rank (= dependent dofs), the condition number of "
+          "the constraints on the dependent dofs\n"
+       << std::setprecision(3);
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const AggregateConstraintStatus& a = status[static_cast<std::size_t>(s)];
+    // "loops a b, coupling c"
+    std::string closures;
+    for (const auto& [kind, names] : {std::pair{"loop", loop_names(model, s)},
+                                      std::pair{"coupling", coupling_names(model, s)}}) {
+      if (names.empty()) continue;
+      closures +=
+          (closures.empty() ? "" : ", ") + std::string(kind) + (names.size() > 1 ? "s" : "");
+      for (const std::string& name : names) closures += " " + name;
+    }
+    text << "  " << s + 1 << " (" << closures << "): " << a.rows << " rows, rank " << a.rank
+         << "; dependent:";
+    for (const std::string& name : file_names(order, a.dependent)) text << " " << name;
+    text << "; condition number " << a.condition_number << "\n";
+  }
+}
+
+void write_forces(std::ostringstream& text, const Mechanism& m, const ConstraintForces& forces) {
+  text << std::setprecision(6);
+  if (!m.loops.empty()) {
+    text << "loop forces (qdd out, tau in): on the child link from the parent, about the joint, "
+            "in F_p\n"
+         << std::left << std::setw(14) << "loop" << std::right;
+    for (const char* name : {"mx", "my", "mz", "fx", "fy", "fz"}) text << std::setw(13) << name;
+    text << "\n";
+    for (std::size_t l = 0; l < m.loops.size(); ++l) {
+      text << std::left << std::setw(14) << m.loops[l].name << std::right;
+      for (int i = 0; i < 6; ++i) text << std::setw(13) << forces.loop[l](i);
+      text << "\n";
+    }
+  }
+  if (!m.couplings.empty()) {
+    text << "coupling forces (qdd out, tau in): on the first joint; the second gets -ratio times\n";
+    for (std::size_t c = 0; c < m.couplings.size(); ++c) {
+      text << std::left << std::setw(14) << m.couplings[c].name << std::right;
+      for (Eigen::Index i = 0; i < forces.coupling[c].size(); ++i)
+        text << std::setw(13) << forces.coupling[c](i);
+      text << "\n";
+    }
+  }
+}
+
+void add_forces_json(const Mechanism& m, const ConstraintForces& forces, Json& report) {
+  Json loops = Json::object(), couplings = Json::object();
+  for (std::size_t l = 0; l < m.loops.size(); ++l)
+    loops[m.loops[l].name] = vector_json(forces.loop[l]);
+  for (std::size_t c = 0; c < m.couplings.size(); ++c)
+    couplings[m.couplings[c].name] = vector_json(forces.coupling[c]);
+  report["loop_forces"] = loops;
+  report["coupling_forces"] = couplings;
+}
+
+}  // namespace
+
+std::vector<std::string> force_column_names(const ClosedChainModel& model) {
+  const Mechanism& m = model.mechanism();
+  std::vector<std::string> names;
+  for (const LoopClosure& loop : m.loops)
+    for (const char* part : {"_mx", "_my", "_mz", "_fx", "_fy", "_fz"})
+      names.push_back(loop.name + part);
+  for (const Coupling& coupling : m.couplings) {
+    // One column per dof of the coupled joints: NAME_tau, or NAME:k_tau for several.
+    const int count = model.tree().joint_dofs(coupling.joint_a);
+    for (int k = 0; k < count; ++k)
+      names.push_back(coupling.name + (count == 1 ? "" : ":" + std::to_string(k)) + "_tau");
+  }
+  return names;
+}
+
+// Closed chains by constraint embedding (rigid/closed_chain_model.hpp): the state's independent
+// q are kept and the dependent ones closed by Newton, qd = X qd_R; "qdd" is the forward dynamics
+// for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the actuator
+// forces for the state's independent qdd: nonzero only at the independent dofs, X* tau = T_R
+// (the minimal-coordinate inverse dynamics, issue 16), so that tau fed back gives qdd_R again;
+// the loop and coupling forces of the forward-dynamics motion (qdd for the state's tau) and each
+// aggregate's rank, dependent dofs and conditioning.
+int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
+                        std::ostream& out) {
+  const ClosedChainModel model =
+      load_closed_chain_model(args.file, std::move(mechanism), args.strict);
+  const MechanismState state = load_state(args.state_file, model.mechanism());
+  const RigidBodyModel& tree = model.tree();
+  check_no_force_on_massless_joints(args.file, tree, model.massless_moving_joints(), state.tau,
+                                    state_source(args.state_file));
+  const int n = model.dof_count();
+  ClosedChainData data(model);
+  Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
+  Eigen::MatrixXd X, mass, reduced_mass;
+  std::vector<int> independent;
+  ConstraintForces forces;
+  std::vector<AggregateConstraintStatus> status;
+  try {
+    close_positions(model, data, q);
+    close_velocities(model, data, q, qd);
+    qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
+    constraint_forces(model, data, q, qd, qdd, state.tau, state.gravity, forces);
+    for (int s = 0; s < model.aggregate_count(); ++s)
+      status.push_back(aggregate_constraint_status(model, data, s));
+    X = data.X;
+    independent = data.independent;
+    Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
+    for (size_t j = 0; j < independent.size(); ++j)
+      qdd_independent(static_cast<Eigen::Index>(j)) = state.qdd(independent[j]);
+    qdd_in = X * qdd_independent + embedding_rate(model, data);
+    reduced_mass = reduced_mass_matrix(model, data, q);
+  } catch (const ClosureError& e) {
+    throw closure_failure(args.file, args.state_file, e);
+  }
+  try {
+    tau = actuator_forces(model, data, q, qd, state.qdd, state.gravity);
+  } catch (const ClosureError& e) {
+    throw closure_failure(args.file, args.state_file, e);
+  }
+  mass = mass_matrix(tree, data.tree, q);
+  bias = bias_forces(tree, data.tree, q, qd, state.gravity);
+  if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite() ||
+      !X.allFinite() || !reduced_mass.allFinite() || !all_finite(forces))
+    throw UsageError(args.file + ": the dynamics are not finite at this state");
+
+  // In the file's order: dofs, and the independent coordinates sorted by their place there (X's
+  // columns and M_R's rows follow).
+  const std::vector<int> shown_independent = order.file_sorted(independent);
+  std::vector<std::string> independent_names;
+  std::vector<bool> is_independent(static_cast<size_t>(n), false);
+  Eigen::MatrixXd shown_X(X.rows(), X.cols()),
+      shown_reduced(reduced_mass.rows(), reduced_mass.cols());
+  for (std::size_t a = 0; a < shown_independent.size(); ++a) {
+    const int k = independent[static_cast<std::size_t>(shown_independent[a])];
+    independent_names.push_back(order.names()[static_cast<std::size_t>(order.file_dof(k))]);
+    is_independent[static_cast<size_t>(order.file_dof(k))] = true;
+    shown_X.col(static_cast<Eigen::Index>(a)) = X.col(shown_independent[a]);
+    for (std::size_t b = 0; b < shown_independent.size(); ++b)
+      shown_reduced(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
+          reduced_mass(shown_independent[a], shown_independent[b]);
+  }
+  X = order.rows(shown_X);
+  reduced_mass = shown_reduced;
+  q = order.vector(q);
+  qd = order.vector(qd);
+  qdd = order.vector(qdd);
+  qdd_in = order.vector(qdd_in);
+  tau = order.vector(tau);
+  bias = order.vector(bias);
+  mass = order.symmetric(mass);
+  const MechanismState shown_state = in_file_order(order, state);
+  note_whole_mechanism(args.file, model);
+  if (args.json) {
+    Json report;
+    Json dofs = Json::array(), names = Json::array();
+    for (const std::string& name : order.names()) dofs.push_back(name);
+    for (const std::string& name : independent_names) names.push_back(name);
+    report["dofs"] = dofs;
+    report["q"] = vector_json(q);
+    report["qd"] = vector_json(qd);
+    report["M"] = matrix_json(mass);
+    report["bias"] = vector_json(bias);
+    report["qdd"] = vector_json(qdd);
+    report["tau"] = vector_json(tau);
+    report["independent"] = names;
+    report["X"] = matrix_json(X);
+    report["M_reduced"] = matrix_json(reduced_mass);
+    add_forces_json(model.mechanism(), forces, report);
+    report["aggregates"] = aggregates_json(model, status, order);
+    out << format_json(report);
+    return kExitOk;
+  }
+  std::ostringstream text;
+  const Mechanism& m = model.mechanism();
+  text << "model " << args.file << "\n"
+       << "closed chain: " << m.loops.size() << " loop(s), " << m.couplings.size()
+       << " coupling(s), " << model.aggregate_count() << " aggregate(s):";
+  for (int s = 0; s < model.aggregate_count(); ++s)
+    text << " {" << aggregate_links(model, s) << "}";
+  text << "\n" << independent.size() << " of " << n << " dofs independent:";
+  for (const std::string& name : independent_names) text << " " << name;
+  text << "\n" << n << " dofs, " << gravity_text(state.gravity) << "\n";
+  write_table(text, order.names(), &is_independent,
+              {{"q", &q},
+               {"qd", &qd},
+               {"bias", &bias},
+               {"tau in", &shown_state.tau},
+               {"qdd out", &qdd},
+               {"qdd in", &qdd_in},
+               {"tau out", &tau}});
+  text << "indep * = independent coordinate: its q and qd are the state's, the others are solved "
+          "from the loops\nbias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
+          "all joints (X* tau in the minimal coordinates)\nqdd in = the state's independent qdd "
+          "made consistent with the loops; tau out = actuator forces for it at the independent "
+          "joints (X* tau out = minimal inverse dynamics; zero at the passive joints)\n";
+  write_aggregates(text, model, status, order);
+  write_forces(text, model.mechanism(), forces);
+  text << "X (dofs x independent: qd = X qd_R):\n";
+  write_matrix(text, X);
+  text << "reduced mass matrix M_R = X* M X:\n";
+  write_matrix(text, reduced_mass);
+  text << "tree mass matrix M(q):\n";
+  write_matrix(text, mass);
+  out << text.str();
+  return kExitOk;
+}
+
+}  // namespace skograph::cli

@@ -1,0 +1,66 @@
+// The pieces `skograph dynamics` shares between its tree and closed-chain reports
+// (cli/dynamics_report.hpp).
+#include "skograph/cli/dynamics_report.hpp"
+
+#include <iomanip>
+
+#include "skograph/cli/model_loading.hpp"
+
+namespace skograph::cli {
+
+void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
+                 const std::vector<bool>* independent, const std::vector<Column>& columns) {
+  text << std::left << std::setw(14) << "dof" << std::right;
+  if (independent) text << std::setw(6) << "indep";
+  for (const Column& column : columns) text << std::setw(13) << column.name;
+  text << "\n" << std::setprecision(6);
+  for (size_t i = 0; i < dofs.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    text << std::left << std::setw(14) << dofs[i] << std::right;
+    if (independent) text << std::setw(6) << ((*independent)[i] ? "*" : "");
+    for (const Column& column : columns) text << std::setw(13) << (*column.values)(k);
+    text << "\n";
+  }
+}
+
+void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
+  for (Eigen::Index r = 0; r < matrix.rows(); ++r) {
+    for (Eigen::Index c = 0; c < matrix.cols(); ++c) text << std::setw(13) << matrix(r, c);
+    text << "\n";
+  }
+}
+
+std::string gravity_text(const Eigen::Vector3d& gravity) {
+  std::ostringstream text;
+  text << "gravity (" << gravity.x() << ", " << gravity.y() << ", " << gravity.z() << ")";
+  return text.str();
+}
+
+MechanismState load_state(const std::string& state_file, const Mechanism& mechanism) {
+  return state_file.empty() ? zero_state(mechanism) : read_state_file(state_file, mechanism);
+}
+
+// A ClosureError of a run on (file, state file) as one line naming the model (and the state).
+UsageError closure_failure(const std::string& file, const std::string& state_file,
+                           const ClosureError& e) {
+  return UsageError(naming_file(file, e.what()) + (state_file.empty()
+                                                       ? std::string(" (zero state)")
+                                                       : " (state " + state_file + ")"));
+}
+
+// What the state gives: for the force check's message.
+std::string state_source(const std::string& state_file) {
+  return state_file.empty() ? std::string("the zero state") : "the state " + state_file;
+}
+
+// The state in the file's dof order (the model lists its joints depth first).
+MechanismState in_file_order(const DofOrder& order, const MechanismState& state) {
+  MechanismState mapped = state;
+  mapped.q = order.vector(state.q);
+  mapped.qd = order.vector(state.qd);
+  mapped.qdd = order.vector(state.qdd);
+  mapped.tau = order.vector(state.tau);
+  return mapped;
+}
+
+}  // namespace skograph::cli

@@ -1,0 +1,60 @@
+// What `skograph dynamics` shares between its tree and closed-chain reports (not a command of
+// its own): the parsed arguments, the state as the command loads it, the dof tables of the text
+// report and the closed-chain run (cli/closed_dynamics.cpp).
+#pragma once
+
+#include <Eigen/Core>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "skograph/cli/usage.hpp"
+#include "skograph/io/dof_order.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/mechanism.hpp"
+
+namespace skograph::cli {
+
+enum class MassOutput { kDefault, kDense, kSparse, kNone };
+
+struct DynamicsArguments {
+  std::string file, state_file;
+  bool json = false;
+  bool strict = false;
+  MassOutput mass = MassOutput::kDefault;
+  std::vector<std::string> independent;  // --independent
+};
+
+// A table with one row per dof: the dof name, an "indep" mark when `independent` is given, then
+// one column per vector.
+struct Column {
+  const char* name;
+  const Eigen::VectorXd* values;
+};
+void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
+                 const std::vector<bool>* independent, const std::vector<Column>& columns);
+void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix);
+std::string gravity_text(const Eigen::Vector3d& gravity);
+
+// The state file's state, or the zero state without one.
+MechanismState load_state(const std::string& state_file, const Mechanism& mechanism);
+// A ClosureError of a run on (file, state file) as one line naming the model (and the state).
+UsageError closure_failure(const std::string& file, const std::string& state_file,
+                           const ClosureError& e);
+// What the state gives: for the force check's message.
+std::string state_source(const std::string& state_file);
+// The state in the file's dof order (the model lists its joints depth first).
+MechanismState in_file_order(const DofOrder& order, const MechanismState& state);
+
+// simulate --loop-forces: the columns of the loop and coupling forces of
+// rigid/closed_chain_forces.hpp, in the mechanism's order: NAME_mx NAME_my NAME_mz NAME_fx NAME_fy
+// NAME_fz per loop, NAME_tau per coupling (NAME:k_tau for joints of several dofs).
+std::vector<std::string> force_column_names(const ClosedChainModel& model);
+
+// `dynamics` of a mechanism with loops or couplings (cli/closed_dynamics.cpp).
+int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
+                        std::ostream& out);
+
+}  // namespace skograph::cli
