@@ -43,10 +43,6 @@ bool is_closed_chain(const Mechanism& mechanism) {
   return !mechanism.loops.empty() || !mechanism.couplings.empty();
 }
 
-std::string naming_file(const std::string& file, const std::string& message) {
-  return message.rfind(file, 0) == 0 ? message : file + ": " + message;
-}
-
 namespace {
 
 // Massless moving subtrees: refused under --strict, otherwise one warning item.

@@ -11,6 +11,7 @@
 
 #include "skograph/cli/usage.hpp"
 #include "skograph/io/dof_order.hpp"
+#include "skograph/io/model.hpp"  // naming_file
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -47,8 +48,6 @@ void check_no_force_on_massless_joints(const std::string& file, const RigidBodyM
                                        const std::vector<int>& massless_joints,
                                        const Eigen::VectorXd& tau, const std::string& what);
 
-// "FILE: " + message, unless the message already starts with the file name.
-std::string naming_file(const std::string& file, const std::string& message);
 
 // The member links of aggregate s, joined by ", ".
 std::string aggregate_links(const ClosedChainModel& model, int s);

@@ -17,11 +17,6 @@ std::string joint_list(const Mechanism& mechanism, const std::vector<int>& joint
   return names;
 }
 
-// "FILE: " + message, unless the message names the file first already.
-std::string naming(const std::string& file, const std::string& message) {
-  return message.rfind(file, 0) == 0 ? message : file + ": " + message;
-}
-
 void check_size(const Model& model, const Eigen::VectorXd& v, const char* name) {
   if (v.size() != model.dof_count())
     throw std::invalid_argument(std::string(name) + " has " + std::to_string(v.size()) +
@@ -52,6 +47,10 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
 
 }  // namespace
 
+std::string naming_file(const std::string& file, const std::string& message) {
+  return message.rfind(file, 0) == 0 ? message : file + ": " + message;
+}
+
 std::string massless_joints_message(const Mechanism& mechanism, const std::vector<int>& joints,
                                     bool strict) {
   if (joints.empty()) return "";
@@ -72,7 +71,7 @@ Model load_model(const std::string& path, const ReadOptions& options) {
     try {
       named_dofs(read, options.independent);
     } catch (const std::invalid_argument& e) {
-      throw ModelError(naming(path, e.what()));
+      throw ModelError(naming_file(path, e.what()));
     }
     read.independent = options.independent;
   }
@@ -95,12 +94,12 @@ Model load_model(const std::string& path, const ReadOptions& options) {
       massless = model.tree_->massless_moving_joints();
     }
   } catch (const std::invalid_argument& e) {
-    throw ModelError(naming(path, e.what()));
+    throw ModelError(naming_file(path, e.what()));
   } catch (const ClosureError& e) {
-    throw ModelError(naming(path, e.what()));
+    throw ModelError(naming_file(path, e.what()));
   }
   const std::string problem = massless_joints_message(model.mechanism(), massless, options.strict);
-  if (!problem.empty() && options.strict) throw ModelError(naming(path, problem));
+  if (!problem.empty() && options.strict) throw ModelError(naming_file(path, problem));
   if (!problem.empty()) model.warnings_.push_back(problem);
   return model;
 }

@@ -117,6 +117,10 @@ ConstraintForces constraint_forces(const Model& model, ModelData& data, const Ei
                                    const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                    const Eigen::Vector3d& gravity = kStandardGravity);
 
+// "FILE: " + message, unless the message already starts with the file name (the one-line errors
+// of load_model and the program).
+std::string naming_file(const std::string& file, const std::string& message);
+
 // The problem with massless moving subtrees (`joints`, the top ones): under strict the error
 // line, otherwise the warning (shared by load_model and the program).
 std::string massless_joints_message(const Mechanism& mechanism, const std::vector<int>& joints,

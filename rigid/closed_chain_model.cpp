@@ -154,17 +154,21 @@ void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& i
     impl.chosen_independent[static_cast<std::size_t>(s)].push_back(
         static_cast<int>(std::find(members.begin(), members.end(), d) - members.begin()));
   }
-  const std::vector<std::string>& names = model.tree().dof_names();
   for (std::size_t s = 0; s < impl.dofs.size(); ++s) {
     std::vector<int>& chosen = impl.chosen_independent[s];
     if (chosen.empty()) continue;
     std::sort(chosen.begin(), chosen.end());
     const int wanted = static_cast<int>(impl.dofs[s].size()) - impl.nominal_rank[s];
     if (static_cast<int>(chosen.size()) == wanted) continue;
+    // The user's names that fall in this aggregate, as given.
     std::string named, links;
-    for (const int i : chosen)
-      named += (named.empty() ? "'" : ", '") +
-               names[static_cast<std::size_t>(impl.dofs[s][static_cast<std::size_t>(i)])] + "'";
+    for (const std::string& name : model.mechanism().independent) {
+      const std::vector<int> of_name = named_dofs(model.mechanism(), {name});
+      if (std::any_of(of_name.begin(), of_name.end(), [&](int d) {
+            return std::find(impl.dofs[s].begin(), impl.dofs[s].end(), d) != impl.dofs[s].end();
+          }))
+        named += (named.empty() ? "'" : ", '") + name + "'";
+    }
     for (const int k : impl.nodes[s])
       links += (links.empty() ? "" : ", ") +
                model.mechanism().links[static_cast<std::size_t>(model.tree().link_of_node(k))].name;
