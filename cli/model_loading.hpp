@@ -48,7 +48,6 @@ void check_no_force_on_massless_joints(const std::string& file, const RigidBodyM
                                        const std::vector<int>& massless_joints,
                                        const Eigen::VectorXd& tau, const std::string& what);
 
-
 // The member links of aggregate s, joined by ", ".
 std::string aggregate_links(const ClosedChainModel& model, int s);
 
