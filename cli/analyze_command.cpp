@@ -272,9 +272,16 @@ AnalysisFiles analysis_files(const PictureInput& input, const AnalysisOptions& o
   const int nodes = input.graph.node_count();
   const bool lay_out = options.max_diagram_nodes == 0 || nodes <= options.max_diagram_nodes;
   std::string unlaid;  // the diagrams written as DOT text, for the note
+  // Without cut edges (a tree) the spanning tree and the aggregated tree are the digraph itself:
+  // it is drawn once.
+  const bool is_own_tree = has_tree && input.analysis.spanning.cut_edges.empty() &&
+                           !input.analysis.spanning.virtual_root;
   for (viz::DiagramKind kind : {viz::DiagramKind::kDigraph, viz::DiagramKind::kSpanningTree,
                                 viz::DiagramKind::kAggregated, viz::DiagramKind::kSegments}) {
     if (!has_tree && kind != viz::DiagramKind::kDigraph) continue;
+    if (is_own_tree &&
+        (kind == viz::DiagramKind::kSpanningTree || kind == viz::DiagramKind::kAggregated))
+      continue;
     const std::string name(viz::diagram_kind_name(kind));
     if (lay_out) {
       add_picture(name + ".svg", diagram_picture(input, kind, viz::ImageFormat::kSvg));
@@ -346,6 +353,9 @@ AnalysisFiles analysis_files(const PictureInput& input, const AnalysisOptions& o
     picture_names.push_back(picture.first);
     text << " " << picture.first;
   }
+  if (is_own_tree)
+    text << " (no spanning-tree or aggregated diagram: without cut edges both are the digraph "
+            "itself)";
   text << "\n";
   json["pictures"] = picture_names;
   json["notes"] = made.notes;

@@ -1,5 +1,6 @@
 #include "skograph/cli/pictures.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -22,11 +23,117 @@ std::string diagram_title(const PictureInput& input, viz::DiagramKind kind) {
   return input.name;
 }
 
+namespace {
+
+// A joint type's letter on the diagrams' tree edges.
+const char* joint_glyph(JointType type) {
+  switch (type) {
+    case JointType::kFixed:
+      return "fixed";
+    case JointType::kRevolute:
+    case JointType::kContinuous:
+      return "R";
+    case JointType::kPrismatic:
+      return "P";
+    case JointType::kPlanar:
+      return "Pl";
+    case JointType::kSpherical:
+      return "S";
+    case JointType::kFloating:
+      return "F";
+  }
+  return "?";
+}
+
+const char* glyph_meaning(const std::string& glyph) {
+  if (glyph == "R") return "R revolute";
+  if (glyph == "P") return "P prismatic";
+  if (glyph == "Pl") return "Pl planar";
+  if (glyph == "S") return "S spherical";
+  if (glyph == "F") return "F floating (6 dofs)";
+  return "fixed: welded, fused into its parent body for the dynamics";
+}
+
+}  // namespace
+
+// The standard digraph's edges (io/mechanism_graph.hpp: joints in joint order, then loops, then
+// couplings) with their joint types and loop and coupling names.
+viz::EdgeNotes edge_notes(const Mechanism& mechanism) {
+  viz::EdgeNotes notes;
+  std::vector<std::string> glyphs;
+  for (const Joint& joint : mechanism.joints) {
+    notes.role.push_back(viz::EdgeRole::kTreeJoint);
+    notes.label.emplace_back(joint_glyph(joint.type));
+    if (std::find(glyphs.begin(), glyphs.end(), notes.label.back()) == glyphs.end())
+      glyphs.push_back(notes.label.back());
+  }
+  for (const LoopClosure& loop : mechanism.loops) {
+    notes.role.push_back(viz::EdgeRole::kLoop);
+    notes.label.push_back(loop.name + " (" + loop_type_name(loop.type) + ")");
+  }
+  for (const Coupling& coupling : mechanism.couplings) {
+    notes.role.push_back(viz::EdgeRole::kCoupling);
+    notes.label.push_back(coupling.name);
+  }
+  std::string line = "joint types on tree edges:";
+  for (const char* glyph : {"R", "P", "Pl", "S", "F", "fixed"})
+    if (std::find(glyphs.begin(), glyphs.end(), glyph) != glyphs.end())
+      line += std::string(line.back() == ':' ? " " : ", ") + glyph_meaning(glyph);
+  if (!glyphs.empty()) notes.legend.push_back(line);
+  return notes;
+}
+
 Picture diagram_picture(const PictureInput& input, viz::DiagramKind kind, viz::ImageFormat format) {
+  viz::EdgeNotes notes;
+  if (input.mechanism) notes = edge_notes(*input.mechanism);
   const std::string dot =
-      viz::diagram(kind, input.graph, input.analysis, diagram_title(input, kind));
+      viz::diagram(kind, input.graph, input.analysis, diagram_title(input, kind),
+                   input.mechanism ? &notes : nullptr);
   return {viz::render_dot(dot, format), {}};
 }
+
+namespace {
+
+// Row labels of a spy plot of the SKO forest's matrices (rows in its strictly canonical order):
+// fine per dof ("joint", "joint:i" for several; M and L) or per body (E and A), coarse per serial
+// segment, named by its base body.
+void axis_labels(const PictureInput& input, const viz::SkoTopology& topology, viz::MatrixKind kind,
+                 viz::SpyPlotOptions& options) {
+  const BlockLayout& layout = viz::matrix_layout(topology, kind);
+  const bool per_dof = kind == viz::MatrixKind::kMass || kind == viz::MatrixKind::kFactor;
+  std::vector<std::string> joint_of(static_cast<std::size_t>(input.graph.node_count()));
+  if (input.mechanism)
+    for (const Joint& joint : input.mechanism->joints)
+      joint_of[static_cast<std::size_t>(joint.child + 1)] = joint.name;
+  for (int k = 0; k < topology.forest.size(); ++k) {
+    const int node = topology.tree_node[static_cast<std::size_t>(k)];
+    const int rows = layout.dim(k), offset = layout.offset(k);
+    const std::string& joint = joint_of[static_cast<std::size_t>(node)];
+    if (per_dof && !joint.empty()) {
+      for (int i = 0; i < rows; ++i)
+        options.fine.push_back(
+            {offset + i, offset + i + 1, rows == 1 ? joint : joint + ":" + std::to_string(i)});
+    } else if (rows > 0) {
+      options.fine.push_back({offset, offset + rows, input.graph.name(node)});
+    }
+  }
+  for (int s = 0; s < topology.forest.segment_count(); ++s) {
+    int begin = layout.total(), end = 0;
+    for (const int k : topology.forest.segment_nodes_tip_first(s)) {
+      begin = std::min(begin, layout.offset(k));
+      end = std::max(end, layout.offset(k) + layout.dim(k));
+    }
+    if (end > begin)
+      options.coarse.push_back(
+          {begin, end,
+           input.graph.name(
+               topology.tree_node[static_cast<std::size_t>(topology.forest.segment_base(s))])});
+  }
+  std::sort(options.coarse.begin(), options.coarse.end(),
+            [](const viz::AxisLabel& a, const viz::AxisLabel& b) { return a.begin < b.begin; });
+}
+
+}  // namespace
 
 Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
                          const std::string& ordering, viz::ImageFormat format, int pixels) {
@@ -36,8 +143,17 @@ Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
   viz::SpyPlotOptions options;
   options.format = format;
   options.max_pixels = pixels;
-  options.title = input.name + ": " + matrix.title;
+  // A closed chain's M, E, A and L are its spanning tree's (loops and couplings cut).
+  const bool closed = input.loops + input.couplings > 0;
+  options.title = input.name + ": " + matrix.title + (closed ? " of the spanning tree" : "");
   options.subtitle = matrix.summary;
+  options.caption = viz::matrix_plain_words(kind);
+  if (closed)
+    options.caption +=
+        kind == viz::MatrixKind::kMass ? " (loops cut; M_R is the closed chain's)" : " (loops cut)";
+  // A factor in another ordering has its rows permuted: row numbers only.
+  if (kind != viz::MatrixKind::kFactor || ordering == "canonical")
+    axis_labels(input, topology, kind, options);
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, matrix.fill ? &*matrix.fill : nullptr,
                                     matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};
@@ -73,6 +189,19 @@ Picture reduced_mass_picture(const PictureInput& input, const EmbeddingAnalysis&
                      std::filesystem::path(embedding.state).filename().string() +
                      "); rows: aggregated forest, strictly canonical";
   options.boundary_label = lines;
+  options.caption =
+      "the mass matrix in the independent coordinates, loops embedded: one block per aggregate";
+  // Rows by node of the aggregated forest: "aggregate N" (the number of the diagrams and the
+  // report) or "node N" for a joint outside every aggregate.
+  for (int k = 0; k < topology.forest.size(); ++k) {
+    const int rows = topology.hinge_layout.dim(k), offset = topology.hinge_layout.offset(k);
+    if (rows == 0) continue;
+    std::string text = "node " + std::to_string(k + 1);
+    for (const EmbeddingAnalysis::Aggregate& aggregate : embedding.aggregates)
+      if (aggregate.node == k + 1) text = "aggregate " + std::to_string(k + 1);
+    options.fine.push_back({offset, offset + rows, text});
+  }
+  options.coarse = options.fine;
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, nullptr, matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};
 }

@@ -1,5 +1,6 @@
 #include "skograph/viz/diagrams.hpp"
 
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -18,6 +19,8 @@ constexpr const char* kAggregateLine = "#d94801";
 constexpr const char* kSegmentFill = "#c7e9c0";
 constexpr const char* kSegmentLine = "#238b45";
 constexpr const char* kCutEdge = "#d62728";
+constexpr const char* kCoupling = "#6a3d9a";  // purple: gear couplings
+constexpr const char* kEdgeText = "#555555";
 
 // A DOT double-quoted identifier. In DOT the only escape in a quoted string is \" (a backslash
 // stays a backslash), so only quotes are escaped and names read back unchanged.
@@ -63,7 +66,7 @@ void write_header(std::ostringstream& dot, const std::string& title,
       << caption(title, legend) << "];\n"
       << "  node [fontname=\"DejaVu Sans\", fontsize=11, shape=ellipse, style=filled, fillcolor=\""
       << kNodeFill << "\", color=\"" << kNodeLine << "\", margin=\"0.06,0.03\"];\n"
-      << "  edge [color=\"#404040\", arrowsize=0.7];\n";
+      << "  edge [color=\"#404040\", arrowsize=0.7, fontname=\"DejaVu Sans\"];\n";
 }
 
 // Member lists wrapped to lines of about 24 characters: "{a, b,", "c}".
@@ -88,6 +91,23 @@ std::vector<std::string> abbreviated(const std::vector<std::string>& names) {
 
 std::string number_of(const Permutation& numbering, int k) {
   return std::to_string(numbering[k] + 1);
+}
+
+bool has_labels(const Digraph& graph, const EdgeNotes* notes) {
+  return notes != nullptr && notes->label.size() == graph.edges().size() &&
+         notes->role.size() == graph.edges().size();
+}
+
+// The strictly canonical number over the aggregated tree of each aggregation sub-graph (its node
+// in aggregated.svg, the report and M_R's rows).
+std::vector<int> aggregate_numbers(const DigraphAnalysis& analysis) {
+  const AggregatedTree& aggregated = analysis.aggregated;
+  const Permutation numbering = strictly_canonical_numbering(aggregated.forest);
+  std::vector<int> number(analysis.aggregates.size(), 0);
+  for (std::size_t a = 0; a < aggregated.members.size(); ++a)
+    if (aggregated.subgraph_of[a] >= 0)
+      number[static_cast<std::size_t>(aggregated.subgraph_of[a])] = numbering[a] + 1;
+  return number;
 }
 
 void require_spanning_tree(const DigraphAnalysis& analysis) {
@@ -122,7 +142,8 @@ std::optional<DiagramKind> parse_diagram_kind(const std::string& name) {
 // Part I section 2 (the standard digraph, Fig. 6 conventions) and constraint-embedding §4.2 (cut
 // edges, aggregation sub-graphs).
 std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
-                            const std::string& title) {
+                            const std::string& title, const EdgeNotes* notes) {
+  const bool labelled = has_labels(graph, notes);
   const SpanningTree& spanning = analysis.spanning;
   const bool numbered = spanning.exists;
   // The inertial frame is the root of the standard digraph; a virtual root is not in the digraph.
@@ -130,9 +151,26 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
   std::vector<std::string> legend;
   if (inertial >= 0) legend.push_back("unfilled: inertial frame (root), its edges dashed");
   if (numbered) legend.push_back("number: strictly canonical index (parent > child)");
-  if (numbered && !spanning.cut_edges.empty()) legend.push_back("red: cut edges");
+  if (numbered && !spanning.cut_edges.empty()) {
+    if (!labelled) {
+      legend.push_back("red: cut edges");
+    } else {
+      bool loops = false, couplings = false;
+      for (const EdgeRole role : notes->role) {
+        loops = loops || role == EdgeRole::kLoop;
+        couplings = couplings || role == EdgeRole::kCoupling;
+      }
+      if (loops) legend.push_back("red: loop closures (cut edges), with their names");
+      if (couplings)
+        legend.push_back("purple, dashed: gear couplings (cut edges), with their names");
+    }
+  }
   if (numbered && !analysis.aggregates.empty())
-    legend.push_back("orange boxes: aggregation sub-graphs");
+    legend.push_back(
+        "orange boxes: aggregates (aggregation sub-graphs), numbered as nodes of the aggregated "
+        "tree");
+  if (labelled)
+    for (const std::string& line : notes->legend) legend.push_back(line);
 
   std::ostringstream dot;
   write_header(dot, title, legend);
@@ -145,11 +183,13 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
   };
   std::vector<bool> in_cluster(graph.node_count(), false);
   if (numbered) {
+    const std::vector<int> number = aggregate_numbers(analysis);
     for (size_t a = 0; a < analysis.aggregates.size(); ++a) {
+      // The label at the bottom: edges from the world come in at the top.
       dot << "  subgraph " << quoted("cluster_aggregate_" + std::to_string(a + 1)) << " {\n"
-          << "    graph [label=" << quoted("aggregate " + std::to_string(a + 1))
+          << "    graph [label=" << quoted("aggregate " + std::to_string(number[a]))
           << ", style=\"rounded,dashed\", color=\"" << kAggregateLine << "\", fontcolor=\""
-          << kAggregateLine << "\", labelloc=t, labeljust=c];\n";
+          << kAggregateLine << "\", labelloc=b, labeljust=c];\n";
       for (int v : analysis.aggregates[a].nodes) {
         in_cluster[v] = true;
         dot << "    " << node_statement(v);
@@ -174,14 +214,23 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
     const auto [from, to] = graph.edges()[e];
     dot << "  " << quoted(graph.name(from)) << " -> " << quoted(graph.name(to));
     std::vector<std::string> attributes;
+    const bool coupling = labelled && notes->role[e] == EdgeRole::kCoupling;
     if (is_cut[e]) {
       // Cut edges do not shape the layout: the drawing keeps the spanning tree's levels.
-      attributes.push_back(std::string("color=\"") + kCutEdge + "\"");
+      attributes.push_back(std::string("color=\"") + (coupling ? kCoupling : kCutEdge) + "\"");
       attributes.push_back("penwidth=2");
-      attributes.push_back(from == inertial ? "style=\"dashed,bold\"" : "style=bold");
+      attributes.push_back(from == inertial || coupling ? "style=\"dashed,bold\"" : "style=bold");
       attributes.push_back("constraint=false");
+      if (labelled)
+        attributes.push_back(std::string("fontcolor=\"") + (coupling ? kCoupling : kCutEdge) +
+                             "\"");
     } else if (from == inertial) {
       attributes.push_back("style=dashed");
+    }
+    if (labelled && !notes->label[e].empty()) {
+      attributes.push_back("label=" + label({notes->label[e]}));
+      attributes.push_back("fontsize=9");
+      if (!is_cut[e]) attributes.push_back(std::string("fontcolor=\"") + kEdgeText + "\"");
     }
     if (!attributes.empty()) {
       dot << " [";
@@ -196,8 +245,9 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
 
 // Part I section 2: the spanning tree of the digraph, its edges away from the root.
 std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
-                                  const std::string& title) {
+                                  const std::string& title, const EdgeNotes* notes) {
   require_spanning_tree(analysis);
+  const bool labelled = has_labels(graph, notes);
   const SpanningTree& spanning = analysis.spanning;
   const std::vector<std::string> names = spanning.names(graph);
   std::vector<std::string> legend{
@@ -206,6 +256,14 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
       "number: strictly canonical index (parent > child)"};
   if (!spanning.cut_edges.empty())
     legend.push_back(std::to_string(spanning.cut_edges.size()) + " cut edge(s) left out");
+  // Each tree edge's label: the first digraph edge between its ends that is not a cut edge.
+  std::map<Edge, std::string> edge_label;
+  if (labelled) {
+    for (const std::string& line : notes->legend) legend.push_back(line);
+    for (std::size_t e = 0; e < graph.edges().size(); ++e)
+      if (notes->role[e] == EdgeRole::kTreeJoint)
+        edge_label.emplace(graph.edges()[e], notes->label[e]);
+  }
 
   std::ostringstream dot;
   write_header(dot, title, legend);
@@ -217,8 +275,16 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
   }
   for (const auto& [from, to] : spanning.edges) {
     dot << "  " << quoted(names[from]) << " -> " << quoted(names[to]);
-    if (from == spanning.root) dot << " [style=dashed]";
-    dot << ";\n";
+    std::vector<std::string> attributes;
+    if (from == spanning.root) attributes.emplace_back("style=dashed");
+    if (const auto it = edge_label.find(Edge{from, to});
+        it != edge_label.end() && !it->second.empty()) {
+      attributes.push_back("label=" + label({it->second}));
+      attributes.emplace_back("fontsize=9");
+      attributes.push_back(std::string("fontcolor=\"") + kEdgeText + "\"");
+    }
+    for (std::size_t i = 0; i < attributes.size(); ++i) dot << (i ? ", " : " [") << attributes[i];
+    dot << (attributes.empty() ? ";\n" : "];\n");
   }
   dot << "}\n";
   return dot.str();
@@ -236,7 +302,9 @@ std::string aggregated_tree_diagram(const Digraph& graph, const DigraphAnalysis&
   std::vector<std::string> legend{"unfilled: inertial frame (root), its edges dashed",
                                   "number: strictly canonical index over the aggregated tree"};
   if (!analysis.aggregates.empty())
-    legend.push_back("orange boxes: aggregated nodes {members, base first}");
+    legend.push_back(
+        "orange boxes: aggregates {members, base first}, numbered as in digraph.svg, the report "
+        "and the rows of M_R");
   else
     legend.push_back("no cut edges: the aggregated tree is the spanning tree");
 
@@ -316,12 +384,12 @@ std::string segment_tree_diagram(const Digraph& graph, const DigraphAnalysis& an
 }
 
 std::string diagram(DiagramKind kind, const Digraph& graph, const DigraphAnalysis& analysis,
-                    const std::string& title) {
+                    const std::string& title, const EdgeNotes* notes) {
   switch (kind) {
     case DiagramKind::kDigraph:
-      return digraph_diagram(graph, analysis, title);
+      return digraph_diagram(graph, analysis, title, notes);
     case DiagramKind::kSpanningTree:
-      return spanning_tree_diagram(graph, analysis, title);
+      return spanning_tree_diagram(graph, analysis, title, notes);
     case DiagramKind::kAggregated:
       return aggregated_tree_diagram(graph, analysis, title);
     case DiagramKind::kSegments:

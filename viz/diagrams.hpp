@@ -5,13 +5,17 @@
 // is drawn unfilled and the edges leaving it dashed. Nodes are labelled with their name and their
 // 1-based strictly canonical number (part I Fig. 2d; it is canonical too: a parent's number
 // exceeds its children's), the numbering of `skograph graph` and of the spy plots' rows. Cut edges
-// are red and bold; aggregation sub-graphs (constraint-embedding §4.2) are clusters.
+// are red and bold; aggregation sub-graphs (constraint-embedding §4.2) are clusters, numbered as
+// the nodes of the aggregated tree (one numbering for aggregated.svg, the report and M_R's rows).
+// A model adds EdgeNotes: joint types on tree edges, loop and coupling names on cut edges,
+// couplings dashed purple.
 //
 // The text is deterministic (nodes and edges in a fixed order), so it can be compared exactly.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "skograph/graph/analysis.hpp"
 #include "skograph/graph/digraph.hpp"
@@ -20,6 +24,16 @@ namespace skograph::viz {
 
 enum class DiagramKind { kDigraph, kSpanningTree, kAggregated, kSegments };
 
+// What a model says about its digraph's edges (built by the caller, e.g. from a mechanism): per
+// edge of graph.edges() its role and a short label (a joint's type, a loop's or a coupling's
+// name), and the legend lines that explain the labels. Empty vectors: no labels.
+enum class EdgeRole { kTreeJoint, kLoop, kCoupling };
+struct EdgeNotes {
+  std::vector<EdgeRole> role;
+  std::vector<std::string> label;
+  std::vector<std::string> legend;
+};
+
 // "digraph", "spanning-tree", "aggregated", "segments".
 const char* diagram_kind_name(DiagramKind kind);
 std::optional<DiagramKind> parse_diagram_kind(const std::string& name);
@@ -27,10 +41,10 @@ std::optional<DiagramKind> parse_diagram_kind(const std::string& name);
 // The digraph itself, edges in input order. Without a spanning tree (a cycle no root enters) the
 // nodes carry their names only. `title` becomes the graph's name and the first caption line.
 std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
-                            const std::string& title);
+                            const std::string& title, const EdgeNotes* notes = nullptr);
 // The spanning tree (virtual root drawn with a dashed outline), edges in the tree's level order.
 std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
-                                  const std::string& title);
+                                  const std::string& title, const EdgeNotes* notes = nullptr);
 // The aggregated tree (constraint-embedding Lemma 1): each aggregation sub-graph is one box node
 // listing its members, numbered strictly canonically over the aggregated tree.
 std::string aggregated_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
@@ -44,6 +58,6 @@ std::string segment_tree_diagram(const Digraph& graph, const DigraphAnalysis& an
 // One of the above. The three tree diagrams need a spanning tree: std::invalid_argument saying
 // why there is none otherwise.
 std::string diagram(DiagramKind kind, const Digraph& graph, const DigraphAnalysis& analysis,
-                    const std::string& title);
+                    const std::string& title, const EdgeNotes* notes = nullptr);
 
 }  // namespace skograph::viz

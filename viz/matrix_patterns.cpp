@@ -35,6 +35,20 @@ const char* matrix_description(MatrixKind kind) {
   return "?";
 }
 
+const char* matrix_plain_words(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::kMass:
+      return "entry (i, j) is nonzero when joint i is joint j, its ancestor or its descendant";
+    case MatrixKind::kKernel:
+      return "E_A links each body to its parent: a 6 x 6 block per joint, below the diagonal";
+    case MatrixKind::kResolvent:
+      return "A = (I - E_A)^-1: each body's row is nonzero at itself and the bodies outboard of it";
+    case MatrixKind::kFactor:
+      return "M = L L*; red entries are fill-in: zero in M, nonzero in L";
+  }
+  return "?";
+}
+
 std::optional<MatrixKind> parse_matrix_kind(const std::string& name) {
   for (MatrixKind kind :
        {MatrixKind::kMass, MatrixKind::kKernel, MatrixKind::kResolvent, MatrixKind::kFactor})

@@ -21,6 +21,8 @@ enum class MatrixKind { kMass, kKernel, kResolvent, kFactor };
 // "M", "E", "A", "L".
 const char* matrix_kind_name(MatrixKind kind);
 std::optional<MatrixKind> parse_matrix_kind(const std::string& name);
+// One line of plain words for a picture's caption: what the matrix says about the bodies.
+const char* matrix_plain_words(MatrixKind kind);
 // "joint-space mass matrix", "SKO kernel E_A", "SPO A = (I - E_A)^-1", "Cholesky factor of M".
 const char* matrix_description(MatrixKind kind);
 

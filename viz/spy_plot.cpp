@@ -21,6 +21,10 @@ constexpr double kSubtitleBand = 18;
 constexpr double kLegendBand = 28;
 constexpr double kTitleSize = 13;
 constexpr double kLegendSize = 11;
+constexpr double kTickSize = 9;
+constexpr double kTickGap = 4;       // between a label and the matrix
+constexpr double kTickSpacing = 11;  // least distance between two labels' centres
+constexpr std::size_t kLabelChars = 24;
 
 struct Rgb {
   double r, g, b;
@@ -47,6 +51,11 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
 void check(cairo_status_t status, const char* what) {
   if (status != CAIRO_STATUS_SUCCESS)
     throw std::runtime_error(std::string("cairo: ") + what + ": " + cairo_status_to_string(status));
+}
+
+std::string shortened(const std::string& text) {
+  if (text.size() <= kLabelChars) return text;
+  return text.substr(0, kLabelChars - 3) + "...";
 }
 
 void set_colour(cairo_t* cr, Rgb c, double alpha = 1.0) {
@@ -182,10 +191,35 @@ void draw_entries(cairo_t* cr, const SparsityPattern& entries, const Geometry& g
   cairo_fill(cr);
 }
 
+// Row labels right-aligned left of the matrix, column labels turned a quarter, reading upward,
+// above it; a short tick mark at each.
+void draw_ticks(cairo_t* cr, const std::vector<SpyTick>& ticks, const Geometry& geometry) {
+  set_font(cr, kTickSize, false);
+  set_colour(cr, {0.2, 0.2, 0.2});
+  cairo_set_line_width(cr, 1);
+  for (const SpyTick& tick : ticks) {
+    const double y = geometry.top + tick.at * geometry.cell;
+    const double x = geometry.left + tick.at * geometry.cell;
+    const double width = text_width(cr, tick.text);
+    cairo_move_to(cr, geometry.left - kTickGap - width, y + kTickSize * 0.35);
+    cairo_show_text(cr, tick.text.c_str());
+    cairo_save(cr);
+    cairo_move_to(cr, x + kTickSize * 0.35, geometry.top - kTickGap);
+    cairo_rotate(cr, -M_PI / 2);
+    cairo_show_text(cr, tick.text.c_str());
+    cairo_restore(cr);
+    cairo_move_to(cr, geometry.left - 2.5, std::round(y) + 0.5);
+    cairo_line_to(cr, geometry.left, std::round(y) + 0.5);
+    cairo_move_to(cr, std::round(x) + 0.5, geometry.top - 2.5);
+    cairo_line_to(cr, std::round(x) + 0.5, geometry.top);
+  }
+  cairo_stroke(cr);
+}
+
 void draw_plot(cairo_t* cr, const SparsityPattern& pattern, const SparsityPattern* fill,
                const std::vector<int>& boundaries, bool draw_boundaries, const Geometry& geometry,
-               const std::string& title, const std::string& subtitle,
-               const std::vector<LegendItem>& legend) {
+               const std::string& title, const std::string& subtitle, const std::string& caption,
+               const std::vector<SpyTick>& ticks, const std::vector<LegendItem>& legend) {
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
 
@@ -199,6 +233,14 @@ void draw_plot(cairo_t* cr, const SparsityPattern& pattern, const SparsityPatter
     cairo_move_to(cr, kMargin, kMargin + kTitleSize + kSubtitleBand);
     cairo_show_text(cr, subtitle.c_str());
   }
+  if (!caption.empty()) {
+    set_colour(cr, {0.25, 0.25, 0.25});
+    set_font(cr, kLegendSize, false);
+    const double line = kMargin + kTitleSize + (subtitle.empty() ? 1 : 2) * kSubtitleBand;
+    cairo_move_to(cr, kMargin, line);
+    cairo_show_text(cr, caption.c_str());
+  }
+  draw_ticks(cr, ticks, geometry);
 
   if (geometry.density) {
     const Bins bins = bin_entries(pattern, fill, geometry);
@@ -262,6 +304,38 @@ void draw_plot(cairo_t* cr, const SparsityPattern& pattern, const SparsityPatter
 
 }  // namespace
 
+// Every fine label when each range has room for a line of text, else the coarse ones thinned
+// greedily in order, else 1-based row numbers at a round step.
+std::vector<SpyTick> spy_plot_ticks(const SpyPlotOptions& options, int size, double cell) {
+  std::vector<SpyTick> ticks;
+  auto middle = [](const AxisLabel& label) { return 0.5 * (label.begin + label.end); };
+  bool fine_fits = !options.fine.empty();
+  for (const AxisLabel& label : options.fine)
+    fine_fits = fine_fits && (label.end - label.begin) * cell >= kTickSpacing;
+  if (fine_fits) {
+    for (const AxisLabel& label : options.fine)
+      ticks.push_back({middle(label), shortened(label.text)});
+    return ticks;
+  }
+  if (!options.coarse.empty()) {
+    double last = -1e9;
+    for (const AxisLabel& label : options.coarse) {
+      const double at = middle(label);
+      if ((at - last) * cell < kTickSpacing) continue;
+      ticks.push_back({at, shortened(label.text)});
+      last = at;
+    }
+    return ticks;
+  }
+  // 1-based row numbers every 1, 2, 5, 10, 20, 50, ... rows, at least 3 spacings apart.
+  long step = 1;
+  for (int k = 0; step * cell < 3 * kTickSpacing; ++k)
+    step = (k % 3 == 1 ? step * 5 / 2 : step * 2);
+  for (long row = step; row <= size; row += step)
+    ticks.push_back({static_cast<double>(row) - 0.5, std::to_string(row)});
+  return ticks;
+}
+
 SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
                  const std::vector<int>& boundaries, const SpyPlotOptions& options) {
   if (options.format == ImageFormat::kDot)
@@ -305,23 +379,33 @@ SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
   if (draw_boundaries) legend.push_back({kBoundary, true, options.boundary_label});
   if (geometry.density) legend.push_back({kFrame, false, "darker: more nonzeros per pixel"});
 
+  const std::vector<SpyTick> ticks =
+      spy_plot_ticks(options, std::max(pattern.rows, pattern.cols), geometry.cell);
+  double label_band = 0;  // room for the row labels at the left and the column labels on top
   {
     // Text widths decide the image's width (title and legend must fit).
     const Surface scratch(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1));
     const Context measure(cairo_create(scratch.get()));
+    set_font(measure.get(), kTickSize, false);
+    for (const SpyTick& tick : ticks)
+      label_band = std::max(label_band, text_width(measure.get(), tick.text) + kTickGap + 2);
     set_font(measure.get(), kTitleSize, true);
     double title_width = text_width(measure.get(), options.title);
     set_font(measure.get(), kLegendSize, false);
-    title_width = std::max(title_width, text_width(measure.get(), options.subtitle));
+    title_width = std::max({title_width, text_width(measure.get(), options.subtitle),
+                            text_width(measure.get(), options.caption)});
     const double legend_length = legend_width(measure.get(), legend);
     geometry.width = static_cast<int>(
-        std::ceil(std::max({geometry.area_width + 2 * kMargin, title_width + 2 * kMargin,
-                            legend_length + 2 * kMargin})));
+        std::ceil(std::max({geometry.area_width + label_band + 2 * kMargin,
+                            title_width + 2 * kMargin, legend_length + 2 * kMargin})));
   }
-  const double title_band = kTitleBand + (options.subtitle.empty() ? 0 : kSubtitleBand);
-  geometry.height = static_cast<int>(geometry.area_height + 2 * kMargin + title_band + kLegendBand);
-  geometry.left = std::floor((geometry.width - geometry.area_width) / 2.0);
-  geometry.top = kMargin + title_band;
+  const double title_band = kTitleBand + (options.subtitle.empty() ? 0 : kSubtitleBand) +
+                            (options.caption.empty() ? 0 : kSubtitleBand);
+  geometry.height = static_cast<int>(
+      std::ceil(geometry.area_height + label_band + 2 * kMargin + title_band + kLegendBand));
+  geometry.left =
+      std::floor(label_band + (geometry.width - label_band - geometry.area_width) / 2.0);
+  geometry.top = std::ceil(kMargin + title_band + label_band);
 
   Surface surface;
   switch (options.format) {
@@ -344,7 +428,7 @@ SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
   {
     const Context cr(cairo_create(surface.get()));
     draw_plot(cr.get(), pattern, fill, boundaries, draw_boundaries, geometry, options.title,
-              options.subtitle, legend);
+              options.subtitle, options.caption, ticks, legend);
     check(cairo_status(cr.get()), "drawing");
   }
   if (options.format == ImageFormat::kPng)

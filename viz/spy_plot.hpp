@@ -15,6 +15,13 @@
 
 namespace skograph::viz {
 
+// A labelled range of rows [begin, end) (and of the same columns: the matrices drawn are square
+// with one order for rows and columns): a dof, a body's block, a serial segment.
+struct AxisLabel {
+  int begin = 0, end = 0;
+  std::string text;
+};
+
 struct SpyPlotOptions {
   ImageFormat format = ImageFormat::kPng;  // png, svg or pdf
   // Largest side of the matrix area in pixels (points for svg/pdf): 16 .. 8192 (a 8192 px image
@@ -25,6 +32,12 @@ struct SpyPlotOptions {
   std::string title;     // first line above the matrix (bold)
   std::string subtitle;  // second line (sizes, counts); may be empty
   std::string boundary_label = "serial segment boundary";  // legend entry of the boundary lines
+  std::string caption;  // a line of plain words under the subtitle; may be empty
+  // Row and column labels. `fine` (one per dof or body) are drawn when every range is tall enough
+  // for a line of text; otherwise `coarse` (one per segment) at their ranges' middles, thinned
+  // so that none overlap; without either, 1-based row numbers at a round step. Labels longer
+  // than 24 characters are shortened.
+  std::vector<AxisLabel> fine, coarse;
 };
 
 struct SpyPlot {
@@ -42,5 +55,13 @@ struct SpyPlot {
 // of range or a fill pattern of other dimensions, std::runtime_error when cairo fails.
 SpyPlot spy_plot(const SparsityPattern& pattern, const SparsityPattern* fill,
                  const std::vector<int>& boundaries, const SpyPlotOptions& options);
+
+// The labels a plot draws at `cell` pixels per entry of a size x size matrix (options.fine,
+// coarse): `at` in entries from the first row (a range's middle), the text as drawn.
+struct SpyTick {
+  double at = 0;
+  std::string text;
+};
+std::vector<SpyTick> spy_plot_ticks(const SpyPlotOptions& options, int size, double cell);
 
 }  // namespace skograph::viz

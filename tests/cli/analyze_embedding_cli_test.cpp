@@ -142,6 +142,69 @@ TEST(AnalyzeEmbeddingCli, AggregatedDiagramLabelsAgreeWithTheEmbedding) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 17, one numbering: digraph.svg's aggregate boxes carry the numbers of report.json's
+// aggregates (the aggregated tree's nodes, M_R's row blocks); for every closed example in both
+// formats (the MJCF files list fixed bodies the embedded model fuses).
+TEST(AnalyzeEmbeddingCli, DigraphAggregatesAreNumberedAsTheReportAndMR) {
+  const auto dir = scratch_dir() / "embedding_numbers";
+  std::vector<std::string> files;
+  for (const std::string name : kClosedExamples) files.push_back(name + ".yaml");
+  for (const std::string name : {"fourbar_chain.xml", "stewart_platform.xml", "fourbar.xml"})
+    files.push_back(name);
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    const Json report = analyze_report(model_file(file), dir);
+    const auto dot = dir / "digraph.dot";
+    ASSERT_EQ(run_cli("render " + model_file(file) + " --what digraph -o " + dot.string()).status,
+              0);
+    const std::string text = slurp(dot);
+    for (const Json& aggregate : report["embedding"]["aggregates"]) {
+      // The cluster holding the aggregate's first member is labelled with its number.
+      const std::string member = "\"" + aggregate["links"][0].get<std::string>() + "\" [label=";
+      const size_t at = text.find(member);
+      ASSERT_NE(at, std::string::npos) << member;
+      const size_t cluster = text.rfind("subgraph", at);
+      ASSERT_NE(cluster, std::string::npos);
+      const std::string label =
+          "label=\"aggregate " + std::to_string(aggregate["node"].get<int>()) + "\"";
+      EXPECT_NE(text.substr(cluster, at - cluster).find(label), std::string::npos)
+          << text.substr(cluster, at - cluster);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 17: the diagrams of a model name its loops and couplings on their cut edges (couplings
+// purple and dashed, loops red) and show joint types on tree edges with a legend line.
+TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
+  const auto dot = scratch_dir() / "fourbar_notes.dot";
+  ASSERT_EQ(
+      run_cli("render " + model_file("fourbar.yaml") + " --what digraph -o " + dot.string()).status,
+      0);
+  const std::string text = slurp(dot);
+  EXPECT_NE(text.find("\"coupler\" -> \"rocker\" [color=\"#d62728\", penwidth=2, style=bold, "
+                      "constraint=false, fontcolor=\"#d62728\", label=\"pin_c (revolute)\""),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"rotor\" -> \"crank\" [color=\"#6a3d9a\", penwidth=2, "
+                      "style=\"dashed,bold\", constraint=false, fontcolor=\"#6a3d9a\", "
+                      "label=\"gearbox\""),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"crank\" -> \"coupler\" [label=\"R\""), std::string::npos) << text;
+  EXPECT_NE(text.find("joint types on tree edges: R revolute"), std::string::npos);
+  EXPECT_NE(text.find("purple, dashed: gear couplings"), std::string::npos);
+  // The spanning tree keeps the joint types; its cut edges are left out.
+  ASSERT_EQ(
+      run_cli("render " + model_file("fourbar.yaml") + " --what spanning-tree -o " + dot.string())
+          .status,
+      0);
+  const std::string tree = slurp(dot);
+  EXPECT_NE(tree.find("\"crank\" -> \"coupler\" [label=\"R\""), std::string::npos) << tree;
+  EXPECT_EQ(tree.find("pin_c"), std::string::npos);
+  std::filesystem::remove(dot);
+}
+
 // The spy plot of M_R: a PNG; analyze's and render's are the same picture; its matrix area is
 // n_R cells of min(40, size / n_R) pixels (viz/spy_plot.hpp), so two sizes differ in height by
 // exactly n_R times the difference of the cells (the text bands do not change).

@@ -198,6 +198,23 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
   std::filesystem::remove_all(scratch_dir() / "analysis");
 }
 
+// Issue 17: a tree model's spanning tree and aggregated tree are its digraph: drawn once, and the
+// report says why.
+TEST(AnalyzeCli, ATreeModelsDigraphIsDrawnOnce) {
+  const auto dir = scratch_dir() / "analysis" / "arm7";
+  const CliRun run = run_cli("analyze " + example("models/arm7.urdf") + " --out " + dir.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::vector<std::string> expected{"digraph.svg",    "report.json",    "report.txt",
+                                          "segments.svg",   "sparsity-A.png", "sparsity-E.png",
+                                          "sparsity-L.png", "sparsity-M.png"};
+  EXPECT_EQ(files_in(dir), expected);
+  EXPECT_NE(slurp(dir / "report.txt")
+                .find("(no spanning-tree or aggregated diagram: without cut edges both are the "
+                      "digraph itself)"),
+            std::string::npos);
+  std::filesystem::remove_all(scratch_dir() / "analysis");
+}
+
 TEST(AnalyzeCli, AnOutputDirectoryThatCannotBeCreatedIsOneLineAndNoFiles) {
   const auto dir = scratch_dir() / "blocked";
   std::filesystem::create_directories(dir);

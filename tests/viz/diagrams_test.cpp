@@ -19,7 +19,7 @@ namespace {
 const std::string kHeaderStyle =
     "  node [fontname=\"DejaVu Sans\", fontsize=11, shape=ellipse, style=filled, "
     "fillcolor=\"#c6dbef\", color=\"#2171b5\", margin=\"0.06,0.03\"];\n"
-    "  edge [color=\"#404040\", arrowsize=0.7];\n";
+    "  edge [color=\"#404040\", arrowsize=0.7, fontname=\"DejaVu Sans\"];\n";
 
 std::string graph_line(const std::string& caption) {
   return "  graph [fontname=\"DejaVu Sans\", fontsize=10, labelloc=b, labeljust=l, nodesep=0.3, "
@@ -38,12 +38,12 @@ TEST(Diagrams, FourBarDigraphIsTheGoldenText) {
       "digraph \"fourbar\" {\n" +
       graph_line(
           "fourbar\\lunfilled: inertial frame (root), its edges dashed\\lnumber: strictly "
-          "canonical index (parent > child)\\lred: cut edges\\lorange boxes: aggregation "
-          "sub-graphs\\l") +
+          "canonical index (parent > child)\\lred: cut edges\\lorange boxes: aggregates "
+          "(aggregation sub-graphs), numbered as nodes of the aggregated tree\\l") +
       kHeaderStyle +
       "  subgraph \"cluster_aggregate_1\" {\n"
       "    graph [label=\"aggregate 1\", style=\"rounded,dashed\", color=\"#d94801\", "
-      "fontcolor=\"#d94801\", labelloc=t, labeljust=c];\n"
+      "fontcolor=\"#d94801\", labelloc=b, labeljust=c];\n"
       "    \"rocker\" [label=\"rocker\\n3\"];\n"
       "    \"crank\" [label=\"crank\\n2\"];\n"
       "    \"coupler\" [label=\"coupler\\n1\"];\n"

@@ -6,6 +6,7 @@
 #include <cairo.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -206,6 +207,66 @@ TEST(SpyPlot, AnEmptyMatrixGivesAnEmptyFrame) {
   const SparsityPattern empty{0, 0, {0}, {}};
   const SpyPlot plot = spy_plot(empty, nullptr, {}, {});
   EXPECT_GT(test::png_size(plot.bytes).width, 0);
+}
+
+// Issue 17: which labels a plot draws. Fine labels (one per row here) when every row has room for
+// a line of text (11 pixels), otherwise the coarse ones thinned so that consecutive drawn labels
+// are at least 11 pixels apart, otherwise round row numbers (1-based).
+TEST(SpyPlot, LabelsAreFineWhenTheyFitThinnedSegmentsOtherwiseNumbersWithout) {
+  SpyPlotOptions options;
+  for (int i = 0; i < 10; ++i) options.fine.push_back({i, i + 1, "dof" + std::to_string(i + 1)});
+  options.coarse = {{0, 1, "a"}, {1, 2, "b"}, {2, 6, "c"}, {6, 10, "d"}};
+  const std::vector<SpyTick> fine = spy_plot_ticks(options, 10, 12.0);
+  ASSERT_EQ(fine.size(), 10u);
+  EXPECT_EQ(fine[3].text, "dof4");
+  EXPECT_DOUBLE_EQ(fine[3].at, 3.5);
+  // At 4 pixels per row: a (0.5 rows = 2 px), b (1.5 = 6 px: too close), c (4 = 16 px), d (8).
+  const std::vector<SpyTick> coarse = spy_plot_ticks(options, 10, 4.0);
+  ASSERT_EQ(coarse.size(), 3u);
+  EXPECT_EQ(coarse[0].text, "a");
+  EXPECT_EQ(coarse[1].text, "c");
+  EXPECT_EQ(coarse[2].text, "d");
+  EXPECT_DOUBLE_EQ(coarse[2].at, 8.0);
+  // Without labels, 1-based numbers at a step of at least 33 pixels: 2 px per row -> every 20.
+  const std::vector<SpyTick> numbers = spy_plot_ticks(SpyPlotOptions{}, 100, 2.0);
+  ASSERT_EQ(numbers.size(), 5u);
+  EXPECT_EQ(numbers[0].text, "20");
+  EXPECT_DOUBLE_EQ(numbers[0].at, 19.5);
+  EXPECT_EQ(numbers[4].text, "100");
+  // Long names are shortened to 24 characters.
+  SpyPlotOptions long_name;
+  long_name.fine = {{0, 1, std::string(40, 'x')}};
+  EXPECT_EQ(spy_plot_ticks(long_name, 1, 20.0)[0].text, std::string(21, 'x') + "...");
+}
+
+// The labels are drawn: ink left of the matrix at a labelled row and above it at the column,
+// none in the same places of a plot with the labels of another row only.
+TEST(SpyPlot, RowAndColumnLabelsAreDrawnBesideAndAboveTheMatrix) {
+  const SparsityPattern diagonal = pattern_of({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}});
+  SpyPlotOptions options;
+  options.fine = {{0, 1, "first_joint"}, {1, 2, "second_joint"}, {2, 3, "third"}};
+  const SpyPlot plot = spy_plot(diagonal, nullptr, {}, options);
+  const DecodedPng png(plot.bytes);
+  ASSERT_TRUE(png.ok());
+  auto ink_in = [&](int x0, int x1, int y0, int y1) {
+    int dark = 0;
+    for (int x = std::max(0, x0); x < std::min(png.width(), x1); ++x)
+      for (int y = std::max(0, y0); y < std::min(png.height(), y1); ++y)
+        dark += is_white(png.pixel(x, y)) ? 0 : 1;
+    return dark;
+  };
+  const int row1 = static_cast<int>(plot.top + 1.5 * plot.cell);
+  const int column1 = static_cast<int>(plot.left + 1.5 * plot.cell);
+  // "second_joint" left of row 1 and, turned, above column 1.
+  EXPECT_GT(
+      ink_in(static_cast<int>(plot.left) - 60, static_cast<int>(plot.left) - 5, row1 - 4, row1 + 4),
+      10);
+  EXPECT_GT(ink_in(column1 - 4, column1 + 4, static_cast<int>(plot.top) - 60,
+                   static_cast<int>(plot.top) - 5),
+            10);
+  // Without labels the plot starts further left and has no room reserved for them.
+  const SpyPlot bare = spy_plot(diagonal, nullptr, {}, SpyPlotOptions{});
+  EXPECT_LT(bare.top, plot.top);
 }
 
 TEST(SpyPlot, BadRequestsThrow) {
