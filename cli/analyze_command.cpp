@@ -11,6 +11,7 @@
 #include "skograph/cli/demo_model.hpp"
 #include "skograph/cli/embedding_analysis.hpp"
 #include "skograph/cli/graph_command.hpp"
+#include "skograph/cli/html_report.hpp"
 #include "skograph/cli/json_output.hpp"
 #include "skograph/cli/model_loading.hpp"
 #include "skograph/cli/pictures.hpp"
@@ -209,7 +210,7 @@ SparsityReport sparsity_report(const PictureInput& input) {
 }
 
 int run(const AnalyzeRequest& request, const PictureInput& input, const char* command,
-        std::ostream& out, std::ostream& err, bool print_report) {
+        std::ostream& out, std::ostream& err) {
   const AnalysisFiles made = analysis_files(input, request.options);
   std::error_code error;
   std::filesystem::create_directories(request.directory, error);
@@ -227,7 +228,6 @@ int run(const AnalyzeRequest& request, const PictureInput& input, const char* co
     return kExitBadInput;
   }
   for (const std::string& note : made.notes) print_line(err, command, "note: " + note);
-  if (print_report) out << made.report_text << "\n";
   out << "wrote " << made.files.size() << " files to " << request.directory << ":";
   for (const auto& file : made.files) out << " " << file.first;
   out << "\n";
@@ -363,6 +363,7 @@ AnalysisFiles analysis_files(const PictureInput& input, const AnalysisOptions& o
   made.report_text = text.str();
   made.files.emplace_back("report.txt", made.report_text);
   made.files.emplace_back("report.json", format_json(json));
+  made.files.emplace_back("index.html", html_report(made.report_text, json, pictures));
   for (auto& picture : pictures) made.files.push_back(std::move(picture));
   return made;
 }
@@ -377,7 +378,7 @@ int analyze_command(const std::vector<std::string>& args, std::ostream& out, std
   }
   return run_reporting_input_errors("analyze", request.file, err, [&] {
     return run(request, load_picture_input(request.file, request.options.strict), "analyze", out,
-               err, false);
+               err);
   });
 }
 
@@ -391,7 +392,7 @@ int demo_command(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   const PictureInput input =
       picture_input_of(parse_yaml(kDemoModelYaml, kDemoModelSource), kDemoModelSource);
-  return run(request, input, "demo", out, err, true);
+  return run(request, input, "demo", out, err);
 }
 
 }  // namespace skograph::cli

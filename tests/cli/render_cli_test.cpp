@@ -173,10 +173,10 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
   const CliRun run =
       run_cli("analyze " + example("models/fourbar.yaml") + " --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<std::string> expected{"aggregated.svg", "digraph.svg",     "report.json",
-                                          "report.txt",     "segments.svg",    "spanning-tree.svg",
-                                          "sparsity-A.png", "sparsity-E.png",  "sparsity-L.png",
-                                          "sparsity-M.png", "sparsity-M_R.png"};
+  const std::vector<std::string> expected{
+      "aggregated.svg", "digraph.svg",    "index.html",        "report.json",
+      "report.txt",     "segments.svg",   "spanning-tree.svg", "sparsity-A.png",
+      "sparsity-E.png", "sparsity-L.png", "sparsity-M.png",    "sparsity-M_R.png"};
   EXPECT_EQ(files_in(dir), expected);
   for (const std::string svg : {"digraph", "spanning-tree", "aggregated", "segments"})
     EXPECT_EQ(skograph::test::xml_problem(slurp(dir / (svg + ".svg"))), "") << svg;
@@ -204,9 +204,9 @@ TEST(AnalyzeCli, ATreeModelsDigraphIsDrawnOnce) {
   const auto dir = scratch_dir() / "analysis" / "arm7";
   const CliRun run = run_cli("analyze " + example("models/arm7.urdf") + " --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<std::string> expected{"digraph.svg",    "report.json",    "report.txt",
-                                          "segments.svg",   "sparsity-A.png", "sparsity-E.png",
-                                          "sparsity-L.png", "sparsity-M.png"};
+  const std::vector<std::string> expected{"digraph.svg",    "index.html",     "report.json",
+                                          "report.txt",     "segments.svg",   "sparsity-A.png",
+                                          "sparsity-E.png", "sparsity-L.png", "sparsity-M.png"};
   EXPECT_EQ(files_in(dir), expected);
   EXPECT_NE(slurp(dir / "report.txt")
                 .find("(no spanning-tree or aggregated diagram: without cut edges both are the "
@@ -248,10 +248,10 @@ TEST(AnalyzeCli, DigraphsOverTheDiagramLimitGetDotDiagramsAndANote) {
   EXPECT_NE(run.err.find("the digraph has 5 nodes, more than --max-diagram-nodes 4"),
             std::string::npos)
       << run.err;
-  const std::vector<std::string> expected{"aggregated.dot", "digraph.dot",     "report.json",
-                                          "report.txt",     "segments.dot",    "spanning-tree.dot",
-                                          "sparsity-A.png", "sparsity-E.png",  "sparsity-L.png",
-                                          "sparsity-M.png", "sparsity-M_R.png"};
+  const std::vector<std::string> expected{
+      "aggregated.dot", "digraph.dot",    "index.html",        "report.json",
+      "report.txt",     "segments.dot",   "spanning-tree.dot", "sparsity-A.png",
+      "sparsity-E.png", "sparsity-L.png", "sparsity-M.png",    "sparsity-M_R.png"};
   EXPECT_EQ(files_in(dir), expected);
   const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
   EXPECT_EQ(report["pictures"][0], "digraph.dot");
@@ -298,15 +298,19 @@ TEST(DemoCli, AnalyzesTheBuiltInGearedFourBar) {
   const auto dir = scratch_dir() / "demo";
   const CliRun run = run_cli("demo --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_NE(run.out.find("aggregation sub-graphs"), std::string::npos);
-  EXPECT_NE(run.out.find("wrote 11 files"), std::string::npos);
+  // One line, as analyze prints (issue 17): the report is in the files.
+  EXPECT_EQ(run.out, "wrote 12 files to " + dir.string() +
+                         ": report.txt report.json index.html digraph.svg spanning-tree.svg "
+                         "aggregated.svg segments.svg sparsity-M.png sparsity-E.png sparsity-A.png "
+                         "sparsity-L.png sparsity-M_R.png\n");
+  EXPECT_NE(slurp(dir / "report.txt").find("aggregation sub-graphs"), std::string::npos);
   const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
   EXPECT_EQ(report["name"], "fourbar");
   EXPECT_EQ(report["graph"]["aggregates"].size(), 1u);
   // The closed-chain showcase: the embedded model's aggregate is the graph layer's.
   EXPECT_EQ(report["embedding"]["aggregates"].size(), 1u);
   EXPECT_EQ(report["embedding"]["closed"], true);
-  EXPECT_NE(run.out.find("M_R"), std::string::npos);
+  EXPECT_NE(slurp(dir / "report.txt").find("M_R"), std::string::npos);
   EXPECT_EQ(run_cli("demo extra").status, 2);
   std::filesystem::remove_all(dir);
 }
