@@ -1,5 +1,6 @@
 #include "skograph/cli/analyze_command.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
@@ -104,7 +105,8 @@ Json factor_fill_report(const viz::SkoTopology& topology, std::ostream& text) {
     factor[fill.ordering] = {{"available", true},
                              {"nonzeros", fill.nonzeros},
                              {"fill", fill.fill},
-                             {"flops", fill.flops}};
+                             // A count: an integer in the JSON, as nonzeros and fill are.
+                             {"flops", std::llround(fill.flops)}};
     text << "     " << std::left << std::setw(11) << fill.ordering << std::right << std::setw(10)
          << fill.nonzeros << " nonzeros " << std::setw(8) << fill.fill << " fill   " << fill.flops
          << " flops\n";
