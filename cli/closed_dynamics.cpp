@@ -82,8 +82,7 @@ void write_aggregates(std::ostringstream& text, const ClosedChainModel& model,
           (closures.empty() ? "" : ", ") + std::string(kind) + (names.size() > 1 ? "s" : "");
       for (const std::string& name : names) closures += " " + name;
     }
-    text << "  " << closures << ": " << a.rows << " rows, rank " << a.rank
-         << "; dependent:";
+    text << "  " << closures << ": " << a.rows << " rows, rank " << a.rank << "; dependent:";
     for (const std::string& name : file_names(order, a.dependent)) text << " " << name;
     text << "; condition number " << a.condition_number << "\n";
   }
