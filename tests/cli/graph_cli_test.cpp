@@ -101,7 +101,8 @@ TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
        "parallel.dot:3: duplicate edge 'a' -> 'b'"},
       {"selfloop.dot", "digraph {\n a -> a\n}", "selfloop.dot:2: self-loop at node 'a'"},
       {"empty.dot", "digraph { }", "empty graph"},
-      {"binary.dot", std::string("\x7f\x45\x4c\x46\x02\x01\x00\x00", 8), "binary.dot:1: NUL byte: not a text file"},
+      {"binary.dot", std::string("\x7f\x45\x4c\x46\x02\x01\x00\x00", 8),
+       "binary.dot:1: NUL byte: not a text file"},
   };
   for (const Case& c : cases) {
     const std::string file = write_temp(c.name, c.text);

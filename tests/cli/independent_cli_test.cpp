@@ -25,9 +25,7 @@ using Json = nlohmann::json;
 using skograph::io_test::write_file;
 
 Json dynamics(const std::string& arguments) {
-  const CliRun run = run_cli("dynamics " + arguments + " --json");
-  EXPECT_EQ(run.status, 0) << arguments << ": " << run.err;
-  return Json::parse(run.out.empty() ? "{}" : run.out);
+  return cli_test::dynamics_json(arguments);
 }
 
 // A state file with q, qd, tau (and qdd) as the report lists them (dofs "joint:k" grouped).

@@ -23,9 +23,7 @@ using Json = nlohmann::json;
 using skograph::io_test::write_file;
 
 Json dynamics(const std::string& arguments) {
-  const CliRun run = run_cli("dynamics " + arguments + " --json");
-  EXPECT_EQ(run.status, 0) << arguments << ": " << run.err;
-  return Json::parse(run.out.empty() ? "{}" : run.out);
+  return cli_test::dynamics_json(arguments);
 }
 
 // geared_links.yaml at rest with both arms along x (gravity -z, joints about y), held by the

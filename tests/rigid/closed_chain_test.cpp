@@ -178,10 +178,7 @@ TEST(ClosedChainModel, DynamicsMatchTheDenseTreeAndTheLagrangeMultiplierReferenc
   for (const ClosedCase& c : closed_cases()) {
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model);
-    const RigidBodyModel& tree = model.tree();
-    RigidBodyData tree_data(tree);
-    const Eigen::MatrixXd mass = mass_matrix(tree, tree_data, c.q);
-    const Eigen::VectorXd bias = bias_forces(tree, tree_data, c.q, c.qd, kGravity);
+    const auto [mass, bias] = tree_terms(model, c.q, c.qd, kGravity);
     const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
 
     const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);

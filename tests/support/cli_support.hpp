@@ -58,6 +58,13 @@ inline void expect_one_line_error(const CliRun& run, const std::string& mentions
   EXPECT_NE(run.err.find(mentions), std::string::npos) << run.err;
 }
 
+// `skograph dynamics ARGUMENTS --json`, expected to succeed, parsed ({} when it printed nothing).
+inline nlohmann::json dynamics_json(const std::string& arguments) {
+  const CliRun run = run_cli("dynamics " + arguments + " --json");
+  EXPECT_EQ(run.status, 0) << arguments << ": " << run.err;
+  return nlohmann::json::parse(run.out.empty() ? "{}" : run.out);
+}
+
 // A JSON list of numbers as a vector, a list of rows as a matrix (the reports' "q", "M", ...).
 inline Eigen::VectorXd vector_of(const nlohmann::json& json) {
   Eigen::VectorXd v(static_cast<Eigen::Index>(json.size()));

@@ -391,6 +391,21 @@ inline Mechanism random_closed_mechanism(int links, int loops, std::mt19937& rng
   return m;
 }
 
+// The spanning tree's dense M(q) and C(q, qd) with gravity (RigidBodyModel), the references the
+// closed-chain dynamics are held to.
+struct TreeTerms {
+  Eigen::MatrixXd mass;
+  Eigen::VectorXd bias;
+};
+inline TreeTerms tree_terms(const ClosedChainModel& model, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& qd, const Eigen::Vector3d& gravity) {
+  RigidBodyData data(model.tree());
+  TreeTerms terms;
+  terms.mass = mass_matrix(model.tree(), data, q);
+  terms.bias = bias_forces(model.tree(), data, q, qd, gravity);
+  return terms;
+}
+
 // Q over all tree dofs (rows of every aggregate stacked) and Qdot qd, from the last update.
 inline Eigen::MatrixXd full_constraint_matrix(const ClosedChainModel& model,
                                               const ClosedChainData& data) {
