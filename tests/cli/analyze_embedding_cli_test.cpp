@@ -183,12 +183,12 @@ TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
       0);
   const std::string text = slurp(dot);
   EXPECT_NE(text.find("\"coupler\" -> \"rocker\" [color=\"#d62728\", penwidth=2, style=bold, "
-                      "constraint=false, fontcolor=\"#d62728\", label=\"pin_c (revolute)\""),
+                      "constraint=false, fontcolor=\"#d62728\", xlabel=\"pin_c (revolute)\""),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\"rotor\" -> \"crank\" [color=\"#6a3d9a\", penwidth=2, "
                       "style=\"dashed,bold\", constraint=false, fontcolor=\"#6a3d9a\", "
-                      "label=\"gearbox\""),
+                      "xlabel=\"gearbox\""),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\"crank\" -> \"coupler\" [label=\"R\""), std::string::npos) << text;
