@@ -1,4 +1,4 @@
-#include "skograph/cli/analyze_command.hpp"
+#include "analyze_command.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -10,15 +10,15 @@
 
 #include "skograph/cli/commands.hpp"
 #include "skograph/cli/demo_model.hpp"
-#include "skograph/cli/embedding_analysis.hpp"
+#include "embedding_analysis.hpp"
 #include "skograph/cli/graph_command.hpp"
-#include "skograph/cli/html_report.hpp"
+#include "html_report.hpp"
 #include "skograph/cli/json_output.hpp"
-#include "skograph/cli/model_loading.hpp"
-#include "skograph/cli/pictures.hpp"
-#include "skograph/cli/usage.hpp"
+#include "model_loading.hpp"
+#include "pictures.hpp"
+#include "usage.hpp"
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/io/yaml_reader.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "skograph/cli/picture_input.hpp"
+#include "picture_input.hpp"
 
 namespace skograph::cli {
 

@@ -5,9 +5,9 @@
 #include <iomanip>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/dynamics_report.hpp"
+#include "dynamics_report.hpp"
 #include "skograph/cli/json_output.hpp"
-#include "skograph/cli/model_loading.hpp"
+#include "model_loading.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 
 namespace skograph::cli {

@@ -7,17 +7,17 @@
 
 #include "skograph/config.hpp"
 #if SKOGRAPH_HAVE_VIZ
-#include "skograph/cli/analyze_command.hpp"
-#include "skograph/cli/render_command.hpp"
+#include "analyze_command.hpp"
+#include "render_command.hpp"
 #endif
-#include "skograph/cli/export_command.hpp"
+#include "export_command.hpp"
 #include "skograph/cli/graph_command.hpp"
-#include "skograph/cli/model_commands.hpp"
-#include "skograph/cli/simulate_command.hpp"
-#include "skograph/cli/usage.hpp"
-#include "skograph/cli/warnings.hpp"
+#include "model_commands.hpp"
+#include "simulate_command.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
 #include "skograph/graph/digraph.hpp"
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 
 namespace skograph::cli {
 

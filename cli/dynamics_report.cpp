@@ -1,10 +1,10 @@
 // The pieces `skograph dynamics` shares between its tree and closed-chain reports
 // (cli/dynamics_report.hpp).
-#include "skograph/cli/dynamics_report.hpp"
+#include "dynamics_report.hpp"
 
 #include <iomanip>
 
-#include "skograph/cli/model_loading.hpp"
+#include "model_loading.hpp"
 
 namespace skograph::cli {
 

@@ -1,9 +1,9 @@
-#include "skograph/cli/embedding_analysis.hpp"
+#include "embedding_analysis.hpp"
 
 #include <cmath>
 #include <utility>
 
-#include "skograph/cli/model_loading.hpp"
+#include "model_loading.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"

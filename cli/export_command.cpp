@@ -1,4 +1,4 @@
-#include "skograph/cli/export_command.hpp"
+#include "export_command.hpp"
 
 #include <memory>
 #include <ostream>
@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/model_loading.hpp"
-#include "skograph/cli/usage.hpp"
+#include "model_loading.hpp"
+#include "usage.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"

@@ -5,9 +5,9 @@
 
 #include "skograph/cli/commands.hpp"
 #include "skograph/cli/json_output.hpp"
-#include "skograph/cli/picture_input.hpp"
-#include "skograph/cli/usage.hpp"
-#include "skograph/cli/warnings.hpp"
+#include "picture_input.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/mechanism_graph.hpp"
 

@@ -1,4 +1,4 @@
-#include "skograph/cli/html_report.hpp"
+#include "html_report.hpp"
 
 #include <sstream>
 #include <string_view>

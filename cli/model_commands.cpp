@@ -1,4 +1,4 @@
-#include "skograph/cli/model_commands.hpp"
+#include "model_commands.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
@@ -10,10 +10,10 @@
 #include <stdexcept>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/dynamics_report.hpp"
+#include "dynamics_report.hpp"
 #include "skograph/cli/json_output.hpp"
-#include "skograph/cli/model_loading.hpp"
-#include "skograph/cli/usage.hpp"
+#include "model_loading.hpp"
+#include "usage.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/state_reader.hpp"

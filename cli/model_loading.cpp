@@ -1,12 +1,12 @@
-#include "skograph/cli/model_loading.hpp"
+#include "model_loading.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <unordered_map>
 
-#include "skograph/cli/usage.hpp"
-#include "skograph/cli/warnings.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "skograph/cli/usage.hpp"
+#include "usage.hpp"
 #include "skograph/io/dof_order.hpp"
 #include "skograph/io/model.hpp"  // naming_file
 #include "skograph/rigid/closed_chain_model.hpp"

@@ -1,4 +1,4 @@
-#include "skograph/cli/picture_input.hpp"
+#include "picture_input.hpp"
 
 #include <cctype>
 #include <filesystem>
@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/usage.hpp"
-#include "skograph/cli/warnings.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/mechanism_graph.hpp"
 

@@ -1,4 +1,4 @@
-#include "skograph/cli/pictures.hpp"
+#include "pictures.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/cli/embedding_analysis.hpp"
-#include "skograph/cli/picture_input.hpp"
+#include "embedding_analysis.hpp"
+#include "picture_input.hpp"
 #include "skograph/viz/diagrams.hpp"
 #include "skograph/viz/image_format.hpp"
 #include "skograph/viz/matrix_patterns.hpp"

@@ -1,4 +1,4 @@
-#include "skograph/cli/render_command.hpp"
+#include "render_command.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/embedding_analysis.hpp"
-#include "skograph/cli/model_loading.hpp"
-#include "skograph/cli/pictures.hpp"
-#include "skograph/cli/usage.hpp"
-#include "skograph/io/output_file.hpp"
+#include "embedding_analysis.hpp"
+#include "model_loading.hpp"
+#include "pictures.hpp"
+#include "usage.hpp"
+#include "skograph/graph/output_file.hpp"
 #include "skograph/viz/factor_pattern.hpp"
 
 namespace skograph::cli {

@@ -1,4 +1,4 @@
-#include "skograph/cli/simulate_command.hpp"
+#include "simulate_command.hpp"
 
 #include <unistd.h>
 
@@ -12,12 +12,12 @@
 #include <sstream>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/dynamics_report.hpp"
+#include "dynamics_report.hpp"
 #include "skograph/cli/json_output.hpp"
-#include "skograph/cli/model_loading.hpp"
-#include "skograph/cli/usage.hpp"
+#include "model_loading.hpp"
+#include "usage.hpp"
 #include "skograph/graph/digraph.hpp"
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
@@ -108,7 +108,7 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   return parsed;
 }
 
-// The trajectory: a file written through OutputFile (io/output_file.hpp: no partial file when the
+// The trajectory: a file written through OutputFile (graph/output_file.hpp: no partial file when the
 // run fails, devices and FIFOs written in place), or standard output for "-".
 class Trajectory {
  public:

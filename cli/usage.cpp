@@ -1,4 +1,4 @@
-#include "skograph/cli/usage.hpp"
+#include "usage.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "skograph/graph/digraph.hpp"
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 
 namespace skograph::cli {
 

@@ -25,7 +25,7 @@ void print_line(std::ostream& err, const std::string& command, const std::string
 void write_standard_output(std::ostream& out, std::string_view bytes, const std::string& name);
 
 // Writes a command's output file: "-" (or /dev/stdout) to `out` (the command's standard output),
-// any other path through io/output_file.hpp (no partial file; devices and FIFOs in place).
+// any other path through graph/output_file.hpp (no partial file; devices and FIFOs in place).
 // OutputError on failure.
 void write_command_output(const std::string& path, const std::string& bytes, std::ostream& out);
 void write_command_outputs(const std::vector<std::pair<std::string, std::string>>& files,

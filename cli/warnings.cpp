@@ -1,9 +1,9 @@
-#include "skograph/cli/warnings.hpp"
+#include "warnings.hpp"
 
 #include <ostream>
 #include <utility>
 
-#include "skograph/cli/usage.hpp"
+#include "usage.hpp"
 
 namespace skograph::cli {
 

@@ -1,14 +1,14 @@
-# skograph_add_layer(NAME [PUBLIC targets...] [PRIVATE targets...] [SOURCES files...] [NO_HEADERS])
+# skograph_add_layer(NAME [PUBLIC targets...] [PRIVATE targets...] [SOURCES files...])
 # One library per layer (graph, operators, ...): target skograph_NAME, alias and exported name
-# skograph::NAME, headers included as <skograph/NAME/...> from the build tree (links in
-# build/include/skograph, set up in CMakeLists.txt) and from an install (include/skograph/NAME),
-# static or shared after BUILD_SHARED_LIBS. Without SOURCES: every .cpp of the calling folder;
-# NO_HEADERS: the folder's headers belong to another layer (io/output_file.hpp).
+# skograph::NAME, static or shared after BUILD_SHARED_LIBS. Its public headers are the files of
+# NAME/include/skograph/NAME/, included as <skograph/NAME/...> from the source tree as from an
+# install; headers beside the sources are the layer's own (included by file name, not installed).
+# Without SOURCES: every .cpp of the calling folder.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
 function(skograph_add_layer name)
-  cmake_parse_arguments(ARG "NO_HEADERS" "" "PUBLIC;PRIVATE;SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "PUBLIC;PRIVATE;SOURCES" ${ARGN})
   if(NOT ARG_SOURCES)
     file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   endif()
@@ -19,7 +19,9 @@ function(skograph_add_layer name)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name}
                         VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
                         INSTALL_RPATH "$ORIGIN")
+  # The layer's headers; the generated skograph/config.hpp; the umbrella skograph/skograph.hpp.
   target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${SKOGRAPH_BUILD_INCLUDE_DIR}>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -30,9 +32,7 @@ function(skograph_add_layer name)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
-  if(NOT ARG_NO_HEADERS)
-    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/skograph/${name}
-            COMPONENT development FILES_MATCHING PATTERN "*.hpp")
-  endif()
+  install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          COMPONENT development FILES_MATCHING PATTERN "*.hpp")
   set_property(GLOBAL APPEND PROPERTY SKOGRAPH_LAYERS ${name})
 endfunction()

@@ -1,4 +1,4 @@
-#include "skograph/io/mechanism_checks.hpp"
+#include "mechanism_checks.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <cmath>

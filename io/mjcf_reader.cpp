@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "skograph/io/mechanism_checks.hpp"
-#include "skograph/io/xml_input.hpp"
+#include "mechanism_checks.hpp"
+#include "xml_input.hpp"
 
 namespace skograph {
 

@@ -17,8 +17,8 @@
 #include <set>
 #include <vector>
 
-#include "skograph/io/mechanism_checks.hpp"
-#include "skograph/io/xml_input.hpp"
+#include "mechanism_checks.hpp"
+#include "xml_input.hpp"
 
 namespace skograph {
 

@@ -14,8 +14,8 @@
 #include <unordered_map>
 
 #include "skograph/graph/text_input.hpp"
-#include "skograph/io/mechanism_checks.hpp"
-#include "skograph/io/xml_input.hpp"
+#include "mechanism_checks.hpp"
+#include "xml_input.hpp"
 
 namespace skograph {
 

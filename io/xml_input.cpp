@@ -1,4 +1,4 @@
-#include "skograph/io/xml_input.hpp"
+#include "xml_input.hpp"
 
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/text_input.hpp"

@@ -11,7 +11,7 @@
 #include <unordered_map>
 
 #include "skograph/graph/text_input.hpp"
-#include "skograph/io/mechanism_checks.hpp"
+#include "mechanism_checks.hpp"
 #include "skograph/io/urdf_reader.hpp"
 
 namespace skograph {

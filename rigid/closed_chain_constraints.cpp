@@ -10,7 +10,7 @@
 #include <span>
 #include <stdexcept>
 
-#include "skograph/rigid/closed_chain_internal.hpp"
+#include "closed_chain_internal.hpp"
 
 namespace skograph {
 

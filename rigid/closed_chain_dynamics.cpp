@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "skograph/rigid/closed_chain_internal.hpp"
+#include "closed_chain_internal.hpp"
 
 namespace skograph {
 

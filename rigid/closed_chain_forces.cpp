@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "skograph/rigid/closed_chain_internal.hpp"
+#include "closed_chain_internal.hpp"
 
 namespace skograph {
 

@@ -2,7 +2,7 @@
 // aggregates of the loops and couplings, their constraint row layout and nominal ranks, and the
 // data's workspaces. See closed_chain_model.hpp for the constraint definitions.
 #include "skograph/rigid/closed_chain_model.hpp"
-#include "skograph/rigid/closed_chain_internal.hpp"
+#include "closed_chain_internal.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "skograph/sparse/matrix_market.hpp"
 
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 
 #include <unistd.h>
 

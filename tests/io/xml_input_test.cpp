@@ -1,7 +1,7 @@
 // check_xml_nesting: the depth counted by the tag scan equals the depth of the tree TinyXML-2
 // builds (an independent parser) on documents with comments, CDATA, declarations and
 // attribute values holding '<' and '>', and the limit is exact.
-#include "skograph/io/xml_input.hpp"
+#include "io/xml_input.hpp"
 
 #include <gtest/gtest.h>
 #include <tinyxml2.h>

@@ -13,7 +13,7 @@
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/matrix_market.hpp"
 
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 #include "support/operator_support.hpp"
 

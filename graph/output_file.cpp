@@ -1,4 +1,4 @@
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

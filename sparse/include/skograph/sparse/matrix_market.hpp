@@ -6,7 +6,7 @@
 //   i j value            (1-based, one per line, values printed with %.17g: exact round trip)
 //
 // "symmetric" files hold the lower triangle only (row >= column), as the format requires. The
-// writers go through io/output_file.hpp: a regular file is replaced only once completely written
+// writers go through graph/output_file.hpp: a regular file is replaced only once completely written
 // (no partial file on failure); devices, FIFOs and "-" are written in place.
 #pragma once
 

@@ -1,8 +1,8 @@
-// Output files (io/output_file.hpp) against what the file system shows afterwards: regular files
+// Output files (graph/output_file.hpp) against what the file system shows afterwards: regular files
 // are replaced whole or not at all (no temporary left behind), symbolic links are followed to the
 // file they name (the link stays a link), devices and FIFOs are written in place and never
 // replaced, and every failure is one OutputError naming the path and the reason.
-#include "skograph/io/output_file.hpp"
+#include "skograph/graph/output_file.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
