@@ -5,16 +5,18 @@
 #include <iomanip>
 
 #include "skograph/cli/commands.hpp"
-#include "dynamics_report.hpp"
-#include "skograph/cli/json_output.hpp"
-#include "model_loading.hpp"
+#include "skograph/report/json_output.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
+#include "dynamics_report.hpp"
 
 namespace skograph::cli {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
+using report::format_json;
+using report::matrix_json;
+using report::vector_json;
 
 bool all_finite(const ConstraintForces& forces) {
   for (const auto& force : forces.loop)
@@ -147,14 +149,12 @@ std::vector<std::string> force_column_names(const ClosedChainModel& model) {
 // (the minimal-coordinate inverse dynamics, issue 16), so that tau fed back gives qdd_R again;
 // the loop and coupling forces of the forward-dynamics motion (qdd for the state's tau) and each
 // aggregate's rank, dependent dofs and conditioning.
-int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
-                        std::ostream& out) {
-  const ClosedChainModel model =
-      load_closed_chain_model(args.file, std::move(mechanism), args.strict);
+int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std::ostream& out) {
+  const ClosedChainModel& model = *loaded.closed_chain();
+  const DofOrder& order = loaded.dof_order();
   const MechanismState state = load_state(args.state_file, model.mechanism());
   const RigidBodyModel& tree = model.tree();
-  check_no_force_on_massless_joints(args.file, tree, model.massless_moving_joints(), state.tau,
-                                    state_source(args.state_file));
+  check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
   const int n = model.dof_count();
   ClosedChainData data(model);
   Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
@@ -176,12 +176,12 @@ int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, cons
       qdd_independent(static_cast<Eigen::Index>(j)) = state.qdd(independent[j]);
     qdd_in = X * qdd_independent + embedding_rate(model, data);
     reduced_mass = reduced_mass_matrix(model, data, q);
-  } catch (const ClosureError& e) {
+  } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
     throw closure_failure(args.file, args.state_file, e);
   }
   try {
     tau = actuator_forces(model, data, q, qd, state.qdd, state.gravity);
-  } catch (const ClosureError& e) {
+  } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
     throw closure_failure(args.file, args.state_file, e);
   }
   mass = mass_matrix(tree, data.tree, q);

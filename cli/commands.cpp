@@ -5,19 +5,19 @@
 #include <iostream>
 #include <new>
 
+#include "export_command.hpp"
+#include "graph_command.hpp"
+#include "model_commands.hpp"
+#include "simulate_command.hpp"
 #include "skograph/config.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/graph/output_file.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
 #if SKOGRAPH_HAVE_VIZ
 #include "analyze_command.hpp"
 #include "render_command.hpp"
 #endif
-#include "export_command.hpp"
-#include "skograph/cli/graph_command.hpp"
-#include "model_commands.hpp"
-#include "simulate_command.hpp"
-#include "usage.hpp"
-#include "warnings.hpp"
-#include "skograph/graph/digraph.hpp"
-#include "skograph/graph/output_file.hpp"
 
 namespace skograph::cli {
 
@@ -136,6 +136,36 @@ std::string naming_input(const std::vector<std::string>& args, const std::string
 
 }  // namespace
 
+int report_failure(const std::string& command, const std::vector<std::string>& args,
+                   std::ostream& err) {
+  try {
+    throw;
+  } catch (const InputError& e) {  // names its file (and line) already
+    print_line(err, command, e.what());
+  } catch (const OutputError& e) {  // names the file it could not write
+    print_line(err, command, e.what());
+  } catch (const UsageError& e) {  // as the command words it
+    print_line(err, command, e.what());
+  } catch (const Error& e) {
+    // What the model met at the state (cannot close, singular configuration, singular mass
+    // matrix), or an ordering this CHOLMOD lacks: one line naming the input file.
+    print_line(err, command, naming_input(args, e.what()));
+  } catch (const std::bad_alloc&) {
+    // Input sizes are capped below what the machine holds: running out of memory is a failure of
+    // skograph's own, not of the input.
+    print_line(err, command, naming_input(args, "internal failure: not enough memory"));
+    return kExitInternalFailure;
+  } catch (const std::exception& e) {
+    // A broken invariant of skograph's own: still one line, never a crash.
+    print_line(err, command, naming_input(args, std::string("internal failure: ") + e.what()));
+    return kExitInternalFailure;
+  } catch (...) {
+    print_line(err, command, naming_input(args, "internal failure: an unknown exception"));
+    return kExitInternalFailure;
+  }
+  return kExitBadInput;
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
     err << kOneLineUsage;
@@ -164,9 +194,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   discard_warnings();
   try {
     if (command == "graph") status = graph_command(rest, out, err);
-    if (command == "dynamics") status = dynamics_command(rest, out, err);
+    if (command == "dynamics") status = dynamics_command(rest, out);
     if (command == "simulate") status = simulate_command(rest, out, err);
-    if (command == "bench") status = bench_command(rest, out, err);
+    if (command == "bench") status = bench_command(rest, out);
     if (command == "export") status = export_command(rest, out, err);
 #if SKOGRAPH_HAVE_VIZ
     if (command == "render") status = render_command(rest, out, err);
@@ -178,20 +208,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
           "this skograph was built without its viz layer (Graphviz and cairo were "
           "not found, or SKOGRAPH_VIZ=OFF), so it draws no pictures");
 #endif
-  } catch (const OutputError& e) {
+  } catch (...) {
     discard_warnings();
-    print_line(err, command, e.what());
-    return kExitBadInput;
-  } catch (const std::bad_alloc&) {
-    discard_warnings();
-    print_line(err, command, naming_input(rest, "not enough memory"));
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    // Library errors that escaped a command's own handling: still one line naming the input
-    // file, never a crash.
-    discard_warnings();
-    print_line(err, command, naming_input(rest, e.what()));
-    return kExitBadInput;
+    return report_failure(command, rest, err);
   }
   if (status < 0) {
     err << "skograph: unknown command '" << printable(command) << "' (try 'skograph help')\n";

@@ -4,7 +4,7 @@
 
 #include <iomanip>
 
-#include "model_loading.hpp"
+#include "warnings.hpp"
 
 namespace skograph::cli {
 
@@ -41,8 +41,7 @@ MechanismState load_state(const std::string& state_file, const Mechanism& mechan
 }
 
 // A ClosureError of a run on (file, state file) as one line naming the model (and the state).
-UsageError closure_failure(const std::string& file, const std::string& state_file,
-                           const ClosureError& e) {
+UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e) {
   return UsageError(naming_file(file, e.what()) + (state_file.empty()
                                                        ? std::string(" (zero state)")
                                                        : " (state " + state_file + ")"));
@@ -62,5 +61,22 @@ MechanismState in_file_order(const DofOrder& order, const MechanismState& state)
   mapped.tau = order.vector(state.tau);
   return mapped;
 }
+
+std::string aggregate_links(const ClosedChainModel& model, int s) {
+  std::string names;
+  for (int node : model.aggregate_nodes(s))
+    names += (names.empty() ? "" : ", ") +
+             model.mechanism().links[static_cast<size_t>(model.tree().link_of_node(node))].name;
+  return names;
+}
+
+void note_whole_mechanism(const std::string& file, const ClosedChainModel& model) {
+  if (!model.swallows_whole_mechanism()) return;
+  add_note(file, "one aggregate holds all " + std::to_string(model.tree().joint_count()) +
+                     " joints of the mechanism, so the embedded model is a single node (results "
+                     "are exact; the recursions gain nothing from the tree structure)");
+}
+
+void keep_warnings(const Model& model) { add_warnings(model.file(), model.warnings()); }
 
 }  // namespace skograph::cli

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "usage.hpp"
-#include "skograph/io/dof_order.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
+#include "usage.hpp"
 
 namespace skograph::cli {
 
@@ -40,9 +40,9 @@ std::string gravity_text(const Eigen::Vector3d& gravity);
 
 // The state file's state, or the zero state without one.
 MechanismState load_state(const std::string& state_file, const Mechanism& mechanism);
-// A ClosureError of a run on (file, state file) as one line naming the model (and the state).
-UsageError closure_failure(const std::string& file, const std::string& state_file,
-                           const ClosureError& e);
+// A closure failure or singular configuration of a run on (file, state file) as one line naming
+// the model (and the state).
+UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e);
 // What the state gives: for the force check's message.
 std::string state_source(const std::string& state_file);
 // The state in the file's dof order (the model lists its joints depth first).
@@ -53,8 +53,17 @@ MechanismState in_file_order(const DofOrder& order, const MechanismState& state)
 // NAME_fz per loop, NAME_tau per coupling (NAME:k_tau for joints of several dofs).
 std::vector<std::string> force_column_names(const ClosedChainModel& model);
 
-// `dynamics` of a mechanism with loops or couplings (cli/closed_dynamics.cpp).
-int run_closed_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
-                        std::ostream& out);
+// The member links of aggregate s, joined by ", ".
+std::string aggregate_links(const ClosedChainModel& model, int s);
+
+// When one aggregate holds every joint, a note saying so (cli/warnings.hpp: printed when the
+// command succeeds).
+void note_whole_mechanism(const std::string& file, const ClosedChainModel& model);
+
+// The model's warnings (reader and model) for the end of the run (cli/warnings.hpp).
+void keep_warnings(const Model& model);
+
+// `dynamics` of a model with loops or couplings (cli/closed_dynamics.cpp).
+int run_closed_dynamics(const DynamicsArguments& args, const Model& model, std::ostream& out);
 
 }  // namespace skograph::cli

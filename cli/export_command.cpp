@@ -6,18 +6,16 @@
 #include <stdexcept>
 #include <utility>
 
+#include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
-#include "model_loading.hpp"
-#include "usage.hpp"
 #include "skograph/graph/digraph.hpp"
-#include "skograph/io/mechanism_file.hpp"
 #include "skograph/graph/output_file.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
-#include "skograph/rigid/closed_chain_model.hpp"
-#include "skograph/rigid/rigid_body_model.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/matrix_market.hpp"
-#include "skograph/sparse/sparse_assembly.hpp"
+#include "skograph/sparse/sparse_export.hpp"
+#include "usage.hpp"
 
 namespace skograph::cli {
 
@@ -78,137 +76,72 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
   return options;
 }
 
-// What gets exported: an SKO model at the state and where its hinge entries go in the files.
-// Trees: the mechanism's SKO model, hinge order = dof order. Closed chains: the constraint-embedded
-// model (constraint-embedding §5-7: aggregated nodes, hinge maps H_R), whose joint-space mass
-// matrix is the reduced M_R = X* M X; its hinge entries are renumbered to the order of the
-// independent dofs (as `skograph dynamics` lists them).
-struct ExportedModel {
-  std::unique_ptr<RigidBodyModel> tree_model;
-  std::unique_ptr<RigidBodyData> tree_data;
-  std::unique_ptr<ClosedChainModel> closed_model;
-  std::unique_ptr<ClosedChainData> closed_data;
-  const SkoModel* sko = nullptr;
-  std::vector<int> output_index;       // embedded hinge entry -> row of the files; empty: identity
-  std::vector<int> node_output_index;  // scalar row of E and A (6 per node) -> row of the files
-  std::string description;
-  std::string massless_joint;  // a joint that moves no mass (M is singular), "" when none
-};
-
-ExportedModel load_exported_model(const ExportOptions& options) {
-  ExportedModel exported;
-  DofOrder order;  // the model lists its joints depth first; the files are in the file's order
-  Mechanism mechanism = load_mechanism(options.model, options.strict, &order, options.independent);
-  if (!is_closed_chain(mechanism)) {
-    exported.tree_model = std::make_unique<RigidBodyModel>(
-        load_tree_model(options.model, std::move(mechanism), options.strict));
-    const RigidBodyModel& model = *exported.tree_model;
-    const std::vector<int> massless = model.massless_moving_joints();
-    if (!massless.empty()) exported.massless_joint = model.mechanism().joints[massless[0]].name;
-    const MechanismState state = options.state.empty()
-                                     ? zero_state(model.mechanism())
-                                     : read_state_file(options.state, model.mechanism());
-    exported.tree_data = std::make_unique<RigidBodyData>(model);
-    update_positions(model, state.q, *exported.tree_data);
-    synchronize_sko_model(model, *exported.tree_data);
-    exported.sko = &exported.tree_data->sko;
-    exported.description = std::to_string(model.dof_count()) + " dofs";
-    if (!order.identity()) {
-      for (int i = 0; i < model.dof_count(); ++i)
-        exported.output_index.push_back(order.file_dof(i));
-      for (int k = 0; k < model.node_count(); ++k)
-        for (int r = 0; r < 6; ++r)
-          exported.node_output_index.push_back(6 * order.file_joint(k) + r);
-    }
-    return exported;
-  }
-  exported.closed_model = std::make_unique<ClosedChainModel>(
-      load_closed_chain_model(options.model, std::move(mechanism), options.strict));
-  const ClosedChainModel& model = *exported.closed_model;
-  const std::vector<int> massless = model.massless_moving_joints();
-  if (!massless.empty()) exported.massless_joint = model.mechanism().joints[massless[0]].name;
+int run_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const ExportOptions options = parse_options(args);
+  ReadOptions read;
+  read.strict = options.strict;
+  read.independent = options.independent;
+  const Model model = load_model(options.model, read);
+  keep_warnings(model);
+  ModelData data(model);
+  // The state in the model's order (state files name the fused model's joints), shown in the
+  // file's order to the library.
   const MechanismState state = options.state.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(options.state, model.mechanism());
-  exported.closed_data = std::make_unique<ClosedChainData>(model);
-  ClosedChainData& data = *exported.closed_data;
-  Eigen::VectorXd q = state.q;
+  // Trees: the mechanism's SKO model, rows in the file's dof order. Closed chains: the
+  // constraint-embedded model (constraint-embedding sections 5-7), whose M is the reduced
+  // M_R = X* M X, rows in the order of the independent dofs as the file lists them.
+  ModelSko exported;
   try {
-    close_positions(model, data, q);
-    update_closed_chain(model, data, q, Eigen::VectorXd::Zero(model.dof_count()));
-  } catch (const ClosureError& e) {
+    exported = model_sko(model, data, model.dof_order().vector(state.q), true);
+  } catch (const Error& e) {  // the loops cannot be closed, or close only at a singular state
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
-  exported.sko = data.embedded.get();
-  // Rows in the order of the independent dofs as the file lists them.
-  const std::vector<int> shown = order.file_sorted(data.independent);
-  std::vector<int> rank(shown.size());
-  for (std::size_t a = 0; a < shown.size(); ++a)
-    rank[static_cast<std::size_t>(shown[a])] = static_cast<int>(a);
-  for (const int e : data.embedded_to_independent)
-    exported.output_index.push_back(rank[static_cast<std::size_t>(e)]);
-  exported.description = "closed chain, " + std::to_string(data.independent.size()) + " of " +
-                         std::to_string(model.dof_count()) +
-                         " dofs independent (reduced M_R, rows in the order of the independent "
-                         "dofs)";
-  return exported;
-}
-
-int run_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const ExportOptions options = parse_options(args);
-  const ExportedModel exported = load_exported_model(options);
-  const SkoModel& sko = *exported.sko;
+  const SparseExport matrices(*exported.sko, {exported.hinge_rows, exported.node_rows});
+  const std::string description =
+      model.is_closed_chain()
+          ? "closed chain, " + std::to_string(data.independent.size()) + " of " +
+                std::to_string(model.dof_count()) +
+                " dofs independent (reduced M_R, rows in the order of the independent dofs)"
+          : std::to_string(model.dof_count()) + " dofs";
 
   // Everything is computed first, then written all or nothing.
-  Eigen::SparseMatrix<double> mass = sparse_mass_matrix(sko);
-  std::vector<int> canonical = canonical_dof_order(sko.structure());
-  if (!exported.output_index.empty()) {
-    mass = renumber_symmetric(mass, exported.output_index);
-    for (int& dof : canonical) dof = exported.output_index[static_cast<std::size_t>(dof)];
-  }
+  const Eigen::SparseMatrix<double>& mass = matrices.mass();
   if (!Eigen::Map<const Eigen::VectorXd>(mass.valuePtr(), mass.nonZeros()).allFinite())
     throw UsageError(options.model + ": the mass matrix is not finite at this state");
   std::vector<std::pair<std::string, std::string>> files = {
       {options.mass, matrix_market_text(mass, true)}};
   std::ostringstream summary;
-  summary << "skograph export " << options.model << ": " << exported.description << ", nnz(M) "
+  summary << "skograph export " << options.model << ": " << description << ", nnz(M) "
           << mass.nonZeros();
   if (!options.factor.empty() || !options.permutation.empty()) {
-    CholmodFactorization chol(sparsity_pattern(mass), options.ordering, canonical);
-    long lower = 0;
-    for (int c = 0; c < mass.outerSize(); ++c)
-      for (Eigen::SparseMatrix<double>::InnerIterator it(mass, c); it; ++it) lower += it.row() >= c;
+    const std::unique_ptr<CholmodFactorization> chol = matrices.factorization(options.ordering);
     summary << ", " << ordering_name(options.ordering) << " ordering nnz(L) "
-            << chol.factor_nonzeros() << " (fill " << chol.factor_nonzeros() - lower << "), "
-            << chol.flops() << " flops";
+            << chol->factor_nonzeros() << " (fill "
+            << chol->factor_nonzeros() - matrices.lower_nonzeros() << "), " << chol->flops()
+            << " flops";
     if (!options.factor.empty()) {
-      if (!exported.massless_joint.empty())
+      if (!model.massless_joints().empty())
         throw UsageError(options.model + ": the mass matrix is singular (joint '" +
-                         exported.massless_joint +
+                         model.mechanism().joints[model.massless_joints().front()].name +
                          "' moves no mass: every link below it is massless), so it has no "
                          "Cholesky factor (--factor)");
       try {
-        chol.factorize(mass);
-      } catch (const NotPositiveDefinite& e) {
+        chol->factorize(mass);
+      } catch (const SingularMassMatrixError& e) {
         throw UsageError(options.model + ": " + e.what() + " at this state");
       }
-      files.emplace_back(options.factor, matrix_market_text(chol.factor(), false));
+      files.emplace_back(options.factor, matrix_market_text(chol->factor(), false));
     }
     if (!options.permutation.empty())
-      files.emplace_back(options.permutation, permutation_text(chol.permutation()));
+      files.emplace_back(options.permutation, permutation_text(chol->permutation()));
   }
   // E and A per node (6 rows each), in the file's joint order for trees.
-  auto in_node_order = [&](const Eigen::SparseMatrix<double>& matrix) {
-    return exported.node_output_index.empty()
-               ? matrix
-               : renumber_symmetric(matrix, exported.node_output_index);
-  };
   if (!options.kernel.empty())
-    files.emplace_back(options.kernel,
-                       matrix_market_text(in_node_order(sparse_kernel(sko)), false));
+    files.emplace_back(options.kernel, matrix_market_text(matrices.kernel(), false));
   if (!options.resolvent.empty())
-    files.emplace_back(options.resolvent,
-                       matrix_market_text(in_node_order(sparse_resolvent(sko)), false));
+    files.emplace_back(options.resolvent, matrix_market_text(matrices.resolvent(), false));
   bool to_standard_output = false;
   for (const auto& file : files)
     to_standard_output = to_standard_output || is_standard_output(file.first);
@@ -227,18 +160,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
 }  // namespace
 
 int export_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  try {
-    return run_export(args, out, err);
-  } catch (const InputError& e) {
-    print_line(err, "export", e.what());
-  } catch (const UsageError& e) {
-    print_line(err, "export", e.what());
-  } catch (const MatrixMarketError& e) {
-    print_line(err, "export", e.what());
-  } catch (const OrderingUnavailable& e) {
-    print_line(err, "export", e.what());
-  }
-  return kExitBadInput;
+  return run_export(args, out, err);
 }
 
 }  // namespace skograph::cli

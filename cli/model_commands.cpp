@@ -10,31 +10,31 @@
 #include <stdexcept>
 
 #include "skograph/cli/commands.hpp"
-#include "dynamics_report.hpp"
-#include "skograph/cli/json_output.hpp"
-#include "model_loading.hpp"
-#include "usage.hpp"
-#include "skograph/graph/digraph.hpp"
-#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
-#include "skograph/rigid/closed_chain_model.hpp"
-#include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/report/json_output.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
+#include "dynamics_report.hpp"
+#include "usage.hpp"
 
 namespace skograph::cli {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
+using report::format_json;
+using report::matrix_json;
+using report::vector_json;
 
 constexpr const char* kDynamicsUsage =
     "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none] "
     "[--strict] [--independent JOINT,...]";
 // Above this many dofs `dynamics` gives M sparse unless --mass dense asks (a dense 2000 x 2000
-// matrix is 32 MB of numbers); bench's dense algorithms (mass, fd-crba) refuse more dofs than
-// kDenseLimit (20000: a 3.2 GB matrix).
+// matrix is 32 MB of numbers); a dense M (dynamics --mass dense, bench's mass and fd-crba) is
+// refused above kDenseLimit dofs (5000: a 200 MB matrix, about 350 MB as text), so that no input
+// asks for more memory than the machine has.
 constexpr int kDenseMassDofs = 2000;
-constexpr int kDenseLimit = 20000;
+constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict]";
 
@@ -118,12 +118,11 @@ Json sparse_mass_json(const Eigen::SparseMatrix<double>& mass) {
   return json;
 }
 
-int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, const DofOrder& order,
-                      std::ostream& out) {
-  const RigidBodyModel model = load_tree_model(args.file, std::move(mechanism), args.strict);
+int run_tree_dynamics(const DynamicsArguments& args, const Model& loaded, std::ostream& out) {
+  const RigidBodyModel& model = loaded.tree();
+  const DofOrder& order = loaded.dof_order();
   const MechanismState state = load_state(args.state_file, model.mechanism());
-  check_no_force_on_massless_joints(args.file, model, model.massless_moving_joints(), state.tau,
-                                    state_source(args.state_file));
+  check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
   RigidBodyData data(model);
   MassOutput mass_output = args.mass;
   if (mass_output == MassOutput::kDefault)
@@ -197,11 +196,13 @@ int run_tree_dynamics(const DynamicsArguments& args, Mechanism mechanism, const 
 
 int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
   const DynamicsArguments args = parse_dynamics_arguments(arguments);
-  DofOrder order;
-  Mechanism mechanism = load_mechanism(args.file, args.strict, &order, args.independent);
-  if (is_closed_chain(mechanism))
-    return run_closed_dynamics(args, std::move(mechanism), order, out);
-  return run_tree_dynamics(args, std::move(mechanism), order, out);
+  ReadOptions options;
+  options.strict = args.strict;
+  options.independent = args.independent;
+  const Model model = load_model(args.file, options);
+  keep_warnings(model);
+  if (model.is_closed_chain()) return run_closed_dynamics(args, model, out);
+  return run_tree_dynamics(args, model, out);
 }
 // Median wall time per call of `call`: batches of calls long enough (>= 0.2 ms) for the clock,
 // `reps` batches, the median batch divided by its size.
@@ -242,6 +243,8 @@ struct BenchState {
         close_velocities(model, data, q, qd);
         return;
       } catch (const ClosureError& e) {
+        if (scale == 0.0) throw UsageError(naming_file(file, e.what()) + " (bench state)");
+      } catch (const SingularConfigurationError& e) {
         if (scale == 0.0) throw UsageError(naming_file(file, e.what()) + " (bench state)");
       }
     }
@@ -331,12 +334,15 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
         " (expected id, fd, mass or fd-crba)");
 
-  Mechanism mechanism = load_mechanism(file, strict);
-  const bool closed = is_closed_chain(mechanism);
+  ReadOptions options;
+  options.strict = strict;
+  const Model loaded = load_model(file, options);
+  keep_warnings(loaded);
+  const bool closed = loaded.is_closed_chain();
   double ns = 0.0, sink = 0.0;  // sink keeps the calls observable
   int n = 0, independent_count = 0;
   if (closed) {
-    const ClosedChainModel model = load_closed_chain_model(file, std::move(mechanism), strict);
+    const ClosedChainModel& model = *loaded.closed_chain();
     ClosedChainData data(model);
     n = model.dof_count();
     BenchState state(n);
@@ -345,7 +351,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     independent_count = static_cast<int>(data.independent.size());
     ns = bench_closed_chain(model, data, state, algo, reps, sink);
   } else {
-    const RigidBodyModel model = load_tree_model(file, std::move(mechanism), strict);
+    const RigidBodyModel& model = loaded.tree();
     if ((algo == "mass" || algo == "fd-crba") && model.dof_count() > kDenseLimit)
       throw UsageError(file + ": --algo " + algo + " builds a dense mass matrix, and " +
                        std::to_string(model.dof_count()) + " dofs are too many for it (at most " +
@@ -372,29 +378,14 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   return kExitOk;
 }
 
-// One line on stderr for every kind of bad input, exit status 2, nothing on stdout.
-template <class Run>
-int guarded(const char* command, Run run, std::ostream& err) {
-  try {
-    return run();
-  } catch (const InputError& e) {
-    print_line(err, command, e.what());
-  } catch (const UsageError& e) {
-    print_line(err, command, e.what());
-  }
-  return kExitBadInput;
-}
-
 }  // namespace
 
-int dynamics_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  return guarded(
-      "dynamics", [&] { return run_dynamics(args, out); }, err);
+int dynamics_command(const std::vector<std::string>& args, std::ostream& out) {
+  return run_dynamics(args, out);
 }
 
-int bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  return guarded(
-      "bench", [&] { return run_bench(args, out); }, err);
+int bench_command(const std::vector<std::string>& args, std::ostream& out) {
+  return run_bench(args, out);
 }
 
 }  // namespace skograph::cli

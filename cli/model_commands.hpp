@@ -10,7 +10,8 @@
 
 namespace skograph::cli {
 
-int dynamics_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int bench_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// Bad input throws (skograph::Error): cli::run prints the line (cli/commands.hpp).
+int dynamics_command(const std::vector<std::string>& args, std::ostream& out);
+int bench_command(const std::vector<std::string>& args, std::ostream& out);
 
 }  // namespace skograph::cli

@@ -11,22 +11,24 @@
 #include <ostream>
 #include <sstream>
 
-#include "skograph/cli/commands.hpp"
 #include "dynamics_report.hpp"
-#include "skograph/cli/json_output.hpp"
-#include "model_loading.hpp"
-#include "usage.hpp"
+#include "skograph/cli/commands.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/report/json_output.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
+#include "usage.hpp"
 
 namespace skograph::cli {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
+using report::format_json;
+using report::vector_json;
 
 constexpr const char* kUsage =
     "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--method dopri5|rk4] "
@@ -135,15 +137,23 @@ class Trajectory {
 
 int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
   const SimulateArguments args = parse_arguments(arguments);
-  DofOrder order;  // the model lists its joints depth first; outputs are in the file's order
-  const ClosedChainModel model = load_closed_chain_model(
-      args.file, load_mechanism(args.file, args.strict, &order, args.independent), args.strict);
+  ReadOptions read;
+  read.strict = args.strict;
+  read.independent = args.independent;
+  const Model loaded = load_model(args.file, read);
+  keep_warnings(loaded);
+  const DofOrder& order = loaded.dof_order();  // outputs are in the file's order
+  // The simulation runs in minimal coordinates; a tree is a closed chain without aggregates.
+  const std::optional<ClosedChainModel> tree_model =
+      loaded.is_closed_chain() ? std::nullopt
+                               : std::optional<ClosedChainModel>(loaded.mechanism());
+  const ClosedChainModel& model = loaded.is_closed_chain() ? *loaded.closed_chain() : *tree_model;
   const MechanismState state = args.state_file.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(args.state_file, model.mechanism());
-  check_no_force_on_massless_joints(
-      args.file, model.tree(), model.massless_moving_joints(), state.tau,
-      args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);
+  check_forces_move_mass(loaded, state.tau,
+                         args.state_file.empty() ? std::string("the zero state")
+                                                 : "the state " + args.state_file);
   const std::vector<std::string>& dofs = order.names();
   ClosedChainData data(model);
   SimulationOptions options;
@@ -209,10 +219,10 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
         }
       }
     });
-  } catch (const ClosureError& e) {
-    throw UsageError(naming_file(args.file, e.what()) + (args.state_file.empty()
-                                                             ? std::string(" (zero state)")
-                                                             : " (state " + args.state_file + ")"));
+  } catch (const OutputError&) {  // the trajectory file
+    throw;
+  } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
+    throw closure_failure(args.file, args.state_file, e);
   }
   csv.commit();
 
@@ -294,14 +304,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
 }  // namespace
 
 int simulate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  try {
-    return run_simulate(args, out, err);
-  } catch (const InputError& e) {
-    print_line(err, "simulate", e.what());
-  } catch (const UsageError& e) {
-    print_line(err, "simulate", e.what());
-  }
-  return kExitBadInput;
+  return run_simulate(args, out, err);
 }
 
 }  // namespace skograph::cli

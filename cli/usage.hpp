@@ -9,12 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "skograph/graph/error.hpp"
+
 namespace skograph::cli {
 
-// Bad usage or input found by a command: reported as one line, exit status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Bad usage of a command (an unknown option, a missing value) or a problem a command words itself
+// (naming the model and the state): skograph::UsageError (graph/error.hpp), printed as it is, one
+// line, exit status 2.
+using skograph::UsageError;
 
 // One line on stderr: "skograph COMMAND: TEXT", TEXT escaped (printable, graph/digraph.hpp) so
 // that a name holding a newline, a NUL byte or invalid UTF-8 cannot break the line.

@@ -1,14 +1,16 @@
-# skograph_add_layer(NAME [PUBLIC targets...] [PRIVATE targets...] [SOURCES files...])
+# skograph_add_layer(NAME [PUBLIC targets...] [PRIVATE targets...] [SOURCES files...]
+#                    [EXCLUDE_HEADERS names...])
 # One library per layer (graph, operators, ...): target skograph_NAME, alias and exported name
 # skograph::NAME, static or shared after BUILD_SHARED_LIBS. Its public headers are the files of
 # NAME/include/skograph/NAME/, included as <skograph/NAME/...> from the source tree as from an
 # install; headers beside the sources are the layer's own (included by file name, not installed).
-# Without SOURCES: every .cpp of the calling folder.
+# Without SOURCES: every .cpp of the calling folder. EXCLUDE_HEADERS: public headers of parts this
+# build leaves out (not installed).
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
 function(skograph_add_layer name)
-  cmake_parse_arguments(ARG "" "" "PUBLIC;PRIVATE;SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "PUBLIC;PRIVATE;SOURCES;EXCLUDE_HEADERS" ${ARGN})
   if(NOT ARG_SOURCES)
     file(GLOB ARG_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   endif()
@@ -32,7 +34,11 @@ function(skograph_add_layer name)
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  set(excluded "")
+  foreach(header IN LISTS ARG_EXCLUDE_HEADERS)
+    list(APPEND excluded PATTERN ${header} EXCLUDE)
+  endforeach()
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-          COMPONENT development FILES_MATCHING PATTERN "*.hpp")
+          COMPONENT development FILES_MATCHING PATTERN "*.hpp" ${excluded})
   set_property(GLOBAL APPEND PROPERTY SKOGRAPH_LAYERS ${name})
 endfunction()

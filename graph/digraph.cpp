@@ -35,7 +35,7 @@ std::string quoted(const std::string& id) {
 }  // namespace
 
 InputError::InputError(std::string source, int line, const std::string& problem)
-    : std::runtime_error(format_input_error(source, line, problem)),
+    : Error(format_input_error(source, line, problem)),
       source_(std::move(source)),
       line_(line) {}
 

@@ -62,7 +62,7 @@ fs::path final_target(const std::string& path) {
 }  // namespace
 
 OutputError::OutputError(const std::string& path, const std::string& reason)
-    : std::runtime_error(printable(path) + ": cannot write: " + reason), path_(path) {}
+    : Error(printable(path) + ": cannot write: " + reason), path_(path) {}
 
 bool is_standard_output(const std::string& path) {
   return named_descriptor(path) == 1;

@@ -51,6 +51,10 @@ std::string naming_file(const std::string& file, const std::string& message) {
   return message.rfind(file, 0) == 0 ? message : file + ": " + message;
 }
 
+namespace {
+
+// The problem with massless moving subtrees (`joints`, the top ones): under strict the error,
+// otherwise the warning.
 std::string massless_joints_message(const Mechanism& mechanism, const std::vector<int>& joints,
                                     bool strict) {
   if (joints.empty()) return "";
@@ -65,43 +69,76 @@ std::string massless_joints_message(const Mechanism& mechanism, const std::vecto
          "force";
 }
 
-Model load_model(const std::string& path, const ReadOptions& options) {
+// An InputError of `source` from what a model constructor refused.
+InputError refused(const std::string& source, const std::string& message) {
+  return InputError(source, 0, message.rfind(source, 0) == 0 ? message.substr(source.size() + 2)
+                                                             : message);
+}
+
+}  // namespace
+
+Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
   Mechanism read = read_mechanism_file(path, options);
   if (!options.independent.empty()) {
     try {
-      named_dofs(read, options.independent);
+      named_dofs(read, options.independent);  // every name a moving joint or dof of the file
     } catch (const std::invalid_argument& e) {
-      throw ModelError(naming_file(path, e.what()));
+      throw refused(path, e.what());
     }
     read.independent = options.independent;
   }
-  const Mechanism fused = fuse_fixed_bodies(read);
+  return read;
+}
+
+Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
+  const Mechanism fused = fuse_fixed_bodies(mechanism);
   Mechanism ordered = depth_first_order(fused);
   Model model;
-  model.file_ = path;
+  model.file_ = source;
   model.order_ = DofOrder(fused, ordered);
   model.warnings_ = fused.warnings;
   const bool closed = !ordered.loops.empty() || !ordered.couplings.empty();
-  std::vector<int> massless;
   try {
     if (closed) {
       model.closed_chain_ = std::make_shared<const ClosedChainModel>(std::move(ordered));
       model.tree_ =
           std::shared_ptr<const RigidBodyModel>(model.closed_chain_, &model.closed_chain_->tree());
-      massless = model.closed_chain_->massless_moving_joints();
+      model.massless_ = model.closed_chain_->massless_moving_joints();
     } else {
       model.tree_ = std::make_shared<const RigidBodyModel>(std::move(ordered));
-      massless = model.tree_->massless_moving_joints();
+      model.massless_ = model.tree_->massless_moving_joints();
     }
   } catch (const std::invalid_argument& e) {
-    throw ModelError(naming_file(path, e.what()));
-  } catch (const ClosureError& e) {
-    throw ModelError(naming_file(path, e.what()));
+    throw refused(source, e.what());
+  } catch (const Error& e) {  // a loop the embedding cannot take at the model's nominal state
+    throw refused(source, e.what());
   }
-  const std::string problem = massless_joints_message(model.mechanism(), massless, options.strict);
-  if (!problem.empty() && options.strict) throw ModelError(naming_file(path, problem));
+  const std::string problem = massless_joints_message(model.mechanism(), model.massless_, strict);
+  if (!problem.empty() && strict) throw refused(source, problem);
   if (!problem.empty()) model.warnings_.push_back(problem);
   return model;
+}
+
+Model load_model(const std::string& path, const ReadOptions& options) {
+  return build_model(load_mechanism(path, options), path, options.strict);
+}
+
+void check_forces_move_mass(const Model& model, const Eigen::VectorXd& tau,
+                            const std::string& what) {
+  const RigidBodyModel& tree = model.tree();
+  const Forest& forest = tree.forest();
+  for (int k = 0; k < tree.node_count(); ++k) {
+    const int dofs = tree.joint_dofs(k);
+    if (dofs == 0 || tau.segment(tree.joint_dof_offset(k), dofs).isZero(0.0)) continue;
+    // k moves no mass when it lies at or below one of the top massless joints.
+    for (const int top : model.massless_joints())
+      if (forest.is_ancestor_or_self(top, k))
+        throw InputError(model.file(), 0,
+                         "joint '" + tree.mechanism().joints[static_cast<size_t>(k)].name +
+                             "' moves no mass (every link below it is massless), so the "
+                             "generalized force " +
+                             what + " gives it would accelerate nothing");
+  }
 }
 
 ModelData::ModelData(const Model& model) {
@@ -189,6 +226,37 @@ Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const E
       shown(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
           reduced(order[a], order[b]);
   return shown;
+}
+
+ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q, bool embedded) {
+  const ClosedState state = model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
+  const DofOrder& order = model.dof_order();
+  ModelSko result;
+  if (embedded && model.is_closed_chain()) {
+    ClosedChainData& closed = *data.closed_chain();
+    update_closed_chain(*model.closed_chain(), closed, state.q, state.qd);
+    result.sko = closed.embedded.get();
+    // Rows in the order of the independent dofs as the file lists them.
+    const std::vector<int> shown = order.file_sorted(closed.independent);
+    std::vector<int> rank(shown.size());
+    for (std::size_t a = 0; a < shown.size(); ++a)
+      rank[static_cast<std::size_t>(shown[a])] = static_cast<int>(a);
+    for (const int e : closed.embedded_to_independent)
+      result.hinge_rows.push_back(rank[static_cast<std::size_t>(e)]);
+    result.row_names = data.independent;
+    return result;
+  }
+  RigidBodyData& tree_data = data.tree();
+  update_positions(model.tree(), state.q, tree_data);
+  synchronize_sko_model(model.tree(), tree_data);
+  result.sko = &tree_data.sko;
+  result.row_names = model.dof_names();
+  if (!order.identity()) {
+    for (int i = 0; i < model.dof_count(); ++i) result.hinge_rows.push_back(order.file_dof(i));
+    for (int k = 0; k < model.tree().node_count(); ++k)
+      for (int r = 0; r < 6; ++r) result.node_rows.push_back(6 * order.file_joint(k) + r);
+  }
+  return result;
 }
 
 ConstraintForces constraint_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,

@@ -1,8 +1,9 @@
 // The Python module `skograph` (its compiled part, skograph._skograph; python/skograph/__init__.py
-// re-exports it). Consumes the library: load_model and the functions of io/model.hpp on NumPy
-// arrays in the file's dof order (1-D: one state; 2-D: one state per row, computed without the
-// GIL on `threads` threads), the sparse operators as SciPy matrices, and the program's own
-// commands for analyze_graph / render / analyze (the same output as the command line).
+// re-exports it). Consumes the library as the program does: models through io's loading path
+// (io/model.hpp) on NumPy arrays in the file's dof order (1-D: one state; 2-D: one state per row,
+// computed without the GIL on `threads` threads), the sparse matrices of sparse/sparse_export.hpp
+// as SciPy matrices (the ones `skograph export` writes), and report/ for analyze_graph, render and
+// analyze.
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -15,13 +16,19 @@
 #include <vector>
 
 #include "batch.hpp"
-#include "skograph/cli/commands.hpp"
 #include "skograph/config.hpp"
 #include "skograph/graph/digraph.hpp"
+#include "skograph/graph/output_file.hpp"
 #include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/report/graph_report.hpp"
+#include "skograph/report/report_input.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
-#include "skograph/sparse/sparse_assembly.hpp"
+#include "skograph/sparse/sparse_export.hpp"
+#if SKOGRAPH_HAVE_VIZ
+#include "skograph/report/analysis.hpp"
+#include "skograph/report/pictures.hpp"
+#endif
 
 namespace py = pybind11;
 
@@ -115,39 +122,83 @@ py::object to_scipy(const Eigen::SparseMatrix<double>& matrix) {
                           py::arg("shape") = py::make_tuple(compressed.rows(), compressed.cols()));
 }
 
-// The tree's SKO model at q (closed first for a closed chain), in `data`.
-const SkoModel& sko_at(PyModel& self, const Eigen::VectorXd& q) {
-  const ClosedState closed =
-      close_state(self.model, *self.data, q, Eigen::VectorXd::Zero(q.size()));
-  RigidBodyData& tree_data = self.data->tree();
-  update_positions(self.model.tree(), self.model.dof_order().model_vector(closed.q), tree_data);
-  synchronize_sko_model(self.model.tree(), tree_data);
-  return tree_data.sko;
+// The sparse matrices of the model at q (sparse/sparse_export.hpp, io/model.hpp: model_sko): the
+// tree's (a closed chain's spanning tree) or, with `embedded`, the constraint-embedded model's.
+SparseExport sparse_matrices(PyModel& self, const Eigen::VectorXd& q, bool embedded) {
+  const ModelSko sko = model_sko(self.model, *self.data, q, embedded);
+  return SparseExport(*sko.sko, {sko.hinge_rows, sko.node_rows});
 }
 
-// The file's dof index of every model dof, and 6 rows per node in the file's joint order.
-std::vector<int> file_dofs(const Model& model) {
-  std::vector<int> index;
-  for (int i = 0; i < model.dof_count(); ++i) index.push_back(model.dof_order().file_dof(i));
-  return index;
-}
-std::vector<int> file_node_rows(const Model& model) {
-  std::vector<int> index;
-  for (int k = 0; k < model.tree().node_count(); ++k)
-    for (int r = 0; r < 6; ++r) index.push_back(6 * model.dof_order().file_joint(k) + r);
-  return index;
+ReadOptions read_options(bool strict, const std::optional<std::vector<std::string>>& independent) {
+  ReadOptions options;
+  options.strict = strict;
+  if (independent) options.independent = *independent;
+  return options;
 }
 
-// The program's command, in-process: (status, stdout, stderr).
-py::tuple run_command(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int status = 0;
+// The reader's warnings and the given notes as Python warnings (skograph.__init__ issues them).
+py::list messages(const std::string& file, const std::vector<std::string>& warnings,
+                  const std::vector<std::string>& notes) {
+  py::list list;
+  if (!warnings.empty()) {
+    std::string line = "warning: " + file + ": ";
+    for (std::size_t i = 0; i < warnings.size(); ++i) line += (i ? "; " : "") + warnings[i];
+    list.append(printable(line));
+  }
+  for (const std::string& note : notes) list.append(printable("note: " + note));
+  return list;
+}
+
+// `skograph graph PATH --json`: (the JSON text, messages).
+py::tuple graph_report_call(const std::string& path, bool strict) {
+  const report::ReportInput input = report::load_report_input(path, read_options(strict, {}));
+  std::vector<std::string> notes;
+  if (!input.analysis.spanning.exists) notes.push_back(input.analysis.spanning.reason);
+  return py::make_tuple(report::graph_report_json_text(input.graph, input.analysis),
+                        messages(path, input.warnings(), notes));
+}
+
+#if SKOGRAPH_HAVE_VIZ
+// `skograph render`: the picture written to `output`; returns the messages.
+py::list render_call(const std::string& path, const std::string& output, const std::string& what,
+                const std::string& matrix, const std::string& ordering, const std::string& state,
+                const std::string& format, int size, bool strict) {
+  report::PictureOptions options{what, matrix, ordering, state, format, size};
+  const report::PictureRequest request = report::picture_request(options, output);
+  report::Picture picture;
+  std::vector<std::string> warnings;
   {
     const py::gil_scoped_release release;
-    status = cli::run(args, out, err);
+    const report::ReportInput input = report::load_report_input(path, read_options(strict, {}));
+    warnings = input.warnings();
+    picture = report::render_picture(input, request);
+    write_output_file(output, picture.bytes);
   }
-  return py::make_tuple(status, py::bytes(out.str()), err.str());
+  return messages(path, warnings, picture.notes);
 }
+
+// `skograph analyze`: the report and every picture into `out`; returns the messages.
+py::list analyze_call(const std::string& path, const std::string& out, const std::string& state,
+                 int size, int max_diagram_nodes, bool strict,
+                 const std::optional<std::vector<std::string>>& independent) {
+  report::AnalysisOptions options;
+  options.state_file = state;
+  options.pixels = size;
+  options.max_diagram_nodes = max_diagram_nodes;
+  std::vector<std::string> warnings, notes;
+  {
+    const py::gil_scoped_release release;
+    const report::ReportInput input =
+        report::load_report_input(path, read_options(strict, independent));
+    const report::AnalysisFiles made = report::analysis_files(input, options);
+    report::write_analysis(made, out);
+    warnings = input.warnings();
+    warnings.insert(warnings.end(), made.warnings.begin(), made.warnings.end());
+    notes = made.notes;
+  }
+  return messages(path, warnings, notes);
+}
+#endif
 
 }  // namespace
 }  // namespace skograph::python
@@ -278,51 +329,45 @@ PYBIND11_MODULE(_skograph, m) {
       .def(
           "sparse_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            if (q.size() != self.model.dof_count())
-              throw std::invalid_argument("q has the wrong size");
-            return to_scipy(
-                renumber_symmetric(sparse_mass_matrix(sko_at(self, q)), file_dofs(self.model)));
+            return to_scipy(sparse_matrices(self, q, false).mass());
           },
-          py::arg("q"))
+          py::arg("q"),
+          "The tree's M(q) (a closed chain's spanning tree), scipy.sparse.csc_matrix")
+      .def(
+          "sparse_reduced_mass_matrix",
+          [](PyModel& self, const Eigen::VectorXd& q) {
+            return to_scipy(sparse_matrices(self, q, true).mass());
+          },
+          py::arg("q"),
+          "What `skograph export --mass` writes: M_R = X* M X of a closed chain's "
+          "constraint-embedded model (rows in the order of the independent dofs), a tree's M")
       .def(
           "factor",
           [](PyModel& self, const Eigen::VectorXd& q, const std::string& ordering) {
             const std::optional<MassOrdering> chosen = parse_ordering(ordering);
             if (!chosen)
-              throw std::invalid_argument("unknown ordering '" + ordering +
-                                          "' (expected canonical, root-first, amd or metis)");
-            if (q.size() != self.model.dof_count())
-              throw std::invalid_argument("q has the wrong size");
-            const SkoModel& sko = sko_at(self, q);
-            const std::vector<int> index = file_dofs(self.model);
-            const Eigen::SparseMatrix<double> mass =
-                renumber_symmetric(sparse_mass_matrix(sko), index);
-            std::vector<int> canonical = canonical_dof_order(sko.structure());
-            for (int& dof : canonical) dof = index[static_cast<std::size_t>(dof)];
-            CholmodFactorization factorization(sparsity_pattern(mass), *chosen, canonical);
-            factorization.factorize(mass);
+              throw UsageError("unknown ordering '" + ordering +
+                               "' (expected canonical, root-first, amd or metis)");
+            const SparseExport matrices = sparse_matrices(self, q, false);
+            const std::unique_ptr<CholmodFactorization> factorization =
+                matrices.factorization(*chosen);
+            factorization->factorize(matrices.mass());
             return py::make_tuple(
-                to_scipy(factorization.factor()),
-                py::array_t<int>(static_cast<py::ssize_t>(factorization.permutation().size()),
-                                 factorization.permutation().data()));
+                to_scipy(factorization->factor()),
+                py::array_t<int>(static_cast<py::ssize_t>(factorization->permutation().size()),
+                                 factorization->permutation().data()));
           },
           py::arg("q"), py::arg("ordering") = "canonical")
       .def(
           "kernel",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            if (q.size() != self.model.dof_count())
-              throw std::invalid_argument("q has the wrong size");
-            return to_scipy(
-                renumber_symmetric(sparse_kernel(sko_at(self, q)), file_node_rows(self.model)));
+            return to_scipy(sparse_matrices(self, q, false).kernel());
           },
           py::arg("q"))
       .def(
           "resolvent",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            if (q.size() != self.model.dof_count())
-              throw std::invalid_argument("q has the wrong size");
-            return to_scipy(
-                renumber_symmetric(sparse_resolvent(sko_at(self, q)), file_node_rows(self.model)));
+            return to_scipy(sparse_matrices(self, q, false).resolvent());
           },
           py::arg("q"))
       .def(
@@ -357,5 +402,12 @@ PYBIND11_MODULE(_skograph, m) {
         py::arg("independent") = py::none(),
         "The ready model of a URDF, YAML, MJCF or SDF file (tree or closed chain); independent: "
         "the joints (or dofs) a closed chain keeps as its independent coordinates");
-  m.def("_run", &run_command, py::arg("args"));
+  m.def("_graph_report", &graph_report_call, py::arg("path"), py::arg("strict"));
+#if SKOGRAPH_HAVE_VIZ
+  m.def("_render", &render_call, py::arg("path"), py::arg("output"), py::arg("what"),
+        py::arg("matrix"), py::arg("ordering"), py::arg("state"), py::arg("format"),
+        py::arg("size"), py::arg("strict"));
+  m.def("_analyze", &analyze_call, py::arg("path"), py::arg("out"), py::arg("state"), py::arg("size"),
+        py::arg("max_diagram_nodes"), py::arg("strict"), py::arg("independent"));
+#endif
 }

@@ -5,12 +5,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "articulated_step.hpp"
 #include "closed_chain_internal.hpp"
 
 namespace skograph {
 
 using namespace closed_chain_detail;
 using Impl = ClosedChainModel::Impl;
+
+namespace {
+
+// The SingularMassMatrixError message of an aggregate whose minimal-coordinate D is singular.
+std::string singular_aggregate_message(const ClosedChainModel& model, int s) {
+  return aggregate_label(model, s) +
+         " moves no inertia its other coordinates do not move at this configuration, so the "
+         "mass matrix is singular";
+}
+
+}  // namespace
 
 void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -96,17 +108,14 @@ const Eigen::VectorXd& forward_dynamics_through_embedded_model(
     try {
       return forward_dynamics(*data.embedded, work.velocity_embedded, work.force_embedded,
                               work.coriolis_aggregated, work.gyroscopic_aggregated, *work.forward);
-    } catch (const SingularHingeError& e) {
+    } catch (const SingularMassMatrixError& e) {
       // A singular D of an embedded node: name its aggregate or its joint.
       const int s = data.structure->subgraph_of(e.node());
-      const std::string what =
-          s >= 0
-              ? aggregate_label(model, s)
-              : "joint '" +
-                    model.mechanism().joints[data.structure->members(e.node()).front()].name + "'";
-      throw ClosureError("singular mass matrix: " + what +
-                         " moves no inertia its other coordinates do not move at this "
-                         "configuration");
+      const int joint = data.structure->members(e.node()).front();
+      if (s < 0)
+        throw SingularMassMatrixError(
+            joint, articulated::singular_joint_message(model.mechanism().joints[joint].name));
+      throw SingularMassMatrixError(joint, singular_aggregate_message(model, s));
     }
   }();
   Eigen::VectorXd& independent_acceleration = work.independent_forces;  // scratch
@@ -214,9 +223,7 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   }
   step.cholesky.compute(step.inertia);
   if (step.cholesky.info() != Eigen::Success)
-    throw ClosureError("singular mass matrix: " + aggregate_label(model, s) +
-                       " moves no inertia its other coordinates do not move at this "
-                       "configuration");
+    throw SingularMassMatrixError(impl.nodes[s].front(), singular_aggregate_message(model, s));
   step.solved_innovation = step.cholesky.solve(step.innovation);  // D^-1 epsilon
   step.solved_gain = step.cholesky.solve(step.gain);              // D^-1 K
   // P_agg = R_total - K* D^-1 K, z_agg = f_bias + F* Xdot qd_R + K* D^-1 epsilon.
@@ -295,22 +302,15 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       }
       step.massless = false;
       if (dofs > 0) {
-        step.projected.noalias() = articulated * work.world_column.middleCols(offset, dofs);
-        step.inertia.noalias() =
-            work.world_column.middleCols(offset, dofs).transpose() * step.projected;
-        step.cholesky.compute(step.inertia);
-        if (step.cholesky.info() != Eigen::Success)
-          throw ClosureError("singular mass matrix: joint '" + model.mechanism().joints[k].name +
-                             "' moves no inertia its other joints do not move at this "
-                             "configuration");
-        step.innovation = tau.segment(offset, dofs);
-        step.innovation.noalias() -= work.world_column.middleCols(offset, dofs).transpose() * force;
-        step.solved_innovation = step.cholesky.solve(step.innovation);
-        step.gain = step.cholesky.solve(step.projected.transpose());  // D^-1 (P H*)*
-        articulated.noalias() -= step.projected * step.gain;
-        force.noalias() += step.projected * step.solved_innovation;
+        if (!articulated::gather_hinge(articulated, force,
+                                       work.world_column.middleCols(offset, dofs), dofs,
+                                       tau.data() + offset, work.coriolis[k], true, step.projected,
+                                       step.inverse, step.innovation))
+          throw SingularMassMatrixError(
+              k, articulated::singular_joint_message(model.mechanism().joints[k].name));
+      } else {
+        force.noalias() += articulated * work.coriolis[k];
       }
-      force.noalias() += articulated * work.coriolis[k];
     }
     if (parent >= 0) {
       work.articulated[parent] += articulated;
@@ -357,13 +357,12 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
     const int dofs = tree.joint_dofs(k), offset = tree.joint_dof_offset(k);
     if (dofs > 0) {
       const ClosedChainData::Workspaces::NodeStep& step = work.node_step[k];
-      if (step.massless) {
+      if (step.massless)
         qdd.segment(offset, dofs).setZero();
-      } else {
-        qdd.segment(offset, dofs) = step.solved_innovation;
-        qdd.segment(offset, dofs).noalias() -= step.gain * a;
-        a.noalias() += work.world_column.middleCols(offset, dofs) * qdd.segment(offset, dofs);
-      }
+      else
+        articulated::scatter_hinge(step.projected, step.inverse, step.innovation,
+                                   work.world_column.middleCols(offset, dofs), dofs,
+                                   qdd.data() + offset, a);
     }
     work.acceleration[k] = a;
   }

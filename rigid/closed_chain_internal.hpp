@@ -92,13 +92,12 @@ struct ClosedChainData::Workspaces {
   std::vector<Vector6d> bias, coriolis, acceleration, subtree_force;
   Eigen::Matrix<double, 6, Eigen::Dynamic> world_column;
   std::vector<int> members_seen;
+  // A node outside every aggregate: what the gather keeps (articulated_step.hpp).
   struct NodeStep {
     bool massless = false;
-    HingeMatrix projected;  // P H* (6 x r)
-    HingeSquare inertia;    // D = H P H*
-    Eigen::LLT<HingeSquare> cholesky;
-    JointVector innovation, solved_innovation;                             // epsilon, D^-1 epsilon
-    Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::ColMajor, 6, 6> gain;  // D^-1 (P H*)*
+    HingeMatrix projected;   // P H* (6 x r)
+    HingeSquare inverse;     // D^-1, D = H P H*
+    JointVector innovation;  // nu = D^-1 (T - H z)
   };
   std::vector<NodeStep> node_step;
   struct AggregateStep {

@@ -248,6 +248,17 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
 
   for (const LoopClosure& loop : m.loops) impl->loop_rows.push_back(make_loop_rows(loop));
   const int aggregates = static_cast<int>(impl->nodes.size());
+  // Each aggregate is embedded as one dense node of dimension 6 |S| (constraint-embedding §5):
+  // its blocks grow as |S|^2, so that a larger one would ask for gigabytes.
+  for (int s = 0; s < aggregates; ++s)
+    if (static_cast<int>(impl->nodes[s].size()) > kMaxAggregateLinks)
+      throw std::invalid_argument(
+          (impl->loops[s].empty() ? coupling_label(m, impl->couplings[s].front())
+                                  : loop_label(m, impl->loops[s].front())) +
+          " joins " +
+          std::to_string(impl->nodes[s].size()) + " links into one aggregate, more than the " +
+          std::to_string(kMaxAggregateLinks) +
+          " that constraint embedding takes (its dense blocks grow as the square)");
   impl->dofs.resize(aggregates);
   impl->rows.assign(aggregates, 0);
   for (int s = 0; s < aggregates; ++s) {
@@ -357,10 +368,8 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
     const int r = model.tree().joint_dofs(k);
     Workspaces::NodeStep& step = work->node_step[k];
     step.projected.setZero(6, r);
-    step.inertia.setZero(r, r);
+    step.inverse.setZero(r, r);
     step.innovation.setZero(r);
-    step.solved_innovation.setZero(r);
-    step.gain.setZero(r, 6);
   }
   work->aggregate_step.resize(aggregates);
   work->newton_state.assign(aggregates, Workspaces::Newton::kClosed);

@@ -78,6 +78,20 @@ struct SingularState {
   std::string message;
 };
 
+// Rethrows the closed-chain error being handled with `prefix` before its message, keeping its
+// type (one type per condition, graph/error.hpp).
+[[noreturn]] void rethrow_prefixed(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const SingularConfigurationError& e) {
+    throw SingularConfigurationError(prefix + e.what());
+  } catch (const SingularMassMatrixError& e) {
+    throw SingularMassMatrixError(e.node(), prefix + e.what());
+  } catch (const ClosureError& e) {
+    throw ClosureError(prefix + e.what());
+  }
+}
+
 std::string at_time(double time) {
   std::ostringstream text;
   text << "at t = " << time << " s: ";
@@ -171,8 +185,8 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
   try {
     close_positions(model, data, q);
     close_velocities(model, data, q, qd);
-  } catch (const ClosureError& e) {
-    throw ClosureError(at_time(0.0) + e.what());
+  } catch (const Error&) {
+    rethrow_prefixed(at_time(0.0));
   }
   OdeState x(static_cast<std::size_t>(2 * n + 1), 0.0);
   Eigen::Map<Eigen::VectorXd>(x.data(), n) = q;
@@ -197,8 +211,8 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
       try {
         stepper.do_step(std::ref(system), x, time, next_time - time);
         project(model, data, x, q_scratch, qd_scratch);
-      } catch (const ClosureError& e) {
-        throw ClosureError(at_time(time) + e.what());
+      } catch (const Error&) {
+        rethrow_prefixed(at_time(time));
       }
       note_step(next_time - time);
       time = next_time;
@@ -246,8 +260,8 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
         next_step = stepper.current_time_step();
       } catch (const SingularState& singular) {
         // The trajectory itself reaches a singular configuration: the run ends there.
-        throw ClosureError(at_time(singular.time) + singular.message);
-      } catch (const ClosureError& e) {
+        throw SingularConfigurationError(at_time(singular.time) + singular.message);
+      } catch (const Error& e) {
         // Rejected (a projection that fails, or a stage evaluation at a singular configuration
         // that a shorter step may avoid): back to the last accepted state with a quarter of the
         // step.

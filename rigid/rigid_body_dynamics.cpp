@@ -5,12 +5,11 @@
 // 1-dof hinges as one 6-vector, each recursion one walk over the model's plain arrays in the order
 // it needs (parents first, or back). The generic operators paths (..._through_operators) stay as
 // the reference the tests compare with.
-#include <Eigen/Cholesky>
-#include <Eigen/LU>
 #include <cmath>
 #include <span>
 #include <stdexcept>
 
+#include "articulated_step.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
@@ -30,58 +29,72 @@ void check_size(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char
 
 [[noreturn]] void throw_singular_hinge(const RigidBodyModel& model, int node) {
   throw SingularMassMatrixError(
-      node, "joint '" + model.mechanism().joints[node].name +
-                "' moves no inertia its other joints do not move at this configuration (H P H* "
-                "is singular), so the mass matrix is singular");
+      node, articulated::singular_joint_message(model.mechanism().joints[node].name));
 }
 
-// X_parent_child(q) = origin * joint_motion(q) of node k into data.rotation / translation, and
-// the link's world pose. A revolute joint about a coordinate axis turns two columns of R0.
-void joint_transform(const RigidBodyModel& model, RigidBodyData& data, int k, const double* qk) {
-  Eigen::Matrix3d& R = data.rotation[k];
-  Eigen::Vector3d& l = data.translation[k];
-  const Eigen::Matrix3d& R0 = model.origin_rotation(k);
-  const int axis = model.coordinate_axis(k);
-  if (axis != 0) {
-    const double angle = axis > 0 ? qk[0] : -qk[0];
-    const double c = std::cos(angle), s = std::sin(angle);
-    const int i = std::abs(axis) - 1, a = (i + 1) % 3, b = (i + 2) % 3;
-    R.col(i) = R0.col(i);
-    R.col(a) = c * R0.col(a) + s * R0.col(b);
-    R.col(b) = c * R0.col(b) - s * R0.col(a);
-    l = model.origin_translation(k);
-  } else {
-    const JointGeometry& geometry = model.joint_geometry(k);
-    if (geometry.type == JointType::kFixed) {
-      R = R0;
-      l = model.origin_translation(k);
+// The one writer of what the configuration moves: the joint transforms (data.rotation,
+// translation, link_pose) and the planar joints' H*. Every walk over a new q starts by making one,
+// which invalidates what is derived from them (data.phi and data.sko: rigid_body_transforms and
+// synchronize_sko_model rebuild them on demand), so that no path can leave them stale.
+class ConfigurationWalk {
+ public:
+  ConfigurationWalk(const RigidBodyModel& model, RigidBodyData& data) : model_(model), data_(data) {
+    data.phi_valid = false;
+    data.sko_synchronized = false;
+  }
+  // X_parent_child(q) = origin * joint_motion(q) of node k into data.rotation / translation, the
+  // link's world pose, and a planar joint's H*(q). A revolute joint about a coordinate axis turns
+  // two columns of R0.
+  void transform(int k, const double* qk) {
+    Eigen::Matrix3d& R = data_.rotation[k];
+    Eigen::Vector3d& l = data_.translation[k];
+    const Eigen::Matrix3d& R0 = model_.origin_rotation(k);
+    const int axis = model_.coordinate_axis(k);
+    if (axis != 0) {
+      const double angle = axis > 0 ? qk[0] : -qk[0];
+      const double c = std::cos(angle), s = std::sin(angle);
+      const int i = std::abs(axis) - 1, a = (i + 1) % 3, b = (i + 2) % 3;
+      R.col(i) = R0.col(i);
+      R.col(a) = c * R0.col(a) + s * R0.col(b);
+      R.col(b) = c * R0.col(b) - s * R0.col(a);
+      l = model_.origin_translation(k);
     } else {
-      const Eigen::Isometry3d motion = joint_motion(geometry, qk);
-      R.noalias() = R0 * motion.linear();
-      l = model.origin_translation(k);
-      l.noalias() += R0 * motion.translation();
+      const JointGeometry& geometry = model_.joint_geometry(k);
+      if (geometry.type == JointType::kFixed) {
+        R = R0;
+        l = model_.origin_translation(k);
+      } else {
+        const Eigen::Isometry3d motion = joint_motion(geometry, qk);
+        // H* depends on q only for planar joints (set once in RigidBodyData otherwise).
+        if (geometry.type == JointType::kPlanar)
+          data_.hinge[k] = joint_hinge_transpose(geometry, qk);
+        R.noalias() = R0 * motion.linear();
+        l = model_.origin_translation(k);
+        l.noalias() += R0 * motion.translation();
+      }
+    }
+    Eigen::Isometry3d& pose = data_.link_pose[k];
+    const int p = model_.parents()[k];
+    if (p < 0) {
+      pose.linear() = R;
+      pose.translation() = l;
+    } else {
+      const Eigen::Isometry3d& parent = data_.link_pose[p];
+      pose.linear().noalias() = parent.linear() * R;
+      pose.translation().noalias() = parent.linear() * l;
+      pose.translation() += parent.translation();
     }
   }
-  Eigen::Isometry3d& pose = data.link_pose[k];
-  const int p = model.parents()[k];
-  if (p < 0) {
-    pose.linear() = R;
-    pose.translation() = l;
-  } else {
-    const Eigen::Isometry3d& parent = data.link_pose[p];
-    pose.linear().noalias() = parent.linear() * R;
-    pose.translation().noalias() = parent.linear() * l;
-    pose.translation() += parent.translation();
-  }
-}
+ private:
+  const RigidBodyModel& model_;
+  RigidBodyData& data_;
+};
 
-// H*(k) qd(k) (and, for a planar joint, H* at q and its rate product).
-Vector6d relative_velocity(const RigidBodyModel& model, RigidBodyData& data, int k,
-                           const double* qk, const double* qdk) {
+// H*(k) qd(k), with H*(k) at q already (ConfigurationWalk::hinge).
+Vector6d relative_velocity(const RigidBodyModel& model, const RigidBodyData& data, int k,
+                           const double* qdk) {
   const int dofs = model.joint_dofs(k);
   if (dofs == 1) return model.hinge_column(k) * qdk[0];
-  if (model.joint_geometry(k).type == JointType::kPlanar)
-    data.hinge[k] = joint_hinge_transpose(model.joint_geometry(k), qk);
   Vector6d relative = Vector6d::Zero();
   for (int i = 0; i < dofs; ++i) relative.noalias() += data.hinge[k].col(i) * qdk[i];
   return relative;
@@ -105,14 +118,15 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
                                     const Eigen::Vector3d& gravity,
                                     const Eigen::Ref<const Eigen::VectorXd>* link_forces) {
   const std::vector<int>& parents = model.parents();
+  ConfigurationWalk walk(model, data);
   for (const int k : model.parents_first()) {
     const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
     const double* qk = q.data() + offset;
-    joint_transform(model, data, k, qk);
+    walk.transform(k, qk);
     const Eigen::Matrix3d& R = data.rotation[k];
     const Eigen::Vector3d& l = data.translation[k];
     const int p = parents[k];
-    const Vector6d relative = relative_velocity(model, data, k, qk, qd.data() + offset);
+    const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative, acceleration;
     if (p < 0) {
       acceleration = base_acceleration_of(data, k, gravity);
@@ -156,8 +170,6 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
       data.force.segment<6>(6 * p) = parent_force;
     }
   }
-  data.phi_valid = false;
-  data.sko_synchronized = false;
   return data.generalized_force;
 }
 
@@ -166,15 +178,11 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data) {
   if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
+  ConfigurationWalk walk(model, data);
   for (const int k : model.parents_first()) {
     const double* qk = q.data() + model.joint_dof_offset(k);
-    joint_transform(model, data, k, qk);
-    // H* depends on q only for planar joints (set once in RigidBodyData otherwise).
-    if (model.joint_geometry(k).type == JointType::kPlanar)
-      data.hinge[k] = joint_hinge_transpose(model.joint_geometry(k), qk);
+    walk.transform(k, qk);
   }
-  data.phi_valid = false;
-  data.sko_synchronized = false;
   rigid_body_transforms(model, data);
 }
 
@@ -203,7 +211,7 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
   for (const int k : model.parents_first()) {
     const int offset = model.joint_dof_offset(k);
     const Vector6d relative =
-        relative_velocity(model, data, k, q.data() + offset, qd.data() + offset);
+        relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = model.parents()[k];
     if (p >= 0)
@@ -288,9 +296,10 @@ const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& d
   if (data.mass.rows() != n) data.mass.resize(n, n);
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
+  ConfigurationWalk walk(model, data);
   for (const int k : order) {
     const double* qk = q.data() + model.joint_dof_offset(k);
-    joint_transform(model, data, k, qk);
+    walk.transform(k, qk);
     const Eigen::Matrix3d& R = data.link_pose[k].linear();
     const Eigen::Vector3d& l = data.link_pose[k].translation();
     data.composite_inertia[k] = model.rigid_inertia(k).moved(R, l);
@@ -298,14 +307,10 @@ const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& d
     if (dofs == 1) {
       data.world_column[k] = kernels::motion_to_outer(R, l, model.hinge_column(k));
     } else if (dofs > 1) {
-      if (model.joint_geometry(k).type == JointType::kPlanar)
-        data.hinge[k] = joint_hinge_transpose(model.joint_geometry(k), qk);
       for (int c = 0; c < dofs; ++c)
         data.world_hinge[k].col(c) = kernels::motion_to_outer(R, l, data.hinge[k].col(c));
     }
   }
-  data.phi_valid = false;
-  data.sko_synchronized = false;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k];
     if (p >= 0) data.composite_inertia[p] += data.composite_inertia[k];
@@ -396,11 +401,12 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(tau, model.dof_count(), "tau");
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
+  ConfigurationWalk walk(model, data);
   for (const int k : order) {
     const int offset = model.joint_dof_offset(k);
     const double* qk = q.data() + offset;
-    joint_transform(model, data, k, qk);
-    const Vector6d relative = relative_velocity(model, data, k, qk, qd.data() + offset);
+    walk.transform(k, qk);
+    const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = parents[k];
     if (p >= 0)
@@ -415,8 +421,6 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     data.articulated_inertia[k] = model.link_inertia(k);
     data.residual_force[k] = cross_force(velocity, inertia.times(velocity));
   }
-  data.phi_valid = false;
-  data.sko_synchronized = false;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k];
     Matrix6d& inertia = data.articulated_inertia[k];
@@ -434,45 +438,19 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       nu.setZero();
       continue;
     }
-    if (dofs == 1) {
-      const Vector6d& h = model.hinge_column(k);
-      const Vector6d u = inertia * h;
-      projected.col(0) = u;
-      const double d = h.dot(u);
-      if (!(std::abs(d) > 1e-13 * inertia.diagonal().cwiseAbs().maxCoeff()))
-        throw_singular_hinge(model, k);
-      const double d_inverse = 1.0 / d;
-      inverse(0, 0) = d_inverse;
-      nu(0) = d_inverse * (tau[offset] - h.dot(force));
-      if (p < 0) continue;
-      inertia.noalias() -= (d_inverse * u) * u.transpose();
-      force.noalias() += inertia * coriolis;
-      force.noalias() += u * nu(0);
-    } else if (dofs > 1) {
-      projected.noalias() = inertia.lazyProduct(data.hinge[k]);
-      const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
-      const Eigen::LLT<HingeSquare> cholesky(d);
-      if (cholesky.info() == Eigen::Success) {
-        for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
-      } else {
-        // Not positive definite: an inconsistent inertia (accepted with a warning) or singular.
-        Eigen::FullPivLU<HingeSquare> lu(d);
-        lu.setThreshold(1e-13);
-        if (!lu.isInvertible()) throw_singular_hinge(model, k);
-        inverse = lu.inverse();
-      }
-      JointVector residual = tau.segment(offset, dofs);  // fixed capacity: no temporary VectorXd
-      residual.noalias() -= data.hinge[k].transpose() * force;
-      nu.noalias() = inverse * residual;
-      if (p < 0) continue;
-      const HingeMatrix gain = projected.lazyProduct(inverse);
-      inertia.noalias() -= gain.lazyProduct(projected.transpose());
-      force.noalias() += inertia * coriolis;
-      force.noalias() += projected * nu;
-    } else {
-      if (p < 0) continue;
+    if (dofs > 0) {
+      const bool gathered =
+          dofs == 1 ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
+                                                tau.data() + offset, coriolis, p >= 0, projected,
+                                                inverse, nu)
+                    : articulated::gather_hinge(inertia, force, data.hinge[k], dofs,
+                                                tau.data() + offset, coriolis, p >= 0, projected,
+                                                inverse, nu);
+      if (!gathered) throw_singular_hinge(model, k);
+    } else if (p >= 0) {
       force.noalias() += inertia * coriolis;
     }
+    if (p < 0) continue;
     add_articulated_inertia_to_parent(data.rotation[k], data.translation[k], inertia,
                                       data.articulated_inertia[p]);
     add_force_to_parent(data.rotation[k], data.translation[k], force, data.residual_force[p]);
@@ -484,18 +462,13 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
                                              data.acceleration.segment<6>(6 * p));
     alpha += data.coriolis.segment<6>(6 * k);
     const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
-    if (dofs == 1) {
-      const double qdd = data.innovation[k](0) - data.innovations_inverse[k](0, 0) *
-                                                     data.projected_inertia[k].col(0).dot(alpha);
-      data.generalized_acceleration[offset] = qdd;
-      alpha.noalias() += model.hinge_column(k) * qdd;
-    } else if (dofs > 1) {
-      const JointVector qdd =
-          data.innovation[k] -
-          data.innovations_inverse[k] * (data.projected_inertia[k].transpose() * alpha);
-      data.generalized_acceleration.segment(offset, dofs) = qdd;
-      alpha.noalias() += data.hinge[k] * qdd;
-    }
+    double* qdd = data.generalized_acceleration.data() + offset;
+    if (dofs == 1)
+      articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
+                                 data.innovation[k], model.hinge_column(k), 1, qdd, alpha);
+    else if (dofs > 1)
+      articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
+                                 data.innovation[k], data.hinge[k], dofs, qdd, alpha);
     data.acceleration.segment<6>(6 * k) = alpha;
   }
   return data.generalized_acceleration;

@@ -257,9 +257,9 @@ void CholmodFactorization::factorize(const Eigen::SparseMatrix<double>& mass) {
   factorized_ = false;
   cholmod_factorize(&view, factor_.get(), common);
   if (common->status == CHOLMOD_NOT_POSDEF)
-    throw NotPositiveDefinite("the mass matrix is not positive definite (pivot " +
-                              std::to_string(factor_->minor + 1) + " of " + std::to_string(size_) +
-                              ")");
+    throw SingularMassMatrixError(-1, "the mass matrix is not positive definite (pivot " +
+                                          std::to_string(factor_->minor + 1) + " of " +
+                                          std::to_string(size_) + ")");
   if (common->status < CHOLMOD_OK)
     throw std::runtime_error("CHOLMOD factorization failed (status " +
                              std::to_string(common->status) + ")");

@@ -24,8 +24,7 @@ std::string lowercase(std::string text) {
 }
 
 [[noreturn]] void fail(const std::string& path, long line, const std::string& problem) {
-  throw MatrixMarketError(path + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
-                          problem);
+  throw InputError(path, static_cast<int>(line), problem);
 }
 
 }  // namespace

@@ -16,44 +16,43 @@ import json as _json
 import warnings as _warnings
 
 from ._skograph import Error, Model, __version__, have_viz, load_model
-from ._skograph import _run
+from . import _skograph
 
 __all__ = ["Error", "Model", "__version__", "load_model", "analyze_graph", "render", "analyze"]
 
 
-def _command(args):
-    """Runs a command of the program in-process; its stdout (bytes), or Error with its line."""
-    status, out, err = _run([str(a) for a in args])
-    lines = [line for line in err.split("\n") if line]
-    if status != 0:
-        message = lines[0] if lines else f"skograph {args[0]} failed"
-        prefix = f"skograph {args[0]}: "
-        raise Error(message[len(prefix):] if message.startswith(prefix) else message)
-    for line in lines:  # warnings and notes of a successful run
-        _warnings.warn(line, stacklevel=3)
-    return out
+def _warn(messages):
+    """The reader's warnings and the notes of a call, as Python warnings."""
+    for message in messages:
+        _warnings.warn(message, stacklevel=3)
 
 
-def analyze_graph(path):
+def analyze_graph(path, strict=False):
     """The `skograph graph PATH --json` object (a DOT digraph or a model's standard digraph)."""
-    return _json.loads(_command(["graph", path, "--json"]))
+    text, messages = _skograph._graph_report(str(path), strict)
+    _warn(messages)
+    return _json.loads(text)
 
 
-def _options(**options):
-    args = []
-    for name, value in options.items():
-        if value is not None:
-            args += ["--" + name.replace("_", "-"), value]
-    return args
+def _needs_viz(call):
+    if not have_viz:
+        raise Error(f"this skograph was built without its viz layer, so it has no {call}")
 
 
-def render(path, output, what, matrix=None, ordering=None, state=None, format=None, size=None):
+def render(path, output, what, matrix=None, ordering=None, state=None, format=None, size=None,
+           strict=False):
     """Draws one picture to `output`, as `skograph render PATH --what WHAT -o OUTPUT ...`."""
-    _command(["render", path, "--what", what, "-o", output] +
-             _options(matrix=matrix, ordering=ordering, state=state, format=format, size=size))
+    _needs_viz("render")
+    _warn(_skograph._render(str(path), str(output), what, matrix or "", ordering or "",
+                            str(state) if state else "", format or "", 800 if size is None else size,
+                            strict))
 
 
-def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=False):
+def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=False,
+            independent=None):
     """The report and every picture into the folder `out`, as `skograph analyze PATH --out OUT`."""
-    _command(["analyze", path, "--out", out] + (["--strict"] if strict else []) +
-             _options(state=state, size=size, max_diagram_nodes=max_diagram_nodes))
+    _needs_viz("analyze")
+    _warn(_skograph._analyze(str(path), str(out), str(state) if state else "",
+                             800 if size is None else size,
+                             5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
+                             independent))

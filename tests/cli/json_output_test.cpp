@@ -1,4 +1,4 @@
-#include "skograph/cli/json_output.hpp"
+#include "skograph/report/json_output.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,11 +8,16 @@
 #include <random>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/cli/graph_command.hpp"
+#include "skograph/report/graph_report.hpp"
 #include "skograph/graph/analysis.hpp"
 
 namespace skograph::cli {
 namespace {
+
+using report::append_json_string;
+using report::format_json;
+using report::graph_report_json;
+using report::graph_report_json_text;
 
 // The compact layout changes only white space: the text parses back to the same value.
 TEST(JsonOutput, RoundTripsToTheSameValue) {

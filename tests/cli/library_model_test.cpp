@@ -143,7 +143,7 @@ TEST(LibraryModel, MasslessFlangeIsFusedAndStrictRefusesMasslessSubtrees) {
   EXPECT_NE(lenient.warnings()[0].find("'j2'"), std::string::npos);
   ReadOptions strict;
   strict.strict = true;
-  EXPECT_THROW(load_model(file, strict), ModelError);
+  EXPECT_THROW(load_model(file, strict), InputError);
 }
 
 TEST(LibraryModel, WrongSizesAreRefused) {

@@ -526,8 +526,8 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
   EXPECT_LT(position_residual(model, data, in_line), 1e-12);
   try {
     update_closed_chain(model, data, in_line, zero);
-    FAIL() << "no ClosureError";
-  } catch (const ClosureError& error) {
+    FAIL() << "no SingularConfigurationError";
+  } catch (const SingularConfigurationError& error) {
     EXPECT_NE(
         std::string(error.what()).find("singular configuration: loop 'close' loses rank (2 -> 1)"),
         std::string::npos)
@@ -537,13 +537,13 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
   // the generic one, fixed by the model (independent of where the data is first updated).
   ClosedChainData fresh(model);
   EXPECT_EQ(fresh.nominal_rank[0], 2);
-  EXPECT_THROW(update_closed_chain(model, fresh, in_line, zero), ClosureError);
+  EXPECT_THROW(update_closed_chain(model, fresh, in_line, zero), SingularConfigurationError);
   Eigen::VectorXd in_line_q = in_line;
   ClosedChainData closing(model);
   close_positions(model, closing, in_line_q);  // already closed: kept as given
   EXPECT_EQ(in_line_q, Eigen::VectorXd(in_line));
   Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
-  EXPECT_THROW(close_velocities(model, closing, in_line_q, qd), ClosureError);
+  EXPECT_THROW(close_velocities(model, closing, in_line_q, qd), SingularConfigurationError);
   // The same data then works at a regular configuration, with one independent coordinate.
   close_velocities(model, fresh, regular, qd);
   EXPECT_EQ(fresh.independent.size(), 1u);

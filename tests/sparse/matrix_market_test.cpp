@@ -123,7 +123,7 @@ TEST(MatrixMarket, PermutationFileIsOneBasedOnePerLine) {
   EXPECT_EQ(lines_of(path), (std::vector<std::string>{"3", "1", "2"}));
   EXPECT_EQ(read_permutation(path), (std::vector<int>{2, 0, 1}));
   std::ofstream(path) << "1\n1\n";
-  EXPECT_THROW(read_permutation(path), MatrixMarketError);
+  EXPECT_THROW(read_permutation(path), InputError);
 }
 
 TEST(MatrixMarket, FailedWritesNameTheFile) {
@@ -148,7 +148,7 @@ TEST(MatrixMarket, ReaderNamesTheFileAndLine) {
     std::ofstream(path) << text;
     try {
       read_matrix_market(path);
-    } catch (const MatrixMarketError& e) {
+    } catch (const InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -162,7 +162,7 @@ TEST(MatrixMarket, ReaderNamesTheFileAndLine) {
   EXPECT_EQ(message("%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n1 2 1.0\n"),
             path + ":3: a symmetric file lists the lower triangle only (row >= column)");
   EXPECT_NE(message("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1.0\n"), "no error");
-  EXPECT_THROW(read_matrix_market((scratch_dir() / "missing.mtx").string()), MatrixMarketError);
+  EXPECT_THROW(read_matrix_market((scratch_dir() / "missing.mtx").string()), InputError);
 }
 
 }  // namespace

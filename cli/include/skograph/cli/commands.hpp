@@ -8,11 +8,20 @@
 
 namespace skograph::cli {
 
-// Exit statuses: 0 success, 1 internal failure, 2 bad input or bad usage (one line on stderr).
+// Exit statuses: 0 success; 2 bad input or bad usage: any skograph::Error (graph/error.hpp), one
+// line on stderr; 1 an internal failure (a broken invariant, memory exhausted), one line on
+// stderr starting "internal failure:".
 inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternalFailure = 1;
 inline constexpr int kExitBadInput = 2;
 
 int run(int argc, char** argv);
+
+// Inside a catch block: the one line on `err` for the exception being handled, for command
+// `command` with arguments `args` (the input file named when the message does not name it), and
+// the exit status above (2 for a skograph::Error, 1 for anything else).
+int report_failure(const std::string& command, const std::vector<std::string>& args,
+                   std::ostream& err);
 // Same as run(), with explicit streams (used by the tests).
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

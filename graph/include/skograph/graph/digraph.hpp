@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "skograph/graph/error.hpp"
 #include "skograph/graph/text_input.hpp"  // printable(), for the messages of every reader
 
 namespace skograph {
@@ -27,8 +28,8 @@ using BoostDigraph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, DigraphNode>;
 using Edge = std::pair<int, int>;  // (parent, child) = (from, to)
 
-// Bad input: names the source (file) and, where known, the 1-based line.
-class InputError : public std::runtime_error {
+// Bad input: names the source (file) and, where known, the 1-based line (graph/error.hpp).
+class InputError : public Error {
  public:
   InputError(std::string source, int line, const std::string& problem);
   const std::string& source() const { return source_; }

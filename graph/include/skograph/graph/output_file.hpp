@@ -10,6 +10,8 @@
 #pragma once
 
 #include <stdexcept>
+
+#include "skograph/graph/error.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,7 +19,7 @@
 
 namespace skograph {
 
-class OutputError : public std::runtime_error {
+class OutputError : public Error {
  public:
   OutputError(const std::string& path, const std::string& reason);
   const std::string& path() const { return path_; }

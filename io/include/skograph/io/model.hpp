@@ -1,12 +1,22 @@
-// One loading call for every supported file: load_model(path) reads URDF, YAML, MJCF or SDF
-// (io/mechanism_file.hpp), fuses fixed bodies (massless flanges and sensor frames disappear,
-// rigid/fixed_body_fusion.hpp), orders the joints depth first for the recursions
-// (rigid/tree_order.hpp) and builds the tree model, or, when the file has loops or gear
-// couplings, the constraint-embedded closed-chain model (rigid/closed_chain_model.hpp). The
-// functions below take and give vectors in the file's dof order (dof_names()), the meaning
+// The one way in: every model of the library, the program and the Python module is loaded here.
+//
+//   load_mechanism(path, options)   reads URDF, YAML, MJCF or SDF (io/mechanism_file.hpp) and
+//                                   applies the options (the independent coordinates): the file's
+//                                   mechanism, every link a node, as `graph` and the pictures show it;
+//   build_model(mechanism, source)  fuses fixed bodies (massless flanges and sensor frames disappear,
+//                                   rigid/fixed_body_fusion.hpp), orders the joints depth first for
+//                                   the recursions (rigid/tree_order.hpp), maps the file's dof order
+//                                   (io/dof_order.hpp) and builds the tree model or, when the
+//                                   mechanism has loops or gear couplings, the constraint-embedded
+//                                   closed-chain model (rigid/closed_chain_model.hpp), with the
+//                                   readers' and the model's warnings;
+//   load_model(path, options)       both.
+//
+// The functions below take and give vectors in the file's dof order (dof_names()), the meaning
 // `skograph dynamics --json` gives them (docs/command-line.md), so that a user never meets the
 // internal order. Model is immutable and cheap to copy (shared); ModelData is the workspace of one
-// thread.
+// thread. Errors: InputError naming the file (and line) for anything the file or the options get
+// wrong, the model's refusals included (graph/error.hpp lists the others).
 #pragma once
 
 #include <Eigen/Core>
@@ -15,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "skograph/graph/digraph.hpp"
 #include "skograph/io/dof_order.hpp"
 #include "skograph/io/read_options.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
@@ -24,17 +35,14 @@
 
 namespace skograph {
 
-// What the model refuses (a closed chain whose loops cannot be embedded, a massless moving
-// subtree under strict, ...): one line naming the file. Reader errors keep their own types
-// (they name the file and line already).
-struct ModelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// What the model refuses is bad input: an InputError naming the file.
+using ModelError [[deprecated("use InputError")]] = InputError;
 
 inline const Eigen::Vector3d kStandardGravity(0.0, 0.0, -9.81);
 
 class Model {
  public:
+  // The file it was read from (or the source named to build_model).
   const std::string& file() const { return file_; }
   bool is_closed_chain() const { return closed_chain_ != nullptr; }
   int dof_count() const { return tree_->dof_count(); }
@@ -45,21 +53,38 @@ class Model {
   // The spanning-tree model (joints depth first) and, for closed chains, the embedded model.
   const RigidBodyModel& tree() const { return *tree_; }
   const ClosedChainModel* closed_chain() const { return closed_chain_.get(); }
+  // The model's mechanism: fixed bodies fused, joints depth first (state files are read against
+  // it: io/state_reader.hpp).
   const Mechanism& mechanism() const { return tree_->mechanism(); }
   const DofOrder& dof_order() const { return order_; }
+  // The top joints of the massless moving subtrees (model joint indices): they move no mass.
+  const std::vector<int>& massless_joints() const { return massless_; }
 
  private:
-  friend Model load_model(const std::string& path, const ReadOptions& options);
+  friend Model build_model(Mechanism mechanism, const std::string& source, bool strict);
   std::string file_;
   DofOrder order_;
   std::vector<std::string> warnings_;
+  std::vector<int> massless_;
   std::shared_ptr<const RigidBodyModel> tree_;
   std::shared_ptr<const ClosedChainModel> closed_chain_;
 };
 
-// The ready model of any supported file. Throws the readers' errors (file and line) and
-// ModelError; options.strict refuses inconsistent inertias and massless moving subtrees.
+// The file's mechanism with the options applied (the independent coordinates checked against it
+// and set): InputError naming the file (and line).
+Mechanism load_mechanism(const std::string& path, const ReadOptions& options = {});
+// The ready model of a mechanism read from `source` (a file name, or a name for messages):
+// InputError naming the source for what the model refuses; `strict` refuses massless moving
+// subtrees, which are otherwise a warning.
+Model build_model(Mechanism mechanism, const std::string& source, bool strict = false);
+// load_mechanism, then build_model: the ready model of any supported file.
 Model load_model(const std::string& path, const ReadOptions& options = {});
+
+// A generalized force on a joint that moves no mass would accelerate nothing: InputError naming
+// the joint and the source of the force (`what`, e.g. "the state STATE.json"). `tau` in the
+// model's dof order.
+void check_forces_move_mass(const Model& model, const Eigen::VectorXd& tau,
+                            const std::string& what);
 
 // The workspace of the functions below (one per thread).
 class ModelData {
@@ -108,6 +133,20 @@ Eigen::VectorXd bias_forces(const Model& model, ModelData& data, const Eigen::Ve
 Eigen::MatrixXd embedding_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 
+// The SKO model behind the sparse matrices of `model` at q (file order; closed first), in `data`
+// (valid until its next use), and where its entries go in the file's order (for
+// sparse/sparse_export.hpp): the tree's model (its M), or for a closed chain with `embedded` the
+// constraint-embedded model (its M is M_R = X* M X, hinge entries in the order of the independent
+// dofs as the file lists them, nodes the aggregated forest's); without `embedded` a closed
+// chain's spanning tree. `skograph export` and the Python module both take their matrices here.
+struct ModelSko {
+  const SkoModel* sko = nullptr;
+  std::vector<int> hinge_rows;  // hinge entry -> row (empty: the model's own order)
+  std::vector<int> node_rows;   // scalar node row (6 per node) -> row (empty: own order)
+  std::vector<std::string> row_names;  // the dof names of M's rows, in row order
+};
+ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q, bool embedded);
+
 // Closed chains: what goes through the loops and couplings while the chain moves under tau
 // (forward_dynamics above; rigid/closed_chain_forces.hpp): per loop of mechanism().loops the
 // spatial force [moment; force] on its child link from its parent, about the joint, in F_p
@@ -118,12 +157,7 @@ ConstraintForces constraint_forces(const Model& model, ModelData& data, const Ei
                                    const Eigen::Vector3d& gravity = kStandardGravity);
 
 // "FILE: " + message, unless the message already starts with the file name (the one-line errors
-// of load_model and the program).
+// of the loading path and the program).
 std::string naming_file(const std::string& file, const std::string& message);
-
-// The problem with massless moving subtrees (`joints`, the top ones): under strict the error
-// line, otherwise the warning (shared by load_model and the program).
-std::string massless_joints_message(const Mechanism& mechanism, const std::vector<int>& joints,
-                                    bool strict);
 
 }  // namespace skograph

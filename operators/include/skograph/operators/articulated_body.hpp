@@ -18,7 +18,7 @@
 // frames on moving joints) has P(k) = 0 and D(k) = 0: M is singular, but only in that node's
 // hinge coordinates, which move nothing. Such a node is "massless": G(k) = 0, tau-bar(k) = I, and
 // the sweeps of forward dynamics leave its thetaddot at zero (a prescribed, not a computed,
-// acceleration). Any other singular D(k) throws SingularHingeError.
+// acceleration). Any other singular D(k) throws SingularMassMatrixError.
 #pragma once
 
 #include <memory>
@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "skograph/graph/error.hpp"
 #include "skograph/operators/block_buffer.hpp"
 #include "skograph/operators/sko_model.hpp"
 
@@ -48,16 +49,19 @@ struct ArticulatedBodyWorkspace {
   std::vector<double> product_scratch, row_scratch, column_scratch, next_column_scratch;
 };
 
-// D(k) = H P H* of node k is singular (or not positive definite) while P(k) is not zero.
-class SingularHingeError : public std::runtime_error {
+// The mass matrix is singular at the configuration for a reason other than a massless subtree
+// (graph/error.hpp): D(k) = H P H* of node k is singular while P(k) is not zero (two coaxial
+// hinges on massless links, a point mass on a hinge's axis), or a sparse factorization met a zero
+// pivot. One sentence naming the joint where known; node() is its SKO node, -1 when unknown.
+class SingularMassMatrixError : public Error {
  public:
-  SingularHingeError(int node, const std::string& message)
-      : std::runtime_error(message), node_(node) {}
+  SingularMassMatrixError(int node, const std::string& message) : Error(message), node_(node) {}
   int node() const { return node_; }
 
  private:
   int node_;
 };
+using SingularHingeError [[deprecated("use SingularMassMatrixError")]] = SingularMassMatrixError;
 
 // The Riccati solution by the tips-to-base gather of part II Lemma 7, Eq. 33:
 //   P(k) = sum_{children j} A(k, j) P+(j) A*(k, j) + M(k),  D(k) = H(k) P(k) H*(k),

@@ -42,17 +42,18 @@
 
 namespace skograph {
 
-// A closure that cannot be assembled, or a singular configuration: the message is one sentence
-// naming the loop/coupling (and the residual or the rank), fit for the CLI's one line.
-class ClosureError : public std::runtime_error {
+// The loops cannot be closed from the given state (graph/error.hpp): one sentence naming the loop
+// or coupling with the largest residual, fit for the CLI's one line.
+class ClosureError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 // The rank of an aggregate's constraints drops at the state: a singular configuration of the
-// mechanism itself (not a numerical failure that a smaller step could avoid).
-class SingularConfigurationError : public ClosureError {
+// mechanism itself, where the embedding is undefined (not a numerical failure that a smaller step
+// could avoid). One sentence naming the loop and the rank.
+class SingularConfigurationError : public Error {
  public:
-  using ClosureError::ClosureError;
+  using Error::Error;
 };
 
 struct ClosedChainOptions {
@@ -65,10 +66,15 @@ struct ClosedChainOptions {
   double reselect_conditioning = 1e-3;
 };
 
+// The largest aggregate (member links) constraint embedding takes: each aggregate is one dense
+// node of dimension 6 |S| whose blocks grow as |S|^2 (1000 links: blocks of 288 MB).
+inline constexpr int kMaxAggregateLinks = 1000;
+
 class ClosedChainModel {
  public:
   // Throws std::invalid_argument naming the problem: what RigidBodyModel rejects, a loop naming a
-  // link out of range, a coupling of joints with different dof counts, a coupling of a fixed joint.
+  // link out of range, a coupling of joints with different dof counts, a coupling of a fixed joint,
+  // an aggregate of more than kMaxAggregateLinks links.
   explicit ClosedChainModel(Mechanism mechanism, ClosedChainOptions options = {});
 
   const RigidBodyModel& tree() const { return *tree_; }

@@ -103,19 +103,6 @@ class RigidBodyModel {
   std::vector<signed char> coordinate_axis_;
 };
 
-// The mass matrix is singular at the state for a reason other than a massless subtree: joint
-// `joint` (its node) moves no inertia its other joints do not already move (two coaxial hinges
-// on massless links, a point mass on a hinge's axis). One sentence naming the joint.
-class SingularMassMatrixError : public std::runtime_error {
- public:
-  SingularMassMatrixError(int node, const std::string& message)
-      : std::runtime_error(message), node_(node) {}
-  int node() const { return node_; }
-
- private:
-  int node_;
-};
-
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
 // updates and dynamics functions below write only into it.
 struct RigidBodyData {
@@ -129,10 +116,12 @@ struct RigidBodyData {
   std::vector<Eigen::Isometry3d> link_pose;  // X_world_link(q) per node
   std::vector<Matrix6d> phi;                 // phi(parent, k) per node, see phi_valid
   std::vector<HingeMatrix> hinge;            // H*(k) per node (fixed-size copy)
-  // phi holds the transforms of the last configuration (the fast dynamics functions update
-  // rotation and translation only; rigid_body_transforms() fills phi when needed).
+  // Derived from the transforms of the last configuration, rebuilt on demand: phi by
+  // rigid_body_transforms(), sko's weights and hinge maps by synchronize_sko_model(). Every walk
+  // that moves the configuration clears both flags as it starts (rigid_body_dynamics.cpp:
+  // ConfigurationWalk, the one writer of rotation, translation and link_pose).
   bool phi_valid = false;
-  bool sko_synchronized = false;           // sko holds the phi/hinge of the last configuration
+  bool sko_synchronized = false;
   Eigen::VectorXd velocity;                // V(k) per node (node layout), body frame
   Eigen::VectorXd coriolis;                // a(k) per node
   Eigen::VectorXd gyroscopic;              // b(k) per node

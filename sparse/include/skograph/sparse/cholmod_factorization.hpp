@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "skograph/graph/error.hpp"
+#include "skograph/operators/articulated_body.hpp"
 #include "skograph/operators/bwa_matrix.hpp"
 #include "skograph/operators/segment_sparsity.hpp"
 
@@ -42,17 +44,14 @@ enum class MassOrdering { kCanonical, kRootFirst, kAmd, kMetis };
 const char* ordering_name(MassOrdering ordering);
 std::optional<MassOrdering> parse_ordering(std::string_view name);
 
-// The ordering is not compiled into this CHOLMOD (METIS in some builds).
-class OrderingUnavailable : public std::runtime_error {
+// The ordering is not compiled into this CHOLMOD (METIS in some builds; graph/error.hpp).
+class OrderingUnavailable : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
-
-// M is not positive definite at this configuration (CHOLMOD stopped at a zero or negative pivot).
-class NotPositiveDefinite : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A factorization that meets a zero or negative pivot throws SingularMassMatrixError
+// (operators/articulated_body.hpp): M is not positive definite at this configuration.
+using NotPositiveDefinite [[deprecated("use SingularMassMatrixError")]] = SingularMassMatrixError;
 
 // The canonical dof order of part I section 2: the forest's post-order (strictly canonical)
 // expanded to each node's hinge dofs (structure().hinge offsets). order[i] = dof eliminated i-th.

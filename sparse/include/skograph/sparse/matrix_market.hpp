@@ -16,14 +16,13 @@
 #include <utility>
 #include <vector>
 
+#include "skograph/graph/digraph.hpp"
+
 namespace skograph {
 
-// A file that cannot be read, parsed or written: the message names the file (and the line) and the
-// problem, fit for the CLI's one line.
-class MatrixMarketError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A file that cannot be read or parsed is an InputError (graph/digraph.hpp) naming the file, the
+// line and the problem; one that cannot be written an OutputError (graph/output_file.hpp).
+using MatrixMarketError [[deprecated("use InputError")]] = InputError;
 
 // The text of a Matrix Market file of `matrix` (symmetric: lower triangle only; the caller vouches
 // for the symmetry).
@@ -32,7 +31,7 @@ void write_matrix_market(const std::string& path, const Eigen::SparseMatrix<doub
                          bool symmetric);
 
 // Reads a real or integer coordinate file, general or symmetric (expanded to both triangles).
-// Throws MatrixMarketError naming the file and line.
+// Throws InputError naming the file and line.
 Eigen::SparseMatrix<double> read_matrix_market(const std::string& path);
 
 // A permutation, one 1-based index per line: line i holds permutation[i - 1] + 1.

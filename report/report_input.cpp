@@ -1,24 +1,26 @@
-#include "picture_input.hpp"
+#include "skograph/report/report_input.hpp"
 
 #include <cctype>
 #include <filesystem>
-#include <ostream>
-#include <stdexcept>
 
-#include "skograph/cli/commands.hpp"
-#include "usage.hpp"
-#include "warnings.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/mechanism_graph.hpp"
+#include "skograph/io/model.hpp"
 
-namespace skograph::cli {
+namespace skograph::report {
 
-PictureInput picture_input_of(const Mechanism& mechanism, const std::string& source) {
-  PictureInput input;
+const std::vector<std::string>& ReportInput::warnings() const {
+  static const std::vector<std::string> none;
+  return mechanism ? mechanism->warnings : none;
+}
+
+ReportInput report_input_of(const Mechanism& mechanism, const std::string& source, bool strict) {
+  ReportInput input;
   input.source = source;
   input.name =
       mechanism.name.empty() ? std::filesystem::path(source).stem().string() : mechanism.name;
   input.is_model = true;
+  input.strict = strict;
   input.mechanism = std::make_shared<const Mechanism>(mechanism);
   input.loops = static_cast<int>(mechanism.loops.size());
   input.couplings = static_cast<int>(mechanism.couplings.size());
@@ -43,15 +45,10 @@ bool is_digraph_file(const std::string& file) {
                        ".xml, .mjcf, .sdf)");
 }
 
-PictureInput load_picture_input(const std::string& file, bool strict) {
-  if (!is_digraph_file(file)) {
-    ReadOptions options;
-    options.strict = strict;
-    Mechanism mechanism = read_mechanism_file(file, options);
-    add_warnings(file, mechanism.warnings);
-    return picture_input_of(mechanism, file);
-  }
-  PictureInput input;
+ReportInput load_report_input(const std::string& file, const ReadOptions& options) {
+  if (!is_digraph_file(file))
+    return report_input_of(load_mechanism(file, options), file, options.strict);
+  ReportInput input;
   input.source = file;
   input.name = std::filesystem::path(file).stem().string();
   input.graph = read_dot_file(file);
@@ -59,18 +56,4 @@ PictureInput load_picture_input(const std::string& file, bool strict) {
   return input;
 }
 
-int run_reporting_input_errors(const char* command, const std::string& file, std::ostream& err,
-                               const std::function<int()>& make) {
-  try {
-    return make();
-  } catch (const InputError& e) {
-    print_line(err, command, e.what());
-  } catch (const std::invalid_argument& e) {
-    print_line(err, command, file + ": " + e.what());
-  } catch (const std::runtime_error& e) {
-    print_line(err, command, e.what());
-  }
-  return kExitBadInput;
-}
-
-}  // namespace skograph::cli
+}  // namespace skograph::report

@@ -1,6 +1,6 @@
-#include "skograph/cli/json_output.hpp"
+#include "skograph/report/json_output.hpp"
 
-namespace skograph::cli {
+namespace skograph::report {
 
 namespace {
 
@@ -122,5 +122,20 @@ std::string format_json(const nlohmann::ordered_json& value) {
   write(value, 0, out);
   return out + "\n";
 }
+nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (Eigen::Index i = 0; i < v.size(); ++i) list.push_back(v(i));
+  return list;
+}
 
-}  // namespace skograph::cli
+nlohmann::ordered_json matrix_json(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(m(r, c));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace skograph::report

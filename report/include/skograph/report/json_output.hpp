@@ -2,13 +2,18 @@
 // arrays of scalars, e.g. edges) on one line. Same JSON value as nlohmann's dump.
 #pragma once
 
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-namespace skograph::cli {
+namespace skograph::report {
 
 std::string format_json(const nlohmann::ordered_json& value);
+
+// A vector as a JSON array, a matrix as an array of rows.
+nlohmann::ordered_json vector_json(const Eigen::Ref<const Eigen::VectorXd>& v);
+nlohmann::ordered_json matrix_json(const Eigen::Ref<const Eigen::MatrixXd>& m);
 
 // A JSON string literal as nlohmann's dump writes it (quotes, \" \\ \b \f \n \r \t, other
 // control bytes \u00XX, UTF-8 as is), bytes that are not well-formed UTF-8 replaced by U+FFFD
@@ -20,4 +25,4 @@ void append_json_string(std::string& out, std::string_view text);
 // 10^5-key object took O(n^2) (issue 13).
 void append_distinct(nlohmann::ordered_json& object, std::string key, nlohmann::ordered_json value);
 
-}  // namespace skograph::cli
+}  // namespace skograph::report

@@ -1,15 +1,17 @@
-#include "pictures.hpp"
+#include "skograph/report/pictures.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
+#include "skograph/io/model.hpp"
+#include "skograph/viz/factor_pattern.hpp"
 #include "skograph/viz/graphviz_layout.hpp"
 #include "skograph/viz/spy_plot.hpp"
 
-namespace skograph::cli {
+namespace skograph::report {
 
-std::string diagram_title(const PictureInput& input, viz::DiagramKind kind) {
+std::string diagram_title(const ReportInput& input, viz::DiagramKind kind) {
   switch (kind) {
     case viz::DiagramKind::kDigraph:
       return input.name + (input.is_model ? ": standard digraph" : ": digraph");
@@ -83,7 +85,7 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism) {
   return notes;
 }
 
-Picture diagram_picture(const PictureInput& input, viz::DiagramKind kind, viz::ImageFormat format) {
+Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::ImageFormat format) {
   viz::EdgeNotes notes;
   if (input.mechanism) notes = edge_notes(*input.mechanism);
   const std::string dot =
@@ -97,7 +99,7 @@ namespace {
 // Row labels of a spy plot of the SKO forest's matrices (rows in its strictly canonical order):
 // fine per dof ("joint", "joint:i" for several; M and L) or per body (E and A), coarse per serial
 // segment, named by its base body.
-void axis_labels(const PictureInput& input, const viz::SkoTopology& topology, viz::MatrixKind kind,
+void axis_labels(const ReportInput& input, const viz::SkoTopology& topology, viz::MatrixKind kind,
                  viz::SpyPlotOptions& options) {
   const BlockLayout& layout = viz::matrix_layout(topology, kind);
   const bool per_dof = kind == viz::MatrixKind::kMass || kind == viz::MatrixKind::kFactor;
@@ -135,7 +137,7 @@ void axis_labels(const PictureInput& input, const viz::SkoTopology& topology, vi
 
 }  // namespace
 
-Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
+Picture sparsity_picture(const ReportInput& input, viz::MatrixKind kind,
                          const std::string& ordering, viz::ImageFormat format, int pixels) {
   const viz::SkoTopology topology =
       viz::sko_topology(input.graph, input.analysis, input.node_dims, input.hinge_dims);
@@ -159,7 +161,7 @@ Picture sparsity_picture(const PictureInput& input, viz::MatrixKind kind,
   return {std::move(plot.bytes), std::move(plot.notes)};
 }
 
-Picture reduced_mass_picture(const PictureInput& input, const EmbeddingAnalysis& embedding,
+Picture reduced_mass_picture(const ReportInput& input, const EmbeddingAnalysis& embedding,
                              viz::ImageFormat format, int pixels) {
   if (!embedding.topology)
     throw std::invalid_argument("no reduced mass matrix: the closed chain could not be closed at " +
@@ -205,5 +207,80 @@ Picture reduced_mass_picture(const PictureInput& input, const EmbeddingAnalysis&
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, nullptr, matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};
 }
+PictureRequest picture_request(const PictureOptions& options, const std::string& output) {
+  PictureRequest request;
+  request.pixels = options.pixels;
+  request.state_file = options.state_file;
+  const bool matrix_given = !options.matrix.empty(), ordering_given = !options.ordering.empty();
+  if (options.matrix == "M_R") {
+    request.reduced_mass = true;
+  } else if (matrix_given) {
+    const auto kind = viz::parse_matrix_kind(options.matrix);
+    if (!kind)
+      throw UsageError("unknown --matrix '" + options.matrix + "' (expected M, E, A, L or M_R)");
+    request.matrix = *kind;
+  }
+  if (ordering_given) {
+    const auto& names = viz::factor_ordering_names();
+    if (std::find(names.begin(), names.end(), options.ordering) == names.end())
+      throw UsageError("unknown --ordering '" + options.ordering +
+                       "' (expected canonical, root-first or amd)");
+    request.ordering = options.ordering;
+  }
+  if (options.what == "sparsity") {
+    request.sparsity = true;
+  } else {
+    const std::optional<viz::DiagramKind> diagram = viz::parse_diagram_kind(options.what);
+    if (!diagram)
+      throw UsageError("unknown --what '" + options.what +
+                       "' (expected digraph, spanning-tree, aggregated, segments or sparsity)");
+    request.diagram = *diagram;
+    if (matrix_given) throw UsageError("--matrix applies to --what sparsity only");
+  }
+  if (ordering_given &&
+      !(request.sparsity && !request.reduced_mass && request.matrix == viz::MatrixKind::kFactor))
+    throw UsageError("--ordering applies to --what sparsity --matrix L only");
+  if (!request.state_file.empty() && !request.reduced_mass)
+    throw UsageError("--state applies to --what sparsity --matrix M_R only");
+  if (!options.format.empty()) {
+    const auto parsed = viz::parse_image_format(options.format);
+    if (!parsed)
+      throw UsageError("unknown --format '" + options.format +
+                       "' (expected svg, png, pdf or dot)");
+    request.format = *parsed;
+  } else {
+    const auto parsed = viz::image_format_of_path(output);
+    if (!parsed)
+      throw UsageError("cannot tell the format from '" + output +
+                       "': give --format svg, png, pdf or dot");
+    request.format = *parsed;
+  }
+  if (request.sparsity && request.format == viz::ImageFormat::kDot)
+    throw UsageError("a spy plot is an image: --format svg, png or pdf, not dot");
+  return request;
+}
 
-}  // namespace skograph::cli
+Picture render_picture(const ReportInput& input, const PictureRequest& request) {
+  if ((request.sparsity || request.diagram != viz::DiagramKind::kDigraph) &&
+      !input.analysis.spanning.exists)
+    throw InputError(input.source, 0,
+                     "the digraph has no spanning tree (" + input.analysis.spanning.reason + ")");
+  if (request.reduced_mass) {
+    if (!input.is_model || input.loops + input.couplings == 0)
+      throw InputError(input.source, 0,
+                       "--matrix M_R needs a MODEL with loops or couplings (a closed chain)");
+    const Model model = build_model(*input.mechanism, input.source, input.strict);
+    const EmbeddingAnalysis embedding = embedding_analysis(model, request.state_file);
+    if (!embedding.closed)
+      throw InputError(request.state_file.empty() ? input.source : request.state_file, 0,
+                       "the loops cannot be closed at " + embedding.state + ": " +
+                           embedding.failure);
+    return reduced_mass_picture(input, embedding, request.format, request.pixels);
+  }
+  if (request.sparsity)
+    return sparsity_picture(input, request.matrix, request.ordering, request.format,
+                            request.pixels);
+  return diagram_picture(input, request.diagram, request.format);
+}
+
+}  // namespace skograph::report

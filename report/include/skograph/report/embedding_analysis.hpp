@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "skograph/rigid/mechanism.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/viz/matrix_patterns.hpp"
 
-namespace skograph::cli {
+namespace skograph::report {
 
 struct EmbeddingAnalysis {
   struct Aggregate {
@@ -36,11 +36,10 @@ struct EmbeddingAnalysis {
   long nonzeros = 0;
 };
 
-// The embedding of a mechanism with loops or couplings at `state_file` (empty: the zero
+// The embedding of a closed-chain model (io/model.hpp) at `state_file` (empty: the zero
 // configuration), dependent coordinates closed by Newton as in `skograph dynamics`. Throws
-// InputError for a bad state file, UsageError (cli/usage.hpp) when the model is rejected; a
-// state that cannot be closed (or a singular configuration) gives closed = false.
-EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::string& source,
-                                     const std::string& state_file);
+// InputError for a bad state file; a state that cannot be closed (or a singular configuration)
+// gives closed = false.
+EmbeddingAnalysis embedding_analysis(const Model& model, const std::string& state_file);
 
-}  // namespace skograph::cli
+}  // namespace skograph::report

@@ -1,16 +1,13 @@
-#include "embedding_analysis.hpp"
+#include "skograph/report/embedding_analysis.hpp"
 
 #include <cmath>
 #include <utility>
 
-#include "model_loading.hpp"
-#include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
-#include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 
-namespace skograph::cli {
+namespace skograph::report {
 
 namespace {
 
@@ -25,9 +22,8 @@ std::vector<std::string> names_of(const std::vector<int>& indices, const auto& i
 // Constraint-embedding §4-7: the aggregates are the merged aggregation sub-graphs of the cut edges
 // (loops, couplings), X_S comes from a rank-revealing selection of each aggregate's constraints,
 // and the embedded model (H_Ra, A_a, M) has the joint-space mass matrix M_R = X* M X.
-EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::string& source,
-                                     const std::string& state_file) {
-  const ClosedChainModel model = load_closed_chain_model(source, fuse_fixed_bodies(mechanism));
+EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& state_file) {
+  const ClosedChainModel& model = *loaded.closed_chain();
   const Mechanism& used = model.mechanism();
   EmbeddingAnalysis result;
   result.state = state_file.empty() ? "zero configuration" : state_file;
@@ -50,7 +46,7 @@ EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::stri
   try {
     close_positions(model, data, q);
     update_closed_chain(model, data, q, Eigen::VectorXd::Zero(model.dof_count()));
-  } catch (const ClosureError& e) {
+  } catch (const Error& e) {
     result.failure = e.what();
     return result;
   }
@@ -64,8 +60,11 @@ EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::stri
         ++result.nonzeros;
       }
   result.closed = true;
-  for (int k : data.independent)
-    result.independent.push_back(model.tree().dof_names()[static_cast<size_t>(k)]);
+  // In the file's order, as `skograph dynamics` lists them.
+  const DofOrder& order = loaded.dof_order();
+  for (const int a : order.file_sorted(data.independent))
+    result.independent.push_back(order.names()[static_cast<size_t>(
+        order.file_dof(data.independent[static_cast<size_t>(a)]))]);
   const SkoStructure& embedded = *data.structure->aggregated();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     EmbeddingAnalysis::Aggregate& aggregate = result.aggregates[static_cast<size_t>(s)];
@@ -78,4 +77,4 @@ EmbeddingAnalysis embedding_analysis(const Mechanism& mechanism, const std::stri
   return result;
 }
 
-}  // namespace skograph::cli
+}  // namespace skograph::report

@@ -1,9 +1,9 @@
-#include "html_report.hpp"
+#include "skograph/report/html_report.hpp"
 
 #include <sstream>
 #include <string_view>
 
-namespace skograph::cli {
+namespace skograph::report {
 
 namespace {
 
@@ -192,4 +192,4 @@ std::string html_report(const std::string& report_text, const nlohmann::ordered_
   return html.str();
 }
 
-}  // namespace skograph::cli
+}  // namespace skograph::report

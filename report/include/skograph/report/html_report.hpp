@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-namespace skograph::cli {
+namespace skograph::report {
 
 // `report_text` is report.txt, `report` report.json, `pictures` (file name, bytes) the pictures
 // written next to the page.
 std::string html_report(const std::string& report_text, const nlohmann::ordered_json& report,
                         const std::vector<std::pair<std::string, std::string>>& pictures);
 
-}  // namespace skograph::cli
+}  // namespace skograph::report

@@ -1,0 +1,44 @@
+// What `skograph graph`, `render` and `analyze` (and their Python calls) look at: a DOT digraph, or
+// a model file's standard digraph (io/mechanism_graph.hpp: loops and couplings as cut edges) with
+// the block dimensions of its SKO model (m = 6 per body, r = the dofs of its joint). Models come
+// through the library's loading path (io/model.hpp: load_mechanism, every link a node).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skograph/graph/analysis.hpp"
+#include "skograph/graph/digraph.hpp"
+#include "skograph/io/read_options.hpp"
+#include "skograph/rigid/mechanism.hpp"
+
+namespace skograph::report {
+
+struct ReportInput {
+  std::string source;  // the file (or "built-in example") for messages and reports
+  std::string name;    // the model's name or the file's stem: the pictures' titles start with it
+  bool is_model = false;
+  int loops = 0, couplings = 0;
+  Digraph graph;
+  DigraphAnalysis analysis;
+  std::vector<int> node_dims, hinge_dims;      // per digraph node; empty for a plain digraph
+  std::shared_ptr<const Mechanism> mechanism;  // the model as read; null for a plain digraph
+  bool strict = false;                         // how it was read (for its dynamics model)
+  // The reader's warnings (inconsistent inertias accepted, ...): Mechanism::warnings.
+  const std::vector<std::string>& warnings() const;
+};
+
+// The inputs by extension: true for a DOT digraph (.dot, .gv), false for a model file
+// (io/mechanism_file.hpp: .urdf, .yaml, .yml, .xml, .mjcf, .sdf); InputError naming the
+// extensions for anything else (an MJCF file is never read as DOT).
+bool is_digraph_file(const std::string& file);
+
+// Reads FILE (a model or a DOT digraph, is_digraph_file); a model with `options` applied
+// (io/model.hpp: load_mechanism). Throws InputError.
+ReportInput load_report_input(const std::string& file, const ReadOptions& options = {});
+// The input of a mechanism in hand (the demo's built-in model), named `source`.
+ReportInput report_input_of(const Mechanism& mechanism, const std::string& source,
+                            bool strict = false);
+
+}  // namespace skograph::report

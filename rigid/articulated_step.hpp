@@ -1,0 +1,102 @@
+// One node of the articulated-body forward dynamics (part II Algorithm 6.1), shared by the tree
+// recursion (rigid_body_dynamics.cpp, link frames) and the closed-chain one
+// (closed_chain_dynamics.cpp, world frame): the gather of the Riccati quantities at a node with
+// r >= 1 hinge coordinates, its singularity test, and the scatter of its accelerations. Not
+// installed: the recursions' own kernel.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <cmath>
+#include <string>
+
+#include "skograph/rigid/spatial.hpp"
+
+namespace skograph::articulated {
+
+// D = H P H* is singular when a pivot falls below this fraction of the articulated inertia's scale
+// (max |diag P|): one policy for every recursion.
+inline constexpr double kSingularPivot = 1e-13;
+
+// The SingularMassMatrixError message for a joint whose D is singular.
+inline std::string singular_joint_message(const std::string& joint) {
+  return "joint '" + joint +
+         "' moves no inertia its other joints do not move at this configuration (H P H* is "
+         "singular), so the mass matrix is singular";
+}
+
+// The gather at node k (part II Eq. 33 with the innovation of Algorithm 6.1): with H* the r
+// columns `hinge` (6 x r, in P's coordinates), T(k) at `tau`, it keeps for the scatter
+//   projected = P H*,  inverse = D^-1 with D = H P H*,  innovation = nu = D^-1 (T - H z),
+// then, when `to_parent` (a base node needs neither), P+ = P - projected D^-1 projected* into P
+// and z+ = z + P+ a + projected innovation into z (a: the node's Coriolis acceleration). D is
+// factored by Cholesky; an indefinite D (an inconsistent inertia, accepted with a warning) by LU.
+// Returns false, leaving P and z, when D is singular (kSingularPivot).
+template <class Hinge>
+bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const double* tau,
+                  const Vector6d& coriolis, bool to_parent, HingeMatrix& projected,
+                  HingeSquare& inverse, JointVector& innovation) {
+  const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
+  if (r == 1) {
+    const auto h = hinge.col(0);
+    projected.resize(6, 1);
+    projected.col(0).noalias() = P * h;
+    const double d = h.dot(projected.col(0));
+    if (!(std::abs(d) > scale)) return false;
+    const double d_inverse = 1.0 / d;
+    inverse.resize(1, 1);
+    inverse(0, 0) = d_inverse;
+    innovation.resize(1);
+    innovation(0) = d_inverse * (tau[0] - h.dot(z));
+    if (!to_parent) return true;
+    const Vector6d u = projected.col(0);
+    P.noalias() -= (d_inverse * u) * u.transpose();
+    z.noalias() += P * coriolis;
+    z.noalias() += u * innovation(0);
+    return true;
+  }
+  projected.noalias() = P.lazyProduct(hinge);
+  const HingeSquare d = hinge.transpose().lazyProduct(projected);
+  const Eigen::LLT<HingeSquare> cholesky(d);
+  if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 0.0 &&
+      cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale) {
+    inverse.resize(r, r);
+    for (int i = 0; i < r; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(r, i));
+  } else {
+    Eigen::FullPivLU<HingeSquare> lu(d);
+    if (!(lu.maxPivot() > 0.0)) return false;
+    lu.setThreshold(scale / lu.maxPivot());
+    if (!lu.isInvertible()) return false;
+    inverse = lu.inverse();
+  }
+  JointVector residual = Eigen::Map<const JointVector>(tau, r);  // fixed capacity: no allocation
+  residual.noalias() -= hinge.transpose() * z;
+  innovation.noalias() = inverse * residual;
+  if (!to_parent) return true;
+  const HingeMatrix gain = projected.lazyProduct(inverse);
+  P.noalias() -= gain.lazyProduct(projected.transpose());
+  z.noalias() += P * coriolis;
+  z.noalias() += projected * innovation;
+  return true;
+}
+
+// The scatter at node k: qdd(k) = nu - D^-1 (P H*)* alpha into `qdd` (r entries) and
+// alpha += H* qdd(k), alpha the node's acceleration before its hinge moves.
+template <class Hinge>
+void scatter_hinge(const HingeMatrix& projected, const HingeSquare& inverse,
+                   const JointVector& innovation, const Hinge& hinge, int r, double* qdd,
+                   Vector6d& alpha) {
+  if (r == 1) {
+    const double value =
+        innovation(0) - inverse(0, 0) * projected.col(0).dot(alpha);
+    qdd[0] = value;
+    alpha.noalias() += hinge.col(0) * value;
+    return;
+  }
+  Eigen::Map<JointVector> out(qdd, r);
+  out = innovation;
+  out.noalias() -= inverse * (projected.transpose() * alpha);
+  alpha.noalias() += hinge * out;
+}
+
+}  // namespace skograph::articulated
