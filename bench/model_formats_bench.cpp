@@ -1,8 +1,9 @@
 // Issue 12 benchmarks: reading each model format (file to fused mechanism, the `load_mechanism`
 // path of the command line) and the cost of bodies on fixed joints.
 //
-//   BM_LoadModel/<file>          read + fuse_fixed_bodies of an example (URDF, YAML, MJCF, SDF)
-//   BM_AnymalLike{Fd,Id,Mass}/0  an ANYmal-like quadruped as shipped: 13 moving bodies and 65 on
+//   BM_LoadModel/<file>          load_model of an example (URDF, YAML, MJCF, SDF): read, fuse,
+//   order, build BM_AnymalLike{Fd,Id,Mass}/0  an ANYmal-like quadruped as shipped: 13 moving bodies
+//   and 65 on
 //                                fixed joints (sensors, covers, feet), every link a recursion node
 //   BM_AnymalLike{Fd,Id,Mass}/1  the same after fuse_fixed_bodies (13 nodes)
 // With ../shared/robots present, BM_SharedRobot* time the published ANYmal C as shipped and fused
@@ -13,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -25,8 +26,8 @@ const std::string kSource = SKOGRAPH_SOURCE_DIR;
 
 void BM_LoadModel(benchmark::State& state, const std::string& file) {
   for (auto _ : state) {
-    Mechanism mechanism = fuse_fixed_bodies(read_mechanism_file(file));
-    benchmark::DoNotOptimize(mechanism.links.data());
+    const Model model = load_model(file);
+    benchmark::DoNotOptimize(model.dof_count());
   }
 }
 
@@ -137,9 +138,9 @@ BENCHMARK(BM_AnymalLikeFd)->Arg(0)->Arg(1);
 BENCHMARK(BM_AnymalLikeId)->Arg(0)->Arg(1);
 BENCHMARK(BM_AnymalLikeMass)->Arg(0)->Arg(1);
 
-// A published robot file, read and fused as the command line does.
+// A published robot file, loaded as the command line does (io/model.hpp).
 void BM_SharedRobotFd(benchmark::State& state, const std::string& file) {
-  Problem p(fuse_fixed_bodies(read_mechanism_file(file)));
+  Problem p(load_model(file).mechanism());
   for (auto _ : state)
     benchmark::DoNotOptimize(forward_dynamics(p.model, p.data, p.q, p.qd, p.tau, p.gravity));
 }

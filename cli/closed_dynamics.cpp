@@ -4,10 +4,10 @@
 #include <cmath>
 #include <iomanip>
 
+#include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
-#include "dynamics_report.hpp"
 
 namespace skograph::cli {
 

@@ -77,6 +77,8 @@ void note_whole_mechanism(const std::string& file, const ClosedChainModel& model
                      "are exact; the recursions gain nothing from the tree structure)");
 }
 
-void keep_warnings(const Model& model) { add_warnings(model.file(), model.warnings()); }
+void keep_warnings(const Model& model) {
+  add_warnings(model.file(), model.warnings());
+}
 
 }  // namespace skograph::cli

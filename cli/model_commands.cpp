@@ -9,12 +9,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
 #include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/json_output.hpp"
-#include "skograph/sparse/sparse_assembly.hpp"
-#include "dynamics_report.hpp"
+#include "skograph/sparse/sparse_export.hpp"
 #include "usage.hpp"
 
 namespace skograph::cli {
@@ -118,12 +118,13 @@ Json sparse_mass_json(const Eigen::SparseMatrix<double>& mass) {
   return json;
 }
 
-int run_tree_dynamics(const DynamicsArguments& args, const Model& loaded, std::ostream& out) {
-  const RigidBodyModel& model = loaded.tree();
-  const DofOrder& order = loaded.dof_order();
+int run_tree_dynamics(const DynamicsArguments& args, const Model& model, std::ostream& out) {
+  const DofOrder& order = model.dof_order();
   const MechanismState state = load_state(args.state_file, model.mechanism());
-  check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
-  RigidBodyData data(model);
+  check_forces_move_mass(model, state.tau, state_source(args.state_file));
+  // Everything through the library's file-order calls (io/model.hpp).
+  const MechanismState shown = in_file_order(order, state);
+  ModelData data(model);
   MassOutput mass_output = args.mass;
   if (mass_output == MassOutput::kDefault)
     mass_output = model.dof_count() > kDenseMassDofs ? MassOutput::kSparse : MassOutput::kDense;
@@ -134,27 +135,20 @@ int run_tree_dynamics(const DynamicsArguments& args, const Model& loaded, std::o
       throw UsageError(args.file + ": a dense mass matrix of " + std::to_string(model.dof_count()) +
                        " dofs is too large (at most " + std::to_string(kDenseLimit) +
                        "): use --mass sparse");
-    mass = order.symmetric(mass_matrix(model, data, state.q));
+    mass = mass_matrix(model, data, shown.q);
   } else if (mass_output == MassOutput::kSparse) {
-    update_positions(model, state.q, data);
-    synchronize_sko_model(model, data);
-    sparse_mass = sparse_mass_matrix(data.sko);
-    if (!order.identity()) {
-      std::vector<int> index(static_cast<std::size_t>(model.dof_count()));
-      for (int i = 0; i < model.dof_count(); ++i)
-        index[static_cast<std::size_t>(i)] = order.file_dof(i);
-      sparse_mass = renumber_symmetric(sparse_mass, index);
-    }
+    const ModelSko sko = model_sko(model, data, shown.q, false);
+    sparse_mass = SparseExport(*sko.sko, {sko.hinge_rows, sko.node_rows}).mass();
   }
-  const Eigen::VectorXd bias = bias_forces(model, data, state.q, state.qd, state.gravity);
+  const Eigen::VectorXd bias = bias_forces(model, data, shown.q, shown.qd, state.gravity);
   Eigen::VectorXd qdd;
   try {
-    qdd = forward_dynamics(model, data, state.q, state.qd, state.tau, state.gravity);
+    qdd = forward_dynamics(model, data, shown.q, shown.qd, shown.tau, state.gravity);
   } catch (const SingularMassMatrixError& e) {
     throw UsageError(args.file + ": " + e.what() + " (" + state_source(args.state_file) + ")");
   }
   const Eigen::VectorXd tau =
-      inverse_dynamics(model, data, state.q, state.qd, state.qdd, state.gravity);
+      inverse_dynamics(model, data, shown.q, shown.qd, shown.qdd, state.gravity);
   const bool mass_finite =
       mass.allFinite() &&
       Eigen::Map<const Eigen::VectorXd>(sparse_mass.valuePtr(), sparse_mass.nonZeros()).allFinite();
@@ -162,8 +156,7 @@ int run_tree_dynamics(const DynamicsArguments& args, const Model& loaded, std::o
     throw UsageError(args.file +
                      ": the dynamics are not finite at this state (singular mass matrix?)");
 
-  // Everything is computed before anything is written: no partial output. In the file's order.
-  const MechanismState shown = in_file_order(order, state);
+  // Everything is computed before anything is written: no partial output.
   if (args.json) {
     Json report;
     Json dofs = Json::array();
@@ -173,13 +166,12 @@ int run_tree_dynamics(const DynamicsArguments& args, const Model& loaded, std::o
     report["qd"] = vector_json(shown.qd);
     if (mass_output == MassOutput::kDense) report["M"] = matrix_json(mass);
     if (mass_output == MassOutput::kSparse) report["M"] = sparse_mass_json(sparse_mass);
-    report["bias"] = vector_json(order.vector(bias));
-    report["qdd"] = vector_json(order.vector(qdd));
-    report["tau"] = vector_json(order.vector(tau));
+    report["bias"] = vector_json(bias);
+    report["qdd"] = vector_json(qdd);
+    report["tau"] = vector_json(tau);
     out << format_json(report);
   } else {
-    std::string text = dynamics_text(order.names(), shown, mass, order.vector(bias),
-                                     order.vector(qdd), order.vector(tau));
+    std::string text = dynamics_text(order.names(), shown, mass, bias, qdd, tau);
     if (mass_output != MassOutput::kDense) {
       text = text.substr(0, text.rfind("mass matrix M(q):\n"));
       text += mass_output == MassOutput::kSparse

@@ -35,7 +35,7 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const std::pair<const char*, std::string*> valued[] = {
-        {"--what", &picture.what},     {"--matrix", &picture.matrix},
+        {"--what", &picture.what},         {"--matrix", &picture.matrix},
         {"--ordering", &picture.ordering}, {"--format", &picture.format},
         {"--state", &picture.state_file},  {"-o", &request.output},
         {"--out", &request.output}};
@@ -78,8 +78,8 @@ int render_command(const std::vector<std::string>& args, std::ostream& out, std:
   const report::ReportInput input = report::load_report_input(request.file, options);
   add_warnings(request.file, input.warnings());
   // The whole picture is made before the file is touched; then temp file + rename.
-  const report::Picture picture = report::render_picture(
-      input, report::picture_request(request.picture, request.output));
+  const report::Picture picture =
+      report::render_picture(input, report::picture_request(request.picture, request.output));
   write_command_output(request.output, picture.bytes, out);
   for (const std::string& note : picture.notes) print_line(err, "render", "note: " + note);
   return kExitOk;

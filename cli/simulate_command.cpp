@@ -110,8 +110,8 @@ SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   return parsed;
 }
 
-// The trajectory: a file written through OutputFile (graph/output_file.hpp: no partial file when the
-// run fails, devices and FIFOs written in place), or standard output for "-".
+// The trajectory: a file written through OutputFile (graph/output_file.hpp: no partial file when
+// the run fails, devices and FIFOs written in place), or standard output for "-".
 class Trajectory {
  public:
   Trajectory(const std::string& path, std::ostream& out) {
@@ -145,15 +145,14 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   const DofOrder& order = loaded.dof_order();  // outputs are in the file's order
   // The simulation runs in minimal coordinates; a tree is a closed chain without aggregates.
   const std::optional<ClosedChainModel> tree_model =
-      loaded.is_closed_chain() ? std::nullopt
-                               : std::optional<ClosedChainModel>(loaded.mechanism());
+      loaded.is_closed_chain() ? std::nullopt : std::optional<ClosedChainModel>(loaded.mechanism());
   const ClosedChainModel& model = loaded.is_closed_chain() ? *loaded.closed_chain() : *tree_model;
   const MechanismState state = args.state_file.empty()
                                    ? zero_state(model.mechanism())
                                    : read_state_file(args.state_file, model.mechanism());
-  check_forces_move_mass(loaded, state.tau,
-                         args.state_file.empty() ? std::string("the zero state")
-                                                 : "the state " + args.state_file);
+  check_forces_move_mass(
+      loaded, state.tau,
+      args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);
   const std::vector<std::string>& dofs = order.names();
   ClosedChainData data(model);
   SimulationOptions options;

@@ -35,9 +35,7 @@ std::string quoted(const std::string& id) {
 }  // namespace
 
 InputError::InputError(std::string source, int line, const std::string& problem)
-    : Error(format_input_error(source, line, problem)),
-      source_(std::move(source)),
-      line_(line) {}
+    : Error(format_input_error(source, line, problem)), source_(std::move(source)), line_(line) {}
 
 void Digraph::reserve(int nodes, int edges) {
   names_.reserve(static_cast<std::size_t>(nodes));

@@ -32,7 +32,7 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
   const DofOrder& order = model.dof_order();
   ClosedState state{order.model_vector(q), order.model_vector(qd)};
   if (!model.is_closed_chain()) {
-    data.independent = model.dof_names();
+    if (data.independent.empty()) data.independent = model.dof_names();  // never changes
     return state;
   }
   ClosedChainData& closed = *data.closed_chain();
@@ -71,8 +71,8 @@ std::string massless_joints_message(const Mechanism& mechanism, const std::vecto
 
 // An InputError of `source` from what a model constructor refused.
 InputError refused(const std::string& source, const std::string& message) {
-  return InputError(source, 0, message.rfind(source, 0) == 0 ? message.substr(source.size() + 2)
-                                                             : message);
+  return InputError(source, 0,
+                    message.rfind(source, 0) == 0 ? message.substr(source.size() + 2) : message);
 }
 
 }  // namespace

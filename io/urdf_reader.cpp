@@ -13,8 +13,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "skograph/graph/text_input.hpp"
 #include "mechanism_checks.hpp"
+#include "skograph/graph/text_input.hpp"
 #include "xml_input.hpp"
 
 namespace skograph {

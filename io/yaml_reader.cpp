@@ -10,8 +10,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "skograph/graph/text_input.hpp"
 #include "mechanism_checks.hpp"
+#include "skograph/graph/text_input.hpp"
 #include "skograph/io/urdf_reader.hpp"
 
 namespace skograph {

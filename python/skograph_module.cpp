@@ -161,8 +161,8 @@ py::tuple graph_report_call(const std::string& path, bool strict) {
 #if SKOGRAPH_HAVE_VIZ
 // `skograph render`: the picture written to `output`; returns the messages.
 py::list render_call(const std::string& path, const std::string& output, const std::string& what,
-                const std::string& matrix, const std::string& ordering, const std::string& state,
-                const std::string& format, int size, bool strict) {
+                     const std::string& matrix, const std::string& ordering,
+                     const std::string& state, const std::string& format, int size, bool strict) {
   report::PictureOptions options{what, matrix, ordering, state, format, size};
   const report::PictureRequest request = report::picture_request(options, output);
   report::Picture picture;
@@ -179,8 +179,8 @@ py::list render_call(const std::string& path, const std::string& output, const s
 
 // `skograph analyze`: the report and every picture into `out`; returns the messages.
 py::list analyze_call(const std::string& path, const std::string& out, const std::string& state,
-                 int size, int max_diagram_nodes, bool strict,
-                 const std::optional<std::vector<std::string>>& independent) {
+                      int size, int max_diagram_nodes, bool strict,
+                      const std::optional<std::vector<std::string>>& independent) {
   report::AnalysisOptions options;
   options.state_file = state;
   options.pixels = size;
@@ -331,8 +331,7 @@ PYBIND11_MODULE(_skograph, m) {
           [](PyModel& self, const Eigen::VectorXd& q) {
             return to_scipy(sparse_matrices(self, q, false).mass());
           },
-          py::arg("q"),
-          "The tree's M(q) (a closed chain's spanning tree), scipy.sparse.csc_matrix")
+          py::arg("q"), "The tree's M(q) (a closed chain's spanning tree), scipy.sparse.csc_matrix")
       .def(
           "sparse_reduced_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
@@ -407,7 +406,7 @@ PYBIND11_MODULE(_skograph, m) {
   m.def("_render", &render_call, py::arg("path"), py::arg("output"), py::arg("what"),
         py::arg("matrix"), py::arg("ordering"), py::arg("state"), py::arg("format"),
         py::arg("size"), py::arg("strict"));
-  m.def("_analyze", &analyze_call, py::arg("path"), py::arg("out"), py::arg("state"), py::arg("size"),
-        py::arg("max_diagram_nodes"), py::arg("strict"), py::arg("independent"));
+  m.def("_analyze", &analyze_call, py::arg("path"), py::arg("out"), py::arg("state"),
+        py::arg("size"), py::arg("max_diagram_nodes"), py::arg("strict"), py::arg("independent"));
 #endif
 }

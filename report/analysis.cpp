@@ -171,10 +171,10 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
   if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
     const Model model = build_model(*input.mechanism, input.source, input.strict);
     // The model's own warnings (massless joints), after the reader's.
-    made.warnings.assign(model.warnings().begin() +
-                             static_cast<std::ptrdiff_t>(std::min(
-                                 input.warnings().size(), model.warnings().size())),
-                         model.warnings().end());
+    made.warnings.assign(
+        model.warnings().begin() +
+            static_cast<std::ptrdiff_t>(std::min(input.warnings().size(), model.warnings().size())),
+        model.warnings().end());
     embedding = embedding_analysis(model, state_file);
     if (embedding->whole_mechanism)
       made.notes.push_back(
@@ -296,10 +296,9 @@ void write_analysis(const AnalysisFiles& files, const std::string& directory) {
   std::error_code error;
   std::filesystem::create_directories(directory, error);
   if (error || !std::filesystem::is_directory(directory))
-    throw OutputError(directory, "cannot create the folder (" +
-                                     (error ? error.message()
-                                            : std::string("a file of that name exists")) +
-                                     ")");
+    throw OutputError(
+        directory, "cannot create the folder (" +
+                       (error ? error.message() : std::string("a file of that name exists")) + ")");
   for (const auto& [name, content] : files.files)
     write_output_file((std::filesystem::path(directory) / name).string(), content);
 }

@@ -245,8 +245,7 @@ PictureRequest picture_request(const PictureOptions& options, const std::string&
   if (!options.format.empty()) {
     const auto parsed = viz::parse_image_format(options.format);
     if (!parsed)
-      throw UsageError("unknown --format '" + options.format +
-                       "' (expected svg, png, pdf or dot)");
+      throw UsageError("unknown --format '" + options.format + "' (expected svg, png, pdf or dot)");
     request.format = *parsed;
   } else {
     const auto parsed = viz::image_format_of_path(output);
@@ -272,9 +271,9 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
     const Model model = build_model(*input.mechanism, input.source, input.strict);
     const EmbeddingAnalysis embedding = embedding_analysis(model, request.state_file);
     if (!embedding.closed)
-      throw InputError(request.state_file.empty() ? input.source : request.state_file, 0,
-                       "the loops cannot be closed at " + embedding.state + ": " +
-                           embedding.failure);
+      throw InputError(
+          request.state_file.empty() ? input.source : request.state_file, 0,
+          "the loops cannot be closed at " + embedding.state + ": " + embedding.failure);
     return reduced_mass_picture(input, embedding, request.format, request.pixels);
   }
   if (request.sparsity)

@@ -87,8 +87,7 @@ void scatter_hinge(const HingeMatrix& projected, const HingeSquare& inverse,
                    const JointVector& innovation, const Hinge& hinge, int r, double* qdd,
                    Vector6d& alpha) {
   if (r == 1) {
-    const double value =
-        innovation(0) - inverse(0, 0) * projected.col(0).dot(alpha);
+    const double value = innovation(0) - inverse(0, 0) * projected.col(0).dot(alpha);
     qdd[0] = value;
     alpha.noalias() += hinge.col(0) * value;
     return;

@@ -255,9 +255,8 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
       throw std::invalid_argument(
           (impl->loops[s].empty() ? coupling_label(m, impl->couplings[s].front())
                                   : loop_label(m, impl->loops[s].front())) +
-          " joins " +
-          std::to_string(impl->nodes[s].size()) + " links into one aggregate, more than the " +
-          std::to_string(kMaxAggregateLinks) +
+          " joins " + std::to_string(impl->nodes[s].size()) +
+          " links into one aggregate, more than the " + std::to_string(kMaxAggregateLinks) +
           " that constraint embedding takes (its dense blocks grow as the square)");
   impl->dofs.resize(aggregates);
   impl->rows.assign(aggregates, 0);

@@ -85,6 +85,7 @@ class ConfigurationWalk {
       pose.translation() += parent.translation();
     }
   }
+
  private:
   const RigidBodyModel& model_;
   RigidBodyData& data_;
@@ -210,8 +211,7 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
   update_positions(model, q, data);
   for (const int k : model.parents_first()) {
     const int offset = model.joint_dof_offset(k);
-    const Vector6d relative =
-        relative_velocity(model, data, k, qd.data() + offset);
+    const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = model.parents()[k];
     if (p >= 0)
@@ -440,12 +440,12 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     }
     if (dofs > 0) {
       const bool gathered =
-          dofs == 1 ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
-                                                tau.data() + offset, coriolis, p >= 0, projected,
-                                                inverse, nu)
-                    : articulated::gather_hinge(inertia, force, data.hinge[k], dofs,
-                                                tau.data() + offset, coriolis, p >= 0, projected,
-                                                inverse, nu);
+          dofs == 1
+              ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
+                                          tau.data() + offset, coriolis, p >= 0, projected, inverse,
+                                          nu)
+              : articulated::gather_hinge(inertia, force, data.hinge[k], dofs, tau.data() + offset,
+                                          coriolis, p >= 0, projected, inverse, nu);
       if (!gathered) throw_singular_hinge(model, k);
     } else if (p >= 0) {
       force.noalias() += inertia * coriolis;

@@ -29,17 +29,15 @@
 #include <vector>
 
 #include "peers.hpp"
-#include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
-#include "skograph/rigid/fixed_body_fusion.hpp"
-#include "skograph/rigid/tree_order.hpp"
 
 namespace skograph::peers {
 namespace {
 
 struct ClosedSide {
   explicit ClosedSide(const std::string& path)
-      : model(depth_first_order(fuse_fixed_bodies(read_mechanism_file(path)))), data(model) {
+      : loaded(load_model(path)), model(*loaded.closed_chain()), data(model) {
     const RigidBodyModel& tree = model.tree();
     const int n = model.dof_count();
     q.setZero(n);
@@ -58,7 +56,8 @@ struct ClosedSide {
     close_positions(model, data, q);
     close_velocities(model, data, q, qd);
   }
-  ClosedChainModel model;
+  Model loaded;  // through the library's loading path (io/model.hpp)
+  const ClosedChainModel& model;
   ClosedChainData data;
   Eigen::VectorXd q, qd, tau;
   JointDofs dofs;  // joint name -> its first dof

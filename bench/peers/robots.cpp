@@ -30,10 +30,8 @@
 #include <vector>
 
 #include "peers.hpp"
-#include "skograph/io/mechanism_file.hpp"
-#include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
-#include "skograph/rigid/tree_order.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART
 #include <dart/dynamics/BodyNode.hpp>
@@ -48,7 +46,7 @@ namespace {
 
 struct SkographSide {
   explicit SkographSide(const std::string& path)
-      : model(depth_first_order(fuse_fixed_bodies(read_mechanism_file(path)))), data(model) {
+      : loaded(load_model(path)), model(loaded.tree()), data(model) {
     const int n = model.dof_count();
     q.setZero(n);
     qd.setZero(n);
@@ -68,7 +66,8 @@ struct SkographSide {
       }
     }
   }
-  RigidBodyModel model;
+  Model loaded;  // through the library's loading path (io/model.hpp)
+  const RigidBodyModel& model;
   RigidBodyData data;
   Eigen::VectorXd q, qd, qdd, tau;
   const Eigen::Vector3d gravity = Eigen::Vector3d(0, 0, -9.81);

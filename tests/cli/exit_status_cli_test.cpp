@@ -57,7 +57,8 @@ TEST(ExitStatus, EverySkographErrorIsBadInputAndAnythingElseAnInternalFailure) {
   // Internal failures: status 1, still one line naming the input.
   const Reported broken = reported(std::logic_error("an index out of range"));
   EXPECT_EQ(broken.status, kExitInternalFailure);
-  EXPECT_EQ(broken.line, "skograph dynamics: model.yaml: internal failure: an index out of range\n");
+  EXPECT_EQ(broken.line,
+            "skograph dynamics: model.yaml: internal failure: an index out of range\n");
   EXPECT_EQ(reported(std::bad_alloc()).status, kExitInternalFailure);
   EXPECT_EQ(reported(std::invalid_argument("x")).status, kExitInternalFailure);
   EXPECT_EQ(reported(42).status, kExitInternalFailure);
@@ -117,10 +118,35 @@ TEST(ExitStatus, ASingularMassMatrixIsOneErrorOnEveryPath) {
   // The program: one line, exit status 2, from dynamics and from export's factor.
   for (const std::string& file : {tree, closed})
     expect_one_line_error(run_cli("dynamics " + file), "joint 'spin' moves no inertia");
-  expect_one_line_error(
-      run_cli("export " + tree + " --mass " + (dir / "M.mtx").string() + " --factor " +
-              (dir / "L.mtx").string()),
-      "the mass matrix is not positive definite");
+  expect_one_line_error(run_cli("export " + tree + " --mass " + (dir / "M.mtx").string() +
+                                " --factor " + (dir / "L.mtx").string()),
+                        "the mass matrix is not positive definite");
+}
+
+// Sizes are capped below what the machine holds: an aggregate of more links than constraint
+// embedding takes (its dense blocks grow as the square) is refused at load, not met by bad_alloc.
+TEST(ExitStatus, AnAggregateTooLargeToEmbedIsRefusedInOneLine) {
+  std::ostringstream text;
+  text << "links:\n";
+  const int links = kMaxAggregateLinks + 1;
+  for (int k = 0; k < links; ++k)
+    text << "  - {name: l" << k << ", mass: 1, com: [0.05, 0, 0], inertia: {ixx: 0.001, iyy: "
+         << "0.001, izz: 0.001}}\n";
+  text << "joints:\n";
+  for (int k = 0; k < links; ++k)
+    text << "  - {name: j" << k << ", type: revolute, parent: " << (k == 0 ? "world" : "l")
+         << (k == 0 ? "" : std::to_string(k - 1)) << ", child: l" << k
+         << ", axis: [0, 0, 1], origin: {xyz: [0.1, 0, 0]}}\n";
+  text << "loops:\n  - {name: ring, type: revolute, parent: world, child: l" << links - 1
+       << ", axis: [0, 0, 1]}\n";
+  const std::string file = (io_test::scratch_dir() / "ring.yaml").string();
+  {
+    std::ofstream out(file);
+    out << text.str();
+  }
+  expect_one_line_error(run_cli("dynamics " + file),
+                        "loop 'ring' joins 1001 links into one aggregate, more than the 1000");
+  EXPECT_THROW(load_model(file), InputError);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <random>
 
 #include "skograph/cli/commands.hpp"
-#include "skograph/report/graph_report.hpp"
 #include "skograph/graph/analysis.hpp"
+#include "skograph/report/graph_report.hpp"
 
 namespace skograph::cli {
 namespace {

@@ -106,6 +106,23 @@ class AgainstTheCommandLine(unittest.TestCase):
                 identity = np.eye(E.shape[0])
                 self.assertTrue(close(A.toarray() @ (identity - E.toarray()), identity, 1e-12))
 
+    def test_reduced_mass_matrix_is_what_export_writes(self):
+        # Closed chains: `export --mass` writes M_R of the embedded model, which is
+        # sparse_reduced_mass_matrix; sparse_mass_matrix stays the spanning tree's M.
+        for model_name, state_name in EXAMPLES[4:]:
+            with self.subTest(model=model_name):
+                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
+                exported = os.path.join(WORK, "export", "M_R.mtx")
+                os.makedirs(os.path.dirname(exported), exist_ok=True)
+                cli("export", path, "--state", state_path, "--mass", exported)
+                model = skograph.load_model(path)
+                q = model.read_state(state_path)["q"]
+                M_R = model.sparse_reduced_mass_matrix(q)
+                self.assertTrue(close(M_R.toarray(), scipy.io.mmread(exported).toarray(), 1e-12))
+                self.assertTrue(close(M_R.toarray(), model.reduced_mass_matrix(q), 1e-10))
+                self.assertTrue(close(model.sparse_mass_matrix(q).toarray(), model.mass_matrix(q),
+                                      1e-12))
+
     def test_graph_json_is_analyze_graph(self):
         for path in (os.path.join(SOURCE, "examples", "graphs", "fourbar.dot"),
                      os.path.join(MODELS, "stewart_platform.yaml")):

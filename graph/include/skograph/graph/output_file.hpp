@@ -11,11 +11,11 @@
 
 #include <stdexcept>
 
-#include "skograph/graph/error.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "skograph/graph/error.hpp"
 
 namespace skograph {
 

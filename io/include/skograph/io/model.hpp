@@ -2,11 +2,13 @@
 //
 //   load_mechanism(path, options)   reads URDF, YAML, MJCF or SDF (io/mechanism_file.hpp) and
 //                                   applies the options (the independent coordinates): the file's
-//                                   mechanism, every link a node, as `graph` and the pictures show it;
-//   build_model(mechanism, source)  fuses fixed bodies (massless flanges and sensor frames disappear,
+//                                   mechanism, every link a node, as `graph` and the pictures show
+//                                   it;
+//   build_model(mechanism, source)  fuses fixed bodies (massless flanges and sensor frames
+//   disappear,
 //                                   rigid/fixed_body_fusion.hpp), orders the joints depth first for
-//                                   the recursions (rigid/tree_order.hpp), maps the file's dof order
-//                                   (io/dof_order.hpp) and builds the tree model or, when the
+//                                   the recursions (rigid/tree_order.hpp), maps the file's dof
+//                                   order (io/dof_order.hpp) and builds the tree model or, when the
 //                                   mechanism has loops or gear couplings, the constraint-embedded
 //                                   closed-chain model (rigid/closed_chain_model.hpp), with the
 //                                   readers' and the model's warnings;
@@ -141,8 +143,8 @@ Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const E
 // chain's spanning tree. `skograph export` and the Python module both take their matrices here.
 struct ModelSko {
   const SkoModel* sko = nullptr;
-  std::vector<int> hinge_rows;  // hinge entry -> row (empty: the model's own order)
-  std::vector<int> node_rows;   // scalar node row (6 per node) -> row (empty: own order)
+  std::vector<int> hinge_rows;         // hinge entry -> row (empty: the model's own order)
+  std::vector<int> node_rows;          // scalar node row (6 per node) -> row (empty: own order)
   std::vector<std::string> row_names;  // the dof names of M's rows, in row order
 };
 ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q, bool embedded);

@@ -43,8 +43,8 @@ struct PictureRequest {
   bool sparsity = false;  // a spy plot; otherwise the diagram `diagram`
   viz::DiagramKind diagram = viz::DiagramKind::kDigraph;
   viz::MatrixKind matrix = viz::MatrixKind::kMass;
-  bool reduced_mass = false;     // the spy plot of M_R of the constraint-embedded model
-  std::string state_file;        // for M_R: the state (empty: the zero configuration, closed)
+  bool reduced_mass = false;           // the spy plot of M_R of the constraint-embedded model
+  std::string state_file;              // for M_R: the state (empty: the zero configuration, closed)
   std::string ordering = "canonical";  // for L
   viz::ImageFormat format = viz::ImageFormat::kSvg;
   int pixels = 800;
