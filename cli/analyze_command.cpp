@@ -16,14 +16,13 @@ namespace {
 
 constexpr const char* kAnalyzeUsage =
     "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] "
-    "[--max-diagram-nodes N] [--strict] [--independent JOINT,...]";
+    "[--max-diagram-nodes N] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {
   std::string file, directory;
   report::AnalysisOptions options;
-  bool strict = false;                   // --strict: refuse physically inconsistent inertias
-  std::vector<std::string> independent;  // --independent: closed chains' chosen coordinates
+  ReadOptions read;  // --strict, --independent, --loops
 };
 
 AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) {
@@ -32,17 +31,16 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
   if (demo) request.directory = "out/demo";
   bool directory_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (!demo && parse_model_option(args, i, request.read, usage)) continue;
     const std::string& arg = args[i];
     if (arg == "--out" || arg == "-o" || arg == "--size" ||
-        ((arg == "--state" || arg == "--max-diagram-nodes" || arg == "--independent") && !demo)) {
+        ((arg == "--state" || arg == "--max-diagram-nodes") && !demo)) {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
       const std::string& value = args[++i];
       if (arg == "--size") {
         request.options.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else if (arg == "--state") {
         request.options.state_file = value;
-      } else if (arg == "--independent") {
-        request.independent = parse_name_list(arg, value);
       } else if (arg == "--max-diagram-nodes") {
         request.options.max_diagram_nodes =
             parse_integer("--max-diagram-nodes", value, 0, 1000000000, "nodes");
@@ -50,8 +48,6 @@ AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) 
         request.directory = value;
         directory_given = true;
       }
-    } else if (arg == "--strict" && !demo) {
-      request.strict = true;
     } else if ((!arg.empty() && arg[0] == '-') || demo) {
       throw UsageError("unexpected argument '" + arg + "' (" + usage + ")");
     } else if (request.file.empty()) {
@@ -83,10 +79,7 @@ int run(const AnalyzeRequest& request, const report::ReportInput& input, const c
 
 int analyze_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const AnalyzeRequest request = parse_arguments(args, false);
-  ReadOptions options;
-  options.strict = request.strict;
-  options.independent = request.independent;
-  const report::ReportInput input = report::load_report_input(request.file, options);
+  const report::ReportInput input = report::load_report_input(request.file, request.read);
   add_warnings(request.file, input.warnings());
   return run(request, input, "analyze", out, err);
 }

@@ -8,6 +8,7 @@
 #include "skograph/cli/commands.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
+#include "warnings.hpp"
 
 namespace skograph::cli {
 
@@ -156,15 +157,19 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
   const RigidBodyModel& tree = model.tree();
   check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
   const int n = model.dof_count();
-  ClosedChainData data(model);
+  ModelData workspace(loaded);
+  ClosedChainData& data = *workspace.closed_chain();
   Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
   Eigen::MatrixXd X, mass, reduced_mass;
   std::vector<int> independent;
   ConstraintForces forces;
   std::vector<AggregateConstraintStatus> status;
   try {
-    close_positions(model, data, q);
-    close_velocities(model, data, q, qd);
+    // The given state closed by the library's assembly (io/model.hpp: close_state).
+    const ClosedState closed =
+        close_state(loaded, workspace, order.vector(state.q), order.vector(state.qd));
+    q = order.model_vector(closed.q);
+    qd = order.model_vector(closed.qd);
     qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
     constraint_forces(model, data, q, qd, qdd, state.tau, state.gravity, forces);
     for (int s = 0; s < model.aggregate_count(); ++s)
@@ -217,6 +222,8 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
   mass = order.symmetric(mass);
   const MechanismState shown_state = in_file_order(order, state);
   note_whole_mechanism(args.file, model);
+  if (const std::string moved = assembly_warning(workspace); !moved.empty())
+    add_warnings(args.file, {moved});
   if (args.json) {
     Json report;
     Json dofs = Json::array(), names = Json::array();

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <new>
 
+#include "assemble_command.hpp"
 #include "export_command.hpp"
 #include "graph_command.hpp"
 #include "model_commands.hpp"
@@ -30,7 +31,8 @@ struct CommandHelp {
 };
 constexpr CommandHelp kCommands[] = {
     {"graph",
-     "  graph FILE [--json]   analyze a digraph (.dot, .gv) or a model's standard digraph\n"},
+     "  graph FILE [--json] [--loops LOOPS.yaml]\n"
+     "                        analyze a digraph (.dot, .gv) or a model's standard digraph\n"},
     {"dynamics",
      "  dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none]\n"
      "           [--independent JOINT,...]\n"
@@ -43,6 +45,12 @@ constexpr CommandHelp kCommands[] = {
      "                        integrate in minimal coordinates (Dormand-Prince 5(4) by default);\n"
      "                        energy drift and constraint residuals; --loop-forces adds the\n"
      "                        loop and coupling forces to the trajectory\n"},
+    {"assemble",
+     "  assemble MODEL [--state STATE.json] [--out CLOSED.json] [--json]\n"
+     "           [--independent JOINT,...]\n"
+     "                        a closed configuration of a closed chain from the state (or zero),\n"
+     "                        independent coordinates kept where the loops allow; --out writes\n"
+     "                        it as a state file every command accepts\n"},
     {"bench",
      "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
      "                        median time per call of a dynamics algorithm\n"},
@@ -72,10 +80,11 @@ constexpr CommandHelp kCommands[] = {
 };
 constexpr const char* kModelNote =
     "MODEL: .urdf, .yaml/.yml, .xml/.mjcf (MJCF), .sdf; every model command takes --strict\n"
-    "(refuse physically inconsistent inertias and massless moving subtrees); closed chains take\n"
+    "(refuse physically inconsistent inertias and massless moving subtrees), --loops LOOPS.yaml\n"
+    "(a loop file closing the model's loops: closed_loop, type, name_mot) and, for closed chains,\n"
     "--independent JOINT,... (the coordinates to keep independent: the actuated joints)\n";
 constexpr const char* kOneLineUsage =
-    "usage: skograph <command> [options]; commands: graph dynamics simulate bench export"
+    "usage: skograph <command> [options]; commands: graph dynamics simulate assemble bench export"
 #if SKOGRAPH_HAVE_VIZ
     " render analyze demo"
 #endif
@@ -112,10 +121,10 @@ bool asks_for_help(const std::vector<std::string>& args) {
 // option's value.
 std::string input_file(const std::vector<std::string>& args) {
   static const char* const kValued[] = {
-      "--state",  "--t",      "--dt",        "--out",        "--mass", "--factor",
-      "--perm",   "--kernel", "--resolvent", "--ordering",   "--what", "--matrix",
-      "--format", "--size",   "-o",          "--reps",       "--algo", "--max-diagram-nodes",
-      "--rtol",   "--atol",   "--method",    "--independent"};
+      "--state",  "--t",      "--dt",        "--out",         "--mass", "--factor",
+      "--perm",   "--kernel", "--resolvent", "--ordering",    "--what", "--matrix",
+      "--format", "--size",   "-o",          "--reps",        "--algo", "--max-diagram-nodes",
+      "--rtol",   "--atol",   "--method",    "--independent", "--loops"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;
@@ -196,6 +205,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "graph") status = graph_command(rest, out, err);
     if (command == "dynamics") status = dynamics_command(rest, out);
     if (command == "simulate") status = simulate_command(rest, out, err);
+    if (command == "assemble") status = assemble_command(rest, out, err);
     if (command == "bench") status = bench_command(rest, out);
     if (command == "export") status = export_command(rest, out, err);
 #if SKOGRAPH_HAVE_VIZ

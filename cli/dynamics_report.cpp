@@ -79,6 +79,7 @@ void note_whole_mechanism(const std::string& file, const ClosedChainModel& model
 
 void keep_warnings(const Model& model) {
   add_warnings(model.file(), model.warnings());
+  for (const std::string& note : model.notes()) add_note(model.file(), note);
 }
 
 }  // namespace skograph::cli

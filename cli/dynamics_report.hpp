@@ -22,9 +22,8 @@ enum class MassOutput { kDefault, kDense, kSparse, kNone };
 struct DynamicsArguments {
   std::string file, state_file;
   bool json = false;
-  bool strict = false;
   MassOutput mass = MassOutput::kDefault;
-  std::vector<std::string> independent;  // --independent
+  ReadOptions read;  // --strict, --independent, --loops
 };
 
 // A table with one row per dof: the dof name, an "indep" mark when `independent` is given, then
@@ -60,7 +59,7 @@ std::string aggregate_links(const ClosedChainModel& model, int s);
 // command succeeds).
 void note_whole_mechanism(const std::string& file, const ClosedChainModel& model);
 
-// The model's warnings (reader and model) for the end of the run (cli/warnings.hpp).
+// The model's warnings and notes (reader and model) for the end of the run (cli/warnings.hpp).
 void keep_warnings(const Model& model);
 
 // `dynamics` of a model with loops or couplings (cli/closed_dynamics.cpp).

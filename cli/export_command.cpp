@@ -16,6 +16,7 @@
 #include "skograph/sparse/matrix_market.hpp"
 #include "skograph/sparse/sparse_export.hpp"
 #include "usage.hpp"
+#include "warnings.hpp"
 
 namespace skograph::cli {
 
@@ -24,13 +25,12 @@ namespace {
 constexpr const char* kExportUsage =
     "usage: skograph export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt] "
     "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] [--strict] "
-    "[--independent JOINT,...]";
+    "[--independent JOINT,...] [--loops LOOPS.yaml]";
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
   MassOrdering ordering = MassOrdering::kCanonical;
-  bool strict = false;
-  std::vector<std::string> independent;  // --independent
+  ReadOptions read;  // --strict, --independent, --loops
 };
 
 ExportOptions parse_options(const std::vector<std::string>& args) {
@@ -48,14 +48,8 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
         options.*member = args[++i];
         matched = true;
       }
-    if (matched) continue;
-    if (arg == "--strict") {
-      options.strict = true;
-    } else if (arg == "--independent") {
-      if (i + 1 >= args.size())
-        throw UsageError(std::string("--independent needs joint names (") + kExportUsage + ")");
-      options.independent = parse_name_list(arg, args[++i]);
-    } else if (arg == "--ordering") {
+    if (matched || parse_model_option(args, i, options.read, kExportUsage)) continue;
+    if (arg == "--ordering") {
       if (i + 1 >= args.size())
         throw UsageError(std::string("--ordering needs a name (") + kExportUsage + ")");
       const auto ordering = parse_ordering(args[++i]);
@@ -78,10 +72,7 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
 
 int run_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const ExportOptions options = parse_options(args);
-  ReadOptions read;
-  read.strict = options.strict;
-  read.independent = options.independent;
-  const Model model = load_model(options.model, read);
+  const Model model = load_model(options.model, options.read);
   keep_warnings(model);
   ModelData data(model);
   // The state in the model's order (state files name the fused model's joints), shown in the
@@ -98,6 +89,8 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
   } catch (const Error& e) {  // the loops cannot be closed, or close only at a singular state
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
+  if (const std::string moved = assembly_warning(data); !moved.empty())
+    add_warnings(options.model, {moved});
   const SparseExport matrices(*exported.sko, {exported.hinge_rows, exported.node_rows});
   const std::string description =
       model.is_closed_chain()

@@ -12,32 +12,27 @@
 namespace skograph::cli {
 
 int graph_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  constexpr const char* kUsage =
+      "usage: skograph graph FILE [--json] [--strict] [--loops LOOPS.yaml]";
   std::string file;
-  bool json = false, strict = false;
-  for (const std::string& arg : args) {
+  bool json = false;
+  ReadOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (parse_model_option(args, i, options, kUsage)) continue;
     if (arg == "--json") {
       json = true;
-    } else if (arg == "--strict") {
-      strict = true;
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
-      print_line(err, "graph",
-                 "unknown option '" + arg + "' (usage: skograph graph FILE [--json] [--strict])");
-      return kExitBadInput;
+      throw UsageError("unknown option '" + arg + "' (" + kUsage + ")");
     } else if (file.empty()) {
       file = arg;
     } else {
-      print_line(err, "graph", "more than one FILE given ('" + file + "', '" + arg + "')");
-      return kExitBadInput;
+      throw UsageError("more than one FILE given ('" + file + "', '" + arg + "')");
     }
   }
-  if (file.empty()) {
-    err << "skograph graph: no FILE given (usage: skograph graph FILE [--json])\n";
-    return kExitBadInput;
-  }
+  if (file.empty()) throw UsageError(std::string("no FILE given (") + kUsage + ")");
   // A model file gives its standard digraph (every link a node), analyzed over the tree joints;
   // a .dot or .gv file is a DOT digraph; the extension decides (report/report_input.hpp).
-  ReadOptions options;
-  options.strict = strict;
   const report::ReportInput input = report::load_report_input(file, options);
   add_warnings(file, input.warnings());
   // Everything is computed before anything is written: no partial output.

@@ -28,7 +28,7 @@ using report::vector_json;
 
 constexpr const char* kDynamicsUsage =
     "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none] "
-    "[--strict] [--independent JOINT,...]";
+    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 // Above this many dofs `dynamics` gives M sparse unless --mass dense asks (a dense 2000 x 2000
 // matrix is 32 MB of numbers); a dense M (dynamics --mass dense, bench's mass and fd-crba) is
 // refused above kDenseLimit dofs (5000: a 200 MB matrix, about 350 MB as text), so that no input
@@ -36,7 +36,8 @@ constexpr const char* kDynamicsUsage =
 constexpr int kDenseMassDofs = 2000;
 constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
-    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict]";
+    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict] "
+    "[--independent JOINT,...] [--loops LOOPS.yaml]";
 
 std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismState& state,
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
@@ -60,14 +61,9 @@ std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismS
 DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args) {
   DynamicsArguments parsed;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (parse_model_option(args, i, parsed.read, kDynamicsUsage)) continue;
     if (args[i] == "--json") {
       parsed.json = true;
-    } else if (args[i] == "--strict") {
-      parsed.strict = true;
-    } else if (args[i] == "--independent") {
-      if (i + 1 == args.size())
-        throw UsageError(std::string("--independent needs joint names (") + kDynamicsUsage + ")");
-      parsed.independent = parse_name_list("--independent", args[++i]);
     } else if (args[i] == "--mass") {
       if (i + 1 == args.size())
         throw UsageError(std::string("--mass needs dense, sparse or none (") + kDynamicsUsage +
@@ -188,10 +184,7 @@ int run_tree_dynamics(const DynamicsArguments& args, const Model& model, std::os
 
 int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
   const DynamicsArguments args = parse_dynamics_arguments(arguments);
-  ReadOptions options;
-  options.strict = args.strict;
-  options.independent = args.independent;
-  const Model model = load_model(args.file, options);
+  const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   if (model.is_closed_chain()) return run_closed_dynamics(args, model, out);
   return run_tree_dynamics(args, model, out);
@@ -224,21 +217,14 @@ struct BenchState {
       tau(i) = std::cos(4.0 + i);
     }
   }
-  // Closed chains: the generic q scaled down until the loops close (1, 1/3, 1/10, then q = 0),
-  // the dependent qd from the independent ones.
+  // Closed chains: the generic q assembled (rigid/closed_chain_model.hpp), the dependent qd from
+  // the independent ones.
   void close(const ClosedChainModel& model, ClosedChainData& data, const std::string& file) {
-    const Eigen::VectorXd generic = q;
-    for (double scale : {1.0, 1.0 / 3.0, 0.1, 0.0}) {
-      q = scale * generic;
-      try {
-        close_positions(model, data, q);
-        close_velocities(model, data, q, qd);
-        return;
-      } catch (const ClosureError& e) {
-        if (scale == 0.0) throw UsageError(naming_file(file, e.what()) + " (bench state)");
-      } catch (const SingularConfigurationError& e) {
-        if (scale == 0.0) throw UsageError(naming_file(file, e.what()) + " (bench state)");
-      }
+    try {
+      assemble(model, data, q);
+      close_velocities(model, data, q, qd);
+    } catch (const Error& e) {
+      throw UsageError(naming_file(file, e.what()) + " (bench state)");
     }
   }
   Eigen::VectorXd q, qd, qdd, tau, solution;
@@ -298,12 +284,12 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
 int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, algo;
   int reps = 31;
-  bool json = false, strict = false;
+  bool json = false;
+  ReadOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (parse_model_option(args, i, options, kBenchUsage)) continue;
     if (args[i] == "--json") {
       json = true;
-    } else if (args[i] == "--strict") {
-      strict = true;
     } else if (args[i] == "--algo" || args[i] == "--reps") {
       if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value (" + kBenchUsage + ")");
       const std::string value = args[++i];
@@ -326,8 +312,6 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
         " (expected id, fd, mass or fd-crba)");
 
-  ReadOptions options;
-  options.strict = strict;
   const Model loaded = load_model(file, options);
   keep_warnings(loaded);
   const bool closed = loaded.is_closed_chain();

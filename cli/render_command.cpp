@@ -20,12 +20,11 @@ constexpr const char* kRenderUsage =
     "usage: skograph render MODEL|FILE.dot --what "
     "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L|M_R] [--ordering "
     "canonical|root-first|amd] [--state S.json] [--format svg|png|pdf|dot] [--size PIXELS] "
-    "[--strict] -o "
-    "OUT";
+    "[--strict] [--loops LOOPS.yaml] -o OUT";
 
 struct RenderRequest {
   std::string file, output;
-  bool strict = false;
+  ReadOptions read;  // --strict, --loops (and --independent)
   report::PictureOptions picture;
 };
 
@@ -46,12 +45,10 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
         *value = args[++i];
         matched = true;
       }
-    if (matched) continue;
+    if (matched || parse_model_option(args, i, request.read, kRenderUsage)) continue;
     if (arg == "--size") {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kRenderUsage + ")");
       picture.pixels = parse_integer("--size", args[++i], 16, 8192, "pixels");
-    } else if (arg == "--strict") {
-      request.strict = true;
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError("unknown option '" + arg + "' (" + kRenderUsage + ")");
     } else if (request.file.empty()) {
@@ -73,9 +70,7 @@ int render_command(const std::vector<std::string>& args, std::ostream& out, std:
   const RenderRequest request = parse_render_arguments(args);
   // The options are checked before the input is read.
   report::picture_request(request.picture, request.output);
-  ReadOptions options;
-  options.strict = request.strict;
-  const report::ReportInput input = report::load_report_input(request.file, options);
+  const report::ReportInput input = report::load_report_input(request.file, request.read);
   add_warnings(request.file, input.warnings());
   // The whole picture is made before the file is touched; then temp file + rename.
   const report::Picture picture =

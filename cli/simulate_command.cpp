@@ -21,6 +21,7 @@
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
 #include "usage.hpp"
+#include "warnings.hpp"
 
 namespace skograph::cli {
 
@@ -33,7 +34,7 @@ using report::vector_json;
 constexpr const char* kUsage =
     "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--method dopri5|rk4] "
     "[--rtol R] [--atol A] [--out TRAJ.csv [--loop-forces]] [--json] [--strict] "
-    "[--independent JOINT,...]";
+    "[--independent JOINT,...] [--loops LOOPS.yaml]";
 
 struct SimulateArguments {
   std::string file, state_file, csv, duration_text, step_text;
@@ -41,28 +42,26 @@ struct SimulateArguments {
   Integrator integrator = Integrator::kDormandPrince;
   double relative_tolerance = SimulationOptions().relative_tolerance;
   double absolute_tolerance = SimulationOptions().absolute_tolerance;
-  bool has_duration = false, has_step = false, json = false, strict = false;
+  bool has_duration = false, has_step = false, json = false;
   bool loop_forces = false;  // --loop-forces: the trajectory gets the loop and coupling forces
-  std::vector<std::string> independent;  // --independent
+  ReadOptions read;          // --strict, --independent, --loops
 };
 
 SimulateArguments parse_arguments(const std::vector<std::string>& args) {
   SimulateArguments parsed;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (parse_model_option(args, i, parsed.read, kUsage)) continue;
     const std::string& arg = args[i];
     if (arg == "--json") {
       parsed.json = true;
-    } else if (arg == "--strict") {
-      parsed.strict = true;
     } else if (arg == "--loop-forces") {
       parsed.loop_forces = true;
     } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out" ||
-               arg == "--method" || arg == "--rtol" || arg == "--atol" || arg == "--independent") {
+               arg == "--method" || arg == "--rtol" || arg == "--atol") {
       if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
       const std::string& value = args[++i];
       if (arg == "--state") parsed.state_file = value;
       if (arg == "--out") parsed.csv = value;
-      if (arg == "--independent") parsed.independent = parse_name_list(arg, value);
       if (arg == "--method") {
         if (value == "dopri5")
           parsed.integrator = Integrator::kDormandPrince;
@@ -137,10 +136,7 @@ class Trajectory {
 
 int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
   const SimulateArguments args = parse_arguments(arguments);
-  ReadOptions read;
-  read.strict = args.strict;
-  read.independent = args.independent;
-  const Model loaded = load_model(args.file, read);
+  const Model loaded = load_model(args.file, args.read);
   keep_warnings(loaded);
   const DofOrder& order = loaded.dof_order();  // outputs are in the file's order
   // The simulation runs in minimal coordinates; a tree is a closed chain without aggregates.
@@ -164,6 +160,20 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   options.gravity = state.gravity;
   options.tau = state.tau;
   Eigen::VectorXd q = state.q, qd = state.qd;
+  // A closed chain's state is assembled first (io/model.hpp: close_state), as every command does.
+  if (loaded.is_closed_chain()) {
+    ModelData workspace(loaded);
+    try {
+      const ClosedState closed =
+          close_state(loaded, workspace, order.vector(state.q), order.vector(state.qd));
+      q = order.model_vector(closed.q);
+      qd = order.model_vector(closed.qd);
+    } catch (const Error& e) {
+      throw closure_failure(args.file, args.state_file, e);
+    }
+    if (const std::string moved = assembly_warning(workspace); !moved.empty())
+      add_warnings(args.file, {moved});
+  }
 
   Trajectory csv(args.csv, out);
   if (csv.enabled()) {

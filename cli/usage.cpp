@@ -82,4 +82,22 @@ std::vector<std::string> parse_name_list(const std::string& option, const std::s
   }
 }
 
+bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, ReadOptions& options,
+                        const std::string& usage) {
+  const std::string& arg = args[i];
+  if (arg == "--strict") {
+    options.strict = true;
+    return true;
+  }
+  if (arg != "--independent" && arg != "--loops") return false;
+  if (i + 1 >= args.size())
+    throw UsageError(arg + (arg == "--loops" ? " needs a file (" : " needs joint names (") + usage +
+                     ")");
+  if (arg == "--loops")
+    options.loops_file = args[++i];
+  else
+    options.independent = parse_name_list(arg, args[++i]);
+  return true;
+}
+
 }  // namespace skograph::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "skograph/graph/error.hpp"
+#include "skograph/io/read_options.hpp"
 
 namespace skograph::cli {
 
@@ -41,6 +42,12 @@ int parse_integer(const std::string& option, const std::string& value, int lower
 // The names of a list option (--independent a,b,c): comma-separated, none empty; otherwise
 // UsageError "--independent needs joint names separated by commas, not 'a,,b'".
 std::vector<std::string> parse_name_list(const std::string& option, const std::string& value);
+
+// The options every model command takes, into `options` (io/read_options.hpp): --strict,
+// --independent JOINT,..., --loops FILE. True when args[i] is one of them (i then at its value);
+// UsageError "--loops needs a file (USAGE)" for a missing value.
+bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, ReadOptions& options,
+                        const std::string& usage);
 
 // The value of a number option (--t, --dt): a finite number, the whole argument; otherwise
 // UsageError "--t must be a number of seconds, not 'x'".

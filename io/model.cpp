@@ -1,7 +1,10 @@
 #include "skograph/io/model.hpp"
 
+#include <iomanip>
+#include <sstream>
 #include <utility>
 
+#include "skograph/io/loop_file.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/tree_order.hpp"
@@ -24,6 +27,17 @@ void check_size(const Model& model, const Eigen::VectorXd& v, const char* name) 
                                 " dofs");
 }
 
+// q (model order) of a closed chain assembled in place; data.moved set.
+void assemble_in_model_order(const Model& model, ModelData& data, Eigen::VectorXd& q) {
+  const DofOrder& order = model.dof_order();
+  const AssemblyReport report = assemble(*model.closed_chain(), *data.closed_chain(), q);
+  data.moved.clear();
+  for (const int a : order.file_sorted(report.moved))
+    data.moved.push_back(
+        {order.names()[static_cast<size_t>(order.file_dof(report.moved[static_cast<size_t>(a)]))],
+         report.displacement[static_cast<size_t>(a)]});
+}
+
 // (q, qd) in the model's order, closed for a closed chain; data.independent set.
 ClosedState model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd) {
@@ -36,7 +50,7 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
     return state;
   }
   ClosedChainData& closed = *data.closed_chain();
-  close_positions(*model.closed_chain(), closed, state.q);
+  assemble_in_model_order(model, data, state.q);
   close_velocities(*model.closed_chain(), closed, state.q, state.qd);
   data.independent.clear();
   for (const int a : order.file_sorted(closed.independent))
@@ -46,6 +60,17 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
 }
 
 }  // namespace
+
+std::string assembly_warning(const ModelData& data) {
+  if (data.moved.empty()) return "";
+  std::ostringstream text;
+  text << std::setprecision(3) << "the independent coordinate"
+       << (data.moved.size() > 1 ? "s" : "");
+  for (std::size_t i = 0; i < data.moved.size(); ++i)
+    text << (i ? ", '" : " '") << data.moved[i].dof << "' (by " << data.moved[i].by << ")";
+  text << " had to move to close the loops: the given values leave no closed configuration";
+  return text.str();
+}
 
 std::string naming_file(const std::string& file, const std::string& message) {
   return message.rfind(file, 0) == 0 ? message : file + ": " + message;
@@ -79,6 +104,7 @@ InputError refused(const std::string& source, const std::string& message) {
 
 Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
   Mechanism read = read_mechanism_file(path, options);
+  if (!options.loops_file.empty()) apply_loop_file(options.loops_file, read);
   if (!options.independent.empty()) {
     try {
       named_dofs(read, options.independent);  // every name a moving joint or dof of the file
@@ -97,6 +123,7 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
   model.file_ = source;
   model.order_ = DofOrder(fused, ordered);
   model.warnings_ = fused.warnings;
+  model.notes_ = fused.notes;
   const bool closed = !ordered.loops.empty() || !ordered.couplings.empty();
   try {
     if (closed) {
@@ -104,6 +131,8 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
       model.tree_ =
           std::shared_ptr<const RigidBodyModel>(model.closed_chain_, &model.closed_chain_->tree());
       model.massless_ = model.closed_chain_->massless_moving_joints();
+      model.notes_.insert(model.notes_.end(), model.closed_chain_->notes().begin(),
+                          model.closed_chain_->notes().end());
     } else {
       model.tree_ = std::make_shared<const RigidBodyModel>(std::move(ordered));
       model.massless_ = model.tree_->massless_moving_joints();
@@ -161,6 +190,14 @@ ClosedState close_state(const Model& model, ModelData& data, const Eigen::Vector
                         const Eigen::VectorXd& qd) {
   const ClosedState state = model_state(model, data, q, qd);
   return {model.dof_order().vector(state.q), model.dof_order().vector(state.qd)};
+}
+
+Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
+  check_size(model, q, "q");
+  if (!model.is_closed_chain()) return q;
+  Eigen::VectorXd closed = model.dof_order().model_vector(q);
+  assemble_in_model_order(model, data, closed);
+  return model.dof_order().vector(closed);
 }
 
 Eigen::VectorXd forward_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -115,6 +116,40 @@ MechanismState parse_state(const std::string& text, const std::string& source,
 
 MechanismState read_state_file(const std::string& path, const Mechanism& mechanism) {
   return parse_state(read_file_bytes(path), path, mechanism);
+}
+
+std::string state_text(const Mechanism& mechanism, const MechanismState& state, bool with_qdd) {
+  // Written directly (O(n); an ordered_json object searches its keys on every insertion).
+  std::ostringstream text;
+  text << std::setprecision(17);
+  text << "{\n  \"gravity\": [" << state.gravity.x() << ", " << state.gravity.y() << ", "
+       << state.gravity.z() << "]";
+  auto joint_values = [&](const char* key, const Eigen::VectorXd& values) {
+    text << ",\n  \"" << key << "\": {";
+    int offset = 0;
+    bool first = true;
+    for (const Joint& joint : mechanism.joints) {
+      const int dofs = joint_dof_count(joint.type);
+      if (dofs > 0) {
+        text << (first ? "\n    " : ",\n    ")
+             << nlohmann::json(joint.name)
+                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+             << ": ";
+        if (dofs > 1) text << "[";
+        for (int i = 0; i < dofs; ++i) text << (i ? ", " : "") << values(offset + i);
+        if (dofs > 1) text << "]";
+        first = false;
+      }
+      offset += dofs;
+    }
+    text << (first ? "}" : "\n  }");
+  };
+  joint_values("q", state.q);
+  joint_values("qd", state.qd);
+  joint_values("tau", state.tau);
+  if (with_qdd) joint_values("qdd", state.qdd);
+  text << "\n}\n";
+  return text.str();
 }
 
 }  // namespace skograph

@@ -4,6 +4,7 @@
 #include <tinyxml.h>
 
 #include <urdf_parser/urdf_parser.h>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -42,12 +43,32 @@ struct MimicTag {
   int line = 0;
 };
 
+// URDF+ (the generalized_rbda project's URDF extension): a <loop> closing the tree between two
+// links, a <coupling> gearing two links' joints, a joint's independent="true|false".
+struct LoopTag {
+  std::string name, type;
+  std::string links[2];  // predecessor, successor
+  Eigen::Isometry3d origins[2] = {Eigen::Isometry3d::Identity(), Eigen::Isometry3d::Identity()};
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitX();
+  int line = 0;
+};
+struct CouplingTag {
+  std::string name;
+  std::string links[2];  // predecessor, successor
+  double ratio = 1.0;
+  int line = 0;
+};
+
 // Elements of the document in order, with their lines (the pre-scan).
 struct UrdfOutline {
   std::vector<std::pair<std::string, int>> links;   // name, line
   std::vector<std::pair<std::string, int>> joints;  // name, line
   std::unordered_map<std::string, int> link_line, joint_line;
   std::vector<MimicTag> mimics;  // in joint order
+  std::vector<LoopTag> loops;
+  std::vector<CouplingTag> couplings;
+  // Joints with an `independent` attribute: name -> value; the others default to true.
+  std::unordered_map<std::string, bool> independent;
 };
 
 const char* const kJointTypes[] = {"revolute", "continuous", "prismatic",
@@ -66,7 +87,8 @@ const std::map<std::string, std::vector<std::string>>& numeric_attributes() {
       {"mass", {"value"}},
       {"inertia", {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}},
       {"limit", {"lower", "upper", "effort", "velocity"}},
-      {"mimic", {"multiplier", "offset"}}};
+      {"mimic", {"multiplier", "offset"}},
+      {"ratio", {"value"}}};
   return kNumeric;
 }
 
@@ -97,6 +119,92 @@ void check_numbers(const TiXmlElement* element, const std::string& source) {
       }
     }
     check_numbers(e, source);
+  }
+}
+
+// Three numbers of an attribute (checked finite by check_numbers), zeros when absent.
+Eigen::Vector3d three_numbers(const TiXmlElement* element, const char* name,
+                              const std::string& source) {
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();
+  const char* text = element->Attribute(name);
+  if (!text) return v;
+  std::istringstream in(text);
+  for (int i = 0; i < 3; ++i)
+    if (!(in >> v[i]))
+      fail({source, element->Row()},
+           "<" + std::string(element->Value()) + "> " + name + " must hold 3 numbers");
+  std::string rest;
+  if (in >> rest)
+    fail({source, element->Row()},
+         "<" + std::string(element->Value()) + "> " + name + " must hold 3 numbers");
+  return v;
+}
+
+// The <loop> and <coupling> children of <robot> (URDF+, the generalized_rbda format): names,
+// ends, origins, axis, ratio, with their lines. Their links are checked when the mechanism is.
+void read_urdf_plus(const TiXmlElement* robot, const std::string& source, UrdfOutline& outline) {
+  std::set<std::string> names;
+  auto named = [&](const TiXmlElement* e, const char* tag) {
+    const std::string name = attribute(e, "name");
+    if (name.empty()) fail({source, e->Row()}, std::string("<") + tag + "> without a name");
+    if (!names.insert(name).second)
+      fail({source, e->Row()}, std::string("<") + tag + "> name '" + name +
+                                   "' is taken by another <loop> or <coupling>");
+    return name;
+  };
+  auto ends = [&](const TiXmlElement* e, const std::string& owner, std::string links[2],
+                  Eigen::Isometry3d* origins) {
+    const char* tags[2] = {"predecessor", "successor"};
+    for (int i = 0; i < 2; ++i) {
+      const TiXmlElement* end = e->FirstChildElement(tags[i]);
+      if (!end) fail({source, e->Row()}, owner + " has no <" + tags[i] + ">");
+      links[i] = attribute(end, "link");
+      if (!outline.link_line.count(links[i]))
+        fail({source, end->Row()},
+             owner + " " + tags[i] + " names missing link '" + links[i] + "'");
+      if (origins == nullptr) continue;
+      if (const TiXmlElement* origin = end->FirstChildElement("origin"))
+        origins[i] = io::frame_from_xyz_rpy(three_numbers(origin, "xyz", source),
+                                            three_numbers(origin, "rpy", source));
+    }
+    if (links[0] == links[1])
+      fail({source, e->Row()}, owner + " joins link '" + links[0] + "' to itself");
+  };
+  for (const TiXmlElement* e = robot->FirstChildElement("loop"); e;
+       e = e->NextSiblingElement("loop")) {
+    LoopTag loop;
+    loop.name = named(e, "loop");
+    loop.line = e->Row();
+    const std::string owner = "loop '" + loop.name + "'";
+    loop.type = attribute(e, "type");
+    for (char& c : loop.type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    static const std::set<std::string> kTypes = {"revolute", "continuous", "prismatic", "fixed",
+                                                 "spherical"};
+    if (!kTypes.count(loop.type))
+      fail({source, e->Row()},
+           owner + " has type '" + attribute(e, "type") +
+               "' (expected revolute, continuous, prismatic, fixed or spherical; a planar loop "
+               "joint is not supported)");
+    ends(e, owner, loop.links, loop.origins);
+    if (const TiXmlElement* axis = e->FirstChildElement("axis"))
+      loop.axis = three_numbers(axis, "xyz", source);
+    if ((loop.type != "fixed" && loop.type != "spherical") && loop.axis.norm() < 1e-12)
+      fail({source, e->Row()}, owner + " has a zero axis");
+    outline.loops.push_back(loop);
+  }
+  for (const TiXmlElement* e = robot->FirstChildElement("coupling"); e;
+       e = e->NextSiblingElement("coupling")) {
+    CouplingTag coupling;
+    coupling.name = named(e, "coupling");
+    coupling.line = e->Row();
+    const std::string owner = "coupling '" + coupling.name + "'";
+    ends(e, owner, coupling.links, nullptr);
+    if (const TiXmlElement* ratio = e->FirstChildElement("ratio")) {
+      if (!ratio->Attribute("value")) fail({source, ratio->Row()}, owner + " <ratio> has no value");
+      coupling.ratio = std::strtod(ratio->Attribute("value"), nullptr);
+      if (coupling.ratio == 0.0) fail({source, ratio->Row()}, owner + " ratio must not be zero");
+    }
+    outline.couplings.push_back(coupling);
   }
 }
 
@@ -159,6 +267,14 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
     parent_link_of[ends[1]] = ends[0];
     outline.joint_line[name] = e->Row();
     outline.joints.emplace_back(name, e->Row());
+    if (const char* independent = e->Attribute("independent")) {  // URDF+
+      std::string value = independent;
+      for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (value != "true" && value != "false")
+        fail(where, "joint '" + name + "' has independent=\"" + std::string(independent) +
+                        "\" (expected true or false)");
+      outline.independent[name] = value == "true";
+    }
     if (const TiXmlElement* mimic = e->FirstChildElement("mimic")) {
       MimicTag tag;
       tag.joint = name;
@@ -171,6 +287,7 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
       outline.mimics.push_back(tag);
     }
   }
+  read_urdf_plus(robot, source, outline);
   // Cycles of links (each with one parent, none reaching a root): walk up from every link, marking
   // the links of the current walk; meeting one of them again closes a cycle.
   std::unordered_map<std::string, int> walk;  // link -> 1 + index of the walk that reached it
@@ -287,6 +404,63 @@ void add_mimic_couplings(const UrdfOutline& outline, const std::string& source, 
         " (the joints move on their own; --strict refuses them): " + ignored);
 }
 
+// URDF+ loops and couplings (the generalized_rbda format) into the mechanism, and the preferred
+// independent coordinates: the joints the file marks independent (missing: true, as that format
+// says) when it marks any, then the masters of <mimic> joints.
+void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechanism& m) {
+  auto link_of = [&](const std::string& name) { return name == "world" ? -1 : m.find_link(name); };
+  for (const LoopTag& tag : outline.loops) {
+    LoopClosure loop;
+    loop.name = tag.name;
+    loop.type = tag.type == "prismatic"   ? LoopType::kPrismatic
+                : tag.type == "fixed"     ? LoopType::kWeld
+                : tag.type == "spherical" ? LoopType::kSpherical
+                                          : LoopType::kRevolute;
+    loop.parent = link_of(tag.links[0]);
+    loop.child = link_of(tag.links[1]);
+    loop.parent_origin = tag.origins[0];
+    loop.child_origin = tag.origins[1];
+    if (loop.type == LoopType::kRevolute || loop.type == LoopType::kPrismatic)
+      loop.axis = tag.axis.normalized();
+    loop.source_line = tag.line;
+    m.loops.push_back(loop);
+  }
+  for (const CouplingTag& tag : outline.couplings) {
+    // q_successor = ratio q_predecessor for the joints of the two links (the format's rate
+    // relation with one joint on each side of their common ancestor).
+    const int predecessor = m.parent_joint(link_of(tag.links[0]));
+    const int successor = m.parent_joint(link_of(tag.links[1]));
+    if (predecessor < 0 || successor < 0 ||
+        m.joints[static_cast<std::size_t>(predecessor)].parent !=
+            m.joints[static_cast<std::size_t>(successor)].parent)
+      fail({source, tag.line},
+           "coupling '" + tag.name +
+               "': skograph gears two joints of one parent link (its links' joints are not "
+               "siblings)");
+    Coupling coupling;
+    coupling.name = tag.name;
+    coupling.joint_a = successor;
+    coupling.joint_b = predecessor;
+    coupling.ratio = tag.ratio;
+    coupling.source_line = tag.line;
+    m.couplings.push_back(coupling);
+  }
+  if (!outline.independent.empty())
+    for (const auto& [name, line] : outline.joints) {
+      const auto marked = outline.independent.find(name);
+      const int j = m.find_joint(name);
+      if ((marked == outline.independent.end() || marked->second) && j >= 0 &&
+          m.joints[static_cast<std::size_t>(j)].type != JointType::kFixed)
+        m.preferred_independent.push_back(name);
+    }
+  for (const Coupling& coupling : m.couplings)  // a <mimic>'s master before its followers
+    if (coupling.joint_b >= 0 && coupling.source_line > 0 &&
+        std::find_if(outline.mimics.begin(), outline.mimics.end(), [&](const MimicTag& mimic) {
+          return mimic.joint == coupling.name;
+        }) != outline.mimics.end())
+      m.preferred_independent.push_back(m.joints[static_cast<std::size_t>(coupling.joint_b)].name);
+}
+
 }  // namespace
 
 Mechanism parse_urdf(const std::string& text, const std::string& source,
@@ -382,6 +556,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
   }
   io::check_tree(source, mechanism, joint_lines);
   add_mimic_couplings(outline, source, options.strict, mechanism);
+  add_urdf_plus(outline, source, mechanism);
   audit.report(mechanism);
   return mechanism;
 }

@@ -1,8 +1,5 @@
 #include "skograph/io/yaml_reader.hpp"
 
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,84 +9,18 @@
 
 #include "mechanism_checks.hpp"
 #include "skograph/graph/text_input.hpp"
+#include "skograph/io/loop_file.hpp"
 #include "skograph/io/urdf_reader.hpp"
+#include "yaml_input.hpp"
 
 namespace skograph {
 
 namespace {
 
 using io::fail;
+using io::load_yaml;
 using io::SourceLocation;
-
-// Reads typed values out of YAML nodes; every problem names the file and the node's line.
-class YamlReader {
- public:
-  explicit YamlReader(std::string source) : source_(std::move(source)) {}
-
-  SourceLocation at(const YAML::Node& node) const {
-    const YAML::Mark mark = node.Mark();
-    return {source_, mark.is_null() ? 0 : mark.line + 1};
-  }
-  const std::string& source() const { return source_; }
-
-  void require_map(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsMap()) fail(at(node), what + " must be a mapping");
-  }
-
-  // Rejects keys outside `allowed` and requires the keys in `required`.
-  void check_keys(const YAML::Node& node, const std::string& what,
-                  const std::set<std::string>& allowed,
-                  const std::set<std::string>& required = {}) const {
-    require_map(node, what);
-    for (const auto& entry : node) {
-      if (!entry.first.IsScalar()) fail(at(entry.first), "a key in " + what + " must be a name");
-      const std::string key = entry.first.Scalar();
-      if (!allowed.count(key)) {
-        std::string list;
-        for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
-        fail(at(entry.first), "unknown key '" + key + "' in " + what + " (expected " + list + ")");
-      }
-    }
-    for (const std::string& key : required)
-      if (!node[key]) fail(at(node), what + " has no '" + key + "'");
-  }
-
-  std::string text(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsScalar()) fail(at(node), what + " must be a single value");
-    // Escapes can spell what the file's bytes cannot ("\0", "\ud800"): names stay UTF-8 text.
-    if (!is_text(node.Scalar()))
-      fail(at(node),
-           what + " is not UTF-8 text (an escape decodes to a NUL byte or a lone surrogate)");
-    return node.Scalar();
-  }
-
-  double number(const YAML::Node& node, const std::string& what) const {
-    double value = 0.0;
-    if (!node.IsScalar() || !YAML::convert<double>::decode(node, value))
-      fail(at(node), what + " must be a number");
-    io::require_finite(at(node), what, value);
-    return value;
-  }
-
-  Eigen::Vector3d vector3(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsSequence() || node.size() != 3)
-      fail(at(node), what + " must be a list of 3 numbers");
-    return {number(node[0], what), number(node[1], what), number(node[2], what)};
-  }
-
-  // {xyz: [...], rpy: [...]}, both optional (zero).
-  Eigen::Isometry3d frame(const YAML::Node& node, const std::string& what) const {
-    check_keys(node, what, {"xyz", "rpy"});
-    const Eigen::Vector3d xyz =
-        node["xyz"] ? vector3(node["xyz"], what + " xyz") : Eigen::Vector3d::Zero();
-    const Eigen::Vector3d rpy =
-        node["rpy"] ? vector3(node["rpy"], what + " rpy") : Eigen::Vector3d::Zero();
-    return io::frame_from_xyz_rpy(xyz, rpy);
-  }
-
- private:
-  std::string source_;
-};
+using io::YamlReader;
 
 // Link and joint indices by name (Mechanism::find_link is a linear search).
 struct NameIndex {
@@ -289,21 +220,19 @@ namespace {
 
 Mechanism parse_yaml_document(const std::string& text, const std::string& source,
                               const std::string& base_directory, const ReadOptions& options) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::DeepRecursion& e) {
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
-                     "malformed YAML: nested deeper than " + std::to_string(e.depth()) + " levels");
-  } catch (const YAML::ParserException& e) {
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
-  }
+  const YAML::Node root = load_yaml(text, source);
   const YamlReader reader(source);
   if (!root.IsMap())
     fail({source, root.IsNull() ? 1 : reader.at(root).line},
          "not a mechanism: expected a mapping with 'links' and 'joints' (or 'urdf')");
-  reader.check_keys(root, "the mechanism",
-                    {"name", "urdf", "links", "joints", "loops", "couplings", "independent"});
+  if (root["closed_loop"])
+    fail(reader.at(root["closed_loop"]),
+         "this is a loop file (closed_loop, type, name_mot), not a model: pass it with --loops "
+         "beside its URDF (skograph dynamics robot.urdf --loops " +
+             source + ")");
+  reader.check_keys(
+      root, "the mechanism",
+      {"name", "urdf", "loops_file", "links", "joints", "loops", "couplings", "independent"});
 
   Mechanism mechanism;
   std::vector<int> joint_lines, link_lines;
@@ -338,6 +267,14 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
   mechanism.source = source;
   if (root["loops"]) read_loops(reader, root["loops"], mechanism, index);
   if (root["couplings"]) read_couplings(reader, root["couplings"], mechanism, index);
+  if (root["loops_file"]) {  // a loop file (io/loop_file.hpp), beside this file like `urdf:`
+    const std::string relative = reader.text(root["loops_file"], "loops_file");
+    const std::filesystem::path path =
+        std::filesystem::path(relative).is_absolute() || base_directory.empty()
+            ? std::filesystem::path(relative)
+            : std::filesystem::path(base_directory) / relative;
+    apply_loop_file(path.string(), mechanism);
+  }
   if (root["independent"]) {  // issue 16: the coordinates to keep independent (actuated joints)
     const YAML::Node list = root["independent"];
     if (!list.IsSequence())

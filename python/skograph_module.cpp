@@ -50,10 +50,12 @@ struct PyModel {
 };
 
 std::shared_ptr<PyModel> load(const std::string& path, bool strict,
-                              const std::optional<std::vector<std::string>>& independent) {
+                              const std::optional<std::vector<std::string>>& independent,
+                              const std::optional<std::string>& loops) {
   ReadOptions options;
   options.strict = strict;
   if (independent) options.independent = *independent;
+  if (loops) options.loops_file = *loops;
   return std::make_shared<PyModel>(load_model(path, options), options);
 }
 
@@ -129,10 +131,12 @@ SparseExport sparse_matrices(PyModel& self, const Eigen::VectorXd& q, bool embed
   return SparseExport(*sko.sko, {sko.hinge_rows, sko.node_rows});
 }
 
-ReadOptions read_options(bool strict, const std::optional<std::vector<std::string>>& independent) {
+ReadOptions read_options(bool strict, const std::optional<std::vector<std::string>>& independent,
+                         const std::string& loops) {
   ReadOptions options;
   options.strict = strict;
   if (independent) options.independent = *independent;
+  options.loops_file = loops;
   return options;
 }
 
@@ -150,8 +154,9 @@ py::list messages(const std::string& file, const std::vector<std::string>& warni
 }
 
 // `skograph graph PATH --json`: (the JSON text, messages).
-py::tuple graph_report_call(const std::string& path, bool strict) {
-  const report::ReportInput input = report::load_report_input(path, read_options(strict, {}));
+py::tuple graph_report_call(const std::string& path, bool strict, const std::string& loops) {
+  const report::ReportInput input =
+      report::load_report_input(path, read_options(strict, {}, loops));
   std::vector<std::string> notes;
   if (!input.analysis.spanning.exists) notes.push_back(input.analysis.spanning.reason);
   return py::make_tuple(report::graph_report_json_text(input.graph, input.analysis),
@@ -162,14 +167,16 @@ py::tuple graph_report_call(const std::string& path, bool strict) {
 // `skograph render`: the picture written to `output`; returns the messages.
 py::list render_call(const std::string& path, const std::string& output, const std::string& what,
                      const std::string& matrix, const std::string& ordering,
-                     const std::string& state, const std::string& format, int size, bool strict) {
+                     const std::string& state, const std::string& format, int size, bool strict,
+                     const std::string& loops) {
   report::PictureOptions options{what, matrix, ordering, state, format, size};
   const report::PictureRequest request = report::picture_request(options, output);
   report::Picture picture;
   std::vector<std::string> warnings;
   {
     const py::gil_scoped_release release;
-    const report::ReportInput input = report::load_report_input(path, read_options(strict, {}));
+    const report::ReportInput input =
+        report::load_report_input(path, read_options(strict, {}, loops));
     warnings = input.warnings();
     picture = report::render_picture(input, request);
     write_output_file(output, picture.bytes);
@@ -180,7 +187,8 @@ py::list render_call(const std::string& path, const std::string& output, const s
 // `skograph analyze`: the report and every picture into `out`; returns the messages.
 py::list analyze_call(const std::string& path, const std::string& out, const std::string& state,
                       int size, int max_diagram_nodes, bool strict,
-                      const std::optional<std::vector<std::string>>& independent) {
+                      const std::optional<std::vector<std::string>>& independent,
+                      const std::string& loops) {
   report::AnalysisOptions options;
   options.state_file = state;
   options.pixels = size;
@@ -189,7 +197,7 @@ py::list analyze_call(const std::string& path, const std::string& out, const std
   {
     const py::gil_scoped_release release;
     const report::ReportInput input =
-        report::load_report_input(path, read_options(strict, independent));
+        report::load_report_input(path, read_options(strict, independent, loops));
     const report::AnalysisFiles made = report::analysis_files(input, options);
     report::write_analysis(made, out);
     warnings = input.warnings();
@@ -238,11 +246,46 @@ PYBIND11_MODULE(_skograph, m) {
       .def_property_readonly(
           "independent",
           [](PyModel& self) {
+            // At the zero configuration assembled; where that fails (no closed configuration
+            // near zero), the model's chosen or preferred coordinates, never an exception.
             const Eigen::VectorXd zero = Eigen::VectorXd::Zero(self.model.dof_count());
-            close_state(self.model, *self.data, zero, zero);
-            return self.data->independent;
+            try {
+              close_state(self.model, *self.data, zero, zero);
+              return self.data->independent;
+            } catch (const Error&) {
+              return self.model.mechanism().independent.empty()
+                         ? self.model.mechanism().preferred_independent
+                         : self.model.mechanism().independent;
+            }
           },
-          "Independent dof names at the zero configuration (every dof of a tree)")
+          "Independent dof names at the zero configuration assembled (every dof of a tree)")
+      .def_property_readonly("notes", [](const PyModel& self) { return self.model.notes(); })
+      .def(
+          "assemble",
+          [](PyModel& self, const Eigen::VectorXd& q, const std::optional<Eigen::VectorXd>& qd) {
+            const Eigen::VectorXd rates = qd ? *qd : Eigen::VectorXd::Zero(q.size());
+            const ClosedState closed = close_state(self.model, *self.data, q, rates);
+            py::dict moved;
+            for (const ModelData::Moved& coordinate : self.data->moved)
+              moved[py::str(coordinate.dof)] = coordinate.by;
+            if (const std::string warning = assembly_warning(*self.data); !warning.empty())
+              PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1);
+            py::dict result;
+            result["q"] = closed.q;
+            result["qd"] = closed.qd;
+            result["independent"] = self.data->independent;
+            result["moved"] = moved;
+            result["residual"] =
+                self.model.is_closed_chain()
+                    ? position_residual(*self.model.closed_chain(), *self.data->closed_chain(),
+                                        self.model.dof_order().model_vector(closed.q))
+                    : 0.0;
+            return result;
+          },
+          py::arg("q"), py::arg("qd") = py::none(),
+          "A closed configuration from q (the file's dof order): {'q', 'qd' (projected onto the "
+          "constraints), 'independent', 'moved' ({dof: how far an independent coordinate had to "
+          "move}, with a warning), 'residual'}; skograph.Error when none is found")
       .def(
           "close",
           [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
@@ -385,11 +428,15 @@ PYBIND11_MODULE(_skograph, m) {
           py::arg("path"))
       .def(py::pickle(
           [](const PyModel& self) {
-            return py::make_tuple(self.model.file(), self.options.strict, self.options.independent);
+            return py::make_tuple(self.model.file(), self.options.strict, self.options.independent,
+                                  self.options.loops_file);
           },
           [](const py::tuple& state) {
             return load(state[0].cast<std::string>(), state[1].cast<bool>(),
-                        state[2].cast<std::vector<std::string>>());
+                        state[2].cast<std::vector<std::string>>(),
+                        state[3].cast<std::string>().empty()
+                            ? std::nullopt
+                            : std::optional<std::string>(state[3].cast<std::string>()));
           }))
       .def("__repr__", [](const PyModel& self) {
         return "<skograph.Model '" + self.model.file() +
@@ -398,15 +445,16 @@ PYBIND11_MODULE(_skograph, m) {
       });
 
   m.def("load_model", &load, py::arg("path"), py::arg("strict") = false,
-        py::arg("independent") = py::none(),
+        py::arg("independent") = py::none(), py::arg("loops") = py::none(),
         "The ready model of a URDF, YAML, MJCF or SDF file (tree or closed chain); independent: "
         "the joints (or dofs) a closed chain keeps as its independent coordinates");
-  m.def("_graph_report", &graph_report_call, py::arg("path"), py::arg("strict"));
+  m.def("_graph_report", &graph_report_call, py::arg("path"), py::arg("strict"), py::arg("loops"));
 #if SKOGRAPH_HAVE_VIZ
   m.def("_render", &render_call, py::arg("path"), py::arg("output"), py::arg("what"),
         py::arg("matrix"), py::arg("ordering"), py::arg("state"), py::arg("format"),
-        py::arg("size"), py::arg("strict"));
+        py::arg("size"), py::arg("strict"), py::arg("loops"));
   m.def("_analyze", &analyze_call, py::arg("path"), py::arg("out"), py::arg("state"),
-        py::arg("size"), py::arg("max_diagram_nodes"), py::arg("strict"), py::arg("independent"));
+        py::arg("size"), py::arg("max_diagram_nodes"), py::arg("strict"), py::arg("independent"),
+        py::arg("loops"));
 #endif
 }

@@ -181,6 +181,10 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
           input.source +
           ": one aggregate holds every joint of the mechanism, so the embedded model is a single "
           "node");
+    if (embedding->closed && embedding->moved > 0)
+      made.notes.push_back(input.source + ": " + std::to_string(embedding->moved) +
+                           " independent coordinate(s) of the state had to move to close the "
+                           "loops (skograph assemble shows the closed state)");
     if (!embedding->closed)
       made.notes.push_back(input.source + ": the loops cannot be closed at " + embedding->state +
                            " (" + embedding->failure +

@@ -44,7 +44,7 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
   ClosedChainData data(model);
   Eigen::VectorXd q = state.q;
   try {
-    close_positions(model, data, q);
+    result.moved = assemble(model, data, q).moved.size();
     update_closed_chain(model, data, q, Eigen::VectorXd::Zero(model.dof_count()));
   } catch (const Error& e) {
     result.failure = e.what();

@@ -1,8 +1,11 @@
 // Closing closed chains (rigid/closed_chain_model.hpp): Newton on the position-level closure of
-// every aggregate at once, consistent velocities, and the residuals.
+// every aggregate at once, the globalized search behind it (Levenberg-Marquardt, restarts, free
+// independent coordinates), consistent velocities, and the residuals.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <random>
 #include <string>
 
 #include "closed_chain_internal.hpp"
@@ -53,6 +56,17 @@ void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   // whether they are a valid choice at the closed state is update_selection's question.
   if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
     data.selection[s] = std::move(chosen);
+    return;
+  }
+  const std::vector<int>& kept =
+      closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
+  if (!kept.empty()) {
+    if (has_selection(data, s) && keeps(data.selection[s], kept) &&
+        selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
+                                        options.reselect_conditioning))
+      return;
+    data.selection[s] =
+        preferred_selection(data.constraint_matrix[s], kept, options.rank_tolerance);
     return;
   }
   if (has_selection(data, s) &&
@@ -178,7 +192,7 @@ void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
   // residual a little above a tight tolerance is closed. Report the worst aggregate.
   update_positions(tree, q, data.tree);
   int worst_aggregate = -1;
-  double worst = std::max(options.position_tolerance, 1e-11);
+  double worst = std::max(options.position_tolerance, kClosureTolerance);
   for (int s = 0; s < aggregates; ++s) {
     if (work.newton_state[s] == Newton::kClosed) continue;
     aggregate_constraints(model, data, s, q, Level::kVelocity);
@@ -212,9 +226,240 @@ void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
 
 }  // namespace closed_chain_detail
 
+namespace {
+
+// The closure of aggregate s at q (its dofs only matter): error e and its Jacobian with respect
+// to the coordinates, into work.position_error[s] and work.position_jacobian[s]; returns the
+// residual (max |e|, or a flipped revolute axis).
+double closure_at(const ClosedChainModel& model, ClosedChainData& data, int s,
+                  const Eigen::Ref<const Eigen::VectorXd>& q) {
+  update_positions(model.tree(), q, data.tree);
+  aggregate_constraints(model, data, s, q, Level::kVelocity);
+  coordinate_jacobian(model, s, q, data.work->position_jacobian[s]);
+  return aggregate_position_residual(data, s);
+}
+
+// Levenberg-Marquardt on 0.5 |e|^2 over the positions of aggregate s's dofs marked in `free`,
+// from q (Nielsen's trust-region update of the damping mu: the step solves
+// (J* J + mu (I + diag J* J)) delta = -J* e, accepted when |e| falls, mu shrinks with the ratio of
+// actual to predicted reduction and doubles its growth after each rejection). Leaves q at the
+// best point; returns its residual. A revolute axis flipped by pi zeroes its rows too: such a
+// point is a residual of its own (aggregate_position_residual), for a restart to leave.
+double levenberg_marquardt(const ClosedChainModel& model, ClosedChainData& data, int s,
+                           const std::vector<char>& free, Eigen::Ref<Eigen::VectorXd> q) {
+  constexpr int kIterations = 200;
+  const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
+  const double target = model.options().position_tolerance;
+  std::vector<int> columns;
+  for (std::size_t i = 0; i < dofs.size(); ++i)
+    if (free[i]) columns.push_back(static_cast<int>(i));
+  const auto n = static_cast<Eigen::Index>(columns.size());
+  double residual = closure_at(model, data, s, q);
+  if (n == 0 || residual <= target) return residual;
+  Eigen::MatrixXd jacobian(data.work->position_error[s].size(), n), normal(n, n);
+  Eigen::VectorXd error = data.work->position_error[s], gradient(n), step(n);
+  auto gather = [&] {
+    for (Eigen::Index j = 0; j < n; ++j)
+      jacobian.col(j) = data.work->position_jacobian[s].col(columns[static_cast<std::size_t>(j)]);
+    error = data.work->position_error[s];
+    normal.noalias() = jacobian.transpose() * jacobian;
+    gradient.noalias() = jacobian.transpose() * error;
+  };
+  gather();
+  double cost = error.squaredNorm();
+  double damping = 1e-3 * std::max(1e-12, normal.diagonal().maxCoeff()), growth = 2.0;
+  Eigen::VectorXd saved(static_cast<Eigen::Index>(dofs.size()));
+  for (int iteration = 0; iteration < kIterations && residual > target; ++iteration) {
+    Eigen::MatrixXd damped = normal;
+    damped.diagonal().array() += damping * (1.0 + normal.diagonal().array());
+    step = damped.ldlt().solve(-gradient);
+    if (!step.allFinite()) break;
+    for (std::size_t i = 0; i < dofs.size(); ++i) saved[static_cast<Eigen::Index>(i)] = q[dofs[i]];
+    for (Eigen::Index j = 0; j < n; ++j) q[dofs[static_cast<std::size_t>(columns[j])]] += step[j];
+    const double trial_residual = closure_at(model, data, s, q);
+    const double trial_cost = data.work->position_error[s].squaredNorm();
+    const double predicted = step.dot(
+        damping * ((1.0 + normal.diagonal().array()).matrix().asDiagonal() * step) - gradient);
+    if (std::isfinite(trial_cost) && trial_cost < cost) {
+      const double ratio = predicted > 0 ? (cost - trial_cost) / predicted : 1.0;
+      damping *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * ratio - 1.0, 3));
+      growth = 2.0;
+      cost = trial_cost;
+      residual = trial_residual;
+      gather();
+      continue;
+    }
+    for (std::size_t i = 0; i < dofs.size(); ++i) q[dofs[i]] = saved[static_cast<Eigen::Index>(i)];
+    damping *= growth;
+    growth *= 2.0;
+    if (damping > 1e20 || step.norm() < 1e-16 * (1.0 + q.norm())) break;
+  }
+  return closure_at(model, data, s, q);
+}
+
+// The restarts of the search: offsets of these sizes (times restart_scale), a few draws each.
+constexpr double kRestartSizes[] = {0.1, 0.3, 0.6, 1.0, 1.5, 2.0, 3.0};
+constexpr int kRestartsPerSize = 3;
+constexpr int kStarts = 1 + kRestartsPerSize * static_cast<int>(std::size(kRestartSizes));
+
+// The scale of a dof's restart offsets: 1 rad for rotations, 0.1 m for translations.
+double restart_scale(const ClosedChainModel& model, int dof) {
+  const Impl& impl = closed_chain_impl(model);
+  const RigidBodyModel& tree = model.tree();
+  const int k = impl.dof_node[dof];
+  const JointType type = tree.joint_geometry(k).type;
+  const int in_joint = impl.dof_in_joint[dof];
+  const bool translation = type == JointType::kPrismatic ||
+                           (type == JointType::kPlanar && in_joint < 2) ||
+                           (type == JointType::kFloating && in_joint >= 3);
+  return translation ? 0.1 : 1.0;
+}
+
+// Closes aggregate s from q over the positions marked free: Levenberg-Marquardt from q, then
+// from deterministic restarts (the free coordinates offset from q0 by fixed-seed draws of growing
+// size). Leaves q at the closure found, or at the best point when none; returns its residual.
+double search_closure(const ClosedChainModel& model, ClosedChainData& data, int s,
+                      const std::vector<char>& free, Eigen::Ref<Eigen::VectorXd> q,
+                      const Eigen::VectorXd& q0) {
+  const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
+  double best = levenberg_marquardt(model, data, s, free, q);
+  if (best <= kClosureTolerance) return best;
+  Eigen::VectorXd best_q = q;
+  std::mt19937 generator(20261125u + static_cast<unsigned>(s));
+  std::uniform_real_distribution<double> draw(-1.0, 1.0);
+  for (const double size : kRestartSizes) {
+    for (int attempt = 0; attempt < kRestartsPerSize; ++attempt) {
+      for (std::size_t i = 0; i < dofs.size(); ++i)  // this aggregate's dofs only
+        q[dofs[i]] =
+            q0[dofs[i]] + (free[i] ? size * restart_scale(model, dofs[i]) * draw(generator) : 0.0);
+      const double residual = levenberg_marquardt(model, data, s, free, q);
+      if (residual <= kClosureTolerance) return residual;
+      if (residual < best) {
+        best = residual;
+        best_q = q;
+      }
+    }
+  }
+  for (const int d : dofs) q[d] = best_q[d];
+  return best;
+}
+
+// The positions of aggregate s's dofs held during the search: the chosen independent
+// coordinates, or the rank-revealing selection at q with exactly nominal-rank dependent
+// coordinates (the first pivots of Q's column-pivoted QR, even where q makes them degenerate).
+std::vector<char> held_coordinates(const ClosedChainModel& model, ClosedChainData& data, int s,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q) {
+  const Impl& impl = closed_chain_impl(model);
+  std::vector<char> held(impl.dofs[s].size(), 0);
+  if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
+    for (const int i : chosen.independent) held[static_cast<std::size_t>(i)] = 1;
+    return held;
+  }
+  const std::vector<int>& kept = impl.preferred_kept[static_cast<std::size_t>(s)];
+  if (!kept.empty()) {  // the preferred (actuated) coordinates; the others adapt
+    for (const int i : kept) held[static_cast<std::size_t>(i)] = 1;
+    return held;
+  }
+  update_positions(model.tree(), q, data.tree);
+  aggregate_constraints(model, data, s, q, Level::kVelocity);
+  const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+  std::fill(held.begin(), held.end(), 1);
+  if (constraint.rows() == 0 || constraint.cols() == 0) return held;
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(constraint);
+  const int rank = std::min(data.nominal_rank[s],
+                            static_cast<int>(std::min(constraint.rows(), constraint.cols())));
+  for (int i = 0; i < rank; ++i)
+    held[static_cast<std::size_t>(qr.colsPermutation().indices()(i))] = 0;
+  return held;
+}
+
+// The open aggregate with the largest residual at q, named for the message.
+[[noreturn]] void cannot_close(const ClosedChainModel& model, ClosedChainData& data, int s,
+                               const Eigen::Ref<const Eigen::VectorXd>& q, double residual,
+                               const std::string& how, int starts) {
+  closure_at(model, data, s, q);
+  const Eigen::VectorXd& error = data.work->position_error[s];
+  Eigen::Index row = 0;
+  if (error.size()) error.cwiseAbs().maxCoeff(&row);
+  const int flipped = data.work->flipped_loop[s];
+  const std::string owner = flipped >= 0 && data.work->orientation_flip[s] >= residual
+                                ? loop_label(model.mechanism(), flipped)
+                                : row_owner(model, s, static_cast<int>(row));
+  throw ClosureError(owner + " cannot be closed from the given state" + how + ": residual " +
+                     format_residual(residual) + ", the least the search reaches from " +
+                     std::to_string(starts) + " starts");
+}
+
+// Closes aggregate s of q, open after Newton, by search_closure: over its dependent coordinates
+// with the held ones back at their given values, and when `may_move` and that fails, over every
+// coordinate from the given values, adding the held coordinates that moved to `moved`. Returns
+// the residual reached.
+double close_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
+                       Eigen::Ref<Eigen::VectorXd> q, const Eigen::VectorXd& q0, bool may_move,
+                       std::vector<int>& moved) {
+  const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
+  const std::vector<char> held = held_coordinates(model, data, s, q0);
+  std::vector<char> free(held.size());
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    free[i] = static_cast<char>(!held[i]);
+    if (held[i]) q[dofs[i]] = q0[dofs[i]];  // Newton's own selection may have moved them
+  }
+  double residual = search_closure(model, data, s, free, q, q0);
+  if (residual <= kClosureTolerance || !may_move) return residual;
+  for (std::size_t i = 0; i < dofs.size(); ++i) q[dofs[i]] = q0[dofs[i]];
+  std::fill(free.begin(), free.end(), 1);
+  residual = search_closure(model, data, s, free, q, q0);
+  if (residual > kClosureTolerance) return residual;
+  for (std::size_t i = 0; i < dofs.size(); ++i)
+    if (held[i] && std::abs(q[dofs[i]] - q0[dofs[i]]) > kClosureTolerance) moved.push_back(dofs[i]);
+  return residual;
+}
+
+// Newton, then close_aggregate for each aggregate Newton leaves open; ClosureError naming the
+// loop with the largest residual when one stays open.
+void close_all(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<Eigen::VectorXd> q,
+               bool may_move, std::vector<int>& moved) {
+  check_vector(q, model.dof_count(), "q");
+  if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
+  const Eigen::VectorXd q0 = q;
+  try {
+    newton_closure(model, data, q, -1);
+    return;
+  } catch (const ClosureError&) {
+  }
+  int worst = -1;
+  double worst_residual = 0.0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    if (closure_at(model, data, s, q) <= kClosureTolerance) continue;
+    const double residual = close_aggregate(model, data, s, q, q0, may_move, moved);
+    if (residual > kClosureTolerance && residual > worst_residual) {
+      worst = s;
+      worst_residual = residual;
+    }
+  }
+  if (worst >= 0)
+    cannot_close(model, data, worst, q, worst_residual,
+                 may_move ? "" : " with its independent coordinates kept",
+                 may_move ? 2 * kStarts : kStarts);
+}
+
+}  // namespace
+
 void close_positions(const ClosedChainModel& model, ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> q) {
-  newton_closure(model, data, q, -1);
+  std::vector<int> moved;
+  close_all(model, data, q, false, moved);
+}
+
+AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
+                        Eigen::Ref<Eigen::VectorXd> q) {
+  const Eigen::VectorXd q0 = q;
+  AssemblyReport report;
+  close_all(model, data, q, true, report.moved);
+  std::sort(report.moved.begin(), report.moved.end());
+  for (const int dof : report.moved) report.displacement.push_back(q[dof] - q0[dof]);
+  report.residual = position_residual(model, data, q);
+  return report;
 }
 
 // qd = X qd_R at the closed q, keeping the independent entries (constraint-embedding Lemma 5,

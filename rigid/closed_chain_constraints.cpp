@@ -279,16 +279,47 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
 // (constraint-embedding Eq. 58) over a few configurations of the tree with every coordinate drawn
 // uniformly from [-1.5, 1.5] (rad or m) by a fixed-seed generator, so the rank is reproducible. A
 // configuration where Q happens to lose rank is outvoted by the others.
+namespace {
+
+constexpr int kGenericSamples = 4;
+
+// Sample `sample` of the generic configurations (fixed seed: reproducible).
+Eigen::VectorXd generic_configuration(const ClosedChainModel& model, int sample) {
+  std::mt19937 generator(20260522u);
+  Eigen::VectorXd q(model.dof_count());
+  for (int k = 0; k <= sample; ++k)
+    for (Eigen::Index i = 0; i < q.size(); ++i)
+      q[i] = 3.0 * (static_cast<double>(generator()) / 4294967295.0) - 1.5;
+  return q;
+}
+
+}  // namespace
+
+Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s) {
+  ClosedChainData data(model);
+  Eigen::MatrixXd best;
+  int best_rank = -1;
+  for (int sample = 0; sample < kGenericSamples; ++sample) {
+    const Eigen::VectorXd q = generic_configuration(model, sample);
+    update_positions(model.tree(), q, data.tree);
+    aggregate_constraints(model, data, s, q, Level::kVelocity);
+    const int rank =
+        select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank;
+    if (rank > best_rank) {
+      best_rank = rank;
+      best = data.constraint_matrix[s];
+    }
+    if (rank == model.nominal_rank(s)) break;
+  }
+  return best;
+}
+
 std::vector<int> generic_constraint_ranks(const ClosedChainModel& model) {
-  constexpr int kSamples = 4;
   ClosedChainData data(model);
   std::vector<int> ranks(model.aggregate_count(), 0);
   if (ranks.empty()) return ranks;
-  std::mt19937 generator(20260522u);
-  Eigen::VectorXd q(model.dof_count());
-  for (int sample = 0; sample < kSamples; ++sample) {
-    for (Eigen::Index i = 0; i < q.size(); ++i)
-      q[i] = 3.0 * (static_cast<double>(generator()) / 4294967295.0) - 1.5;
+  for (int sample = 0; sample < kGenericSamples; ++sample) {
+    const Eigen::VectorXd q = generic_configuration(model, sample);
     update_positions(model.tree(), q, data.tree);
     for (int s = 0; s < model.aggregate_count(); ++s) {
       aggregate_constraints(model, data, s, q, Level::kVelocity);
@@ -357,7 +388,8 @@ namespace {
 // Y1 = Q(:, dependent), the constraints restricted to the other coordinates.
 [[noreturn]] void chosen_selection_singular(const ClosedChainModel& model,
                                             const ClosedChainData& data, int s,
-                                            const CoordinateSelection& selection) {
+                                            const CoordinateSelection& selection,
+                                            const std::vector<int>& named) {
   const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
   Eigen::MatrixXd y1(constraint.rows(), static_cast<Eigen::Index>(selection.dependent.size()));
   for (std::size_t j = 0; j < selection.dependent.size(); ++j)
@@ -371,7 +403,7 @@ namespace {
   std::snprintf(condition, sizeof condition, "%.1e", smallest > 0 ? sigma(0) / smallest : HUGE_VAL);
   const Impl& impl = closed_chain_impl(model);
   std::string names;
-  for (const int i : selection.independent)
+  for (const int i : named)
     names += (names.empty() ? "'" : ", '") +
              model.tree().dof_names()[static_cast<std::size_t>(
                  impl.dofs[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)])] +
@@ -385,6 +417,32 @@ namespace {
 
 }  // namespace
 
+bool keeps(const CoordinateSelection& selection, const std::vector<int>& kept) {
+  return std::ranges::all_of(kept, [&](int i) {
+    return std::binary_search(selection.independent.begin(), selection.independent.end(), i);
+  });
+}
+
+CoordinateSelection preferred_selection(const Eigen::MatrixXd& constraint,
+                                        const std::vector<int>& kept, double rank_tolerance) {
+  std::vector<int> others;
+  for (int i = 0; i < static_cast<int>(constraint.cols()); ++i)
+    if (!std::binary_search(kept.begin(), kept.end(), i)) others.push_back(i);
+  Eigen::MatrixXd columns(constraint.rows(), static_cast<Eigen::Index>(others.size()));
+  for (std::size_t j = 0; j < others.size(); ++j)
+    columns.col(static_cast<Eigen::Index>(j)) = constraint.col(others[j]);
+  const CoordinateSelection among = select_coordinates(columns, rank_tolerance);
+  CoordinateSelection selection;
+  for (const int j : among.dependent)
+    selection.dependent.push_back(others[static_cast<std::size_t>(j)]);
+  for (int i = 0; i < static_cast<int>(constraint.cols()); ++i)
+    if (!std::binary_search(selection.dependent.begin(), selection.dependent.end(), i))
+      selection.independent.push_back(i);
+  selection.rank = static_cast<int>(selection.dependent.size());
+  selection.conditioning = among.conditioning;
+  return selection;
+}
+
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd) {
@@ -395,9 +453,31 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
     factorize_dependent(constraint, chosen, y1);
     if (!selection_conditioning_at_least(constraint, chosen, options.reselect_conditioning, y1))
-      chosen_selection_singular(model, data, s, chosen);
+      chosen_selection_singular(model, data, s, chosen, chosen.independent);
     data.selection[s] = std::move(chosen);
     return;
+  }
+  // Preferred coordinates (Mechanism::preferred_independent): kept independent while the others
+  // carry the constraints; the others chosen by the rank-revealing choice among themselves.
+  const std::vector<int>& kept =
+      closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
+  if (!kept.empty()) {
+    if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s] &&
+        keeps(data.selection[s], kept)) {
+      factorize_dependent(constraint, data.selection[s], y1);
+      if (selection_conditioning_at_least(constraint, data.selection[s],
+                                          options.reselect_conditioning, y1))
+        return;
+    }
+    CoordinateSelection preferred = preferred_selection(constraint, kept, options.rank_tolerance);
+    factorize_dependent(constraint, preferred, y1);
+    if (preferred.rank >= data.nominal_rank[s] &&
+        selection_conditioning_at_least(constraint, preferred, options.reselect_conditioning, y1)) {
+      data.selection[s] = std::move(preferred);
+      return;
+    }
+    // A preference, not a choice: where the others cannot carry the constraints well (near a
+    // singular configuration of this actuation) the rank-revealing choice below takes over.
   }
   if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s]) {
     factorize_dependent(constraint, data.selection[s], y1);
@@ -458,6 +538,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
     // of Y1: Q X_S != 0. Select again and take the higher rank as nominal.
     if (impl.chosen_independent[static_cast<std::size_t>(s)].empty() &&
+        impl.preferred_kept[static_cast<std::size_t>(s)].empty() &&
         embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance);

@@ -43,7 +43,12 @@ struct ClosedChainModel::Impl {
   // Per aggregate: the user's independent coordinates (Mechanism::independent) as positions in
   // dofs[s], increasing; empty: the rank-revealing choice.
   std::vector<std::vector<int>> chosen_independent;
+  // Per aggregate: the preferred coordinates (Mechanism::preferred_independent) the constraints
+  // leave free, as positions in dofs[s], increasing: kept independent, the others chosen by the
+  // rank-revealing choice among themselves at each state. Empty with a user's choice.
+  std::vector<std::vector<int>> preferred_kept;
   bool swallows_whole = false;
+  std::vector<std::string> notes;  // ClosedChainModel::notes
 };
 
 // Workspaces of ClosedChainData beyond the public per-aggregate results.
@@ -136,6 +141,8 @@ double aggregate_position_residual(const ClosedChainData& data, int s);
 std::string row_owner(const ClosedChainModel& model, int s, int row);
 // The nominal rank of each aggregate's Q (ClosedChainModel::nominal_rank).
 std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
+// Q of aggregate s at the first of those configurations where it has the nominal rank.
+Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s);
 // Keeps or re-selects aggregate s's independent coordinates; leaves Y1 factorized.
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -143,6 +150,12 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
 // The user's independent coordinates of aggregate s (Mechanism::independent, issue 16) as a
 // selection; false when the aggregate has none (the rank-revealing choice applies).
 bool chosen_selection(const ClosedChainModel& model, int s, CoordinateSelection& selection);
+// The rank-revealing choice of the dependent coordinates among the columns not in `kept`
+// (positions, increasing), the kept ones independent: the selection of preferred coordinates.
+CoordinateSelection preferred_selection(const Eigen::MatrixXd& constraint,
+                                        const std::vector<int>& kept, double rank_tolerance);
+// Whether every position of `kept` is independent in `selection`.
+bool keeps(const CoordinateSelection& selection, const std::vector<int>& kept);
 // True once aggregate s has a selection (an aggregate without dofs never needs one).
 inline bool has_selection(const ClosedChainData& data, int s) {
   return !data.selection[s].dependent.empty() || !data.selection[s].independent.empty();

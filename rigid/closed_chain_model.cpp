@@ -99,7 +99,8 @@ void validate_closures(const RigidBodyModel& tree) {
     if (loop.parent < -1 || loop.parent >= links || loop.child < -1 || loop.child >= links)
       throw std::invalid_argument(label + " names a link out of range");
     if (loop.parent == loop.child)
-      throw std::invalid_argument(label + " connects a link to itself");
+      throw std::invalid_argument(label + " connects a link to itself (its frames are on one " +
+                                  "rigid body and do not coincide: no configuration closes it)");
     if (!loop.parent_origin.matrix().allFinite() || !loop.child_origin.matrix().allFinite() ||
         !loop.axis.allFinite())
       throw std::invalid_argument(label + " has non-finite numbers");
@@ -143,7 +144,96 @@ namespace {
 // Mechanism::independent per aggregate (issue 16): a dof outside every aggregate is independent
 // anyway; an aggregate with named dofs must have exactly as many as it has independent
 // coordinates at a generic configuration (n_S minus the nominal rank of its constraints).
+// The positions in dofs[s] of the preferred coordinates (Mechanism::preferred_independent) that
+// fall in aggregate s, most wanted first; names that are not moving joints or dofs are skipped
+// with a note.
+std::vector<std::vector<int>> preferred_positions(const ClosedChainModel& model,
+                                                  ClosedChainModel::Impl& impl) {
+  const Mechanism& m = model.mechanism();
+  std::vector<std::vector<int>> preferred(impl.dofs.size());
+  for (const std::string& name : m.preferred_independent) {
+    std::vector<int> dofs;
+    try {
+      dofs = named_dofs(m, {name});
+    } catch (const std::invalid_argument&) {
+      impl.notes.push_back("'" + name +
+                           "' is not a moving joint of the model (fixed, or fused into its "
+                           "parent): not an independent coordinate");
+      continue;
+    }
+    for (const int d : dofs) {
+      const int s = impl.aggregate_of_node[static_cast<std::size_t>(
+          impl.dof_node[static_cast<std::size_t>(d)])];
+      if (s < 0) continue;  // outside every aggregate: independent anyway
+      const std::vector<int>& members = impl.dofs[static_cast<std::size_t>(s)];
+      const int position =
+          static_cast<int>(std::find(members.begin(), members.end(), d) - members.begin());
+      std::vector<int>& list = preferred[static_cast<std::size_t>(s)];
+      if (std::find(list.begin(), list.end(), position) == list.end()) list.push_back(position);
+    }
+  }
+  return preferred;
+}
+
+// The independent coordinates of aggregate s that keep the preferred ones (most wanted first) as
+// far as the constraints allow: the dependent coordinates are taken first among the others, by
+// the column-pivoted QR of Q at a generic configuration (the one of the nominal rank), then, if
+// the others do not reach that rank, among the preferred ones from the least wanted; the
+// preferred ones taken as dependent are named in a note. Returns the positions, increasing.
+std::vector<int> keep_preferred(const ClosedChainModel& model, ClosedChainModel::Impl& impl, int s,
+                                const std::vector<int>& preferred) {
+  const std::vector<int>& dofs = impl.dofs[static_cast<std::size_t>(s)];
+  const int n = static_cast<int>(dofs.size());
+  const int rank = impl.nominal_rank[static_cast<std::size_t>(s)];
+  const Eigen::MatrixXd constraint = generic_constraint_matrix(model, s);
+  std::vector<int> order;  // candidates for dependent, in the order they are tried
+  for (int i = 0; i < n; ++i)
+    if (std::find(preferred.begin(), preferred.end(), i) == preferred.end()) order.push_back(i);
+  order.insert(order.end(), preferred.rbegin(), preferred.rend());
+  // Greedy: a candidate is dependent when it raises the rank of the dependent columns so far.
+  std::vector<int> dependent;
+  Eigen::MatrixXd basis(constraint.rows(), 0);
+  const double tolerance = model.options().rank_tolerance * std::max(1.0, constraint.norm());
+  for (const int i : order) {
+    if (static_cast<int>(dependent.size()) == rank) break;
+    Eigen::VectorXd column = constraint.col(i);
+    if (basis.cols() > 0) column -= basis * (basis.transpose() * column);
+    if (basis.cols() > 0) column -= basis * (basis.transpose() * column);  // once more: stable
+    if (column.norm() <= tolerance) continue;
+    basis.conservativeResize(Eigen::NoChange, basis.cols() + 1);
+    basis.col(basis.cols() - 1) = column.normalized();
+    dependent.push_back(i);
+  }
+  std::vector<int> independent;
+  for (int i = 0; i < n; ++i)
+    if (std::find(dependent.begin(), dependent.end(), i) == dependent.end())
+      independent.push_back(i);
+  for (const int i : preferred)
+    if (std::find(dependent.begin(), dependent.end(), i) != dependent.end())
+      impl.notes.push_back(
+          "'" +
+          model.tree().dof_names()[static_cast<std::size_t>(dofs[static_cast<std::size_t>(i)])] +
+          "' is not kept as an independent coordinate: the loops of " + aggregate_label(model, s) +
+          " leave it no freedom of its own with the others kept");
+  return independent;
+}
+
 void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl) {
+  impl.preferred_kept.assign(impl.dofs.size(), {});
+  if (model.mechanism().independent.empty()) {
+    const std::vector<std::vector<int>> preferred = preferred_positions(model, impl);
+    impl.chosen_independent.assign(impl.dofs.size(), {});
+    for (std::size_t s = 0; s < impl.dofs.size(); ++s) {
+      if (preferred[s].empty()) continue;
+      const std::vector<int> independent =
+          keep_preferred(model, impl, static_cast<int>(s), preferred[s]);
+      for (const int i : preferred[s])
+        if (std::binary_search(independent.begin(), independent.end(), i))
+          impl.preferred_kept[s].push_back(i);
+      std::sort(impl.preferred_kept[s].begin(), impl.preferred_kept[s].end());
+    }
+    return;
+  }
   const std::vector<int> dofs = named_dofs(model.mechanism(), model.mechanism().independent);
   impl.chosen_independent.assign(impl.dofs.size(), {});
   for (const int d : dofs) {
@@ -304,6 +394,10 @@ std::vector<int> ClosedChainModel::massless_moving_joints() const {
     if (top) joints.push_back(k);
   }
   return joints;
+}
+
+const std::vector<std::string>& ClosedChainModel::notes() const {
+  return impl_->notes;
 }
 
 int ClosedChainModel::aggregate_count() const {

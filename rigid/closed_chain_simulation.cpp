@@ -1,5 +1,7 @@
 #include "skograph/rigid/closed_chain_simulation.hpp"
 
+#include "closed_chain_internal.hpp"
+
 #include <algorithm>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
@@ -58,14 +60,15 @@ class MinimalCoordinateSystem {
   Eigen::VectorXd q_, qd_, q_rate_;
 };
 
-// Back onto the constraint manifold: the dependent q by Newton (independent q kept), then the
-// dependent qd from the independent ones. q and qd are scratch vectors of the right size.
+// Back onto the constraint manifold: the dependent q by Newton (independent q kept; no global
+// search, which could jump to another branch of the closure: a failure rejects the step), then
+// the dependent qd from the independent ones. q and qd are scratch vectors of the right size.
 void project(const ClosedChainModel& model, ClosedChainData& data, OdeState& x, Eigen::VectorXd& q,
              Eigen::VectorXd& qd) {
   const Eigen::Index n = q.size();
   q = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
   qd = Eigen::Map<const Eigen::VectorXd>(x.data() + n, n);
-  close_positions(model, data, q);
+  closed_chain_detail::newton_closure(model, data, q, -1);
   close_velocities(model, data, q, qd);
   Eigen::Map<Eigen::VectorXd>(x.data(), n) = q;
   Eigen::Map<Eigen::VectorXd>(x.data() + n, n) = qd;

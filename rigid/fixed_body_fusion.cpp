@@ -21,6 +21,27 @@ Eigen::Matrix3d parallel_axis(double mass, const Eigen::Vector3d& offset) {
   return mass * (offset.squaredNorm() * Eigen::Matrix3d::Identity() - offset * offset.transpose());
 }
 
+// Whether the frames of a loop fixed on one body satisfy it: F_c relative to F_p moves only as the
+// loop joint allows (to 1e-9).
+bool loop_frames_coincide(const LoopClosure& loop) {
+  const Eigen::Isometry3d relative = loop.parent_origin.inverse() * loop.child_origin;
+  const Eigen::Vector3d offset = relative.translation();
+  const Eigen::Matrix3d rotation = relative.linear();
+  const Eigen::Vector3d axis = loop.axis.normalized();
+  constexpr double kTolerance = 1e-9;
+  switch (loop.type) {
+    case LoopType::kWeld:
+      return offset.norm() < kTolerance && rotation.isIdentity(kTolerance);
+    case LoopType::kSpherical:
+      return offset.norm() < kTolerance;
+    case LoopType::kRevolute:
+      return offset.norm() < kTolerance && (rotation * axis - axis).norm() < kTolerance;
+    case LoopType::kPrismatic:
+      return rotation.isIdentity(kTolerance) && offset.cross(axis).norm() < kTolerance;
+  }
+  return false;
+}
+
 }  // namespace
 
 Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
@@ -140,15 +161,28 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     new_joint[j] = static_cast<int>(result.joints.size());
     result.joints.push_back(moved);
   }
-  for (LoopClosure& loop : result.loops) {
+  std::vector<LoopClosure> loops;
+  for (LoopClosure loop : result.loops) {
     Eigen::Isometry3d parent_origin, child_origin;
     const int parent_body = on_body(loop.parent, loop.parent_origin, parent_origin);
     const int child_body = on_body(loop.child, loop.child_origin, child_origin);
+    const bool was_apart = loop.parent != loop.child;
     loop.parent = parent_body < 0 ? -1 : new_index[parent_body];
     loop.child = child_body < 0 ? -1 : new_index[child_body];
     loop.parent_origin = parent_origin;
     loop.child_origin = child_origin;
+    // Fusion put both frames on one body: satisfied for good when they coincide as the loop
+    // joint wants (dropped, as the loaders of published files drop them), otherwise left for the
+    // model to refuse.
+    if (was_apart && loop.parent == loop.child && loop_frames_coincide(loop)) {
+      result.notes.push_back("loop '" + loop.name +
+                             "' joins two frames that fixed joints weld into one body, where they "
+                             "coincide: it constrains nothing and is left out");
+      continue;
+    }
+    loops.push_back(loop);
   }
+  result.loops = std::move(loops);
   for (Coupling& coupling : result.couplings) {
     if (coupling.joint_a >= 0 && coupling.joint_a < joint_count)
       coupling.joint_a = new_joint[coupling.joint_a];

@@ -27,9 +27,9 @@ def _warn(messages):
         _warnings.warn(message, stacklevel=3)
 
 
-def analyze_graph(path, strict=False):
+def analyze_graph(path, strict=False, loops=None):
     """The `skograph graph PATH --json` object (a DOT digraph or a model's standard digraph)."""
-    text, messages = _skograph._graph_report(str(path), strict)
+    text, messages = _skograph._graph_report(str(path), strict, str(loops) if loops else "")
     _warn(messages)
     return _json.loads(text)
 
@@ -40,19 +40,19 @@ def _needs_viz(call):
 
 
 def render(path, output, what, matrix=None, ordering=None, state=None, format=None, size=None,
-           strict=False):
+           strict=False, loops=None):
     """Draws one picture to `output`, as `skograph render PATH --what WHAT -o OUTPUT ...`."""
     _needs_viz("render")
     _warn(_skograph._render(str(path), str(output), what, matrix or "", ordering or "",
                             str(state) if state else "", format or "", 800 if size is None else size,
-                            strict))
+                            strict, str(loops) if loops else ""))
 
 
 def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=False,
-            independent=None):
+            independent=None, loops=None):
     """The report and every picture into the folder `out`, as `skograph analyze PATH --out OUT`."""
     _needs_viz("analyze")
     _warn(_skograph._analyze(str(path), str(out), str(state) if state else "",
                              800 if size is None else size,
                              5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
-                             independent))
+                             independent, str(loops) if loops else ""))

@@ -144,10 +144,13 @@ TEST(ModelFormatsCli, UrdfMimicTagsAreTheYamlCouplings) {
       "gripper.urdf", gripper(R"(<mimic joint="left_joint" multiplier="-1.0" offset="-0.005"/>)",
                               R"(<mimic joint="swing" multiplier="2"   offset="0.1"/>)"));
   const std::string plain = write_file("gripper_plain.urdf", gripper("", ""));
+  // The masters of the <mimic> tags are the independent coordinates by default (issue 24): the
+  // YAML names them.
   const std::string yaml = write_file("gripper_coupled.yaml", R"(urdf: gripper_plain.urdf
 couplings:
   - {name: right_joint, joints: [right_joint, left_joint], ratio: -1.0, offset: -0.005}
   - {name: tip_joint, joints: [tip_joint, swing], ratio: 2.0, offset: 0.1}
+independent: [swing, left_joint]
 )");
   const std::string state = write_file(
       "gripper_state.json",
@@ -155,13 +158,15 @@ couplings:
           "tau": {"swing": 0.2, "left_joint": 1.0}, "qdd": {"swing": 1.0, "left_joint": -0.1}})");
   const Json from_mimic = dynamics_json(mimic + " --state " + state);
   expect_same_dynamics(from_mimic, dynamics_json(yaml + " --state " + state));
-  // The closed state satisfies the tags (which coordinate of a pair stays independent is the
-  // selection's choice).
+  EXPECT_EQ(from_mimic["independent"], Json({"swing", "left_joint"}));
+  // The closed state satisfies the tags, the masters kept as the state gives them.
   const std::vector<int> at =
       positions(Json({"swing", "left_joint", "right_joint", "tip_joint"}), from_mimic["dofs"]);
   const Json& q = from_mimic["q"];
   EXPECT_NEAR(q[at[2]].get<double>(), -1.0 * q[at[1]].get<double>() - 0.005, 1e-12);
   EXPECT_NEAR(q[at[3]].get<double>(), 2.0 * q[at[0]].get<double>() + 0.1, 1e-12);
+  EXPECT_EQ(q[at[0]].get<double>(), 0.3);
+  EXPECT_EQ(q[at[1]].get<double>(), 0.02);
   // graph shows the couplings as cut edges.
   const Json graph = Json::parse(run_cli("graph " + mimic + " --json").out);
   EXPECT_EQ(graph["spanning_tree"]["cut_edges"].size(), 2u);

@@ -52,6 +52,9 @@ class Model {
   const std::vector<std::string>& dof_names() const { return order_.names(); }
   // What the reader and the model noticed but accepted (inconsistent inertias, massless joints).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // What the loading decided that a user should know but is no warning (a loop that fusion made
+  // redundant, a preferred independent coordinate the loops leave no freedom): one line each.
+  const std::vector<std::string>& notes() const { return notes_; }
   // The spanning-tree model (joints depth first) and, for closed chains, the embedded model.
   const RigidBodyModel& tree() const { return *tree_; }
   const ClosedChainModel* closed_chain() const { return closed_chain_.get(); }
@@ -66,7 +69,7 @@ class Model {
   friend Model build_model(Mechanism mechanism, const std::string& source, bool strict);
   std::string file_;
   DofOrder order_;
-  std::vector<std::string> warnings_;
+  std::vector<std::string> warnings_, notes_;
   std::vector<int> massless_;
   std::shared_ptr<const RigidBodyModel> tree_;
   std::shared_ptr<const ClosedChainModel> closed_chain_;
@@ -99,20 +102,37 @@ class ModelData {
   ClosedChainData* closed_chain();  // null for trees
   // Independent dof names (file order) of the last closed-chain call; every dof for a tree.
   std::vector<std::string> independent;
+  // Closed chains: the independent coordinates the last call had to move to close the loops
+  // (rigid/closed_chain_model.hpp: assemble), file order, with how far; empty when the state's
+  // were kept. assembly_warning() words it.
+  struct Moved {
+    std::string dof;
+    double by = 0.0;
+  };
+  std::vector<Moved> moved;
 
  private:
   std::unique_ptr<RigidBodyData> tree_;
   std::unique_ptr<ClosedChainData> closed_chain_;
 };
 
-// Closed chains: q's independent coordinates are kept and the dependent ones solved by Newton,
-// then qd's likewise (qd = X qd_R); returns the closed (q, qd). Trees: (q, qd) unchanged.
-// ClosureError when the loops cannot be closed from q.
+// Closed chains: the closed configuration of the assembly from q (rigid/closed_chain_model.hpp:
+// assemble: q's independent coordinates kept when the loops close with them, otherwise the
+// closed configuration nearest q, with data.moved saying which moved), then qd's independent
+// entries kept and the dependent ones set (qd = X qd_R); returns the closed (q, qd). Every call
+// below assembles this way. Trees: (q, qd) unchanged. ClosureError when no closed configuration
+// is found; SingularConfigurationError when the one found is singular.
 struct ClosedState {
   Eigen::VectorXd q, qd;
 };
 ClosedState close_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd);
+// The positions of close_state alone (no velocity projection, which a singular closed
+// configuration refuses): q assembled, file order.
+Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+// One warning line for data.moved ("" when empty): "the independent coordinates 'a' (by 0.12)
+// had to move to close the loops: the given ones leave none closed".
+std::string assembly_warning(const ModelData& data);
 
 // All in the file's dof order. Closed chains at the closed state (close_state):
 // forward_dynamics: qdd for tau acting on every joint (X* tau in the minimal coordinates);

@@ -15,6 +15,9 @@ struct ReadOptions {
   // Closed chains: the coordinates to keep independent (joint or dof names), replacing the file's
   // own list (the YAML key `independent:`); load_model applies it (issue 16).
   std::vector<std::string> independent;
+  // A loop file (io/loop_file.hpp: the example-parallel-robots robot.yaml) closing the loops of
+  // the model's mechanism; load_mechanism applies it (issue 24). Empty: none.
+  std::string loops_file;
 };
 
 }  // namespace skograph

@@ -28,5 +28,10 @@ MechanismState zero_state(const Mechanism& mechanism);
 MechanismState parse_state(const std::string& text, const std::string& source,
                            const Mechanism& mechanism);
 MechanismState read_state_file(const std::string& path, const Mechanism& mechanism);
+// The state file of `state` (the format above, every moving joint named, numbers that read back
+// exactly): what read_state_file reads back, e.g. the closed state `skograph assemble --out`
+// writes. `with_qdd` adds "qdd".
+std::string state_text(const Mechanism& mechanism, const MechanismState& state,
+                       bool with_qdd = true);
 
 }  // namespace skograph

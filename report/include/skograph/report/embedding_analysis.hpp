@@ -29,6 +29,9 @@ struct EmbeddingAnalysis {
   bool whole_mechanism = false;  // one aggregate holds every joint
   bool closed = false;           // the state could be closed; otherwise `failure` says why
   std::string failure;
+  // How many independent coordinates the assembly had to move from the state's values to close
+  // the loops (rigid/closed_chain_model.hpp: assemble).
+  std::size_t moved = 0;
   std::vector<std::string> independent;  // independent dof names, as `skograph dynamics` lists
   // Of the embedded model (when closed): its topology (aggregated forest in post-order, hinge
   // dimensions n_R) and the entries of M_R that are nonzero at the state.

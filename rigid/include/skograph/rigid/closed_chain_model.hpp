@@ -56,8 +56,16 @@ class SingularConfigurationError : public Error {
   using Error::Error;
 };
 
+// The closure tolerance: a configuration is closed when every loop and coupling residual (the
+// position errors of the constraint rows, in m and rad) is at most this. The one test of
+// "closed" everywhere: assembly, the closed states the commands accept, the simulation's
+// projection. The iterations go on below it while they can (ClosedChainOptions).
+inline constexpr double kClosureTolerance = 1e-10;
+
 struct ClosedChainOptions {
-  double position_tolerance = 1e-12;  // Newton stops when max |residual| is below
+  // Newton and Levenberg-Marquardt go on while the residual falls and is above this (a polish
+  // below kClosureTolerance, which decides whether a configuration is closed).
+  double position_tolerance = 1e-12;
   int max_newton_iterations = 50;
   double rank_tolerance = 1e-9;  // select_coordinates
   // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
@@ -111,6 +119,9 @@ class ClosedChainModel {
   bool moves_no_mass(int joint) const;
   // The top such joints (no ancestor joint moves no mass), in joint order.
   std::vector<int> massless_moving_joints() const;
+  // What the model decided that a user should know: preferred independent coordinates
+  // (Mechanism::preferred_independent) it could not keep, one line each.
+  const std::vector<std::string>& notes() const;
 
   struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
 
@@ -150,14 +161,32 @@ struct ClosedChainData {
   std::shared_ptr<Workspaces> work;
 };
 
-// Keeps the independent coordinates of q and solves the dependent ones by Newton on the
-// position-level closure equations, starting from the given values, all aggregates together
-// (O(N) per iteration). Throws ClosureError naming the loop or coupling with the largest residual
-// and what happened: "loop 'close1' cannot be closed from the given state: residual 3.1e-01, the
-// least Newton reaches (4 steps, then no step reduces it)", "..., and no Newton step from the
-// given values reduces it", or "... after 50 Newton steps".
+// Keeps the independent coordinates of q and solves the dependent ones on the position-level
+// closure equations, starting from the given values: Newton, all aggregates together (O(N) per
+// iteration), then for an aggregate Newton does not close a globalized Levenberg-Marquardt over
+// its dependent coordinates (damped least squares with an adaptive trust region) and
+// deterministic restarts around the given values. The independent coordinates are the chosen ones
+// (Mechanism::independent, or the preferred ones) or the rank-revealing selection at the given q.
+// Throws ClosureError naming the loop or coupling with the largest residual: "loop 'close1'
+// cannot be closed from the given state with its independent coordinates kept: residual 3.1e-01
+// (the least reached over 12 starts)".
 void close_positions(const ClosedChainModel& model, ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> q);
+
+// What assemble() did: the tree dofs among the independent coordinates that had to move (empty
+// when close_positions closed the chain with them kept), by how much, and the final residual.
+struct AssemblyReport {
+  std::vector<int> moved;            // tree dofs, increasing
+  std::vector<double> displacement;  // q - q0 at each of them
+  double residual = 0.0;
+};
+// A closed configuration from any start: close_positions, and when the independent coordinates
+// cannot be kept, the same search with every coordinate of the aggregate free from the given
+// values, which ends at a closed configuration near them (the minimal-norm steps of the damped
+// least squares), reported in the AssemblyReport. ClosureError when no start closes: the loop
+// with the largest residual and that residual.
+AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
+                        Eigen::Ref<Eigen::VectorXd> q);
 // At a closed q: keeps the independent entries of qd, sets the dependent ones (qd = X qd_R).
 void close_velocities(const ClosedChainModel& model, ClosedChainData& data,
                       const Eigen::Ref<const Eigen::VectorXd>& q, Eigen::Ref<Eigen::VectorXd> qd);

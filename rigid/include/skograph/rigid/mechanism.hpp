@@ -116,6 +116,13 @@ struct Mechanism {
   // joint names (all their dofs) or dof names ("joint:k"); the YAML key `independent:` or the
   // command line's --independent. Empty: the rank-revealing choice (select_coordinates).
   std::vector<std::string> independent;
+  // Coordinates to prefer as independent when `independent` is empty (a loop file's name_mot, the
+  // URDF+ `independent` attribute, the masters of URDF <mimic> joints), most wanted first: joint or
+  // dof names. A closed chain keeps as many of them as its loops leave free and names the others
+  // in one note (ClosedChainModel::notes); they never make a model fail.
+  std::vector<std::string> preferred_independent;
+  // What the reader noticed that is not a warning (a name_mot joint dropped, ...): one line each.
+  std::vector<std::string> notes;
 
   int find_link(const std::string& name) const;   // -1 when absent ("world" is never a link)
   int find_joint(const std::string& name) const;  // -1 when absent
