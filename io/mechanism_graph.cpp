@@ -8,9 +8,10 @@ Digraph mechanism_digraph(const Mechanism& mechanism) {
   for (const Link& link : mechanism.links) graph.add_node(link.name);
   for (const Joint& joint : mechanism.joints) graph.add_edge(joint.parent + 1, joint.child + 1);
   for (const LoopClosure& loop : mechanism.loops) graph.add_edge(loop.parent + 1, loop.child + 1);
-  for (const Coupling& coupling : mechanism.couplings)
-    graph.add_edge(mechanism.joints[coupling.joint_a].child + 1,
-                   mechanism.joints[coupling.joint_b].child + 1);
+  for (const Coupling& coupling : mechanism.couplings)  // one cut edge per other joint
+    for (int i = 0; i < coupling.term_count(); ++i)
+      graph.add_edge(mechanism.joints[coupling.joint_a].child + 1,
+                     mechanism.joints[coupling.term_joint(i)].child + 1);
   return graph;
 }
 

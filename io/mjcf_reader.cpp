@@ -3,7 +3,12 @@
 #include <mujoco/mujoco.h>
 #include <tinyxml2.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -70,8 +75,18 @@ InputError mujoco_input_error(const std::string& path, const std::string& messag
   return InputError(path, line, one_line(first));
 }
 
-// Compiles the file with the hooks set; MuJoCo's message as an InputError.
-ModelPointer compile(const std::string& path, std::vector<std::string>& warnings) {
+struct VfsDeleter {
+  void operator()(mjVFS* vfs) const {
+    mj_deleteVFS(vfs);
+    delete vfs;
+  }
+};
+using VfsPointer = std::unique_ptr<mjVFS, VfsDeleter>;
+
+// Compiles the file with the hooks set (files in `vfs` first, when given); MuJoCo's message as an
+// InputError.
+ModelPointer compile(const std::string& path, std::vector<std::string>& warnings,
+                     const mjVFS* vfs = nullptr) {
   const std::lock_guard<std::mutex> lock(mujoco_hooks_lock);
   void (*previous_error)(const char*) = mju_user_error;
   void (*previous_warning)(const char*) = mju_user_warning;
@@ -82,7 +97,7 @@ ModelPointer compile(const std::string& path, std::vector<std::string>& warnings
   ModelPointer model;
   std::string failure;
   try {
-    model.reset(mj_loadXML(path.c_str(), nullptr, error, sizeof error));
+    model.reset(mj_loadXML(path.c_str(), vfs, error, sizeof error));
     if (!model) failure = error[0] ? error : "MuJoCo could not compile the model";
   } catch (const MujocoError& e) {
     failure = e.what();
@@ -92,6 +107,95 @@ ModelPointer compile(const std::string& path, std::vector<std::string>& warnings
   mujoco_warnings = nullptr;
   if (!failure.empty()) throw mujoco_input_error(path, failure);
   return model;
+}
+
+// The mesh files a model's document names that are not on disk, and a body that would take its
+// inertia from one of them (a mesh geom and no <inertial>, or inertiafromgeom="true"), if any.
+// Only the document itself is read (not its includes).
+struct MeshCheck {
+  std::vector<std::string> missing;  // the <mesh file> values, as written
+  std::string body_needing_mesh;
+};
+MeshCheck check_meshes(const std::string& path) {
+  MeshCheck check;
+  tinyxml2::XMLDocument document;
+  if (document.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) return check;
+  const tinyxml2::XMLElement* root = document.RootElement();
+  if (!root) return check;
+  std::string meshdir, inertia_from_geom = "auto";
+  for (const tinyxml2::XMLElement* c = root->FirstChildElement("compiler"); c;
+       c = c->NextSiblingElement("compiler")) {
+    if (const char* dir = c->Attribute("assetdir")) meshdir = dir;
+    if (const char* dir = c->Attribute("meshdir")) meshdir = dir;
+    if (const char* value = c->Attribute("inertiafromgeom")) inertia_from_geom = value;
+  }
+  const std::filesystem::path base =
+      std::filesystem::path(path).parent_path() / std::filesystem::path(meshdir);
+  std::vector<std::string> missing_names;
+  for (const tinyxml2::XMLElement* asset = root->FirstChildElement("asset"); asset;
+       asset = asset->NextSiblingElement("asset"))
+    for (const tinyxml2::XMLElement* mesh = asset->FirstChildElement("mesh"); mesh;
+         mesh = mesh->NextSiblingElement("mesh")) {
+      const char* file = mesh->Attribute("file");
+      if (!file) continue;
+      std::error_code error;
+      const std::filesystem::path where =
+          std::filesystem::path(file).is_absolute() ? std::filesystem::path(file) : base / file;
+      if (std::filesystem::exists(where, error)) continue;
+      check.missing.emplace_back(file);
+      const char* name = mesh->Attribute("name");
+      missing_names.push_back(name ? name : std::filesystem::path(file).stem().string());
+    }
+  if (check.missing.empty()) return check;
+  // Bodies whose inertia would come from a missing mesh.
+  std::vector<const tinyxml2::XMLElement*> bodies;
+  for (const tinyxml2::XMLElement* world = root->FirstChildElement("worldbody"); world;
+       world = world->NextSiblingElement("worldbody"))
+    bodies.push_back(world);
+  for (std::size_t i = 0; i < bodies.size() && check.body_needing_mesh.empty(); ++i) {
+    const tinyxml2::XMLElement* body = bodies[i];
+    for (const tinyxml2::XMLElement* child = body->FirstChildElement("body"); child;
+         child = child->NextSiblingElement("body"))
+      bodies.push_back(child);
+    if (i == 0 || (body->FirstChildElement("inertial") && inertia_from_geom != "true")) continue;
+    for (const tinyxml2::XMLElement* geom = body->FirstChildElement("geom"); geom;
+         geom = geom->NextSiblingElement("geom")) {
+      const char* mesh = geom->Attribute("mesh");
+      if (mesh &&
+          std::find(missing_names.begin(), missing_names.end(), mesh) != missing_names.end()) {
+        const char* name = body->Attribute("name");
+        check.body_needing_mesh = name ? name : "line " + std::to_string(body->GetLineNum());
+        break;
+      }
+    }
+  }
+  return check;
+}
+
+// A tetrahedron in the format of `file`'s extension (OBJ, binary STL), in memory for MuJoCo's
+// virtual file system; empty for a format it is not written in.
+std::string placeholder_mesh(const std::string& file) {
+  std::string extension = std::filesystem::path(file).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const float kVertices[4][3] = {{0, 0, 0}, {0.01f, 0, 0}, {0, 0.01f, 0}, {0, 0, 0.01f}};
+  static const int kFaces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  if (extension == ".obj") {
+    std::ostringstream text;
+    for (const auto& v : kVertices) text << "v " << v[0] << " " << v[1] << " " << v[2] << "\n";
+    for (const auto& f : kFaces)
+      text << "f " << f[0] + 1 << " " << f[1] + 1 << " " << f[2] + 1 << "\n";
+    return text.str();
+  }
+  if (extension == ".stl") {
+    std::string bytes(84 + 50 * 4, '\0');
+    const std::uint32_t count = 4;
+    std::memcpy(bytes.data() + 80, &count, 4);
+    for (int t = 0; t < 4; ++t)
+      for (int k = 0; k < 3; ++k)
+        std::memcpy(bytes.data() + 84 + 50 * t + 12 + 12 * k, kVertices[kFaces[t][k]], 12);
+    return bytes;
+  }
+  return "";
 }
 
 // The lines of the children of <equality> in document order (what this reader refuses is
@@ -358,11 +462,49 @@ Mechanism read_mjcf_file(const std::string& path, const ReadOptions& options) {
   // Bytes and nesting checked before MuJoCo's parser sees the file (io/xml_input.hpp).
   io::read_xml_file(path);
   std::vector<std::string> warnings;
-  const ModelPointer model = compile(path, warnings);
+  ModelPointer model;
+  try {
+    model = compile(path, warnings);
+  } catch (const InputError& e) {
+    // Meshes are not dynamics: mesh files that are absent, when every body holding such a mesh
+    // has its own <inertial>, are replaced by placeholders in MuJoCo's virtual file system.
+    const MeshCheck meshes = check_meshes(path);
+    if (meshes.missing.empty()) throw;
+    if (!meshes.body_needing_mesh.empty()) {
+      const std::string prefix =
+          e.source() + (e.line() > 0 ? ":" + std::to_string(e.line()) : std::string()) + ": ";
+      std::string problem = std::string(e.what()).substr(prefix.size());
+      while (!problem.empty() && (problem.back() == ':' || problem.back() == ' '))
+        problem.pop_back();
+      throw InputError(e.source(), e.line(),
+                       problem + " (the mesh file is missing, and body '" +
+                           meshes.body_needing_mesh +
+                           "' has no <inertial>: its inertia would come from the mesh)");
+    }
+    VfsPointer vfs(new mjVFS);
+    mj_defaultVFS(vfs.get());
+    std::string names;
+    for (const std::string& file : meshes.missing) {
+      const std::string bytes = placeholder_mesh(file);
+      const std::string name = std::filesystem::path(file).filename().string();
+      if (bytes.empty() || mj_findFileVFS(vfs.get(), name.c_str()) >= 0) continue;
+      if (mj_makeEmptyFileVFS(vfs.get(), name.c_str(), static_cast<int>(bytes.size())) != 0) throw;
+      std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name.c_str())], bytes.data(),
+                  bytes.size());
+      names += (names.empty() ? "" : ", ") + file;
+    }
+    warnings.clear();
+    model = compile(path, warnings, vfs.get());
+    warnings.insert(warnings.begin(),
+                    std::to_string(meshes.missing.size()) + " mesh file(s) missing (" + names +
+                        "): placeholder geometry; the dynamics take every body's <inertial>");
+  }
   MjcfConverter converter(model.get(), path, options.strict);
   Mechanism mechanism = converter.convert();
   for (const std::string& warning : warnings)
-    mechanism.warnings.push_back("MuJoCo: " + one_line(warning));
+    mechanism.warnings.push_back(warning.find("mesh file(s) missing") != std::string::npos
+                                     ? warning
+                                     : "MuJoCo: " + one_line(warning));
   return mechanism;
 }
 

@@ -426,22 +426,49 @@ void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechan
     m.loops.push_back(loop);
   }
   for (const CouplingTag& tag : outline.couplings) {
-    // q_successor = ratio q_predecessor for the joints of the two links (the format's rate
-    // relation with one joint on each side of their common ancestor).
-    const int predecessor = m.parent_joint(link_of(tag.links[0]));
-    const int successor = m.parent_joint(link_of(tag.links[1]));
-    if (predecessor < 0 || successor < 0 ||
-        m.joints[static_cast<std::size_t>(predecessor)].parent !=
-            m.joints[static_cast<std::size_t>(successor)].parent)
-      fail({source, tag.line},
-           "coupling '" + tag.name +
-               "': skograph gears two joints of one parent link (its links' joints are not "
-               "siblings)");
+    // The format's rate relation: the coordinates of the joints on the path from the links'
+    // nearest common ancestor to the successor sum to ratio times those on the path to the
+    // predecessor. The successor's own joint is the coupling's first; one joint on each side is
+    // a gear, more a differential.
+    auto path = [&](int link) {
+      std::vector<int> joints;
+      for (int l = link; l >= 0;) {
+        const int j = m.parent_joint(l);
+        if (j < 0) break;
+        joints.push_back(j);
+        l = m.joints[static_cast<std::size_t>(j)].parent;
+      }
+      return joints;  // from the link up to the root
+    };
+    std::vector<int> predecessor = path(link_of(tag.links[0]));
+    std::vector<int> successor = path(link_of(tag.links[1]));
+    while (!predecessor.empty() && !successor.empty() && predecessor.back() == successor.back()) {
+      predecessor.pop_back();  // the common part above the nearest common ancestor
+      successor.pop_back();
+    }
+    std::erase_if(predecessor, [&](int j) {
+      return m.joints[static_cast<std::size_t>(j)].type == JointType::kFixed;
+    });
+    std::erase_if(successor, [&](int j) {
+      return m.joints[static_cast<std::size_t>(j)].type == JointType::kFixed;
+    });
+    if (predecessor.empty() || successor.empty())
+      fail({source, tag.line}, "coupling '" + tag.name +
+                                   "': one of its links lies on the other's path to the root, so "
+                                   "no joint lies on that side of their common ancestor");
     Coupling coupling;
     coupling.name = tag.name;
-    coupling.joint_a = successor;
-    coupling.joint_b = predecessor;
-    coupling.ratio = tag.ratio;
+    coupling.joint_a = successor.front();
+    std::vector<std::pair<int, double>> terms;
+    for (const int j : predecessor) terms.emplace_back(j, tag.ratio);
+    for (std::size_t i = 1; i < successor.size(); ++i) terms.emplace_back(successor[i], -1.0);
+    coupling.joint_b = terms.front().first;
+    coupling.ratio = terms.front().second;
+    for (std::size_t i = 1; i < terms.size(); ++i) {
+      coupling.further_joints.push_back(terms[i].first);
+      coupling.further_ratios.push_back(terms[i].second);
+    }
+    coupling.type = terms.size() == 1 ? "gear" : "differential";
     coupling.source_line = tag.line;
     m.couplings.push_back(coupling);
   }

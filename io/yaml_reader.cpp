@@ -172,8 +172,8 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
   if (!list.IsSequence()) fail(reader.at(list), "'couplings' must be a list");
   std::set<std::string> names;
   for (const YAML::Node& node : list) {
-    reader.check_keys(node, "a coupling", {"name", "type", "joints", "ratio", "offset"},
-                      {"name", "joints", "ratio"});
+    reader.check_keys(node, "a coupling", {"name", "type", "joints", "ratio", "ratios", "offset"},
+                      {"name", "joints"});
     Coupling coupling;
     coupling.name = reader.text(node["name"], "coupling name");
     coupling.source_line = reader.at(node).line;
@@ -181,34 +181,59 @@ void read_couplings(const YamlReader& reader, const YAML::Node& list, Mechanism&
     if (!names.insert(coupling.name).second)
       fail(reader.at(node["name"]), owner + " defined twice");
     if (node["type"]) coupling.type = reader.text(node["type"], owner + " type");
-    if (coupling.type != "gear")
+    if (coupling.type != "gear" && coupling.type != "differential")
       fail(reader.at(node["type"]),
-           owner + " has unknown type '" + coupling.type + "' (expected gear)");
+           owner + " has unknown type '" + coupling.type + "' (expected gear or differential)");
+    const bool gear = coupling.type == "gear";
+    // gear: joints [motor, link] and ratio (q_motor = ratio q_link + offset); differential:
+    // joints [a, b, c, ...] and ratios [r_b, r_c, ...] (q_a = r_b q_b + r_c q_c + ... + offset).
+    if (gear ? (!node["ratio"] || node["ratios"]) : (!node["ratios"] || node["ratio"]))
+      fail(reader.at(node), owner + (gear ? " needs 'ratio' (a gear's one ratio)"
+                                          : " needs 'ratios' (one per joint after the first)"));
     const YAML::Node joints = node["joints"];
-    if (!joints.IsSequence() || joints.size() != 2)
-      fail(reader.at(joints), owner + " joints must be a list of two joint names [motor, link]");
-    int ends[2];
-    for (int i = 0; i < 2; ++i) {
+    if (!joints.IsSequence() || (gear ? joints.size() != 2 : joints.size() < 3))
+      fail(reader.at(joints), owner + (gear ? " joints must be a list of two joint names "
+                                              "[motor, link]"
+                                            : " joints must be a list of three or more joint "
+                                              "names [a, b, c, ...]"));
+    std::vector<int> ends;
+    for (std::size_t i = 0; i < joints.size(); ++i) {
       const std::string name = reader.text(joints[i], owner + " joint");
-      ends[i] = NameIndex::find(index.joints, name);
-      if (ends[i] < 0) fail(reader.at(joints[i]), owner + " names unknown joint '" + name + "'");
-      if (joint_dof_count(mechanism.joints[ends[i]].type) == 0)
+      ends.push_back(NameIndex::find(index.joints, name));
+      if (ends.back() < 0)
+        fail(reader.at(joints[i]), owner + " names unknown joint '" + name + "'");
+      if (joint_dof_count(mechanism.joints[ends.back()].type) == 0)
         fail(reader.at(joints[i]),
              owner + " names fixed joint '" + name + "', which has no motion");
+      if (std::find(ends.begin(), ends.end() - 1, ends.back()) != ends.end() - 1)
+        fail(reader.at(joints), owner + " couples joint '" + name + "' to itself");
     }
     const Joint& a = mechanism.joints[ends[0]];
-    const Joint& b = mechanism.joints[ends[1]];
-    if (ends[0] == ends[1])
-      fail(reader.at(joints), owner + " couples joint '" + a.name + "' to itself");
-    if (joint_dof_count(a.type) != joint_dof_count(b.type))
-      fail(reader.at(joints), owner + " couples joints with different dof counts ('" + a.name +
-                                  "' has " + std::to_string(joint_dof_count(a.type)) + ", '" +
-                                  b.name + "' has " + std::to_string(joint_dof_count(b.type)) +
-                                  ")");
+    for (std::size_t i = 1; i < ends.size(); ++i) {
+      const Joint& b = mechanism.joints[ends[i]];
+      if (joint_dof_count(a.type) != joint_dof_count(b.type))
+        fail(reader.at(joints), owner + " couples joints with different dof counts ('" + a.name +
+                                    "' has " + std::to_string(joint_dof_count(a.type)) + ", '" +
+                                    b.name + "' has " + std::to_string(joint_dof_count(b.type)) +
+                                    ")");
+    }
     coupling.joint_a = ends[0];
     coupling.joint_b = ends[1];
-    coupling.ratio = reader.number(node["ratio"], owner + " ratio");
-    if (coupling.ratio == 0.0) fail(reader.at(node["ratio"]), owner + " ratio must not be zero");
+    if (gear) {
+      coupling.ratio = reader.number(node["ratio"], owner + " ratio");
+      if (coupling.ratio == 0.0) fail(reader.at(node["ratio"]), owner + " ratio must not be zero");
+    } else {
+      const YAML::Node ratios = node["ratios"];
+      if (!ratios.IsSequence() || ratios.size() != joints.size() - 1)
+        fail(reader.at(ratios), owner + " ratios must be a list of " +
+                                    std::to_string(joints.size() - 1) +
+                                    " numbers, one per joint after the first");
+      coupling.ratio = reader.number(ratios[0], owner + " ratio");
+      for (std::size_t i = 2; i < ends.size(); ++i) {
+        coupling.further_joints.push_back(ends[i]);
+        coupling.further_ratios.push_back(reader.number(ratios[i - 1], owner + " ratio"));
+      }
+    }
     if (node["offset"]) coupling.offset = reader.number(node["offset"], owner + " offset");
     mechanism.couplings.push_back(coupling);
   }

@@ -262,15 +262,20 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     const Coupling& coupling = m.couplings[c];
     const int count = tree.joint_dofs(coupling.joint_a);
     const int offset_a = tree.joint_dof_offset(coupling.joint_a);
-    const int offset_b = tree.joint_dof_offset(coupling.joint_b);
     for (int j = 0; j < count; ++j, ++row) {
+      // q_a - sum_i r_i q_i - offset = 0 (a gear has one term, a differential several).
       constraint.row(row).setZero();
       constraint(row, position_of(offset_a + j)) = 1.0;
-      constraint(row, position_of(offset_b + j)) = -coupling.ratio;
+      double value = q[offset_a + j] - coupling.offset;
+      for (int t = 0; t < coupling.term_count(); ++t) {
+        const int offset = tree.joint_dof_offset(coupling.term_joint(t));
+        constraint(row, position_of(offset + j)) -= coupling.term_ratio(t);
+        value -= coupling.term_ratio(t) * q[offset + j];
+      }
       product[row] = 0.0;
       if (!with_position) continue;
       jacobian.row(row) = constraint.row(row);
-      error[row] = q[offset_a + j] - coupling.ratio * q[offset_b + j] - coupling.offset;
+      error[row] = value;
     }
   }
 }

@@ -111,29 +111,44 @@ void validate_closures(const RigidBodyModel& tree) {
   for (std::size_t i = 0; i < m.couplings.size(); ++i) {
     const Coupling& coupling = m.couplings[i];
     const std::string label = coupling_label(m, static_cast<int>(i));
-    if (coupling.type != "gear")
-      throw std::invalid_argument(label + " has type '" + coupling.type + "'; only gear is known");
+    if (coupling.type != "gear" && coupling.type != "differential")
+      throw std::invalid_argument(label + " has type '" + coupling.type +
+                                  "' (expected gear or differential)");
+    if (coupling.further_joints.size() != coupling.further_ratios.size() ||
+        (coupling.type == "gear") != coupling.further_joints.empty())
+      throw std::invalid_argument(label + (coupling.type == "gear"
+                                               ? " is a gear of more than two joints"
+                                               : " is a differential of fewer than three joints"));
     const int joints = tree.joint_count();
-    if (coupling.joint_a < 0 || coupling.joint_a >= joints || coupling.joint_b < 0 ||
-        coupling.joint_b >= joints)
-      throw std::invalid_argument(label + " names a joint out of range");
-    if (coupling.joint_a == coupling.joint_b)
-      throw std::invalid_argument(label + " couples a joint with itself");
+    std::vector<int> coupled = {coupling.joint_a};
+    for (int t = 0; t < coupling.term_count(); ++t) coupled.push_back(coupling.term_joint(t));
+    for (std::size_t k = 0; k < coupled.size(); ++k) {
+      if (coupled[k] < 0 || coupled[k] >= joints)
+        throw std::invalid_argument(label + " names a joint out of range");
+      if (std::find(coupled.begin(), coupled.begin() + static_cast<std::ptrdiff_t>(k),
+                    coupled[k]) != coupled.begin() + static_cast<std::ptrdiff_t>(k))
+        throw std::invalid_argument(label + " couples a joint with itself");
+    }
     const Joint& a = m.joints[coupling.joint_a];
-    const Joint& b = m.joints[coupling.joint_b];
-    if (a.type == JointType::kFixed || b.type == JointType::kFixed)
-      throw std::invalid_argument(label + " couples a fixed joint");
-    if (joint_dof_count(a.type) != joint_dof_count(b.type))
-      throw std::invalid_argument(label + " couples joints with different dof counts ('" + a.name +
-                                  "' has " + std::to_string(joint_dof_count(a.type)) + ", '" +
-                                  b.name + "' has " + std::to_string(joint_dof_count(b.type)) +
-                                  ")");
-    // A gear relates coordinates whose rates are their time derivatives.
-    if (uses_rotation_vector(a.type) || uses_rotation_vector(b.type))
-      throw std::invalid_argument(label + " couples a spherical or floating joint (gears couple " +
-                                  "revolute, continuous, prismatic or planar joints)");
-    if (!std::isfinite(coupling.ratio) || !std::isfinite(coupling.offset))
-      throw std::invalid_argument(label + " has a non-finite ratio or offset");
+    for (const int j : coupled) {
+      const Joint& b = m.joints[j];
+      if (b.type == JointType::kFixed)
+        throw std::invalid_argument(label + " couples a fixed joint");
+      if (joint_dof_count(a.type) != joint_dof_count(b.type))
+        throw std::invalid_argument(label + " couples joints with different dof counts ('" +
+                                    a.name + "' has " + std::to_string(joint_dof_count(a.type)) +
+                                    ", '" + b.name + "' has " +
+                                    std::to_string(joint_dof_count(b.type)) + ")");
+      // A gear relates coordinates whose rates are their time derivatives.
+      if (uses_rotation_vector(b.type))
+        throw std::invalid_argument(label +
+                                    " couples a spherical or floating joint (gears couple " +
+                                    "revolute, continuous, prismatic or planar joints)");
+    }
+    bool finite = std::isfinite(coupling.offset);
+    for (int t = 0; t < coupling.term_count(); ++t)
+      finite = finite && std::isfinite(coupling.term_ratio(t));
+    if (!finite) throw std::invalid_argument(label + " has a non-finite ratio or offset");
   }
 }
 
@@ -289,23 +304,32 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   // Cut edges: loops (parent link, child link) and gears between the joints' child links, moved
   // up to the parent link when one child link is an ancestor of the other so that both hinges lie
   // in the sub-graph (the sub-graph of (u, v) excludes the common root).
+  // A differential has one cut edge per other joint (all through joint a's link: one aggregate).
   std::vector<Edge> cut_edges;
-  std::vector<int> cut_link;  // per cut edge: a link of the sub-graph that holds it
-  auto add_cut = [&](int u, int v) {
+  std::vector<int> cut_link;   // per cut edge: a link of the sub-graph that holds it
+  std::vector<int> cut_owner;  // per cut edge: the loop index, or loops + the coupling index
+  auto add_cut = [&](int u, int v, int owner) {
     cut_edges.emplace_back(u, v);
     cut_link.push_back(link_forest.is_ancestor_or_self(v, u) ? u : v);
+    cut_owner.push_back(owner);
   };
-  for (const LoopClosure& loop : m.loops) add_cut(link_node(loop.parent), link_node(loop.child));
-  for (const Coupling& coupling : m.couplings) {
-    const int la = m.joints[coupling.joint_a].child, lb = m.joints[coupling.joint_b].child;
+  for (std::size_t l = 0; l < m.loops.size(); ++l)
+    add_cut(link_node(m.loops[l].parent), link_node(m.loops[l].child), static_cast<int>(l));
+  for (std::size_t c = 0; c < m.couplings.size(); ++c) {
+    const Coupling& coupling = m.couplings[c];
+    const int owner = static_cast<int>(m.loops.size() + c);
+    const int la = m.joints[coupling.joint_a].child;
     const int pa = link_node(m.joints[coupling.joint_a].parent);
-    const int pb = link_node(m.joints[coupling.joint_b].parent);
-    if (link_forest.is_ancestor(la, lb))
-      add_cut(pa, lb);
-    else if (link_forest.is_ancestor(lb, la))
-      add_cut(la, pb);
-    else
-      add_cut(la, lb);
+    for (int t = 0; t < coupling.term_count(); ++t) {
+      const int lb = m.joints[coupling.term_joint(t)].child;
+      const int pb = link_node(m.joints[coupling.term_joint(t)].parent);
+      if (link_forest.is_ancestor(la, lb))
+        add_cut(pa, lb, owner);
+      else if (link_forest.is_ancestor(lb, la))
+        add_cut(la, pb, owner);
+      else
+        add_cut(la, lb, owner);
+    }
   }
 
   const int nodes = tree.node_count();
@@ -329,10 +353,13 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
     impl->couplings.resize(count);
     for (std::size_t e = 0; e < cut_edges.size(); ++e) {
       const int s = impl->aggregate_of_node[tree.node_of_link(cut_link[e])];
-      if (e < m.loops.size())
-        impl->loops[s].push_back(static_cast<int>(e));
-      else
-        impl->couplings[s].push_back(static_cast<int>(e - m.loops.size()));
+      const int owner = cut_owner[e];
+      std::vector<int>& list =
+          owner < static_cast<int>(m.loops.size()) ? impl->loops[s] : impl->couplings[s];
+      const int index = owner < static_cast<int>(m.loops.size())
+                            ? owner
+                            : owner - static_cast<int>(m.loops.size());
+      if (std::find(list.begin(), list.end(), index) == list.end()) list.push_back(index);
     }
   }
 

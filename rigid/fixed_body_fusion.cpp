@@ -56,9 +56,12 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
   std::vector<char> fused(n, 0);
   for (int k = 0; k < n; ++k)
     fused[k] = parent_joint[k] >= 0 && mechanism.joints[parent_joint[k]].type == JointType::kFixed;
-  for (const Coupling& coupling : mechanism.couplings)
-    for (const int j : {coupling.joint_a, coupling.joint_b})
+  for (const Coupling& coupling : mechanism.couplings) {
+    std::vector<int> coupled = {coupling.joint_a, coupling.joint_b};
+    coupled.insert(coupled.end(), coupling.further_joints.begin(), coupling.further_joints.end());
+    for (const int j : coupled)
       if (j >= 0 && j < joint_count) fused[mechanism.joints[j].child] = 0;
+  }
   // A mechanism without a moving joint (a quadrotor's URDF, all welded) keeps the links welded
   // directly to the world as static bodies, so that its model is not empty.
   if (std::all_of(fused.begin(), fused.end(), [](char f) { return f != 0; }))
@@ -188,6 +191,8 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
       coupling.joint_a = new_joint[coupling.joint_a];
     if (coupling.joint_b >= 0 && coupling.joint_b < joint_count)
       coupling.joint_b = new_joint[coupling.joint_b];
+    for (int& j : coupling.further_joints)
+      if (j >= 0 && j < joint_count) j = new_joint[j];
   }
   for (int k = 0; k < n; ++k) {
     if (body[k] == k) continue;

@@ -52,6 +52,8 @@ Mechanism depth_first_order(const Mechanism& mechanism) {
       coupling.joint_a = new_index[static_cast<std::size_t>(coupling.joint_a)];
     if (coupling.joint_b >= 0 && coupling.joint_b < joint_count)
       coupling.joint_b = new_index[static_cast<std::size_t>(coupling.joint_b)];
+    for (int& j : coupling.further_joints)
+      if (j >= 0 && j < joint_count) j = new_index[static_cast<std::size_t>(j)];
   }
   return result;
 }

@@ -30,7 +30,8 @@ struct ConstraintForces {
   // of F_c with respect to F_p (rigid/closed_chain_model.hpp, "Constraints").
   std::vector<Eigen::Matrix<double, 6, 1>> loop;
   // Per coupling (mechanism().couplings): per dof, the generalized force (torque, or force for a
-  // prismatic joint) the gear exerts on joint_a; joint_b receives -ratio times it.
+  // prismatic joint) the gear exerts on joint_a; every other joint of the coupling receives -ratio
+  // times it (its own ratio for a differential).
   std::vector<Eigen::VectorXd> coupling;
   // Per aggregate: lambda_S in the order of its constraint rows (data.constraint_matrix[s]).
   std::vector<Eigen::VectorXd> multipliers;

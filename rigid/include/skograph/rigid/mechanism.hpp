@@ -64,17 +64,31 @@ struct LoopClosure {
   int source_line = 0;  // 1-based line in the model file, 0 when unknown
 };
 
-// A joint coupling (a cut edge between the two joints' child links):
+// A joint coupling (a cut edge between joint a's child link and each other joint's):
 // gear q[a] = ratio * q[b] + offset (a URDF <mimic joint="b" multiplier="ratio" offset="offset"/>
-// on joint a, a MuJoCo joint equality with polycoef = [offset, ratio]).
+// on joint a, a MuJoCo joint equality with polycoef = [offset, ratio]); differential
+// q[a] = ratio * q[b] + sum_i further_ratios[i] * q[further_joints[i]] + offset (one constraint
+// over three or more hinges: constraint-embedding section 9; URDF+ couplings along chains).
 struct Coupling {
   std::string name;
-  std::string type = "gear";
-  int joint_a = -1;  // the driving joint ("motor"; the mimicking joint of a URDF <mimic>)
-  int joint_b = -1;  // the driven joint ("link"; the mimicked joint)
+  std::string type = "gear";  // "gear" or "differential"
+  int joint_a = -1;           // the driving joint ("motor"; the mimicking joint of a URDF <mimic>)
+  int joint_b = -1;           // the driven joint ("link"; the mimicked joint)
   double ratio = 1.0;
+  std::vector<int> further_joints;  // a differential's other joints
+  std::vector<double> further_ratios;
   double offset = 0.0;  // per dof
   int source_line = 0;
+
+  // The joints on the right-hand side with their ratios: term 0 is (joint_b, ratio), then the
+  // further ones.
+  int term_count() const { return 1 + static_cast<int>(further_joints.size()); }
+  int term_joint(int i) const {
+    return i == 0 ? joint_b : further_joints[static_cast<std::size_t>(i - 1)];
+  }
+  double term_ratio(int i) const {
+    return i == 0 ? ratio : further_ratios[static_cast<std::size_t>(i - 1)];
+  }
 };
 
 // A named frame fixed on a link: a link fused into its parent body (rigid/fixed_body_fusion.hpp),
