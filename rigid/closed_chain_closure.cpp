@@ -118,7 +118,7 @@ namespace closed_chain_detail {
 // selection's dependent velocity columns.
 // Newton closure of every aggregate (only_aggregate < 0) or of one (close_positions).
 void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
-                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate) {
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations) {
   using Newton = ClosedChainData::Workspaces::Newton;
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
@@ -141,7 +141,8 @@ void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
     newton_selection(model, data, s);
   }
   constexpr int kHalvings = 30;
-  for (int iteration = 0; active > 0 && iteration < options.max_newton_iterations; ++iteration) {
+  if (max_iterations < 0) max_iterations = options.max_newton_iterations;
+  for (int iteration = 0; active > 0 && iteration < max_iterations; ++iteration) {
     work.saved_configuration = q;
     int pending = 0;
     for (int s = 0; s < aggregates; ++s) {
@@ -297,10 +298,15 @@ double levenberg_marquardt(const ClosedChainModel& model, ClosedChainData& data,
   return closure_at(model, data, s, q);
 }
 
+// Newton steps tried before the search (which converges from farther away).
+constexpr int kNewtonFirst = 10;
+
 // The restarts of the search: offsets of these sizes (times restart_scale), a few draws each.
 constexpr double kRestartSizes[] = {0.1, 0.3, 0.6, 1.0, 1.5, 2.0, 3.0};
 constexpr int kRestartsPerSize = 3;
 constexpr int kStarts = 1 + kRestartsPerSize * static_cast<int>(std::size(kRestartSizes));
+// Restarts in a row that end at the best minimum so far: the search stops there.
+constexpr int kSameMinimum = 3;
 
 // The scale of a dof's restart offsets: 1 rad for rotations, 0.1 m for translations.
 double restart_scale(const ClosedChainModel& model, int dof) {
@@ -325,19 +331,27 @@ double search_closure(const ClosedChainModel& model, ClosedChainData& data, int 
   double best = levenberg_marquardt(model, data, s, free, q);
   if (best <= kClosureTolerance) return best;
   Eigen::VectorXd best_q = q;
+  // Starts that all end at the same positive minimum: the held coordinates leave no closure.
+  int same_minimum = 0;
   std::mt19937 generator(20261125u + static_cast<unsigned>(s));
   std::uniform_real_distribution<double> draw(-1.0, 1.0);
   for (const double size : kRestartSizes) {
+    if (same_minimum == kSameMinimum) break;
     for (int attempt = 0; attempt < kRestartsPerSize; ++attempt) {
       for (std::size_t i = 0; i < dofs.size(); ++i)  // this aggregate's dofs only
         q[dofs[i]] =
             q0[dofs[i]] + (free[i] ? size * restart_scale(model, dofs[i]) * draw(generator) : 0.0);
       const double residual = levenberg_marquardt(model, data, s, free, q);
       if (residual <= kClosureTolerance) return residual;
+      // (A flipped revolute axis zeroes the errors themselves: other starts leave it.)
+      const Eigen::VectorXd& error = data.work->position_error[s];
+      const bool flipped = error.size() == 0 || error.cwiseAbs().maxCoeff() < kClosureTolerance;
+      same_minimum = !flipped && std::abs(residual - best) <= 1e-6 * best ? same_minimum + 1 : 0;
       if (residual < best) {
         best = residual;
         best_q = q;
       }
+      if (same_minimum == kSameMinimum) break;
     }
   }
   for (const int d : dofs) q[d] = best_q[d];
@@ -386,7 +400,7 @@ std::vector<char> held_coordinates(const ClosedChainModel& model, ClosedChainDat
                                 ? loop_label(model.mechanism(), flipped)
                                 : row_owner(model, s, static_cast<int>(row));
   throw ClosureError(owner + " cannot be closed from the given state" + how + ": residual " +
-                     format_residual(residual) + ", the least the search reaches from " +
+                     format_residual(residual) + ", the least the search reaches from up to " +
                      std::to_string(starts) + " starts");
 }
 
@@ -422,8 +436,8 @@ void close_all(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
   check_vector(q, model.dof_count(), "q");
   if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
   const Eigen::VectorXd q0 = q;
-  try {
-    newton_closure(model, data, q, -1);
+  try {  // near a closure Newton converges in a few steps; farther, the search takes over
+    newton_closure(model, data, q, -1, kNewtonFirst);
     return;
   } catch (const ClosureError&) {
   }

@@ -162,8 +162,9 @@ inline bool has_selection(const ClosedChainData& data, int s) {
 }
 
 // Newton closure of every aggregate (only_aggregate < 0) or of one (closed_chain_closure.cpp).
+// At most max_iterations steps (negative: ClosedChainOptions::max_newton_iterations).
 void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
-                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate);
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations = -1);
 
 // "aggregate 2" or the loops and couplings of aggregate s, for messages.
 std::string aggregate_label(const ClosedChainModel& model, int s);
