@@ -404,6 +404,59 @@ std::vector<char> held_coordinates(const ClosedChainModel& model, ClosedChainDat
                      std::to_string(starts) + " starts");
 }
 
+// Revolute and continuous coordinates of aggregate s back to within pi of their given values
+// (the configuration is the same; the closure found stays the one nearest the start).
+void nearest_turn(const ClosedChainModel& model, int s, Eigen::Ref<Eigen::VectorXd> q,
+                  const Eigen::VectorXd& q0) {
+  const Impl& impl = closed_chain_impl(model);
+  for (const int d : impl.dofs[s]) {
+    const JointType type = model.tree().joint_geometry(impl.dof_node[d]).type;
+    if (type == JointType::kRevolute || type == JointType::kContinuous)
+      q[d] = q0[d] + std::remainder(q[d] - q0[d], 2.0 * M_PI);
+  }
+}
+
+// From a closed configuration q of aggregate s to the closed configuration nearest q0 (least
+// squares over its dofs): steps along the closure's tangent toward q0 (the projection I - J^+ J of
+// q0 - q, J the closure's Jacobian), each closed again by Levenberg-Marquardt and kept when it is
+// closer, halved otherwise; stops when the tangent part of q0 - q vanishes (q - q0 is then normal
+// to the closure: a nearest point) or after a bounded number of steps.
+void toward_start(const ClosedChainModel& model, ClosedChainData& data, int s,
+                  Eigen::Ref<Eigen::VectorXd> q, const Eigen::VectorXd& q0) {
+  constexpr int kSteps = 40;
+  const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
+  const auto n = static_cast<Eigen::Index>(dofs.size());
+  const std::vector<char> free(dofs.size(), 1);
+  auto distance = [&](const Eigen::Ref<const Eigen::VectorXd>& at) {
+    double sum = 0.0;
+    for (const int d : dofs) sum += (at[d] - q0[d]) * (at[d] - q0[d]);
+    return std::sqrt(sum);
+  };
+  Eigen::VectorXd trial = q, toward(n);
+  double scale = 1.0;
+  for (int step = 0; step < kSteps && scale > 1e-6; ++step) {
+    closure_at(model, data, s, q);
+    const Eigen::MatrixXd& jacobian = data.work->position_jacobian[s];
+    for (Eigen::Index i = 0; i < n; ++i)
+      toward[i] = q0[dofs[static_cast<std::size_t>(i)]] - q[dofs[static_cast<std::size_t>(i)]];
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(jacobian);
+    solver.setThreshold(1e-9);
+    const Eigen::VectorXd tangent = toward - solver.solve(jacobian * toward);
+    if (tangent.norm() < 1e-9 * (1.0 + toward.norm())) break;
+    const double before = distance(q);
+    trial = q;
+    for (Eigen::Index i = 0; i < n; ++i)
+      trial[dofs[static_cast<std::size_t>(i)]] += scale * tangent[i];
+    if (levenberg_marquardt(model, data, s, free, trial) <= kClosureTolerance &&
+        distance(trial) < before) {
+      for (const int d : dofs) q[d] = trial[d];
+      scale = std::min(1.0, 2.0 * scale);
+    } else {
+      scale *= 0.5;
+    }
+  }
+}
+
 // Closes aggregate s of q, open after Newton, by search_closure: over its dependent coordinates
 // with the held ones back at their given values, and when `may_move` and that fails, over every
 // coordinate from the given values, adding the held coordinates that moved to `moved`. Returns
@@ -419,11 +472,15 @@ double close_aggregate(const ClosedChainModel& model, ClosedChainData& data, int
     if (held[i]) q[dofs[i]] = q0[dofs[i]];  // Newton's own selection may have moved them
   }
   double residual = search_closure(model, data, s, free, q, q0);
+  if (residual <= kClosureTolerance) nearest_turn(model, s, q, q0);
   if (residual <= kClosureTolerance || !may_move) return residual;
   for (std::size_t i = 0; i < dofs.size(); ++i) q[dofs[i]] = q0[dofs[i]];
   std::fill(free.begin(), free.end(), 1);
   residual = search_closure(model, data, s, free, q, q0);
   if (residual > kClosureTolerance) return residual;
+  nearest_turn(model, s, q, q0);
+  toward_start(model, data, s, q, q0);
+  residual = closure_at(model, data, s, q);
   for (std::size_t i = 0; i < dofs.size(); ++i)
     if (held[i] && std::abs(q[dofs[i]] - q0[dofs[i]]) > kClosureTolerance) moved.push_back(dofs[i]);
   return residual;
