@@ -247,8 +247,8 @@ double closure_at(const ClosedChainModel& model, ClosedChainData& data, int s,
 // best point; returns its residual. A revolute axis flipped by pi zeroes its rows too: such a
 // point is a residual of its own (aggregate_position_residual), for a restart to leave.
 double levenberg_marquardt(const ClosedChainModel& model, ClosedChainData& data, int s,
-                           const std::vector<char>& free, Eigen::Ref<Eigen::VectorXd> q) {
-  constexpr int kIterations = 200;
+                           const std::vector<char>& free, Eigen::Ref<Eigen::VectorXd> q,
+                           int iterations = 200) {
   const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
   const double target = model.options().position_tolerance;
   std::vector<int> columns;
@@ -269,8 +269,9 @@ double levenberg_marquardt(const ClosedChainModel& model, ClosedChainData& data,
   gather();
   double cost = error.squaredNorm();
   double damping = 1e-3 * std::max(1e-12, normal.diagonal().maxCoeff()), growth = 2.0;
+  int slow = 0;  // accepted steps in a row that barely lower the cost
   Eigen::VectorXd saved(static_cast<Eigen::Index>(dofs.size()));
-  for (int iteration = 0; iteration < kIterations && residual > target; ++iteration) {
+  for (int iteration = 0; iteration < iterations && residual > target; ++iteration) {
     Eigen::MatrixXd damped = normal;
     damped.diagonal().array() += damping * (1.0 + normal.diagonal().array());
     step = damped.ldlt().solve(-gradient);
@@ -285,8 +286,11 @@ double levenberg_marquardt(const ClosedChainModel& model, ClosedChainData& data,
       const double ratio = predicted > 0 ? (cost - trial_cost) / predicted : 1.0;
       damping *= std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * ratio - 1.0, 3));
       growth = 2.0;
+      // At a positive minimum (no closure from here) the cost stops falling: leave it.
+      slow = cost - trial_cost < 1e-9 * cost ? slow + 1 : 0;
       cost = trial_cost;
       residual = trial_residual;
+      if (slow == 3) break;
       gather();
       continue;
     }
@@ -423,7 +427,7 @@ void nearest_turn(const ClosedChainModel& model, int s, Eigen::Ref<Eigen::Vector
 // to the closure: a nearest point) or after a bounded number of steps.
 void toward_start(const ClosedChainModel& model, ClosedChainData& data, int s,
                   Eigen::Ref<Eigen::VectorXd> q, const Eigen::VectorXd& q0) {
-  constexpr int kSteps = 40;
+  constexpr int kSteps = 12, kReclosing = 12;  // a step's re-closure is near: a few iterations
   const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
   const auto n = static_cast<Eigen::Index>(dofs.size());
   const std::vector<char> free(dofs.size(), 1);
@@ -447,7 +451,7 @@ void toward_start(const ClosedChainModel& model, ClosedChainData& data, int s,
     trial = q;
     for (Eigen::Index i = 0; i < n; ++i)
       trial[dofs[static_cast<std::size_t>(i)]] += scale * tangent[i];
-    if (levenberg_marquardt(model, data, s, free, trial) <= kClosureTolerance &&
+    if (levenberg_marquardt(model, data, s, free, trial, kReclosing) <= kClosureTolerance &&
         distance(trial) < before) {
       for (const int d : dofs) q[d] = trial[d];
       scale = std::min(1.0, 2.0 * scale);
