@@ -76,13 +76,13 @@ int assemble_command(const std::vector<std::string>& arguments, std::ostream& ou
     try {
       closed = {assemble_positions(model, data, order.vector(given.q)), order.vector(given.qd)};
     } catch (const Error& failure) {
-      throw closure_failure(args.file, args.state_file, failure);
+      throw closure_failure(args.file, args.state_file, failure, model.mechanism());
     }
     singular = true;
     add_warnings(args.file, {std::string("the closed configuration is singular (") + e.what() +
                              "): qd is written as given, not projected onto the constraints"});
   } catch (const Error& e) {
-    throw closure_failure(args.file, args.state_file, e);
+    throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
   const double residual = model.is_closed_chain()
                               ? position_residual(*model.closed_chain(), *data.closed_chain(),

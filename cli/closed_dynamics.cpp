@@ -182,12 +182,12 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
     qdd_in = X * qdd_independent + embedding_rate(model, data);
     reduced_mass = reduced_mass_matrix(model, data, q);
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
-    throw closure_failure(args.file, args.state_file, e);
+    throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
   try {
     tau = actuator_forces(model, data, q, qd, state.qdd, state.gravity);
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
-    throw closure_failure(args.file, args.state_file, e);
+    throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
   mass = mass_matrix(tree, data.tree, q);
   bias = bias_forces(tree, data.tree, q, qd, state.gravity);

@@ -41,10 +41,14 @@ MechanismState load_state(const std::string& state_file, const Mechanism& mechan
 }
 
 // A ClosureError of a run on (file, state file) as one line naming the model (and the state).
-UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e) {
-  return UsageError(naming_file(file, e.what()) + (state_file.empty()
-                                                       ? std::string(" (zero state)")
-                                                       : " (state " + state_file + ")"));
+UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e,
+                           const Mechanism& mechanism) {
+  const Declaration declared = loop_declaration(mechanism, e.what());
+  const std::string named =
+      declared.file.empty() ? file : declared.file + ":" + std::to_string(declared.line);
+  return UsageError(naming_file(named, e.what()) + (state_file.empty()
+                                                        ? std::string(" (zero state)")
+                                                        : " (state " + state_file + ")"));
 }
 
 // What the state gives: for the force check's message.

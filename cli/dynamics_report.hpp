@@ -40,8 +40,10 @@ std::string gravity_text(const Eigen::Vector3d& gravity);
 // The state file's state, or the zero state without one.
 MechanismState load_state(const std::string& state_file, const Mechanism& mechanism);
 // A closure failure or singular configuration of a run on (file, state file) as one line naming
-// the model (and the state).
-UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e);
+// the model (and the state); the loop file instead, with its line, when the failing loop came
+// from one (io/model.hpp: loop_declaration).
+UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e,
+                           const Mechanism& mechanism);
 // What the state gives: for the force check's message.
 std::string state_source(const std::string& state_file);
 // The state in the file's dof order (the model lists its joints depth first).

@@ -87,7 +87,13 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
   try {
     exported = model_sko(model, data, model.dof_order().vector(state.q), true);
   } catch (const Error& e) {  // the loops cannot be closed, or close only at a singular state
-    throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
+    // Blame the state, else the loop file that declared the failing loop, else the model.
+    const Declaration declared = loop_declaration(model.mechanism(), e.what());
+    throw UsageError(naming_file(!options.state.empty() ? options.state
+                                 : declared.file.empty()
+                                     ? options.model
+                                     : declared.file + ":" + std::to_string(declared.line),
+                                 e.what()));
   }
   if (const std::string moved = assembly_warning(data); !moved.empty())
     add_warnings(options.model, {moved});

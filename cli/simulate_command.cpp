@@ -169,7 +169,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
       q = order.model_vector(closed.q);
       qd = order.model_vector(closed.qd);
     } catch (const Error& e) {
-      throw closure_failure(args.file, args.state_file, e);
+      throw closure_failure(args.file, args.state_file, e, model.mechanism());
     }
     if (const std::string moved = assembly_warning(workspace); !moved.empty())
       add_warnings(args.file, {moved});
@@ -231,7 +231,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   } catch (const OutputError&) {  // the trajectory file
     throw;
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
-    throw closure_failure(args.file, args.state_file, e);
+    throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
   csv.commit();
 

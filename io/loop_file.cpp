@@ -160,6 +160,7 @@ void add_loops(const YamlReader& reader, const YAML::Node& pairs, const YAML::No
     taken.insert(loop.name);
     loop.type = type == "6D" ? LoopType::kWeld : LoopType::kSpherical;
     loop.source_line = reader.at(pair).line;
+    loop.source_file = reader.source();
     for (int end = 0; end < 2; ++end) {
       const std::string name = reader.text(pair[end], what + " frame");
       int link = -1;

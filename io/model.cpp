@@ -100,6 +100,16 @@ InputError refused(const std::string& source, const std::string& message) {
                     message.rfind(source, 0) == 0 ? message.substr(source.size() + 2) : message);
 }
 
+// What the model constructors refused, charged to the loop file that declared the loop the
+// message names, else to `source`.
+InputError refused(const Mechanism& mechanism, const std::string& source,
+                   const std::string& message) {
+  const Declaration declared = loop_declaration(mechanism, message);
+  if (declared.file.empty()) return refused(source, message);
+  return InputError(declared.file, declared.line,
+                    message.rfind(source, 0) == 0 ? message.substr(source.size() + 2) : message);
+}
+
 }  // namespace
 
 Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
@@ -138,14 +148,21 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
       model.massless_ = model.tree_->massless_moving_joints();
     }
   } catch (const std::invalid_argument& e) {
-    throw refused(source, e.what());
+    throw refused(mechanism, source, e.what());
   } catch (const Error& e) {  // a loop the embedding cannot take at the model's nominal state
-    throw refused(source, e.what());
+    throw refused(mechanism, source, e.what());
   }
   const std::string problem = massless_joints_message(model.mechanism(), model.massless_, strict);
   if (!problem.empty() && strict) throw refused(source, problem);
   if (!problem.empty()) model.warnings_.push_back(problem);
   return model;
+}
+
+Declaration loop_declaration(const Mechanism& mechanism, const std::string& message) {
+  for (const LoopClosure& loop : mechanism.loops)
+    if (message.find("loop '" + loop.name + "'") != std::string::npos)
+      return {loop.source_file, loop.source_file.empty() ? 0 : loop.source_line};
+  return {};
 }
 
 Model load_model(const std::string& path, const ReadOptions& options) {

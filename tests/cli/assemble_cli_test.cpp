@@ -124,6 +124,25 @@ TEST(AssembleCli, EveryModelCommandTakesLoops) {
                         "--loops needs a file");
 }
 
+TEST(AssembleCli, ALoopThatCannotCloseNamesTheLoopFileAndItsLine) {
+  // The five-bar's tip welded to its base: the tip never reaches the base's origin, and the
+  // second pair (line 3) is the one to blame, on every command that assembles.
+  const std::string loops = write_file("fivebar_unclosable.yaml",
+                                       "closed_loop:\n  - [tip_A, tip_B]\n  - [tip_A, base]\n"
+                                       "type: [3d, 6d]\n");
+  const std::string model = example_model("fivebar.urdf") + " --loops " + loops;
+  for (const std::string& command :
+       {"dynamics " + model, "assemble " + model, "simulate " + model + " --t 0.01 --dt 0.01",
+        "export " + model + " --mass " + (io_test::scratch_dir() / "never.mtx").string()}) {
+    const CliRun run = run_cli(command);
+    expect_one_line_error(run, "loop 'loop2' cannot be closed from the given state");
+    EXPECT_EQ(
+        run.err.find(command.substr(0, command.find(' ')) + ": " + loops + ":3: loop 'loop2'"),
+        std::string("skograph ").size())
+        << run.err;
+  }
+}
+
 TEST(AssembleCli, RedundantConnectEqualitiesAssembleToTheSameDelta) {
   const Json plain = dynamics_json(example_model("delta_robot.xml"));
   const Json redundant = dynamics_json(example_model("delta_robot_redundant.xml"));

@@ -194,6 +194,78 @@ class ChosenIndependent(unittest.TestCase):
         self.assertIn("'nothing' is not a joint", str(raised.exception))
 
 
+class ParallelRobots(unittest.TestCase):
+    """Issue 24: loop files (loops=), assembly from any start, notes, pickles that keep the loops."""
+    FIVEBAR = os.path.join(MODELS, "fivebar.urdf")
+    LOOPS = os.path.join(MODELS, "fivebar_loops.yaml")
+
+    def test_assembly_closes_the_loop_file_and_agrees_with_the_command_line(self):
+        model = skograph.load_model(self.FIVEBAR, loops=self.LOOPS)
+        self.assertTrue(model.is_closed_chain)
+        self.assertEqual(model.independent, ["motor1", "motor2"])  # name_mot
+        q0 = np.zeros(model.dof_count)
+        q0[model.dofs.index("motor1")], q0[model.dofs.index("motor2")] = 0.3, -0.2
+        result = model.assemble(q0)
+        self.assertLessEqual(result["residual"], 1e-10)
+        self.assertEqual(result["moved"], {})
+        for name in ("motor1", "motor2"):  # the independent coordinates are held
+            i = model.dofs.index(name)
+            self.assertEqual(result["q"][i], q0[i])
+        # The command line's assemble on the same start gives the same configuration.
+        state = os.path.join(WORK, "fivebar_start.json")
+        with open(state, "w") as f:
+            json.dump({"q": dict(zip(model.dofs, q0.tolist()))}, f)
+        report = json.loads(cli("assemble", self.FIVEBAR, "--loops", self.LOOPS, "--state", state,
+                                "--json").stdout)
+        self.assertTrue(close(report["q"], result["q"], 1e-12))
+        self.assertEqual(report["independent"], result["independent"])
+        # Velocities are projected onto the constraints: the closed state's forward dynamics runs.
+        qd = model.assemble(q0, np.ones(model.dof_count))["qd"]
+        self.assertEqual(model.forward_dynamics(result["q"], qd, np.zeros(model.dof_count)).shape,
+                         (model.dof_count,))
+
+    def test_loops_survive_pickling_and_reach_every_entry_point(self):
+        model = skograph.load_model(self.FIVEBAR, loops=self.LOOPS)
+        again = pickle.loads(pickle.dumps(model))
+        self.assertTrue(again.is_closed_chain)
+        q = model.assemble(np.zeros(model.dof_count))["q"]
+        self.assertTrue(np.array_equal(again.mass_matrix(q), model.mass_matrix(q)))
+        graph = skograph.analyze_graph(self.FIVEBAR, loops=self.LOOPS)
+        self.assertEqual(graph, json.loads(cli("graph", self.FIVEBAR, "--loops", self.LOOPS,
+                                               "--json").stdout))
+        self.assertNotEqual(graph, skograph.analyze_graph(self.FIVEBAR))  # the loop is in it
+        tree = skograph.load_model(self.FIVEBAR)
+        self.assertFalse(tree.is_closed_chain)
+
+    def test_a_mechanism_that_cannot_close_answers_without_exceptions_where_it_should(self):
+        # The loop file's frames on one link cannot coincide: loading refuses with the file and line.
+        bad = os.path.join(WORK, "self_loop.yaml")
+        with open(bad, "w") as f:
+            f.write("closed_loop: [[tip_A, tip_A]]\ntype: [6d]\n")
+        with self.assertRaises(skograph.Error) as raised:
+            skograph.load_model(self.FIVEBAR, loops=bad)
+        self.assertTrue(str(raised.exception).startswith(bad + ":1:"), str(raised.exception))
+        # A tree's independent coordinates are all its dofs, and assembly leaves q as it is.
+        tree = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        self.assertEqual(tree.independent, tree.dofs)
+        q = np.linspace(-1, 1, tree.dof_count)
+        self.assertTrue(np.array_equal(tree.assemble(q)["q"], q))
+        self.assertEqual(tree.assemble(q)["residual"], 0.0)
+
+    def test_notes_say_what_the_model_made_of_the_file(self):
+        # A fixed joint among the actuated ones is dropped from the choice with a note, which the
+        # command line prints as a note line.
+        loops = os.path.join(WORK, "fivebar_fixed_motor.yaml")
+        with open(loops, "w") as f:
+            f.write("closed_loop: [[tip_A, tip_B]]\ntype: [3d]\nname_mot: [motor1, tip_A_frame, motor2]\n")
+        model = skograph.load_model(self.FIVEBAR, loops=loops)
+        self.assertEqual(model.notes, ["name_mot 'tip_A_frame' is a fixed joint: not an independent coordinate"])
+        self.assertEqual(model.independent, ["motor1", "motor2"])
+        report = cli("dynamics", self.FIVEBAR, "--loops", loops, "--json")
+        self.assertIn(model.notes[0], report.stderr)
+        self.assertEqual(skograph.load_model(self.FIVEBAR, loops=self.LOOPS).notes, [])
+
+
 class Batches(unittest.TestCase):
     def test_rows_are_single_calls_on_any_number_of_threads(self):
         rng = np.random.default_rng(7)

@@ -85,6 +85,15 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict = 
 // load_mechanism, then build_model: the ready model of any supported file.
 Model load_model(const std::string& path, const ReadOptions& options = {});
 
+// Where the loop a message names ("loop 'NAME' ...") was declared when that is not the model
+// file (a loop file given with --loops): {file, line}; {"", 0} otherwise. Errors about such a
+// loop name the file that declared it, as bad input does.
+struct Declaration {
+  std::string file;
+  int line = 0;
+};
+Declaration loop_declaration(const Mechanism& mechanism, const std::string& message);
+
 // A generalized force on a joint that moves no mass would accelerate nothing: InputError naming
 // the joint and the source of the force (`what`, e.g. "the state STATE.json"). `tau` in the
 // model's dof order.

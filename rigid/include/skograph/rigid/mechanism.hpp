@@ -61,7 +61,8 @@ struct LoopClosure {
   Eigen::Isometry3d parent_origin = Eigen::Isometry3d::Identity();  // F_p in the parent link frame
   Eigen::Isometry3d child_origin = Eigen::Isometry3d::Identity();   // F_c in the child link frame
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();                  // in F_p (revolute, prismatic)
-  int source_line = 0;  // 1-based line in the model file, 0 when unknown
+  int source_line = 0;      // 1-based line in the file that declared it, 0 when unknown
+  std::string source_file;  // that file when not the model file (a loop file), else empty
 };
 
 // A joint coupling (a cut edge between joint a's child link and each other joint's):
