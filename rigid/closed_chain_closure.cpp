@@ -74,7 +74,7 @@ void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int 
                                       options.reselect_conditioning))
     return;
   CoordinateSelection selection =
-      select_coordinates(data.constraint_matrix[s], options.rank_tolerance);
+      select_coordinates(data.constraint_matrix[s], options.rank_tolerance, false);
   if (!has_selection(data, s) || selection.rank >= data.nominal_rank[s])
     data.selection[s] = std::move(selection);
 }

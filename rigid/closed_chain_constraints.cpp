@@ -309,7 +309,7 @@ Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s) 
     update_positions(model.tree(), q, data.tree);
     aggregate_constraints(model, data, s, q, Level::kVelocity);
     const int rank =
-        select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank;
+        select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance, false).rank;
     if (rank > best_rank) {
       best_rank = rank;
       best = data.constraint_matrix[s];
@@ -328,9 +328,9 @@ std::vector<int> generic_constraint_ranks(const ClosedChainModel& model) {
     update_positions(model.tree(), q, data.tree);
     for (int s = 0; s < model.aggregate_count(); ++s) {
       aggregate_constraints(model, data, s, q, Level::kVelocity);
-      ranks[s] = std::max(
-          ranks[s],
-          select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank);
+      ranks[s] = std::max(ranks[s], select_coordinates(data.constraint_matrix[s],
+                                                       model.options().rank_tolerance, false)
+                                        .rank);
     }
   }
   return ranks;
@@ -363,7 +363,8 @@ bool closure_keeps_rank(const ClosedChainModel& model, ClosedChainData& data, in
   if (follows) {
     update_positions(model.tree(), probe, data.tree);
     aggregate_constraints(model, data, s, probe, Level::kVelocity);
-    probe_rank = select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance).rank;
+    probe_rank =
+        select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance, false).rank;
   }
   data.selection[s] = std::move(kept);
   return follows && probe_rank == selection.rank;
@@ -436,7 +437,7 @@ CoordinateSelection preferred_selection(const Eigen::MatrixXd& constraint,
   Eigen::MatrixXd columns(constraint.rows(), static_cast<Eigen::Index>(others.size()));
   for (std::size_t j = 0; j < others.size(); ++j)
     columns.col(static_cast<Eigen::Index>(j)) = constraint.col(others[j]);
-  const CoordinateSelection among = select_coordinates(columns, rank_tolerance);
+  const CoordinateSelection among = select_coordinates(columns, rank_tolerance, false);
   CoordinateSelection selection;
   for (const int j : among.dependent)
     selection.dependent.push_back(others[static_cast<std::size_t>(j)]);
@@ -466,7 +467,17 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   // carry the constraints; the others chosen by the rank-revealing choice among themselves.
   const std::vector<int>& kept =
       closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
+  char& rejected = data.work->preferred_rejected[static_cast<std::size_t>(s)];
+  if (!kept.empty() && rejected && has_selection(data, s) &&
+      data.selection[s].rank >= data.nominal_rank[s]) {
+    // The automatic selection that replaced the preferred one, kept while it is well conditioned.
+    factorize_dependent(constraint, data.selection[s], y1);
+    if (selection_conditioning_at_least(constraint, data.selection[s],
+                                        options.reselect_conditioning, y1))
+      return;
+  }
   if (!kept.empty()) {
+    rejected = 0;
     if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s] &&
         keeps(data.selection[s], kept)) {
       factorize_dependent(constraint, data.selection[s], y1);
@@ -483,6 +494,7 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
     }
     // A preference, not a choice: where the others cannot carry the constraints well (near a
     // singular configuration of this actuation) the rank-revealing choice below takes over.
+    rejected = 1;
   }
   if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s]) {
     factorize_dependent(constraint, data.selection[s], y1);
@@ -490,7 +502,7 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
                                         options.reselect_conditioning, y1))
       return;
   }
-  CoordinateSelection selection = select_coordinates(constraint, options.rank_tolerance);
+  CoordinateSelection selection = select_coordinates(constraint, options.rank_tolerance, false);
   if (selection.rank < data.nominal_rank[s]) {
     if (data.nominal_rank[s] != model.nominal_rank(s) ||
         !closure_keeps_rank(model, data, s, selection, q))
@@ -546,7 +558,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
         impl.preferred_kept[static_cast<std::size_t>(s)].empty() &&
         embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
       CoordinateSelection selection =
-          select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance);
+          select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance, false);
       if (selection.rank > data.selection[s].rank) {
         data.nominal_rank[s] = std::max(data.nominal_rank[s], selection.rank);
         data.selection[s] = std::move(selection);

@@ -60,6 +60,11 @@ struct ClosedChainData::Workspaces {
   std::vector<double> orientation_flip;  // per aggregate: the largest revolute axis flip
   std::vector<int> flipped_loop;         // the loop it belongs to, -1 for none
   std::vector<DependentFactorization> dependent_factorization;  // Y1 of the current selection
+  // Per aggregate: the preferred coordinates could not carry the constraints at an earlier update
+  // (ill-conditioned there) and the automatic selection took over; they are tried again only
+  // when that selection itself must be re-made, not at every update (its SVD dominated the
+  // forward dynamics of such robots).
+  std::vector<char> preferred_rejected;
   std::vector<Eigen::MatrixXd> embedding_structure_order;
   std::vector<int> structure_rank;      // the ranks the structure was built with
   Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity

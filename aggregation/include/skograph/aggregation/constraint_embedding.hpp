@@ -23,15 +23,17 @@ struct CoordinateSelection {
       dependent;  // u: columns of Q (positions in S's stacked hinge vector), increasing
   std::vector<int> independent;  // R: the other columns, increasing
   int rank = 0;                  // numerical rank of Q (= dependent.size())
-  // sigma_min / sigma_max of Y1 = Q(:, dependent) (1 best, 0 singular); 1 when rank is 0.
+  // sigma_min / sigma_max of Y1 = Q(:, dependent) (1 best, 0 singular); 1 when rank is 0; NaN
+  // when select_coordinates was asked not to compute it.
   double conditioning = 1.0;
 };
 
 // The rank-revealing choice: column-pivoted QR of Q. Columns are taken as dependent in pivot
 // order while |R(i, i)| > rank_tolerance * max(1, |R(0, 0)|). Among equally good choices the
-// pivoting prefers the columns of largest norm.
+// pivoting prefers the columns of largest norm. `with_conditioning` false skips the SVD of
+// `conditioning` (the closed-chain updates, which decide on selection_conditioning_at_least).
 CoordinateSelection select_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& Q,
-                                       double rank_tolerance = 1e-9);
+                                       double rank_tolerance = 1e-9, bool with_conditioning = true);
 
 // sigma_min / sigma_max of Q(:, dependent) for an existing selection (monitoring along a motion;
 // re-select when it degrades).
