@@ -8,6 +8,7 @@
 #include "assemble_command.hpp"
 #include "export_command.hpp"
 #include "graph_command.hpp"
+#include "kinematics_command.hpp"
 #include "model_commands.hpp"
 #include "simulate_command.hpp"
 #include "skograph/config.hpp"
@@ -51,6 +52,11 @@ constexpr CommandHelp kCommands[] = {
      "                        a closed configuration of a closed chain from the state (or zero),\n"
      "                        independent coordinates kept where the loops allow; --out writes\n"
      "                        it as a state file every command accepts\n"},
+    {"kinematics",
+     "  kinematics MODEL [--state STATE.json] [--frames NAME,...|all] [--json]\n"
+     "                        frame poses, velocities and accelerations, Jacobians of the named\n"
+     "                        frames, centre of mass, energies; closed chains: Jacobians in the\n"
+     "                        independent coordinates and singularity measures\n"},
     {"bench",
      "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
      "                        median time per call of a dynamics algorithm\n"},
@@ -84,7 +90,8 @@ constexpr const char* kModelNote =
     "(a loop file closing the model's loops: closed_loop, type, name_mot) and, for closed chains,\n"
     "--independent JOINT,... (the coordinates to keep independent: the actuated joints)\n";
 constexpr const char* kOneLineUsage =
-    "usage: skograph <command> [options]; commands: graph dynamics simulate assemble bench export"
+    "usage: skograph <command> [options]; commands: graph dynamics simulate assemble kinematics "
+    "bench export"
 #if SKOGRAPH_HAVE_VIZ
     " render analyze demo"
 #endif
@@ -206,6 +213,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "dynamics") status = dynamics_command(rest, out);
     if (command == "simulate") status = simulate_command(rest, out, err);
     if (command == "assemble") status = assemble_command(rest, out, err);
+    if (command == "kinematics") status = kinematics_command(rest, out, err);
     if (command == "bench") status = bench_command(rest, out);
     if (command == "export") status = export_command(rest, out, err);
 #if SKOGRAPH_HAVE_VIZ

@@ -106,6 +106,7 @@ MechanismState parse_state(const std::string& text, const std::string& source,
       read_joint_values(value, key, source, mechanism, first_dof, state.tau);
     } else if (key == "qdd") {
       read_joint_values(value, key, source, mechanism, first_dof, state.qdd);
+      state.has_qdd = true;
     } else {
       throw InputError(source, 0,
                        "unknown key \"" + key + "\" (expected gravity, q, qd, tau, qdd)");

@@ -20,6 +20,7 @@
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
 #include "skograph/io/model.hpp"
+#include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/graph_report.hpp"
 #include "skograph/report/report_input.hpp"
@@ -63,11 +64,12 @@ Eigen::Vector3d gravity_of(const std::optional<Eigen::Vector3d>& gravity) {
   return gravity ? *gravity : kStandardGravity;
 }
 
-// fn(data, inputs) for one state (1-D arrays) or every row (2-D arrays); `matrix` results are
-// n x n per state. Returns an array shaped (n), (n, n), (rows, n) or (rows, n, n).
+// fn(data, inputs) for one state (1-D arrays) or every row (2-D arrays), each state's result of
+// the shape `per_state` ({} for a number, {6}, {6, n}, ...). Returns an array shaped per_state, or
+// (rows, *per_state) for a batch.
 template <std::size_t K, class Fn>
-py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K>& inputs,
-                int threads, bool matrix, Fn fn) {
+py::array apply_shaped(PyModel& self, const std::array<std::pair<const char*, Array>, K>& inputs,
+                       int threads, const std::vector<py::ssize_t>& per_state, Fn fn) {
   const long n = self.model.dof_count();
   const Array& first = inputs[0].second;
   if (first.ndim() != 1 && first.ndim() != 2)
@@ -88,11 +90,13 @@ py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K
   }
   std::vector<py::ssize_t> shape;
   if (batch) shape.push_back(rows);
-  shape.push_back(n);
-  if (matrix) shape.push_back(n);
+  long per_state_size = 1;
+  for (const py::ssize_t extent : per_state) {
+    shape.push_back(extent);
+    per_state_size *= static_cast<long>(extent);
+  }
   py::array_t<double> result(shape);
   double* out = result.mutable_data();
-  const long per_state = matrix ? n * n : n;
   auto row = [&](ModelData& data, long i) {
     std::array<Eigen::VectorXd, K> state;
     for (std::size_t k = 0; k < K; ++k)
@@ -100,7 +104,7 @@ py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K
     const Eigen::MatrixXd value = fn(self.model, data, state);
     // Row-major into the NumPy buffer.
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-        out + i * per_state, value.rows(), value.cols()) = value;
+        out + i * per_state_size, value.rows(), value.cols()) = value;
   };
   if (!batch) {
     row(*self.data, 0);
@@ -109,6 +113,22 @@ py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K
     for_each_row(self.model, rows, threads, row);
   }
   return result;
+}
+
+// apply_shaped with results of n (a dof vector) or n x n (`matrix`) per state.
+template <std::size_t K, class Fn>
+py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K>& inputs,
+                int threads, bool matrix, Fn fn) {
+  const py::ssize_t n = self.model.dof_count();
+  return apply_shaped<K>(self, inputs, threads,
+                         matrix ? std::vector<py::ssize_t>{n, n} : std::vector<py::ssize_t>{n}, fn);
+}
+
+// "world" or "local" (rigid/kinematics.hpp).
+FrameAxes axes_of(const std::string& frame) {
+  if (frame == "world") return FrameAxes::kWorld;
+  if (frame == "local") return FrameAxes::kLocal;
+  throw UsageError("unknown frame '" + frame + "' (expected world or local)");
 }
 
 // A CSC matrix as scipy.sparse.csc_matrix.
@@ -412,6 +432,201 @@ PYBIND11_MODULE(_skograph, m) {
             return to_scipy(sparse_matrices(self, q, false).resolvent());
           },
           py::arg("q"))
+      .def_property_readonly(
+          "frames", [](const PyModel& self) { return frame_names(self.model); },
+          "Every frame name (links, then fused links, sites and SDF frames); joint names also "
+          "name their child link's frame")
+      .def_property_readonly(
+          "mass", [](const PyModel& self) { return total_mass(self.model); }, "Total mass (kg)")
+      .def(
+          "frame_pose",
+          [](PyModel& self, Array q, const std::string& name, int threads) {
+            return apply_shaped<1>(
+                self, {{{"q", q}}}, threads, {4, 4},
+                [&](const Model& model, ModelData& data, const auto& s) {
+                  return Eigen::MatrixXd(frame_pose(model, data, s[0], name).matrix());
+                });
+          },
+          py::arg("q"), py::arg("name"), py::arg("threads") = 1,
+          "The frame's pose in the world: a 4 x 4 homogeneous matrix [[R, p], [0, 1]] (per row "
+          "of a 2-D q: (rows, 4, 4)); closed chains at q assembled")
+      .def(
+          "frame_velocity",
+          [](PyModel& self, Array q, Array qd, const std::string& name, const std::string& frame,
+             int threads) {
+            const FrameAxes axes = axes_of(frame);
+            return apply_shaped<2>(
+                self, {{{"q", q}, {"qd", qd}}}, threads, {6},
+                [&](const Model& model, ModelData& data, const auto& s) {
+                  return Eigen::MatrixXd(frame_velocity(model, data, s[0], s[1], name, axes));
+                });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
+          py::arg("threads") = 1,
+          "[angular; linear] velocity of the frame's origin (6), in the world's axes or the "
+          "frame's ('local')")
+      .def(
+          "frame_acceleration",
+          [](PyModel& self, Array q, Array qd, Array qdd, const std::string& name,
+             const std::string& frame, int threads) {
+            const FrameAxes axes = axes_of(frame);
+            return apply_shaped<3>(self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {6},
+                                   [&](const Model& model, ModelData& data, const auto& s) {
+                                     return Eigen::MatrixXd(frame_acceleration(
+                                         model, data, s[0], s[1], s[2], name, axes));
+                                   });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("name"), py::arg("frame") = "world",
+          py::arg("threads") = 1,
+          "Classical acceleration (6): angular acceleration and the acceleration of the frame's "
+          "origin, J qdd + Jdot qd; closed chains take qdd's independent entries")
+      .def(
+          "jacobian",
+          [](PyModel& self, Array q, const std::string& name, const std::string& frame,
+             int threads) {
+            const FrameAxes axes = axes_of(frame);
+            return apply_shaped<1>(self, {{{"q", q}}}, threads, {6, self.model.dof_count()},
+                                   [&](const Model& model, ModelData& data, const auto& s) {
+                                     return frame_jacobian(model, data, s[0], name, axes);
+                                   });
+          },
+          py::arg("q"), py::arg("name"), py::arg("frame") = "world", py::arg("threads") = 1,
+          "The 6 x dofs geometric Jacobian [angular; linear]: 'world' (world axes about the "
+          "frame's origin, Pinocchio's LOCAL_WORLD_ALIGNED) or 'local' (the frame's axes); J qd "
+          "is frame_velocity")
+      .def(
+          "jacobian_bias",
+          [](PyModel& self, Array q, Array qd, const std::string& name, const std::string& frame,
+             int threads) {
+            const FrameAxes axes = axes_of(frame);
+            return apply_shaped<2>(
+                self, {{{"q", q}, {"qd", qd}}}, threads, {6},
+                [&](const Model& model, ModelData& data, const auto& s) {
+                  return Eigen::MatrixXd(frame_jacobian_bias(model, data, s[0], s[1], name, axes));
+                });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
+          py::arg("threads") = 1, "Jdot qd (6): the frame's acceleration at qdd = 0")
+      .def(
+          "reduced_jacobian",
+          [](PyModel& self, const Eigen::VectorXd& q, const std::string& name,
+             const std::string& frame) {
+            return reduced_frame_jacobian(self.model, *self.data, q, name, axes_of(frame));
+          },
+          py::arg("q"), py::arg("name"), py::arg("frame") = "world",
+          "Closed chains: J_R = J X (6 x independent, columns in the order of model.close's "
+          "independent names), the end-effector Jacobian in the actuated coordinates; trees: J")
+      .def(
+          "reduced_jacobian_bias",
+          [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+             const std::string& name, const std::string& frame) {
+            return Eigen::VectorXd(
+                reduced_jacobian_bias(self.model, *self.data, q, qd, name, axes_of(frame)));
+          },
+          py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
+          "Jdot qd + J Xdot qd_R (6): the frame's acceleration is J_R qdd_R + this")
+      .def(
+          "center_of_mass",
+          [](PyModel& self, Array q, const std::optional<std::string>& subtree, int threads) {
+            const std::string top = subtree ? *subtree : "";
+            return apply_shaped<1>(self, {{{"q", q}}}, threads, {3},
+                                   [&](const Model& model, ModelData& data, const auto& s) {
+                                     return Eigen::MatrixXd(center_of_mass(model, data, s[0], top));
+                                   });
+          },
+          py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = 1,
+          "Centre of mass (3, world) of the model or of the subtree below a link")
+      .def(
+          "center_of_mass_velocity",
+          [](PyModel& self, Array q, Array qd, const std::optional<std::string>& subtree,
+             int threads) {
+            const std::string top = subtree ? *subtree : "";
+            return apply_shaped<2>(
+                self, {{{"q", q}, {"qd", qd}}}, threads, {3},
+                [&](const Model& model, ModelData& data, const auto& s) {
+                  return Eigen::MatrixXd(center_of_mass_velocity(model, data, s[0], s[1], top));
+                });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("subtree") = py::none(), py::arg("threads") = 1)
+      .def(
+          "com_jacobian",
+          [](PyModel& self, Array q, const std::optional<std::string>& subtree, int threads) {
+            const std::string top = subtree ? *subtree : "";
+            return apply_shaped<1>(self, {{{"q", q}}}, threads, {3, self.model.dof_count()},
+                                   [&](const Model& model, ModelData& data, const auto& s) {
+                                     return center_of_mass_jacobian(model, data, s[0], top);
+                                   });
+          },
+          py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = 1,
+          "3 x dofs: the centre of mass moves at com_jacobian(q) @ qd")
+      .def(
+          "kinetic_energy",
+          [](PyModel& self, Array q, Array qd, int threads) {
+            return apply_shaped<2>(self, {{{"q", q}, {"qd", qd}}}, threads, {},
+                                   [&](const Model& model, ModelData& data, const auto& s) {
+                                     return Eigen::MatrixXd::Constant(
+                                         1, 1, kinetic_energy(model, data, s[0], s[1]));
+                                   });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("threads") = 1,
+          "1/2 qd* M qd (J) by the recursion's velocities")
+      .def(
+          "potential_energy",
+          [](PyModel& self, Array q, Gravity gravity, int threads) {
+            const Eigen::Vector3d g = gravity_of(gravity);
+            return apply_shaped<1>(self, {{{"q", q}}}, threads, {},
+                                   [&](const Model& model, ModelData& data, const auto& s) {
+                                     return Eigen::MatrixXd::Constant(
+                                         1, 1, potential_energy(model, data, s[0], g));
+                                   });
+          },
+          py::arg("q"), py::arg("gravity") = py::none(), py::arg("threads") = 1, "-sum m g . c (J)")
+      .def(
+          "singularity",
+          [](PyModel& self, const Eigen::VectorXd& q,
+             const std::optional<std::vector<std::string>>& frames) {
+            const std::vector<std::string> names = frames ? *frames : std::vector<std::string>{};
+            const SingularityMeasures measures =
+                singularity_measures(self.model, *self.data, q, names);
+            py::dict condition, smallest;
+            for (std::size_t i = 0; i < names.size(); ++i) {
+              condition[py::str(names[i])] = measures.jacobian_condition[i];
+              smallest[py::str(names[i])] = measures.jacobian_smallest_value[i];
+            }
+            py::dict result;
+            result["constraint_condition"] = measures.constraint_condition;
+            result["jacobian_condition"] = condition;
+            result["jacobian_smallest_singular_value"] = smallest;
+            return result;
+          },
+          py::arg("q"), py::arg("frames") = py::none(),
+          "{'constraint_condition': [per aggregate], 'jacobian_condition': {frame: cond(J_R)}, "
+          "'jacobian_smallest_singular_value': {frame: sigma_min(J_R)}}: infinite condition at a "
+          "singularity (type II for the constraints, type I for J_R)")
+      .def(
+          "inverse_kinematics",
+          [](PyModel& self, const std::string& name, const Eigen::Matrix4d& pose,
+             const std::optional<Eigen::VectorXd>& q0) {
+            Eigen::Isometry3d target;
+            target.matrix() = pose;
+            const Eigen::VectorXd start = q0 ? *q0 : Eigen::VectorXd::Zero(self.model.dof_count());
+            const Eigen::VectorXd q =
+                inverse_kinematics(self.model, *self.data, name, target, start);
+            py::dict independent;
+            for (const std::string& dof : self.data->independent) {
+              const auto& names = self.model.dof_names();
+              const auto at = std::find(names.begin(), names.end(), dof) - names.begin();
+              independent[py::str(dof)] = q(at);
+            }
+            py::dict result;
+            result["q"] = q;
+            result["independent"] = independent;
+            return result;
+          },
+          py::arg("name"), py::arg("pose"), py::arg("q0") = py::none(),
+          "The closed configuration nearest q0 in which the frame has the 4 x 4 pose: "
+          "{'q', 'independent': {dof: value}} (a Stewart platform's leg lengths); skograph.Error "
+          "when the pose is unreachable")
       .def(
           "read_state",
           [](PyModel& self, const std::string& path) {

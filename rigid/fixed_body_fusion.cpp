@@ -126,7 +126,12 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     bodies.emplace_back();
   }
   for (int k = 0; k < n; ++k) {
-    if (body[k] < 0) continue;  // fused into the world: static, no dynamics
+    if (body[k] < 0) {  // fused into the world: static, no dynamics; its mass still counts
+      const Link& link = mechanism.links[k];
+      result.static_mass += link.mass;
+      result.static_first_moment += link.mass * (pose_in_body[k] * link.center_of_mass);
+      continue;
+    }
     FusedBody& b = bodies[new_index[body[k]]];
     const Link& link = mechanism.links[k];
     b.parts.push_back(k);
@@ -198,11 +203,15 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     if (body[k] == k) continue;
     const int b = body[k];
     result.frames.push_back({mechanism.links[k].name, b < 0 ? -1 : new_index[b], pose_in_body[k]});
+    // The fused joint's name still names its child link's frame (Mechanism::locate_frame).
+    if (const int joint = mechanism.parent_joint(k); joint >= 0)
+      result.frames.push_back({mechanism.joints[static_cast<std::size_t>(joint)].name,
+                               b < 0 ? -1 : new_index[b], pose_in_body[k], true});
   }
   for (const Frame& frame : mechanism.frames) {
     Eigen::Isometry3d pose;
     const int b = on_body(frame.link, frame.pose, pose);
-    result.frames.push_back({frame.name, b < 0 ? -1 : new_index[b], pose});
+    result.frames.push_back({frame.name, b < 0 ? -1 : new_index[b], pose, frame.joint_alias});
   }
   return result;
 }

@@ -88,6 +88,11 @@ bool Mechanism::locate_frame(const std::string& frame_name, int& link,
       pose = frame.pose;
       return true;
     }
+  if (const int joint = find_joint(frame_name); joint >= 0) {
+    link = joints[static_cast<std::size_t>(joint)].child;
+    pose = Eigen::Isometry3d::Identity();
+    return true;
+  }
   return false;
 }
 

@@ -176,6 +176,7 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       articulated_inertia(model.node_count(), Matrix6d::Zero()),
       residual_force(model.node_count(), Vector6d::Zero()),
       acceleration(Eigen::VectorXd::Zero(6 * model.node_count())),
+      subtree_moment(model.node_count(), Eigen::Vector4d::Zero()),
       generalized_acceleration(Eigen::VectorXd::Zero(model.dof_count())) {
   const int nodes = model.node_count();
   phi.assign(nodes, Matrix6d::Identity());

@@ -30,6 +30,9 @@
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
+#include "skograph/rigid/frames.hpp"
+#include "skograph/rigid/inverse_kinematics.hpp"
+#include "skograph/rigid/kinematics.hpp"
 #include "skograph/rigid/mechanism.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 

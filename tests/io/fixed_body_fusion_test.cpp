@@ -99,9 +99,15 @@ TEST(FixedBodyFusion, CombinedInertiaIsTheParallelAxisSum) {
   const Eigen::Matrix3d expected =
       Eigen::Vector3d(1.0, 1.5 + 2.0 / 3.0, 2.0 + 2.0 / 3.0).asDiagonal();
   EXPECT_TRUE(fused.links[0].inertia.isApprox(expected, 1e-15)) << fused.links[0].inertia;
-  ASSERT_EQ(fused.frames.size(), 1u);
+  // The fused link stays a frame; its joint's name too, standing for it (not listed).
+  ASSERT_EQ(fused.frames.size(), 2u);
   EXPECT_EQ(fused.frames[0].name, "point");
   EXPECT_EQ(fused.frames[0].link, 0);
+  EXPECT_FALSE(fused.frames[0].joint_alias);
+  EXPECT_EQ(fused.frames[1].link, 0);
+  EXPECT_TRUE(fused.frames[1].joint_alias);
+  EXPECT_EQ(fused.frames[1].name,
+            m.joints[static_cast<std::size_t>(m.parent_joint(m.find_link("point")))].name);
 }
 
 // Every link of the file is still a frame, at the same place in space, and a force on it or its

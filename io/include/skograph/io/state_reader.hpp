@@ -22,6 +22,7 @@ std::vector<std::string> dof_names(const Mechanism& mechanism);
 struct MechanismState {
   Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
   Eigen::VectorXd q, qd, tau, qdd;  // in the order of dof_names()
+  bool has_qdd = false;             // the file gave "qdd" (zero otherwise)
 };
 
 MechanismState zero_state(const Mechanism& mechanism);

@@ -3,7 +3,7 @@
 //
 //   ClosedChainModel model(mechanism);      // aggregates, constraint rows; immutable
 //   ClosedChainData data(model);            // workspace sized once
-//   close_positions(model, data, q);        // dependent q from the independent ones (Newton)
+//   assemble(model, data, q);               // q closed from any start (see below)
 //   close_velocities(model, data, q, qd);   // dependent qd from the independent ones
 //   const Eigen::VectorXd& qdd = forward_dynamics(model, data, q, qd, tau, gravity);
 //
@@ -20,13 +20,26 @@
 //             (linear), weld 6. F_p = parent link frame * origin, F_c = child link frame *
 //             child_origin; "world" (-1) is the inertial frame. Closed: F_c moves relative to F_p
 //             only as the loop joint allows (the frames coincide at the joint's zero).
-//   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link] + offset), per dof.
+//   gear      thetadot_a - ratio thetadot_b = 0 (q[motor] = ratio q[link] + offset), per dof; a
+//             differential thetadot_a - sum_i r_i thetadot_i = 0 (q_a = r_b q_b + r_c q_c + ...).
 // Position level, in the same directions: the position of O_c in F_p (R_p^T (x_c - x_p)); the
 // orientation error a x (R_rel a) for a revolute (a its axis, R_rel = R_p^T R_c; a flipped axis
 // counts as open), the rotation vector log(R_rel) for prismatic and weld; q_a - ratio q_b - offset
-// for gears. Newton over each aggregate's dependent entries of q with the exact Jacobian with
-// respect to q (rotation vectors through the right Jacobian of the exponential map), so the
-// independent entries of q are kept exactly.
+// for gears (the weighted sum for differentials). A configuration is closed when every such
+// residual is at most kClosureTolerance (1e-10), the one test everywhere.
+//
+// Closure (closed_chain_closure.cpp), with the exact Jacobian with respect to q (rotation vectors
+// through the right Jacobian of the exponential map), steps added to q so that held entries stay
+// exactly as given: close_positions keeps the independent coordinates: Newton over the dependent
+// entries of every aggregate at once (at most 10 steps), then, for each aggregate still open,
+// Levenberg-Marquardt (damped least squares, adaptive damping) from the given values and from
+// deterministic restarts around them. assemble does the same and, where no closure keeps the
+// independent coordinates, searches again with every coordinate of the aggregate free, wraps
+// revolute angles to within pi of the start and steps along the closure toward the start (a
+// closed configuration near it in the least-squares sense), reporting the independent
+// coordinates that moved (AssemblyReport). Both throw ClosureError naming the loop with the
+// largest residual when nothing closes. The simulation's projection is Newton alone (a global
+// search could jump to another branch).
 #pragma once
 
 #include <Eigen/Core>

@@ -98,6 +98,9 @@ struct Frame {
   std::string name;
   int link = -1;                                           // -1 = world
   Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();  // in the link frame
+  // The name of a fixed joint fused away, standing for its child link's frame: found by name
+  // (locate_frame), not listed among the frames.
+  bool joint_alias = false;
 };
 
 // Whether a link's mass properties describe a real rigid body (readers warn or refuse).
@@ -124,6 +127,10 @@ struct Mechanism {
   std::vector<LoopClosure> loops;
   std::vector<Coupling> couplings;
   std::vector<Frame> frames;  // named frames beyond the links (fused links, sites)
+  // Links fused into the world (rigid/fixed_body_fusion.hpp): no dynamics, but their mass and
+  // its first moment (m c, world coordinates) count in the total mass and centre of mass.
+  double static_mass = 0.0;
+  Eigen::Vector3d static_first_moment = Eigen::Vector3d::Zero();
   // What the reader accepted but the user should know (inconsistent inertias, ...): one line
   // each, without the file name; the command line prints them as one warning line per file.
   std::vector<std::string> warnings;
@@ -141,8 +148,9 @@ struct Mechanism {
 
   int find_link(const std::string& name) const;   // -1 when absent ("world" is never a link)
   int find_joint(const std::string& name) const;  // -1 when absent
-  // A link (its own frame) or a named frame: the link it is fixed on (-1 = world) and its pose in
-  // that link's frame. False when no link or frame has the name.
+  // A link (its own frame), a named frame, or a joint (its child link's frame, as in URDF): the
+  // link it is fixed on (-1 = world) and its pose in that link's frame. False when nothing has
+  // the name.
   bool locate_frame(const std::string& name, int& link, Eigen::Isometry3d& pose) const;
   // The joint whose child is link k, or -1 (every link of a valid mechanism has exactly one: a
   // URDF root link that is not "world" gets a fixed joint to the world when read).

@@ -149,7 +149,10 @@ struct RigidBodyData {
   std::vector<HingeSquare> innovations_inverse;  // D^-1(k)
   std::vector<JointVector> innovation;           // epsilon(k) = T(k) - H(k) z(k)
   Eigen::VectorXd acceleration;                  // alpha(k), node layout
-  Eigen::VectorXd generalized_acceleration;      // qdd, dof order
+  // Per node: the mass of its subtree and that mass times the subtree's centre in world
+  // coordinates (rigid/kinematics.hpp: center_of_mass, center_of_mass_jacobian).
+  std::vector<Eigen::Vector4d> subtree_moment;
+  Eigen::VectorXd generalized_acceleration;  // qdd, dof order
 };
 
 // data's generic-operator workspaces, made on first use.

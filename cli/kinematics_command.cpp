@@ -1,0 +1,225 @@
+#include "kinematics_command.hpp"
+
+#include <iomanip>
+#include <limits>
+#include <ostream>
+#include <sstream>
+
+#include "dynamics_report.hpp"
+#include "skograph/cli/commands.hpp"
+#include "skograph/io/model_kinematics.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/report/json_output.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kKinematicsUsage =
+    "usage: skograph kinematics MODEL [--state S.json] [--frames NAME,...|all] [--json] "
+    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+
+struct KinematicsArguments {
+  std::string file, state_file;
+  std::vector<std::string> frames;  // Jacobians of these
+  bool all_frames = false, json = false;
+  ReadOptions read;
+};
+
+KinematicsArguments parse_arguments(const std::vector<std::string>& args) {
+  KinematicsArguments parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (parse_model_option(args, i, parsed.read, kKinematicsUsage)) continue;
+    const std::string& arg = args[i];
+    if (arg == "--state" || arg == "--frames") {
+      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kKinematicsUsage + ")");
+      const std::string& value = args[++i];
+      if (arg == "--state") {
+        parsed.state_file = value;
+      } else if (value == "all") {
+        parsed.all_frames = true;
+      } else {
+        std::stringstream list(value);
+        for (std::string name; std::getline(list, name, ',');)
+          if (!name.empty()) parsed.frames.push_back(name);
+        if (parsed.frames.empty())
+          throw UsageError("--frames needs frame names or 'all' (" + std::string(kKinematicsUsage) +
+                           ")");
+      }
+    } else if (arg == "--json") {
+      parsed.json = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      throw UsageError("unknown option '" + arg + "' (" + kKinematicsUsage + ")");
+    } else if (parsed.file.empty()) {
+      parsed.file = arg;
+    } else {
+      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
+    }
+  }
+  if (parsed.file.empty())
+    throw UsageError(std::string("no MODEL given (") + kKinematicsUsage + ")");
+  return parsed;
+}
+
+Json rows_json(const Eigen::MatrixXd& m) {
+  return report::matrix_json(m);
+}
+
+// Everything the command reports, computed once at the closed state.
+struct FrameResult {
+  std::string name;
+  Eigen::Isometry3d pose;
+  Vector6d velocity, acceleration;
+};
+
+struct JacobianResult {
+  std::string name;
+  Eigen::MatrixXd world, local, reduced;
+};
+
+std::string vector_text(const Eigen::VectorXd& v) {
+  std::ostringstream text;
+  text << std::setprecision(6) << "(";
+  for (Eigen::Index i = 0; i < v.size(); ++i) text << (i ? ", " : "") << v(i);
+  return text.str() + ")";
+}
+
+}  // namespace
+
+int kinematics_command(const std::vector<std::string>& arguments, std::ostream& out,
+                       std::ostream&) {
+  const KinematicsArguments args = parse_arguments(arguments);
+  const Model model = load_model(args.file, args.read);
+  keep_warnings(model);
+  const DofOrder& order = model.dof_order();
+  const MechanismState state = load_state(args.state_file, model.mechanism());
+  ModelData data(model);
+  // The closed state, and the accelerations: the state's qdd, else the forward dynamics of tau.
+  Eigen::VectorXd q, qd, qdd;
+  const std::vector<std::string> frames = frame_names(model);
+  std::vector<std::string> jacobian_frames = args.all_frames ? frames : args.frames;
+  for (const std::string& name : jacobian_frames) model_frame(model, name);  // unknown: one line
+  std::vector<FrameResult> frame_results;
+  std::vector<JacobianResult> jacobians;
+  Eigen::Vector3d com;
+  Eigen::MatrixXd com_jacobian;
+  double kinetic = 0.0, potential = 0.0;
+  SingularityMeasures singularity;
+  try {
+    const ClosedState closed =
+        close_state(model, data, order.vector(state.q), order.vector(state.qd));
+    q = closed.q;
+    qd = closed.qd;
+    qdd = state.has_qdd
+              ? Eigen::VectorXd(order.vector(state.qdd))
+              : forward_dynamics(model, data, q, qd, order.vector(state.tau), state.gravity);
+    for (const std::string& name : frames) {
+      FrameResult result{name, frame_pose(model, data, q, name),
+                         frame_velocity(model, data, q, qd, name, FrameAxes::kWorld),
+                         frame_acceleration(model, data, q, qd, qdd, name, FrameAxes::kWorld)};
+      frame_results.push_back(result);
+    }
+    for (const std::string& name : jacobian_frames) {
+      JacobianResult result{name, frame_jacobian(model, data, q, name, FrameAxes::kWorld),
+                            frame_jacobian(model, data, q, name, FrameAxes::kLocal),
+                            Eigen::MatrixXd()};
+      if (model.is_closed_chain())
+        result.reduced = reduced_frame_jacobian(model, data, q, name, FrameAxes::kWorld);
+      jacobians.push_back(result);
+    }
+    com = center_of_mass(model, data, q);
+    com_jacobian = center_of_mass_jacobian(model, data, q);
+    kinetic = kinetic_energy(model, data, q, qd);
+    potential = potential_energy(model, data, q, state.gravity);
+    if (model.is_closed_chain())
+      singularity = singularity_measures(model, data, q, jacobian_frames);
+    close_state(model, data, q, qd);  // data.independent at the state
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
+    throw closure_failure(args.file, args.state_file, e, model.mechanism());
+  }
+  if (const std::string moved = assembly_warning(data); !moved.empty())
+    add_warnings(args.file, {moved});
+  const double mass = total_mass(model);
+
+  if (args.json) {
+    Json json;
+    json["dofs"] = order.names();
+    json["q"] = report::vector_json(q);
+    Json frame_json = Json::object();
+    for (const FrameResult& f : frame_results) {
+      Json entry;
+      entry["R"] = rows_json(f.pose.linear());
+      entry["p"] = report::vector_json(f.pose.translation());
+      entry["v"] = report::vector_json(f.velocity);
+      entry["a"] = report::vector_json(f.acceleration);
+      frame_json[f.name] = entry;
+    }
+    json["frames"] = frame_json;
+    Json jacobian_json = Json::object();
+    for (const JacobianResult& j : jacobians)
+      jacobian_json[j.name] = Json{{"world", rows_json(j.world)}, {"local", rows_json(j.local)}};
+    json["jacobians"] = jacobian_json;
+    json["com"] = report::vector_json(com);
+    json["com_jacobian"] = rows_json(com_jacobian);
+    json["mass"] = mass;
+    json["kinetic_energy"] = kinetic;
+    json["potential_energy"] = potential;
+    if (model.is_closed_chain()) {
+      json["independent"] = data.independent;
+      Json reduced = Json::object();
+      for (const JacobianResult& j : jacobians) reduced[j.name] = rows_json(j.reduced);
+      json["jacobians_reduced"] = reduced;
+      Json conditions = Json::object();
+      for (std::size_t i = 0; i < jacobians.size(); ++i)
+        conditions[jacobians[i].name] = singularity.jacobian_condition[i];
+      json["singularity"] = Json{{"constraint_condition", singularity.constraint_condition},
+                                 {"jacobian_condition", conditions}};
+    }
+    out << report::format_json(json);
+    return kExitOk;
+  }
+
+  std::ostringstream text;
+  text << std::setprecision(6);
+  text << "skograph kinematics " << args.file << ": " << frames.size() << " frames, "
+       << model.dof_count() << " dofs, mass " << mass << " kg\n";
+  text << "centre of mass " << vector_text(com) << " m; kinetic energy " << kinetic
+       << " J, potential energy " << potential << " J\n";
+  if (model.is_closed_chain()) {
+    text << "independent:";
+    for (const std::string& name : data.independent) text << " " << name;
+    text << "\nconstraint condition per aggregate (type II singularity at infinity):";
+    for (const double c : singularity.constraint_condition) text << " " << c;
+    text << "\n";
+  }
+  text << "frames (p: origin in m; v, a: [angular; linear] in world axes about the origin; a "
+          "classical)\n";
+  for (const FrameResult& f : frame_results) {
+    text << "  " << f.name << "\n    p " << vector_text(f.pose.translation()) << "  R rows";
+    for (int r = 0; r < 3; ++r) text << " " << vector_text(f.pose.linear().row(r).transpose());
+    text << "\n    v " << vector_text(f.velocity) << "\n    a " << vector_text(f.acceleration)
+         << "\n";
+  }
+  for (std::size_t i = 0; i < jacobians.size(); ++i) {
+    const JacobianResult& j = jacobians[i];
+    text << "Jacobian of " << j.name << " (world axes about its origin; columns:";
+    for (const std::string& name : order.names()) text << " " << name;
+    text << ")\n";
+    for (int r = 0; r < 6; ++r) text << "  " << vector_text(j.world.row(r).transpose()) << "\n";
+    if (model.is_closed_chain()) {
+      text << "  in the independent coordinates (condition " << singularity.jacobian_condition[i]
+           << ", type I singularity at infinity):\n";
+      for (int r = 0; r < 6; ++r) text << "  " << vector_text(j.reduced.row(r).transpose()) << "\n";
+    }
+  }
+  out << text.str();
+  return kExitOk;
+}
+
+}  // namespace skograph::cli

@@ -1,0 +1,43 @@
+#include "skograph/rigid/inverse_kinematics.hpp"
+
+#include <stdexcept>
+
+#include "skograph/rigid/closed_chain_model.hpp"
+
+namespace skograph {
+
+Eigen::VectorXd inverse_kinematics(const Mechanism& mechanism, const std::string& frame_name,
+                                   const Eigen::Isometry3d& pose, const Eigen::VectorXd& q0) {
+  int link = -1;
+  Eigen::Isometry3d on_link;
+  if (!mechanism.locate_frame(frame_name, link, on_link))
+    throw std::invalid_argument("no link or frame is named '" + frame_name + "'");
+  if (link < 0)
+    throw std::invalid_argument("frame '" + frame_name +
+                                "' is fixed on the world: no motion moves it");
+  if (!pose.matrix().allFinite())
+    throw std::invalid_argument("the pose of frame '" + frame_name + "' is not finite");
+  Mechanism welded = mechanism;
+  // The actuators are what the answer gives, not what it holds: no chosen coordinates.
+  welded.independent.clear();
+  welded.preferred_independent.clear();
+  LoopClosure target;
+  target.name = "pose of '" + frame_name + "'";
+  target.type = LoopType::kWeld;
+  target.parent = link;
+  target.parent_origin = on_link;
+  target.child = -1;
+  target.child_origin = pose;
+  welded.loops.push_back(target);
+  const ClosedChainModel model(std::move(welded));
+  ClosedChainData data(model);
+  Eigen::VectorXd q = q0;
+  try {
+    assemble(model, data, q);
+  } catch (const ClosureError& e) {
+    throw ClosureError("frame '" + frame_name + "' cannot reach the pose: " + e.what());
+  }
+  return q;
+}
+
+}  // namespace skograph

@@ -1,0 +1,253 @@
+#include "skograph/rigid/kinematics.hpp"
+
+#include <stdexcept>
+
+#include "skograph/rigid/rigid_kernels.hpp"
+
+namespace skograph {
+
+namespace {
+
+using kernels::motion_to_child;
+
+// Column i of H*(k) at the configuration of the last update (body frame of link k).
+Vector6d hinge_column(const RigidBodyModel& model, const RigidBodyData& data, int k, int i) {
+  return model.joint_dofs(k) == 1 ? model.hinge_column(k) : Vector6d(data.hinge[k].col(i));
+}
+
+// A motion vector [w; v] in a link's coordinates about a point r of the link, expressed in the
+// world's axes (kWorld) or in the frame's (kLocal, rotation R_link_frame of the frame in the link).
+Vector6d in_axes(const Eigen::Matrix3d& link_rotation, const Eigen::Matrix3d& frame_rotation,
+                 const Vector6d& link_vector, FrameAxes axes) {
+  Vector6d out;
+  if (axes == FrameAxes::kWorld) {
+    out.head<3>().noalias() = link_rotation * link_vector.head<3>();
+    out.tail<3>().noalias() = link_rotation * link_vector.tail<3>();
+  } else {
+    out.head<3>().noalias() = frame_rotation.transpose() * link_vector.head<3>();
+    out.tail<3>().noalias() = frame_rotation.transpose() * link_vector.tail<3>();
+  }
+  return out;
+}
+
+// The classical acceleration of the point r of a link (link coordinates) from the link's
+// velocity V = [w; v] and the body-frame derivative alpha = [w'; v'] of its coordinates: the
+// origin accelerates by v' + w x v, the point by that + w' x r + w x (w x r).
+Vector6d classical_acceleration(const Vector6d& velocity, const Vector6d& alpha,
+                                const Eigen::Vector3d& r) {
+  const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
+  const Eigen::Vector3d w_dot = alpha.head<3>();
+  Vector6d a;
+  a.head<3>() = w_dot;
+  a.tail<3>() = alpha.tail<3>() + w.cross(v) + w_dot.cross(r) + w.cross(w.cross(r));
+  return a;
+}
+
+void check_jacobian(const RigidBodyModel& model, const Eigen::Ref<Eigen::MatrixXd>& jacobian,
+                    int rows, const char* what) {
+  if (jacobian.rows() != rows || jacobian.cols() != model.dof_count())
+    throw std::invalid_argument(std::string(what) + ": the Jacobian must be " +
+                                std::to_string(rows) + " x dofs");
+}
+
+int node_of(const RigidBodyModel& model, int link) {
+  if (link < -1 || link >= model.link_count())
+    throw std::invalid_argument("center of mass: link index out of range");
+  return link < 0 ? -1 : model.node_of_link(link);
+}
+
+// data.subtree_moment: per node (m, m c) of its subtree, c in world coordinates (positions of
+// the last update_positions). One walk children first. O(N).
+void update_subtree_moments(const RigidBodyModel& model, RigidBodyData& data) {
+  const std::vector<int>& order = model.parents_first();
+  for (const int k : order) {
+    const kernels::RigidInertia& inertia = model.rigid_inertia(k);
+    const Eigen::Isometry3d& pose = data.link_pose[k];
+    Eigen::Vector4d& moment = data.subtree_moment[k];
+    moment(0) = inertia.mass;
+    moment.tail<3>().noalias() = pose.linear() * inertia.first_moment;
+    moment.tail<3>() += inertia.mass * pose.translation();
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    if (const int p = model.parents()[*it]; p >= 0)
+      data.subtree_moment[p] += data.subtree_moment[*it];
+}
+
+// (m, m c) of the whole model (static bodies fused into the world included) or of the subtree of
+// `node` (-1: the whole model).
+Eigen::Vector4d moment_of(const RigidBodyModel& model, const RigidBodyData& data, int node) {
+  if (node >= 0) return data.subtree_moment[node];
+  Eigen::Vector4d total;
+  total << model.mechanism().static_mass, model.mechanism().static_first_moment;
+  for (int k = 0; k < model.node_count(); ++k)
+    if (model.parents()[k] < 0) total += data.subtree_moment[k];
+  return total;
+}
+
+}  // namespace
+
+Vector6d frame_velocity(const RigidBodyModel& model, const RigidBodyData& data,
+                        const FrameRef& frame, FrameAxes axes) {
+  if (frame.link < 0) return Vector6d::Zero();
+  const int k = model.node_of_link(frame.link);
+  const Vector6d velocity = data.velocity.segment<6>(6 * k);
+  Vector6d at_frame;
+  at_frame.head<3>() = velocity.head<3>();
+  at_frame.tail<3>() = velocity.tail<3>() + velocity.head<3>().cross(frame.pose.translation());
+  return in_axes(data.link_pose[k].linear(), frame.pose.linear(), at_frame, axes);
+}
+
+// Part I section 7: the forward sweep of the accelerations, alpha(k) = phi* alpha(p) + H* qdd + a.
+void update_accelerations(const RigidBodyModel& model, RigidBodyData& data,
+                          const Eigen::Ref<const Eigen::VectorXd>& qdd) {
+  if (qdd.size() != model.dof_count())
+    throw std::invalid_argument("update_accelerations: qdd size");
+  for (const int k : model.parents_first()) {
+    Vector6d alpha = data.coriolis.segment<6>(6 * k);
+    if (const int p = model.parents()[k]; p >= 0)
+      alpha += motion_to_child(data.rotation[k], data.translation[k],
+                               data.acceleration.segment<6>(6 * p));
+    const int offset = model.joint_dof_offset(k);
+    for (int i = 0; i < model.joint_dofs(k); ++i)
+      alpha.noalias() += hinge_column(model, data, k, i) * qdd[offset + i];
+    data.acceleration.segment<6>(6 * k) = alpha;
+  }
+}
+
+Vector6d frame_acceleration(const RigidBodyModel& model, const RigidBodyData& data,
+                            const FrameRef& frame, FrameAxes axes) {
+  if (frame.link < 0) return Vector6d::Zero();
+  const int k = model.node_of_link(frame.link);
+  const Vector6d a =
+      classical_acceleration(data.velocity.segment<6>(6 * k), data.acceleration.segment<6>(6 * k),
+                             frame.pose.translation());
+  return in_axes(data.link_pose[k].linear(), frame.pose.linear(), a, axes);
+}
+
+// J = sum over the ancestors j of the frame's link of phi*(frame, j) H*(j): each column of
+// H*(j), [w; v] about O_j in link j's axes, turned to world axes and carried to the frame's
+// origin p (v + w x (p - o_j)).
+void frame_jacobian(const RigidBodyModel& model, const RigidBodyData& data, const FrameRef& frame,
+                    FrameAxes axes, Eigen::Ref<Eigen::MatrixXd> jacobian) {
+  check_jacobian(model, jacobian, 6, "frame_jacobian");
+  jacobian.setZero();
+  if (frame.link < 0) return;
+  const int node = model.node_of_link(frame.link);
+  const Eigen::Isometry3d& link = data.link_pose[node];
+  const Eigen::Vector3d origin = link * frame.pose.translation();
+  const Eigen::Matrix3d to_frame = (link.linear() * frame.pose.linear()).transpose();
+  for (int j = node; j >= 0; j = model.parents()[j]) {
+    const Eigen::Matrix3d& R = data.link_pose[j].linear();
+    const Eigen::Vector3d arm = origin - data.link_pose[j].translation();
+    const int offset = model.joint_dof_offset(j);
+    for (int i = 0; i < model.joint_dofs(j); ++i) {
+      const Vector6d h = hinge_column(model, data, j, i);
+      const Eigen::Vector3d w = R * h.head<3>();
+      const Eigen::Vector3d v = R * h.tail<3>() + w.cross(arm);
+      if (axes == FrameAxes::kWorld) {
+        jacobian.col(offset + i).head<3>() = w;
+        jacobian.col(offset + i).tail<3>() = v;
+      } else {
+        jacobian.col(offset + i).head<3>().noalias() = to_frame * w;
+        jacobian.col(offset + i).tail<3>().noalias() = to_frame * v;
+      }
+    }
+  }
+}
+
+// alpha(k) at qdd = 0 is sum over the ancestors j of phi*(k, j) a(j) (the sweep of
+// update_accelerations unrolled): summed in world axes about the link's origin, then turned into
+// the classical acceleration of the frame's origin.
+Vector6d frame_jacobian_bias(const RigidBodyModel& model, const RigidBodyData& data,
+                             const FrameRef& frame, FrameAxes axes) {
+  if (frame.link < 0) return Vector6d::Zero();
+  const int node = model.node_of_link(frame.link);
+  const Eigen::Isometry3d& link = data.link_pose[node];
+  Eigen::Vector3d angular = Eigen::Vector3d::Zero(), linear = Eigen::Vector3d::Zero();
+  for (int j = node; j >= 0; j = model.parents()[j]) {
+    const Eigen::Matrix3d& R = data.link_pose[j].linear();
+    const Vector6d a = data.coriolis.segment<6>(6 * j);
+    const Eigen::Vector3d w = R * a.head<3>();
+    angular += w;
+    linear.noalias() += R * a.tail<3>();
+    linear += w.cross(link.translation() - data.link_pose[j].translation());
+  }
+  Vector6d alpha;
+  alpha.head<3>().noalias() = link.linear().transpose() * angular;
+  alpha.tail<3>().noalias() = link.linear().transpose() * linear;
+  const Vector6d velocity = data.velocity.segment<6>(6 * node);
+  const Vector6d a = classical_acceleration(velocity, alpha, frame.pose.translation());
+  Vector6d bias = in_axes(link.linear(), frame.pose.linear(), a, axes);
+  if (axes == FrameAxes::kLocal) {
+    // d/dt (R_f* x) = R_f* x' - w_f x (R_f* x): the frame's axes turn with it.
+    const Vector6d moving = frame_velocity(model, data, frame, FrameAxes::kLocal);
+    bias.tail<3>() -= moving.head<3>().cross(moving.tail<3>());
+  }
+  return bias;
+}
+
+double subtree_mass(const RigidBodyModel& model, int link) {
+  const int top = node_of(model, link);
+  double mass = top < 0 ? model.mechanism().static_mass : 0.0;
+  for (int k = 0; k < model.node_count(); ++k)
+    if (top < 0 || model.forest().is_ancestor_or_self(top, k)) mass += model.rigid_inertia(k).mass;
+  return mass;
+}
+
+Eigen::Vector3d center_of_mass(const RigidBodyModel& model, RigidBodyData& data, int link) {
+  const int top = node_of(model, link);
+  update_subtree_moments(model, data);
+  const Eigen::Vector4d moment = moment_of(model, data, top);
+  if (!(moment(0) > 0.0)) return Eigen::Vector3d::Zero();
+  return moment.tail<3>() / moment(0);
+}
+
+// c' = sum m_k c_k' / m with m_k c_k' = R_k (m_k v_k + w_k x h_k) (h_k = m_k c_k in the link).
+Eigen::Vector3d center_of_mass_velocity(const RigidBodyModel& model, const RigidBodyData& data,
+                                        int link) {
+  const int top = node_of(model, link);
+  double mass = top < 0 ? model.mechanism().static_mass : 0.0;  // at rest
+  Eigen::Vector3d momentum = Eigen::Vector3d::Zero();
+  for (int k = 0; k < model.node_count(); ++k) {
+    if (top >= 0 && !model.forest().is_ancestor_or_self(top, k)) continue;
+    const kernels::RigidInertia& inertia = model.rigid_inertia(k);
+    const Vector6d velocity = data.velocity.segment<6>(6 * k);
+    mass += inertia.mass;
+    momentum.noalias() +=
+        data.link_pose[k].linear() *
+        (inertia.mass * velocity.tail<3>() + velocity.head<3>().cross(inertia.first_moment));
+  }
+  return mass > 0.0 ? Eigen::Vector3d(momentum / mass) : Eigen::Vector3d::Zero();
+}
+
+void center_of_mass_jacobian(const RigidBodyModel& model, RigidBodyData& data,
+                             Eigen::Ref<Eigen::MatrixXd> jacobian, int link) {
+  check_jacobian(model, jacobian, 3, "center_of_mass_jacobian");
+  const int top = node_of(model, link);
+  jacobian.setZero();
+  update_subtree_moments(model, data);
+  const double mass = moment_of(model, data, top)(0);
+  if (!(mass > 0.0)) return;
+  const Forest& forest = model.forest();
+  for (int j = 0; j < model.node_count(); ++j) {
+    // Joint j moves the part of the subtree below it: all of it above `top`, its own below.
+    int moved;
+    if (top < 0 || forest.is_ancestor_or_self(top, j))
+      moved = j;
+    else if (forest.is_ancestor_or_self(j, top))
+      moved = top;
+    else
+      continue;
+    const Eigen::Vector4d& moment = data.subtree_moment[moved];
+    const Eigen::Matrix3d& R = data.link_pose[j].linear();
+    const Eigen::Vector3d arm = moment.tail<3>() - moment(0) * data.link_pose[j].translation();
+    const int offset = model.joint_dof_offset(j);
+    for (int i = 0; i < model.joint_dofs(j); ++i) {
+      const Vector6d h = hinge_column(model, data, j, i);
+      const Eigen::Vector3d w = R * h.head<3>();
+      jacobian.col(offset + i) = (moment(0) * (R * h.tail<3>()) + w.cross(arm)) / mass;
+    }
+  }
+}
+
+}  // namespace skograph
