@@ -13,13 +13,14 @@ CMAKE_ARGS ?=
 # the Python module (for Debian's /usr/bin/python3 with NumPy and SciPy), python3-dask and
 # python3-distributed run its state-sweep example.
 # libmujoco-dev (with libqhull-dev, which its CMake config names) compiles MJCF files;
-# libsdformat-dev reads SDF; libtinyxml2-dev gives their element lines.
+# libsdformat-dev reads SDF; libtinyxml2-dev gives their element lines. libsimbody-dev is the
+# peer with exact constraints the closed-chain peer tests compare with (tests/peers).
 DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
   libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
   libmujoco-dev libqhull-dev libsdformat-dev libtinyxml2-dev \
-  python3-scipy python3-numpy pybind11-dev python3-dask python3-distributed
+  python3-scipy python3-numpy pybind11-dev python3-dask python3-distributed libsimbody-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a
