@@ -266,6 +266,69 @@ class ParallelRobots(unittest.TestCase):
         self.assertEqual(skograph.load_model(self.FIVEBAR, loops=self.LOOPS).notes, [])
 
 
+class Kinematics(unittest.TestCase):
+    """Issue 25: the kinematics calls are what `skograph kinematics --json` prints, J qd is the
+    velocity, J_R the derivative of the assembled pose, inverse kinematics a round trip."""
+
+    def test_the_calls_are_the_command_lines_json(self):
+        for name, state_name, frame in (("arm7.urdf", "arm7_state.json", "link7"),
+                                        ("stewart_platform.yaml", "stewart_platform_state.json", "platform")):
+            with self.subTest(model=name):
+                path, state_path = os.path.join(MODELS, name), os.path.join(MODELS, state_name)
+                report = json.loads(cli("kinematics", path, "--state", state_path, "--frames", frame,
+                                        "--json").stdout)
+                model = skograph.load_model(path)
+                state = model.read_state(state_path)
+                q, qd, g = np.array(report["q"]), state["qd"], state["gravity"]
+                pose = model.frame_pose(q, frame)
+                self.assertTrue(close(pose[:3, :3], report["frames"][frame]["R"], 1e-12))
+                self.assertTrue(close(pose[:3, 3], report["frames"][frame]["p"], 1e-12))
+                self.assertTrue(close(model.jacobian(q, frame), report["jacobians"][frame]["world"], 1e-12))
+                self.assertTrue(close(model.jacobian(q, frame, frame="local"),
+                                      report["jacobians"][frame]["local"], 1e-12))
+                self.assertTrue(close(model.center_of_mass(q), report["com"], 1e-12))
+                self.assertTrue(close(model.com_jacobian(q), report["com_jacobian"], 1e-12))
+                self.assertAlmostEqual(model.mass, report["mass"], places=12)
+                self.assertAlmostEqual(model.potential_energy(q, gravity=g), report["potential_energy"], places=9)
+                closed_qd = model.close(q, qd)[1]
+                self.assertTrue(close(model.frame_velocity(q, closed_qd, frame), report["frames"][frame]["v"], 1e-10))
+                self.assertTrue(close(model.jacobian(q, frame) @ closed_qd, report["frames"][frame]["v"], 1e-10))
+                self.assertAlmostEqual(model.kinetic_energy(q, closed_qd), report["kinetic_energy"], places=9)
+                if model.is_closed_chain:
+                    self.assertEqual(report["independent"], model.close(q, qd)[2])
+                    self.assertTrue(close(model.reduced_jacobian(q, frame), report["jacobians_reduced"][frame], 1e-10))
+                    measures = model.singularity(q, [frame])
+                    self.assertTrue(close(measures["constraint_condition"],
+                                          report["singularity"]["constraint_condition"], 1e-9))
+                    dynamics = json.loads(cli("dynamics", path, "--state", state_path, "--json").stdout)
+                    self.assertTrue(close(measures["constraint_condition"],
+                                          [a["condition_number"] for a in dynamics["aggregates"]], 1e-9))
+
+    def test_batches_shapes_and_the_inverse_kinematics_round_trip(self):
+        model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        rng = np.random.default_rng(5)
+        Q, QD = rng.uniform(-1, 1, (5, 7)), rng.uniform(-1, 1, (5, 7))
+        self.assertEqual(model.jacobian(Q, "link7").shape, (5, 6, 7))
+        self.assertEqual(model.frame_pose(Q, "link7").shape, (5, 4, 4))
+        self.assertEqual(model.kinetic_energy(Q, QD).shape, (5,))
+        for i in range(5):
+            self.assertTrue(np.array_equal(model.jacobian(Q, "link7")[i], model.jacobian(Q[i], "link7")))
+            self.assertAlmostEqual(model.kinetic_energy(Q, QD)[i],
+                                   0.5 * QD[i] @ model.mass_matrix(Q[i]) @ QD[i], places=12)
+        # A 7-dof arm's hand pose from q, reached again from another start.
+        target = model.frame_pose(Q[0], "link7")
+        found = model.inverse_kinematics("link7", target, Q[0] + 0.05)
+        self.assertTrue(close(model.frame_pose(found["q"], "link7"), target, 1e-10))
+        with self.assertRaises(skograph.Error):
+            far = target.copy()
+            far[2, 3] += 50.0
+            model.inverse_kinematics("link7", far, Q[0])
+        with self.assertRaises(skograph.Error):
+            model.jacobian(Q[0], "no_such_frame")
+        with self.assertRaises(skograph.Error):
+            model.jacobian(Q[0], "link7", frame="sideways")
+
+
 class Batches(unittest.TestCase):
     def test_rows_are_single_calls_on_any_number_of_threads(self):
         rng = np.random.default_rng(7)
