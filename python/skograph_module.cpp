@@ -128,7 +128,7 @@ py::array apply(PyModel& self, const std::array<std::pair<const char*, Array>, K
 FrameAxes axes_of(const std::string& frame) {
   if (frame == "world") return FrameAxes::kWorld;
   if (frame == "local") return FrameAxes::kLocal;
-  throw UsageError("unknown frame '" + frame + "' (expected world or local)");
+  throw UsageError("frame='" + frame + "': the axes are 'world' or 'local'");
 }
 
 // A CSC matrix as scipy.sparse.csc_matrix.

@@ -36,6 +36,8 @@ Eigen::VectorXd inverse_kinematics(const Mechanism& mechanism, const std::string
     assemble(model, data, q);
   } catch (const ClosureError& e) {
     throw ClosureError("frame '" + frame_name + "' cannot reach the pose: " + e.what());
+  } catch (const SingularConfigurationError& e) {  // the weld closes only where the rows lose rank
+    throw ClosureError("frame '" + frame_name + "' cannot reach the pose: " + e.what());
   }
   return q;
 }

@@ -39,6 +39,7 @@
 // io/: model files (load_model: a ready model of any supported file) and states.
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/model.hpp"
+#include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/state_reader.hpp"
 
 // sparse/: compressed-column operators, CHOLMOD factorizations, Matrix Market.
