@@ -1,5 +1,5 @@
-// Open trees (bench/peers/main.cpp): forward dynamics, inverse dynamics and the mass matrix per
-// call, skograph against MuJoCo and DART on the same robot files.
+// Open trees (bench/peers/main.cpp): forward dynamics, inverse dynamics, the mass matrix and a
+// frame Jacobian per call, skograph against MuJoCo and DART on the same robot files.
 //
 // What is timed (each call from a state set once; the same generic state, joint by joint):
 //   skograph  forward_dynamics, inverse_dynamics, mass_matrix (each including its kinematics), on
@@ -11,6 +11,9 @@
 //   DART      computeForwardDynamics, computeInverseDynamics, getMassMatrix after setPositions
 //             (alternating between two states, so that DART's caches are invalidated), URDF
 //             through dart::utils::DartLoader
+// The frame Jacobian (issue 25): of the last link skograph keeps that MuJoCo and DART also have
+// as a body, world axes about its origin: skograph update_positions + frame_jacobian; MuJoCo
+// mj_kinematics + mj_comPos + mj_jacBody; DART setPositions + getWorldJacobian.
 // Before timing, the joint-space mass matrices over the 1-dof joints (by joint name) are compared
 // across the libraries, so that the three compute the same robot.
 #include <mujoco/mujoco.h>
@@ -30,7 +33,9 @@
 #include <vector>
 
 #include "peers.hpp"
+#include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/model.hpp"
+#include "skograph/rigid/kinematics.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART
@@ -126,7 +131,7 @@ struct MujocoSide {
   mjData* data = nullptr;
   std::string failure;
   Eigen::VectorXd result;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense, jacobian;
   JointDofs dofs;
 };
 
@@ -180,10 +185,12 @@ struct DartSide {
 struct Row {
   std::string robot;
   int dofs = 0;
-  double time[3][3] = {};  // [algo: fd, id, mass][library: skograph, mujoco, dart]; 0 = none
+  std::string frame;       // the body of the Jacobians
+  double time[4][3] = {};  // [algo: fd, id, mass, jac][library: skograph, mujoco, dart]; 0 = none
 };
 
-const char* const kAlgos[3] = {"forward dynamics", "inverse dynamics", "mass matrix"};
+const char* const kAlgos[4] = {"forward dynamics", "inverse dynamics", "mass matrix",
+                               "frame Jacobian (the last body in the table's note)"};
 
 Row bench_robot(const std::string& path, int rounds) {
   Row row;
@@ -209,6 +216,24 @@ Row bench_robot(const std::string& path, int rounds) {
                          inverse_dynamics(sk.model, sk.data, sk.q, sk.qd, sk.qdd, sk.gravity)(0);
                    }});
   tasks.push_back({"sk mass", [&] { sink += mass_matrix(sk.model, sk.data, sk.q)(0, 0); }});
+  // The Jacobian's body: the last link of skograph's model that the others have too.
+  int mujoco_body = -1;
+  for (auto link = sk.model.mechanism().links.rbegin(); link != sk.model.mechanism().links.rend();
+       ++link) {
+    const int id = mj.model ? mj_name2id(mj.model, mjOBJ_BODY, link->name.c_str()) : 0;
+    if (id < 0) continue;
+    row.frame = link->name;
+    mujoco_body = id;
+    break;
+  }
+  const FrameRef frame =
+      find_frame(sk.model, row.frame.empty() ? sk.model.mechanism().links.back().name : row.frame);
+  Eigen::MatrixXd sk_jacobian(6, sk.model.dof_count());
+  tasks.push_back({"sk jac", [&] {
+                     update_positions(sk.model, sk.q, sk.data);
+                     frame_jacobian(sk.model, sk.data, frame, FrameAxes::kWorld, sk_jacobian);
+                     sink += sk_jacobian(0, 0);
+                   }});
   if (mj.model) {
     mjModel* m = mj.model;
     mjData* d = mj.data;
@@ -231,6 +256,16 @@ Row bench_robot(const std::string& path, int rounds) {
                        mj_fullM(m, mj.dense.data(), d->qM);
                        sink += mj.dense(0, 0);
                      }});
+    if (mujoco_body >= 0) {
+      mj.jacobian.resize(6, m->nv);
+      tasks.push_back({"mj jac", [&, m, d, mujoco_body] {
+                         mj_kinematics(m, d);
+                         mj_comPos(m, d);
+                         mj_jacBody(m, d, mj.jacobian.data(), mj.jacobian.data() + 3 * m->nv,
+                                    mujoco_body);
+                         sink += mj.jacobian(0, 0);
+                       }});
+    }
   }
 #ifdef SKOGRAPH_PEERS_WITH_DART
   DartSide dart(path);
@@ -263,11 +298,18 @@ Row bench_robot(const std::string& path, int rounds) {
                        s->setPositions(dart.flip ? dart.q : dart.q_other);
                        sink += s->getMassMatrix()(0, 0);
                      }});
+    if (dart::dynamics::BodyNode* body = s->getBodyNode(row.frame)) {
+      tasks.push_back({"dart jac", [&, body] {
+                         dart.flip = !dart.flip;
+                         s->setPositions(dart.flip ? dart.q : dart.q_other);
+                         sink += body->getWorldJacobian()(0, 0);
+                       }});
+    }
   }
 #endif
   run_interleaved(tasks, rounds);
   const std::map<std::string, int> library = {{"sk", 0}, {"mj", 1}, {"dart", 2}};
-  const std::map<std::string, int> algo = {{"fd", 0}, {"id", 1}, {"mass", 2}};
+  const std::map<std::string, int> algo = {{"fd", 0}, {"id", 1}, {"mass", 2}, {"jac", 3}};
   for (const Task& task : tasks) {
     const auto space = task.name.find(' ');
     row.time[algo.at(task.name.substr(space + 1))][library.at(task.name.substr(0, space))] =
@@ -282,11 +324,12 @@ Row bench_robot(const std::string& path, int rounds) {
 void bench_robots(const std::vector<std::string>& files, int rounds) {
   std::vector<Row> rows;
   for (const std::string& file : files) rows.push_back(bench_robot(file, rounds));
-  for (int a = 0; a < 3; ++a) {
+  for (int a = 0; a < 4; ++a) {
     std::printf("\n%s\n| robot | dofs | skograph | MuJoCo | DART |\n|---|---:|---:|---:|---:|\n",
                 kAlgos[a]);
     for (const Row& row : rows) {
-      std::printf("| %s | %d | %.2f |", row.robot.c_str(), row.dofs, row.time[a][0]);
+      std::printf("| %s%s | %d | %.2f |", row.robot.c_str(),
+                  a == 3 ? (" (" + row.frame + ")").c_str() : "", row.dofs, row.time[a][0]);
       for (int lib = 1; lib < 3; ++lib) {
         if (row.time[a][lib] > 0)
           std::printf(" %.2f (%.2f) |", row.time[a][lib], row.time[a][lib] / row.time[a][0]);
