@@ -199,10 +199,12 @@ SingularityMeasures singularity_measures(const Model& model, ModelData& data,
   }
   if (model.is_closed_chain()) {
     closed_positions(model, data, q);
-    for (int s = 0; s < model.closed_chain()->aggregate_count(); ++s)
-      measures.constraint_condition.push_back(
-          aggregate_constraint_status(*model.closed_chain(), *data.closed_chain(), s)
-              .condition_number);
+    for (int s = 0; s < model.closed_chain()->aggregate_count(); ++s) {
+      const AggregateConstraintStatus status =
+          aggregate_constraint_status(*model.closed_chain(), *data.closed_chain(), s);
+      measures.constraint_condition.push_back(status.condition_number);
+      measures.constraint_smallest_value.push_back(status.smallest_singular_value);
+    }
   }
   return measures;
 }

@@ -595,12 +595,14 @@ PYBIND11_MODULE(_skograph, m) {
             }
             py::dict result;
             result["constraint_condition"] = measures.constraint_condition;
+            result["constraint_smallest_singular_value"] = measures.constraint_smallest_value;
             result["jacobian_condition"] = condition;
             result["jacobian_smallest_singular_value"] = smallest;
             return result;
           },
           py::arg("q"), py::arg("frames") = py::none(),
-          "{'constraint_condition': [per aggregate], 'jacobian_condition': {frame: cond(J_R)}, "
+          "{'constraint_condition': [per aggregate], 'constraint_smallest_singular_value': [per "
+          "aggregate], 'jacobian_condition': {frame: cond(J_R)}, "
           "'jacobian_smallest_singular_value': {frame: sigma_min(J_R)}}: infinite condition at a "
           "singularity (type II for the constraints, type I for J_R)")
       .def(

@@ -93,6 +93,7 @@ AggregateConstraintStatus aggregate_constraint_status(const ClosedChainModel& mo
   const Eigen::VectorXd sigma =
       Eigen::JacobiSVD<Eigen::MatrixXd>(dependent_columns).singularValues();
   const double smallest = sigma(sigma.size() - 1);
+  status.smallest_singular_value = smallest;
   status.condition_number =
       smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();
   return status;

@@ -397,7 +397,7 @@ TEST(Singularity, ConditionGrowsWithoutBoundTowardTheFiveBarsFoldedConfiguration
   const std::vector<std::string>& names = model.dof_names();
   const auto motor1 = std::find(names.begin(), names.end(), "motor1") - names.begin();
   const auto motor2 = std::find(names.begin(), names.end(), "motor2") - names.begin();
-  std::vector<double> condition;
+  std::vector<double> condition, smallest;
   for (const double eps : {1e-2, 1e-4, 1e-6}) {
     // Elbow 1 at (-0.25 + eps/2, y): cos(theta1) = (-0.15 + eps/2) / 0.2, theta1 = 120 deg + q1.
     const double theta1 = std::acos((-0.15 + eps / 2) / 0.2);
@@ -408,9 +408,12 @@ TEST(Singularity, ConditionGrowsWithoutBoundTowardTheFiveBarsFoldedConfiguration
     const SingularityMeasures measures = singularity_measures(model, data, q, {"tip_A"});
     ASSERT_EQ(measures.constraint_condition.size(), 1u);
     condition.push_back(measures.constraint_condition[0]);
+    smallest.push_back(measures.constraint_smallest_value[0]);
   }
   EXPECT_GT(condition[1], 5 * condition[0]);
   EXPECT_GT(condition[2], 5 * condition[1]);
+  EXPECT_LT(smallest[1], smallest[0] / 5);  // toward 0 as sqrt(eps)
+  EXPECT_LT(smallest[2], smallest[1] / 5);
 }
 
 }  // namespace

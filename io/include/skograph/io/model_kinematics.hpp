@@ -73,8 +73,9 @@ double potential_energy(const Model& model, ModelData& data, const Eigen::Vector
 // direction, type I), with the smallest singular values beside them.
 struct SingularityMeasures {
   std::vector<double> constraint_condition;
-  std::vector<double> jacobian_condition;       // one per frame asked
-  std::vector<double> jacobian_smallest_value;  // one per frame asked
+  std::vector<double> constraint_smallest_value;  // one per aggregate
+  std::vector<double> jacobian_condition;         // one per frame asked
+  std::vector<double> jacobian_smallest_value;    // one per frame asked
 };
 SingularityMeasures singularity_measures(const Model& model, ModelData& data,
                                          const Eigen::VectorXd& q,

@@ -62,6 +62,7 @@ struct AggregateConstraintStatus {
   int rank = 0;
   std::vector<int> dependent, independent;
   double condition_number = 1.0;
+  double smallest_singular_value = 0.0;  // of the dependent columns (0 when there are none)
 };
 AggregateConstraintStatus aggregate_constraint_status(const ClosedChainModel& model,
                                                       const ClosedChainData& data, int s);
