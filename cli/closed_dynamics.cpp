@@ -176,10 +176,7 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
       status.push_back(aggregate_constraint_status(model, data, s));
     X = data.X;
     independent = data.independent;
-    Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
-    for (size_t j = 0; j < independent.size(); ++j)
-      qdd_independent(static_cast<Eigen::Index>(j)) = state.qdd(independent[j]);
-    qdd_in = X * qdd_independent + embedding_rate(model, data);
+    qdd_in = consistent_accelerations(model, data, state.qdd);
     reduced_mass = reduced_mass_matrix(model, data, q);
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
     throw closure_failure(args.file, args.state_file, e, model.mechanism());

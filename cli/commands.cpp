@@ -128,10 +128,10 @@ bool asks_for_help(const std::vector<std::string>& args) {
 // option's value.
 std::string input_file(const std::vector<std::string>& args) {
   static const char* const kValued[] = {
-      "--state",  "--t",      "--dt",        "--out",         "--mass", "--factor",
-      "--perm",   "--kernel", "--resolvent", "--ordering",    "--what", "--matrix",
-      "--format", "--size",   "-o",          "--reps",        "--algo", "--max-diagram-nodes",
-      "--rtol",   "--atol",   "--method",    "--independent", "--loops"};
+      "--state",  "--t",      "--dt",        "--out",         "--mass",  "--factor",
+      "--perm",   "--kernel", "--resolvent", "--ordering",    "--what",  "--matrix",
+      "--format", "--size",   "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
+      "--rtol",   "--atol",   "--method",    "--independent", "--loops", "--frames"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

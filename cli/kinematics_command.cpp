@@ -117,20 +117,22 @@ int kinematics_command(const std::vector<std::string>& arguments, std::ostream& 
     qdd = state.has_qdd
               ? Eigen::VectorXd(order.vector(state.qdd))
               : forward_dynamics(model, data, q, qd, order.vector(state.tau), state.gravity);
-    for (const std::string& name : frames) {
-      FrameResult result{name, frame_pose(model, data, q, name),
-                         frame_velocity(model, data, q, qd, name, FrameAxes::kWorld),
-                         frame_acceleration(model, data, q, qd, qdd, name, FrameAxes::kWorld)};
-      frame_results.push_back(result);
-    }
-    for (const std::string& name : jacobian_frames) {
-      JacobianResult result{name, frame_jacobian(model, data, q, name, FrameAxes::kWorld),
-                            frame_jacobian(model, data, q, name, FrameAxes::kLocal),
-                            Eigen::MatrixXd()};
-      if (model.is_closed_chain())
-        result.reduced = reduced_frame_jacobian(model, data, q, name, FrameAxes::kWorld);
-      jacobians.push_back(result);
-    }
+    // One assembly and one sweep for every frame.
+    const std::vector<FrameMotion> motions =
+        frame_motions(model, data, q, qd, qdd, frames, FrameAxes::kWorld);
+    for (std::size_t f = 0; f < frames.size(); ++f)
+      frame_results.push_back(
+          {frames[f], motions[f].pose, motions[f].velocity, motions[f].acceleration});
+    const std::vector<Eigen::MatrixXd> world =
+        frame_jacobians(model, data, q, jacobian_frames, FrameAxes::kWorld);
+    const std::vector<Eigen::MatrixXd> local =
+        frame_jacobians(model, data, q, jacobian_frames, FrameAxes::kLocal);
+    const Eigen::MatrixXd X =
+        model.is_closed_chain() ? embedding_matrix(model, data, q) : Eigen::MatrixXd();
+    for (std::size_t f = 0; f < jacobian_frames.size(); ++f)
+      jacobians.push_back(
+          {jacobian_frames[f], world[f], local[f],
+           model.is_closed_chain() ? Eigen::MatrixXd(world[f] * X) : Eigen::MatrixXd()});
     com = center_of_mass(model, data, q);
     com_jacobian = center_of_mass_jacobian(model, data, q);
     kinetic = kinetic_energy(model, data, q, qd);

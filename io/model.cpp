@@ -4,12 +4,26 @@
 #include <sstream>
 #include <utility>
 
+#include "model_internal.hpp"
 #include "skograph/io/loop_file.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/tree_order.hpp"
 
 namespace skograph {
+
+namespace io_detail {
+
+void check_size(const Model& model, const Eigen::VectorXd& v, const char* name) {
+  if (v.size() != model.dof_count())
+    throw std::invalid_argument(std::string(name) + " has " + std::to_string(v.size()) +
+                                " entries, the model " + std::to_string(model.dof_count()) +
+                                " dofs");
+}
+
+}  // namespace io_detail
+
+using io_detail::check_size;
 
 namespace {
 
@@ -18,13 +32,6 @@ std::string joint_list(const Mechanism& mechanism, const std::vector<int>& joint
   for (const int j : joints)
     names += (names.empty() ? "'" : ", '") + mechanism.joints[static_cast<size_t>(j)].name + "'";
   return names;
-}
-
-void check_size(const Model& model, const Eigen::VectorXd& v, const char* name) {
-  if (v.size() != model.dof_count())
-    throw std::invalid_argument(std::string(name) + " has " + std::to_string(v.size()) +
-                                " entries, the model " + std::to_string(model.dof_count()) +
-                                " dofs");
 }
 
 // q (model order) of a closed chain assembled in place; data.moved set.

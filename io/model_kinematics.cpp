@@ -4,8 +4,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "model_internal.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/frames.hpp"
 #include "skograph/rigid/inverse_kinematics.hpp"
 
 namespace skograph {
@@ -67,10 +69,48 @@ std::vector<std::string> frame_names(const Model& model) {
 }
 
 FrameRef model_frame(const Model& model, const std::string& name) {
-  FrameRef frame;
-  if (!model.mechanism().locate_frame(name, frame.link, frame.pose))
-    throw InputError(model.file(), 0, "no link, joint or frame is named '" + name + "'");
-  return frame;
+  try {
+    return find_frame(model.mechanism(), name);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(model.file(), 0, e.what());
+  }
+}
+
+std::vector<FrameMotion> frame_motions(const Model& model, ModelData& data,
+                                       const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                       const Eigen::VectorXd& qdd,
+                                       const std::vector<std::string>& frames, FrameAxes axes) {
+  std::vector<FrameRef> refs;
+  for (const std::string& name : frames) refs.push_back(model_frame(model, name));
+  io_detail::check_size(model, qdd, "qdd");
+  closed_kinematics(model, data, q, qd);
+  Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
+  if (model.is_closed_chain())
+    acceleration =
+        consistent_accelerations(*model.closed_chain(), *data.closed_chain(), acceleration);
+  update_accelerations(model.tree(), data.tree(), acceleration);
+  std::vector<FrameMotion> motions;
+  for (const FrameRef& ref : refs)
+    motions.push_back({frame_pose(model.tree(), data.tree(), ref),
+                       frame_velocity(model.tree(), data.tree(), ref, axes),
+                       frame_acceleration(model.tree(), data.tree(), ref, axes)});
+  return motions;
+}
+
+std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data,
+                                             const Eigen::VectorXd& q,
+                                             const std::vector<std::string>& frames,
+                                             FrameAxes axes) {
+  std::vector<FrameRef> refs;
+  for (const std::string& name : frames) refs.push_back(model_frame(model, name));
+  closed_positions(model, data, q);
+  std::vector<Eigen::MatrixXd> jacobians;
+  Eigen::MatrixXd jacobian(6, model.dof_count());
+  for (const FrameRef& ref : refs) {
+    frame_jacobian(model.tree(), data.tree(), ref, axes, jacobian);
+    jacobians.push_back(file_columns(model, jacobian));
+  }
+  return jacobians;
 }
 
 Eigen::Isometry3d frame_pose(const Model& model, ModelData& data, const Eigen::VectorXd& q,
@@ -90,32 +130,12 @@ Vector6d frame_velocity(const Model& model, ModelData& data, const Eigen::Vector
 Vector6d frame_acceleration(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
                             const std::string& frame, FrameAxes axes) {
-  const FrameRef ref = model_frame(model, frame);
-  if (qdd.size() != model.dof_count())
-    throw InputError(model.file(), 0,
-                     "qdd has " + std::to_string(qdd.size()) + " entries; the model has " +
-                         std::to_string(model.dof_count()) + " dofs");
-  closed_kinematics(model, data, q, qd);
-  Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
-  if (model.is_closed_chain()) {
-    // The consistent qdd of the given independent accelerations (constraint-embedding Eq. 13).
-    const ClosedChainData& closed = *data.closed_chain();
-    Eigen::VectorXd independent(static_cast<Eigen::Index>(closed.independent.size()));
-    for (std::size_t a = 0; a < closed.independent.size(); ++a)
-      independent(static_cast<Eigen::Index>(a)) = acceleration(closed.independent[a]);
-    acceleration = closed.X * independent + embedding_rate(*model.closed_chain(), closed);
-  }
-  update_accelerations(model.tree(), data.tree(), acceleration);
-  return frame_acceleration(model.tree(), data.tree(), ref, axes);
+  return frame_motions(model, data, q, qd, qdd, {frame}, axes).front().acceleration;
 }
 
 Eigen::MatrixXd frame_jacobian(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                const std::string& frame, FrameAxes axes) {
-  const FrameRef ref = model_frame(model, frame);
-  closed_positions(model, data, q);
-  Eigen::MatrixXd jacobian(6, model.dof_count());
-  frame_jacobian(model.tree(), data.tree(), ref, axes, jacobian);
-  return file_columns(model, jacobian);
+  return frame_jacobians(model, data, q, {frame}, axes).front();
 }
 
 Vector6d frame_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
@@ -212,10 +232,7 @@ SingularityMeasures singularity_measures(const Model& model, ModelData& data,
 Eigen::VectorXd inverse_kinematics(const Model& model, ModelData& data, const std::string& frame,
                                    const Eigen::Isometry3d& pose, const Eigen::VectorXd& q0) {
   model_frame(model, frame);  // an unknown name is the model's problem, said with its file
-  if (q0.size() != model.dof_count())
-    throw InputError(model.file(), 0,
-                     "q0 has " + std::to_string(q0.size()) + " entries; the model has " +
-                         std::to_string(model.dof_count()) + " dofs");
+  io_detail::check_size(model, q0, "q0");
   const DofOrder& order = model.dof_order();
   Eigen::VectorXd q;
   try {

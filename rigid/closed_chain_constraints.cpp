@@ -678,4 +678,13 @@ const Eigen::VectorXd& embedding_rate(const ClosedChainModel&, const ClosedChain
   return data.work->embedding_rate_full;
 }
 
+Eigen::VectorXd consistent_accelerations(const ClosedChainModel& model, const ClosedChainData& data,
+                                         const Eigen::Ref<const Eigen::VectorXd>& qdd) {
+  closed_chain_detail::check_vector(qdd, model.dof_count(), "qdd");
+  Eigen::VectorXd independent(static_cast<Eigen::Index>(data.independent.size()));
+  for (std::size_t a = 0; a < data.independent.size(); ++a)
+    independent(static_cast<Eigen::Index>(a)) = qdd(data.independent[a]);
+  return data.X * independent + embedding_rate(model, data);
+}
+
 }  // namespace skograph

@@ -4,11 +4,15 @@
 
 namespace skograph {
 
-FrameRef find_frame(const RigidBodyModel& model, const std::string& name) {
+FrameRef find_frame(const Mechanism& mechanism, const std::string& name) {
   FrameRef frame;
-  if (!model.mechanism().locate_frame(name, frame.link, frame.pose))
-    throw std::invalid_argument("no link or frame is named '" + name + "'");
+  if (!mechanism.locate_frame(name, frame.link, frame.pose))
+    throw std::invalid_argument("no link, joint or frame is named '" + name + "'");
   return frame;
+}
+
+FrameRef find_frame(const RigidBodyModel& model, const std::string& name) {
+  return find_frame(model.mechanism(), name);
 }
 
 Eigen::Isometry3d frame_pose(const RigidBodyModel& model, const RigidBodyData& data,

@@ -3,16 +3,14 @@
 #include <stdexcept>
 
 #include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/frames.hpp"
 
 namespace skograph {
 
 Eigen::VectorXd inverse_kinematics(const Mechanism& mechanism, const std::string& frame_name,
                                    const Eigen::Isometry3d& pose, const Eigen::VectorXd& q0) {
-  int link = -1;
-  Eigen::Isometry3d on_link;
-  if (!mechanism.locate_frame(frame_name, link, on_link))
-    throw std::invalid_argument("no link or frame is named '" + frame_name + "'");
-  if (link < 0)
+  const FrameRef frame = find_frame(mechanism, frame_name);
+  if (frame.link < 0)
     throw std::invalid_argument("frame '" + frame_name +
                                 "' is fixed on the world: no motion moves it");
   if (!pose.matrix().allFinite())
@@ -24,8 +22,8 @@ Eigen::VectorXd inverse_kinematics(const Mechanism& mechanism, const std::string
   LoopClosure target;
   target.name = "pose of '" + frame_name + "'";
   target.type = LoopType::kWeld;
-  target.parent = link;
-  target.parent_origin = on_link;
+  target.parent = frame.link;
+  target.parent_origin = frame.pose;
   target.child = -1;
   target.child_origin = pose;
   welded.loops.push_back(target);

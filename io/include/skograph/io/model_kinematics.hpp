@@ -26,6 +26,23 @@ std::vector<std::string> frame_names(const Model& model);
 // The frame of that name; InputError naming the model file when there is none.
 FrameRef model_frame(const Model& model, const std::string& name);
 
+// Poses, velocities and classical accelerations of several frames at one closed state: one
+// assembly and one sweep for all (what `skograph kinematics` reports). Closed chains take qdd as
+// X qdd_R + Xdot qd_R from its independent entries (a consistent qdd).
+struct FrameMotion {
+  Eigen::Isometry3d pose;
+  Vector6d velocity, acceleration;
+};
+std::vector<FrameMotion> frame_motions(const Model& model, ModelData& data,
+                                       const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                       const Eigen::VectorXd& qdd,
+                                       const std::vector<std::string>& frames, FrameAxes axes);
+// The 6 x dofs Jacobians of several frames at one closed q.
+std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data,
+                                             const Eigen::VectorXd& q,
+                                             const std::vector<std::string>& frames,
+                                             FrameAxes axes);
+
 // The frame's pose in the world at q.
 Eigen::Isometry3d frame_pose(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                              const std::string& frame);

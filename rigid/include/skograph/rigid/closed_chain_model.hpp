@@ -220,6 +220,10 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
 // The full Xdot qd_R (tree dofs) of the last update: each aggregate's Xdot_S qd_R at its dofs,
 // zero at the dofs outside every aggregate (constraint-embedding Eq. 13: qdd = X qdd_R + this).
 const Eigen::VectorXd& embedding_rate(const ClosedChainModel& model, const ClosedChainData& data);
+// The consistent tree qdd = X qdd_R + Xdot qd_R (constraint-embedding Eq. 13) of the last update,
+// qdd_R taken from `qdd`'s entries at the independent dofs (the others are not read).
+Eigen::VectorXd consistent_accelerations(const ClosedChainModel& model, const ClosedChainData& data,
+                                         const Eigen::Ref<const Eigen::VectorXd>& qdd);
 
 // Full qdd = X qdd_R + Xdot qd_R with qdd_R from AB forward dynamics on the embedded model
 // (constraint-embedding §7; part II Algorithm 6.1) in world coordinates, each aggregate through

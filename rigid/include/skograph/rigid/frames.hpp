@@ -21,8 +21,9 @@ struct FrameRef {
   Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();  // in that link's frame
 };
 
-// A link or named frame of model.mechanism() (Mechanism::locate_frame); std::invalid_argument
-// naming the frame when there is none.
+// A link, named frame or joint (its child link's frame) of the mechanism (Mechanism::locate_frame);
+// std::invalid_argument "no link, joint or frame is named 'NAME'" when there is none.
+FrameRef find_frame(const Mechanism& mechanism, const std::string& name);
 FrameRef find_frame(const RigidBodyModel& model, const std::string& name);
 
 // The frame's pose in the world at the configuration of the last update_positions.

@@ -1,0 +1,13 @@
+// io's own helpers shared by model.cpp and model_kinematics.cpp (not installed).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "skograph/io/model.hpp"
+
+namespace skograph::io_detail {
+
+// std::invalid_argument when v has not one entry per dof of the model ("NAME has ...").
+void check_size(const Model& model, const Eigen::VectorXd& v, const char* name);
+
+}  // namespace skograph::io_detail
