@@ -8,6 +8,7 @@
 #include "skograph/cli/commands.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
+#include "skograph/rigid/multiplier_dynamics.hpp"
 #include "warnings.hpp"
 
 namespace skograph::cli {
@@ -162,6 +163,8 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
   Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
   Eigen::MatrixXd X, mass, reduced_mass;
   std::vector<int> independent;
+  Eigen::VectorXd lambda;  // --solver multipliers: one per row of G
+  std::vector<std::string> lambda_labels;
   ConstraintForces forces;
   std::vector<AggregateConstraintStatus> status;
   try {
@@ -170,7 +173,16 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
         close_state(loaded, workspace, order.vector(state.q), order.vector(state.qd));
     q = order.model_vector(closed.q);
     qd = order.model_vector(closed.qd);
-    qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
+    if (args.solver == ClosedChainSolver::kMultipliers) {
+      MultiplierWorkspace& multipliers = workspace.multiplier_workspace(loaded);
+      qdd = forward_dynamics_by_multipliers(model, data, multipliers, q, qd, state.tau,
+                                            state.gravity);
+      lambda = multipliers.multipliers;
+      for (const ConstraintRow& row : multipliers.constraints.rows)
+        lambda_labels.push_back(row.label);
+    } else {
+      qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
+    }
     constraint_forces(model, data, q, qd, qdd, state.tau, state.gravity, forces);
     for (int s = 0; s < model.aggregate_count(); ++s)
       status.push_back(aggregate_constraint_status(model, data, s));
@@ -237,6 +249,14 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
     report["X"] = matrix_json(X);
     report["M_reduced"] = matrix_json(reduced_mass);
     add_forces_json(model.mechanism(), forces, report);
+    if (args.solver == ClosedChainSolver::kMultipliers) {  // the default keys stay as they were
+      report["solver"] = solver_name(args.solver);
+      Json rows = Json::array();
+      for (Eigen::Index i = 0; i < lambda.size(); ++i)
+        rows.push_back(
+            {{"constraint", lambda_labels[static_cast<std::size_t>(i)]}, {"lambda", lambda(i)}});
+      report["multipliers"] = rows;
+    }
     report["aggregates"] = aggregates_json(model, status, order);
     out << format_json(report);
     return kExitOk;
@@ -266,6 +286,13 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
           "joints (X* tau out = minimal inverse dynamics; zero at the passive joints)\n";
   write_aggregates(text, model, status, order);
   write_forces(text, model.mechanism(), forces);
+  if (args.solver == ClosedChainSolver::kMultipliers) {
+    text << "multipliers (qdd out by the multiplier method): lambda per independent constraint "
+            "row, M qdd + C = tau + G* lambda\n";
+    for (Eigen::Index i = 0; i < lambda.size(); ++i)
+      text << "  " << std::left << std::setw(36) << lambda_labels[static_cast<std::size_t>(i)]
+           << std::right << std::setw(13) << lambda(i) << "\n";
+  }
   text << "X (dofs x independent: qd = X qd_R):\n";
   write_matrix(text, X);
   text << "reduced mass matrix M_R = X* M X:\n";

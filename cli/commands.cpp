@@ -131,7 +131,8 @@ std::string input_file(const std::vector<std::string>& args) {
       "--state",  "--t",      "--dt",        "--out",         "--mass",  "--factor",
       "--perm",   "--kernel", "--resolvent", "--ordering",    "--what",  "--matrix",
       "--format", "--size",   "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
-      "--rtol",   "--atol",   "--method",    "--independent", "--loops", "--frames"};
+      "--rtol",   "--atol",   "--method",    "--independent", "--loops", "--frames",
+      "--solver"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

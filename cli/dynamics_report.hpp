@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "skograph/io/model.hpp"
+#include "skograph/io/model_constraints.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
@@ -23,7 +24,8 @@ struct DynamicsArguments {
   std::string file, state_file;
   bool json = false;
   MassOutput mass = MassOutput::kDefault;
-  ReadOptions read;  // --strict, --independent, --loops
+  ClosedChainSolver solver = ClosedChainSolver::kEmbedding;  // --solver (closed chains)
+  ReadOptions read;                                          // --strict, --independent, --loops
 };
 
 // A table with one row per dof: the dof name, an "indep" mark when `independent` is given, then

@@ -11,6 +11,7 @@
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
 #include "skograph/io/model.hpp"
+#include "skograph/io/model_constraints.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/matrix_market.hpp"
@@ -23,12 +24,14 @@ namespace skograph::cli {
 namespace {
 
 constexpr const char* kExportUsage =
-    "usage: skograph export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt] "
-    "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] [--strict] "
+    "usage: skograph export MODEL [--state S.json] [--mass M.mtx] [--factor L.mtx] [--perm P.txt] "
+    "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] "
+    "[--constraints G.mtx] [--constraint-labels G.txt] [--constraint-bias b.mtx] [--strict] "
     "[--independent JOINT,...] [--loops LOOPS.yaml]";
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
+  std::string constraints, constraint_labels, constraint_bias;  // G, its row labels, Gdot qd
   MassOrdering ordering = MassOrdering::kCanonical;
   ReadOptions read;  // --strict, --independent, --loops
 };
@@ -36,9 +39,15 @@ struct ExportOptions {
 ExportOptions parse_options(const std::vector<std::string>& args) {
   ExportOptions options;
   const std::pair<const char*, std::string ExportOptions::*> file_options[] = {
-      {"--state", &ExportOptions::state},   {"--mass", &ExportOptions::mass},
-      {"--factor", &ExportOptions::factor}, {"--perm", &ExportOptions::permutation},
-      {"--kernel", &ExportOptions::kernel}, {"--resolvent", &ExportOptions::resolvent}};
+      {"--state", &ExportOptions::state},
+      {"--mass", &ExportOptions::mass},
+      {"--factor", &ExportOptions::factor},
+      {"--perm", &ExportOptions::permutation},
+      {"--kernel", &ExportOptions::kernel},
+      {"--resolvent", &ExportOptions::resolvent},
+      {"--constraints", &ExportOptions::constraints},
+      {"--constraint-labels", &ExportOptions::constraint_labels},
+      {"--constraint-bias", &ExportOptions::constraint_bias}};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     bool matched = false;
@@ -66,8 +75,95 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
     }
   }
   if (options.model.empty()) throw UsageError(std::string("missing MODEL (") + kExportUsage + ")");
-  if (options.mass.empty()) throw UsageError(std::string("missing --mass (") + kExportUsage + ")");
+  const bool wants_constraints = !options.constraints.empty() ||
+                                 !options.constraint_labels.empty() ||
+                                 !options.constraint_bias.empty();
+  const bool wants_mass = !options.factor.empty() || !options.permutation.empty() ||
+                          !options.kernel.empty() || !options.resolvent.empty();
+  if (options.mass.empty() && (wants_mass || !wants_constraints))
+    throw UsageError(std::string("missing --mass (or --constraints) (") + kExportUsage + ")");
   return options;
+}
+
+// M (or M_R), its factor and permutation, E_A and A (sparse/sparse_export.hpp).
+void export_mass(const ExportOptions& options, const Model& model, const ModelData& data,
+                 const ModelSko& exported, std::vector<std::pair<std::string, std::string>>& files,
+                 std::ostringstream& summary) {
+  const SparseExport matrices(*exported.sko, {exported.hinge_rows, exported.node_rows});
+  const std::string description =
+      model.is_closed_chain()
+          ? "closed chain, " + std::to_string(data.independent.size()) + " of " +
+                std::to_string(model.dof_count()) +
+                " dofs independent (reduced M_R, rows in the order of the independent dofs)"
+          : std::to_string(model.dof_count()) + " dofs";
+
+  // Everything is computed first, then written all or nothing.
+  const Eigen::SparseMatrix<double>& mass = matrices.mass();
+  if (!Eigen::Map<const Eigen::VectorXd>(mass.valuePtr(), mass.nonZeros()).allFinite())
+    throw UsageError(options.model + ": the mass matrix is not finite at this state");
+  files.emplace_back(options.mass, matrix_market_text(mass, true));
+  summary << description << ", nnz(M) " << mass.nonZeros();
+  if (!options.factor.empty() || !options.permutation.empty()) {
+    const std::unique_ptr<CholmodFactorization> chol = matrices.factorization(options.ordering);
+    summary << ", " << ordering_name(options.ordering) << " ordering nnz(L) "
+            << chol->factor_nonzeros() << " (fill "
+            << chol->factor_nonzeros() - matrices.lower_nonzeros() << "), " << chol->flops()
+            << " flops";
+    if (!options.factor.empty()) {
+      if (!model.massless_joints().empty())
+        throw UsageError(options.model + ": the mass matrix is singular (joint '" +
+                         model.mechanism().joints[model.massless_joints().front()].name +
+                         "' moves no mass: every link below it is massless), so it has no "
+                         "Cholesky factor (--factor)");
+      try {
+        chol->factorize(mass);
+      } catch (const SingularMassMatrixError& e) {
+        throw UsageError(options.model + ": " + e.what() + " at this state");
+      }
+      files.emplace_back(options.factor, matrix_market_text(chol->factor(), false));
+    }
+    if (!options.permutation.empty())
+      files.emplace_back(options.permutation, permutation_text(chol->permutation()));
+  }
+  // E and A per node (6 rows each), in the file's joint order for trees.
+  if (!options.kernel.empty())
+    files.emplace_back(options.kernel, matrix_market_text(matrices.kernel(), false));
+  if (!options.resolvent.empty())
+    files.emplace_back(options.resolvent, matrix_market_text(matrices.resolvent(), false));
+}
+
+// G's independent rows, their labels and Gdot qd at the closed state (io/model_constraints.hpp).
+void export_constraints(const ExportOptions& options, const Model& model, ModelData& data,
+                        const MechanismState& state,
+                        std::vector<std::pair<std::string, std::string>>& files,
+                        std::ostringstream& summary) {
+  const DofOrder& order = model.dof_order();
+  ConstraintSystem system;
+  try {
+    system = constraint_system(model, data, order.vector(state.q), order.vector(state.qd));
+  } catch (const Error& e) {  // qd cannot be closed at a singular configuration
+    throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
+  }
+  if (!options.mass.empty()) summary << "; ";
+  summary << "G " << system.jacobian.rows() << " x " << system.jacobian.cols() << " (the "
+          << system.jacobian.rows() << " independent of " << system.stacked_rows
+          << " constraint rows the embedding's rank-revealing factorization keeps), nnz(G) "
+          << system.jacobian.nonZeros();
+  if (!options.constraints.empty())
+    files.emplace_back(options.constraints, matrix_market_text(system.jacobian, false));
+  if (!options.constraint_labels.empty()) {
+    std::string text;
+    for (const std::string& label : system.labels) text += label + "\n";
+    files.emplace_back(options.constraint_labels, text);
+  }
+  if (!options.constraint_bias.empty()) {
+    std::vector<Eigen::Triplet<double>> entries;
+    for (Eigen::Index i = 0; i < system.bias.size(); ++i)
+      entries.emplace_back(i, 0, system.bias(i));
+    Eigen::SparseMatrix<double> bias(system.bias.size(), 1);
+    bias.setFromTriplets(entries.begin(), entries.end());
+    files.emplace_back(options.constraint_bias, matrix_market_text(bias, false));
+  }
 }
 
 int run_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -97,57 +193,20 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   if (const std::string moved = assembly_warning(data); !moved.empty())
     add_warnings(options.model, {moved});
-  const SparseExport matrices(*exported.sko, {exported.hinge_rows, exported.node_rows});
-  const std::string description =
-      model.is_closed_chain()
-          ? "closed chain, " + std::to_string(data.independent.size()) + " of " +
-                std::to_string(model.dof_count()) +
-                " dofs independent (reduced M_R, rows in the order of the independent dofs)"
-          : std::to_string(model.dof_count()) + " dofs";
-
-  // Everything is computed first, then written all or nothing.
-  const Eigen::SparseMatrix<double>& mass = matrices.mass();
-  if (!Eigen::Map<const Eigen::VectorXd>(mass.valuePtr(), mass.nonZeros()).allFinite())
-    throw UsageError(options.model + ": the mass matrix is not finite at this state");
-  std::vector<std::pair<std::string, std::string>> files = {
-      {options.mass, matrix_market_text(mass, true)}};
+  std::vector<std::pair<std::string, std::string>> files;
   std::ostringstream summary;
-  summary << "skograph export " << options.model << ": " << description << ", nnz(M) "
-          << mass.nonZeros();
-  if (!options.factor.empty() || !options.permutation.empty()) {
-    const std::unique_ptr<CholmodFactorization> chol = matrices.factorization(options.ordering);
-    summary << ", " << ordering_name(options.ordering) << " ordering nnz(L) "
-            << chol->factor_nonzeros() << " (fill "
-            << chol->factor_nonzeros() - matrices.lower_nonzeros() << "), " << chol->flops()
-            << " flops";
-    if (!options.factor.empty()) {
-      if (!model.massless_joints().empty())
-        throw UsageError(options.model + ": the mass matrix is singular (joint '" +
-                         model.mechanism().joints[model.massless_joints().front()].name +
-                         "' moves no mass: every link below it is massless), so it has no "
-                         "Cholesky factor (--factor)");
-      try {
-        chol->factorize(mass);
-      } catch (const SingularMassMatrixError& e) {
-        throw UsageError(options.model + ": " + e.what() + " at this state");
-      }
-      files.emplace_back(options.factor, matrix_market_text(chol->factor(), false));
-    }
-    if (!options.permutation.empty())
-      files.emplace_back(options.permutation, permutation_text(chol->permutation()));
-  }
-  // E and A per node (6 rows each), in the file's joint order for trees.
-  if (!options.kernel.empty())
-    files.emplace_back(options.kernel, matrix_market_text(matrices.kernel(), false));
-  if (!options.resolvent.empty())
-    files.emplace_back(options.resolvent, matrix_market_text(matrices.resolvent(), false));
+  summary << "skograph export " << options.model << ": ";
+  if (!options.mass.empty()) export_mass(options, model, data, exported, files, summary);
+  if (!options.constraints.empty() || !options.constraint_labels.empty() ||
+      !options.constraint_bias.empty())
+    export_constraints(options, model, data, state, files, summary);
   bool to_standard_output = false;
   for (const auto& file : files)
     to_standard_output = to_standard_output || is_standard_output(file.first);
   if (to_standard_output && files.size() > 1)
     throw UsageError(
         "'-' (standard output) only when one file is written; name the files of --mass, "
-        "--factor, --perm, --kernel and --resolvent");
+        "--factor, --perm, --kernel, --resolvent and the constraints");
   write_command_outputs(files, out);
   summary << "; wrote";
   for (const auto& file : files) summary << " " << file.first;

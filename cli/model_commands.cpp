@@ -9,12 +9,14 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <optional>
 #include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
 #include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/sparse/sparse_export.hpp"
+
 #include "usage.hpp"
 
 namespace skograph::cli {
@@ -28,7 +30,7 @@ using report::vector_json;
 
 constexpr const char* kDynamicsUsage =
     "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none] "
-    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--solver embedding|multipliers] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 // Above this many dofs `dynamics` gives M sparse unless --mass dense asks (a dense 2000 x 2000
 // matrix is 32 MB of numbers); a dense M (dynamics --mass dense, bench's mass and fd-crba) is
 // refused above kDenseLimit dofs (5000: a 200 MB matrix, about 350 MB as text), so that no input
@@ -81,6 +83,14 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
       if (i + 1 == args.size())
         throw UsageError(std::string("--state needs a file (") + kDynamicsUsage + ")");
       parsed.state_file = args[++i];
+    } else if (args[i] == "--solver") {
+      if (i + 1 == args.size())
+        throw UsageError(std::string("--solver needs embedding or multipliers (") + kDynamicsUsage +
+                         ")");
+      const std::optional<ClosedChainSolver> solver = parse_solver(args[++i]);
+      if (!solver)
+        throw UsageError("unknown --solver '" + args[i] + "' (expected embedding or multipliers)");
+      parsed.solver = *solver;
     } else if (!args[i].empty() && args[i][0] == '-') {
       throw UsageError("unknown option '" + args[i] + "' (" + kDynamicsUsage + ")");
     } else if (parsed.file.empty()) {

@@ -8,6 +8,7 @@
 #include "skograph/io/loop_file.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
+#include "skograph/rigid/multiplier_dynamics.hpp"
 #include "skograph/rigid/tree_order.hpp"
 
 namespace skograph {
@@ -45,9 +46,11 @@ void assemble_in_model_order(const Model& model, ModelData& data, Eigen::VectorX
          report.displacement[static_cast<size_t>(a)]});
 }
 
+}  // namespace
+
 // (q, qd) in the model's order, closed for a closed chain; data.independent set.
-ClosedState model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
-                        const Eigen::VectorXd& qd) {
+ClosedState io_detail::model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd) {
   check_size(model, q, "q");
   check_size(model, qd, "qd");
   const DofOrder& order = model.dof_order();
@@ -65,8 +68,6 @@ ClosedState model_state(const Model& model, ModelData& data, const Eigen::Vector
         order.file_dof(closed.independent[static_cast<size_t>(a)]))]);
   return state;
 }
-
-}  // namespace
 
 std::string assembly_warning(const ModelData& data) {
   if (data.moved.empty()) return "";
@@ -209,10 +210,14 @@ RigidBodyData& ModelData::tree() {
 ClosedChainData* ModelData::closed_chain() {
   return closed_chain_.get();
 }
+MultiplierWorkspace& ModelData::multiplier_workspace(const Model& model) {
+  if (!multipliers_) multipliers_ = std::make_unique<MultiplierWorkspace>(*model.closed_chain());
+  return *multipliers_;
+}
 
 ClosedState close_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd) {
-  const ClosedState state = model_state(model, data, q, qd);
+  const ClosedState state = io_detail::model_state(model, data, q, qd);
   return {model.dof_order().vector(state.q), model.dof_order().vector(state.qd)};
 }
 
@@ -228,7 +233,7 @@ Eigen::VectorXd forward_dynamics(const Model& model, ModelData& data, const Eige
                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                  const Eigen::Vector3d& gravity) {
   check_size(model, tau, "tau");
-  const ClosedState state = model_state(model, data, q, qd);
+  const ClosedState state = io_detail::model_state(model, data, q, qd);
   const Eigen::VectorXd force = model.dof_order().model_vector(tau);
   if (model.is_closed_chain())
     return model.dof_order().vector(forward_dynamics(*model.closed_chain(), *data.closed_chain(),
@@ -241,7 +246,7 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
                                  const Eigen::Vector3d& gravity) {
   check_size(model, qdd, "qdd");
-  const ClosedState state = model_state(model, data, q, qd);
+  const ClosedState state = io_detail::model_state(model, data, q, qd);
   const Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
   if (!model.is_closed_chain())
     return model.dof_order().vector(
@@ -251,19 +256,19 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
 }
 
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
-  const ClosedState state = model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
+  const ClosedState state = io_detail::model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
   return model.dof_order().symmetric(mass_matrix(model.tree(), data.tree(), state.q));
 }
 
 Eigen::VectorXd bias_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& qd, const Eigen::Vector3d& gravity) {
-  const ClosedState state = model_state(model, data, q, qd);
+  const ClosedState state = io_detail::model_state(model, data, q, qd);
   return model.dof_order().vector(
       bias_forces(model.tree(), data.tree(), state.q, state.qd, gravity));
 }
 
 Eigen::MatrixXd embedding_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
-  const ClosedState state = model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
+  const ClosedState state = io_detail::model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
   if (!model.is_closed_chain()) return Eigen::MatrixXd::Identity(q.size(), q.size());
   const ClosedChainData& closed = *data.closed_chain();
   const DofOrder& order = model.dof_order();
@@ -275,7 +280,7 @@ Eigen::MatrixXd embedding_matrix(const Model& model, ModelData& data, const Eige
 }
 
 Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
-  const ClosedState state = model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
+  const ClosedState state = io_detail::model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
   if (!model.is_closed_chain())
     return model.dof_order().symmetric(mass_matrix(model.tree(), data.tree(), state.q));
   const Eigen::MatrixXd& reduced =
@@ -290,7 +295,7 @@ Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const E
 }
 
 ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q, bool embedded) {
-  const ClosedState state = model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
+  const ClosedState state = io_detail::model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
   const DofOrder& order = model.dof_order();
   ModelSko result;
   if (embedded && model.is_closed_chain()) {
@@ -324,7 +329,7 @@ ConstraintForces constraint_forces(const Model& model, ModelData& data, const Ei
                                    const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                    const Eigen::Vector3d& gravity) {
   check_size(model, tau, "tau");
-  const ClosedState state = model_state(model, data, q, qd);
+  const ClosedState state = io_detail::model_state(model, data, q, qd);
   ConstraintForces forces;
   if (!model.is_closed_chain()) return forces;
   const Eigen::VectorXd force = model.dof_order().model_vector(tau);

@@ -9,5 +9,9 @@ namespace skograph::io_detail {
 
 // std::invalid_argument when v has not one entry per dof of the model ("NAME has ...").
 void check_size(const Model& model, const Eigen::VectorXd& v, const char* name);
+// (q, qd) (file order) in the model's order, closed for a closed chain (close_state), with
+// data.independent set.
+ClosedState model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& qd);
 
 }  // namespace skograph::io_detail

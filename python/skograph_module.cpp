@@ -20,6 +20,7 @@
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
 #include "skograph/io/model.hpp"
+#include "skograph/io/model_constraints.hpp"
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/graph_report.hpp"
@@ -58,6 +59,13 @@ std::shared_ptr<PyModel> load(const std::string& path, bool strict,
   if (independent) options.independent = *independent;
   if (loops) options.loops_file = *loops;
   return std::make_shared<PyModel>(load_model(path, options), options);
+}
+
+ClosedChainSolver solver_of(const std::string& name) {
+  const std::optional<ClosedChainSolver> solver = parse_solver(name);
+  if (!solver)
+    throw UsageError("unknown solver '" + name + "' (expected embedding or multipliers)");
+  return *solver;
 }
 
 Eigen::Vector3d gravity_of(const std::optional<Eigen::Vector3d>& gravity) {
@@ -316,16 +324,69 @@ PYBIND11_MODULE(_skograph, m) {
           "(q, qd, independent names) closed: independent coordinates kept, dependent solved")
       .def(
           "forward_dynamics",
-          [](PyModel& self, Array q, Array qd, Array tau, Gravity gravity, int threads) {
+          [](PyModel& self, Array q, Array qd, Array tau, Gravity gravity, int threads,
+             const std::string& solver) {
             const Eigen::Vector3d g = gravity_of(gravity);
+            const ClosedChainSolver method = solver_of(solver);
             return apply<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, false,
                 [&](const Model& model, ModelData& data, const auto& s) {
-                  return Eigen::MatrixXd(forward_dynamics(model, data, s[0], s[1], s[2], g));
+                  return Eigen::MatrixXd(
+                      forward_dynamics(model, data, s[0], s[1], s[2], g, method).acceleration);
                 });
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
-          py::arg("threads") = 1)
+          py::arg("threads") = 1, py::arg("solver") = "embedding",
+          "qdd for tau acting on every joint (the file's dof order; rows of 2-D arrays are "
+          "states). "
+          "Closed chains: solver='embedding' (minimal coordinates) or 'multipliers' (the "
+          "augmented system M qdd + C = tau + G* lambda, G qdd + Gdot qd = 0); they agree")
+      .def(
+          "multiplier_dynamics",
+          [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+             const Eigen::VectorXd& tau, Gravity gravity) {
+            const ClosedDynamics result =
+                forward_dynamics(self.model, *self.data, q, qd, tau, gravity_of(gravity),
+                                 ClosedChainSolver::kMultipliers);
+            py::dict out;
+            out["qdd"] = result.acceleration;
+            out["multipliers"] = result.multipliers;
+            out["labels"] = result.labels;
+            return out;
+          },
+          py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
+          "{'qdd', 'multipliers' (lambda, one per row of constraint_jacobian), 'labels'} by the "
+          "multiplier method: M qdd + C = tau + G* lambda")
+      .def(
+          "constraint_jacobian",
+          [](PyModel& self, const Eigen::VectorXd& q, const std::optional<Eigen::VectorXd>& qd,
+             bool all_rows) {
+            const Eigen::VectorXd rates = qd ? *qd : Eigen::VectorXd::Zero(q.size());
+            return to_scipy(
+                constraint_system(self.model, *self.data, q, rates, !all_rows).jacobian);
+          },
+          py::arg("q"), py::arg("qd") = py::none(), py::arg("all_rows") = false,
+          "G(q) at the closed q, scipy.sparse.csc_matrix (rows x dofs, the file's dof order): "
+          "G qd = 0 for every motion of the closed chain; the independent rows the embedding "
+          "keeps, or every loop and coupling row with all_rows=True; 0 rows for a tree")
+      .def(
+          "constraint_system",
+          [](PyModel& self, const Eigen::VectorXd& q, const std::optional<Eigen::VectorXd>& qd,
+             bool all_rows) {
+            const Eigen::VectorXd rates = qd ? *qd : Eigen::VectorXd::Zero(q.size());
+            const ConstraintSystem system =
+                constraint_system(self.model, *self.data, q, rates, !all_rows);
+            py::dict out;
+            out["G"] = to_scipy(system.jacobian);
+            out["bias"] = system.bias;
+            out["labels"] = system.labels;
+            out["stacked_rows"] = system.stacked_rows;
+            return out;
+          },
+          py::arg("q"), py::arg("qd") = py::none(), py::arg("all_rows") = false,
+          "{'G', 'bias' (Gdot qd: G qdd + bias = 0), 'labels' (loop or coupling and direction "
+          "per row), 'stacked_rows' (rows before the redundant ones were dropped)} at the closed "
+          "(q, qd)")
       .def(
           "inverse_dynamics",
           [](PyModel& self, Array q, Array qd, Array qdd, Gravity gravity, int threads) {

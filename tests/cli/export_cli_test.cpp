@@ -10,8 +10,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/state_reader.hpp"
+
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -161,6 +163,76 @@ TEST(ExportCli, BadUsageAndInputAreOneLineWithStatusTwo) {
                                    (dir / "nope.json").string() + " --mass " + m),
                         (dir / "nope.json").string());
   EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+// G, its labels and Gdot qd (issue 26) against the embedding `dynamics --json` reports at the same
+// closed state: G X = 0 and G qd = 0 (X spans the closed motions), rows(G) + columns(X) = dofs
+// (G keeps exactly the independent rows), labels one per row.
+TEST(ExportCli, ConstraintsAnnihilateTheClosedMotions) {
+  for (const std::string name :
+       {"fourbar", "fourbar_chain", "geared_links", "stewart_platform", "delta_robot"}) {
+    const std::string model_file = example(name + ".yaml");
+    const std::string state_file = example(name + "_state.json");
+    const auto dir = output_dir("export_constraints_" + name);
+    const std::string g = (dir / "G.mtx").string(), labels = (dir / "G.txt").string(),
+                      b = (dir / "b.mtx").string();
+    const CliRun run = run_export(model_file + " --state " + state_file + " --constraints " + g +
+                                  " --constraint-labels " + labels + " --constraint-bias " + b);
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(run.out.find("rank-revealing factorization keeps"), std::string::npos) << run.out;
+    const CliRun dynamics =
+        cli_test::run_cli("dynamics " + model_file + " --state " + state_file + " --json");
+    ASSERT_EQ(dynamics.status, 0) << dynamics.err;
+    const auto report = nlohmann::json::parse(dynamics.out);
+    const std::size_t n = report["q"].size();
+    Eigen::VectorXd qd(static_cast<Eigen::Index>(n));
+    for (std::size_t i = 0; i < n; ++i) qd(static_cast<Eigen::Index>(i)) = report["qd"][i];
+    const std::size_t columns = report["independent"].size();
+    Eigen::MatrixXd x(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(columns));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < columns; ++j)
+        x(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = report["X"][i][j];
+
+    const Eigen::MatrixXd jacobian(read_matrix_market(g));
+    ASSERT_EQ(static_cast<std::size_t>(jacobian.cols()), n) << name;
+    EXPECT_EQ(static_cast<std::size_t>(jacobian.rows()) + columns, n) << name;
+    EXPECT_EQ(Eigen::FullPivLU<Eigen::MatrixXd>(jacobian).rank(), jacobian.rows()) << name;
+    EXPECT_LT((jacobian * x).cwiseAbs().maxCoeff(), 1e-9 * (1 + x.cwiseAbs().maxCoeff())) << name;
+    EXPECT_LT((jacobian * qd).cwiseAbs().maxCoeff(), 1e-9 * (1 + qd.cwiseAbs().maxCoeff())) << name;
+    std::ifstream label_file(labels);
+    int lines = 0;
+    for (std::string line; std::getline(label_file, line); ++lines)
+      EXPECT_TRUE(line.rfind("loop '", 0) == 0 || line.rfind("coupling '", 0) == 0) << line;
+    EXPECT_EQ(lines, jacobian.rows()) << name;
+    EXPECT_EQ(Eigen::MatrixXd(read_matrix_market(b)).rows(), jacobian.rows()) << name;
+  }
+  expect_one_line_error(run_export(example("fourbar.yaml") + " --constraints"),
+                        "--constraints needs a file");
+}
+
+// `dynamics --solver multipliers` gives embedding's qdd and multipliers whose G* lambda is the
+// generalized force of the reported loop forces.
+TEST(ExportCli, DynamicsSolversAgree) {
+  for (const std::string name :
+       {"fourbar", "fourbar_chain", "geared_links", "stewart_platform", "delta_robot"}) {
+    const std::string common = "dynamics " + example(name + ".yaml") + " --state " +
+                               example(name + "_state.json") + " --json";
+    const CliRun embedding = cli_test::run_cli(common);
+    const CliRun multipliers = cli_test::run_cli(common + " --solver multipliers");
+    ASSERT_EQ(embedding.status, 0) << embedding.err;
+    ASSERT_EQ(multipliers.status, 0) << multipliers.err;
+    const auto a = nlohmann::json::parse(embedding.out), b = nlohmann::json::parse(multipliers.out);
+    EXPECT_FALSE(a.contains("solver"));  // the default output keeps its documented keys
+    EXPECT_EQ(b["solver"], "multipliers");
+    ASSERT_TRUE(b.contains("multipliers"));
+    double scale = 1.0;
+    for (const double v : a["qdd"]) scale = std::max(scale, std::abs(v));
+    for (std::size_t i = 0; i < a["qdd"].size(); ++i)
+      EXPECT_NEAR(a["qdd"][i].get<double>(), b["qdd"][i].get<double>(), 1e-10 * scale) << name;
+  }
+  expect_one_line_error(
+      cli_test::run_cli("dynamics " + example("fourbar.yaml") + " --solver lagrange"),
+      "unknown --solver 'lagrange'");
 }
 
 }  // namespace

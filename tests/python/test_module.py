@@ -329,6 +329,52 @@ class Kinematics(unittest.TestCase):
             model.jacobian(Q[0], "link7", frame="sideways")
 
 
+class ConstraintSystems(unittest.TestCase):
+    """G, Gdot qd and the multiplier method (issue 26) against the command line's export read by
+    SciPy, embedding's X and qdd, and the dense DAE solved by NumPy."""
+
+    def test_export_read_by_scipy_is_constraint_jacobian_and_solves_the_dae(self):
+        for model_name, state_name in EXAMPLES[4:]:
+            with self.subTest(model=model_name):
+                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
+                folder = os.path.join(WORK, "constraints_" + model_name.replace(".", "_"))
+                os.makedirs(folder, exist_ok=True)
+                g_file, b_file = os.path.join(folder, "G.mtx"), os.path.join(folder, "b.mtx")
+                labels_file = os.path.join(folder, "G.txt")
+                cli("export", path, "--state", state_path, "--constraints", g_file,
+                    "--constraint-bias", b_file, "--constraint-labels", labels_file)
+                report = json.loads(cli("dynamics", path, "--state", state_path, "--json").stdout)
+                q, qd = np.array(report["q"]), np.array(report["qd"])
+                model = skograph.load_model(path)
+                system = model.constraint_system(q, qd)
+                exported = scipy.io.mmread(g_file).toarray()
+                self.assertTrue(close(exported, system["G"].toarray(), 1e-15))
+                self.assertTrue(close(scipy.io.mmread(b_file).toarray().ravel(), system["bias"], 1e-15))
+                with open(labels_file) as labels:
+                    self.assertEqual(labels.read().splitlines(), system["labels"])
+                self.assertTrue(close(exported @ np.array(report["X"]), 0 * exported @ np.array(report["X"]), 1e-9))
+                # The dense DAE [M G*; G 0] [qdd; -lambda] = [tau - C; -Gdot qd] by NumPy.
+                tau = np.zeros(len(q))  # gravity loads the loops
+                M, C = model.mass_matrix(q), model.bias(q, qd)
+                G = exported
+                k = G.shape[0]
+                K = np.block([[M, G.T], [G, np.zeros((k, k))]])
+                solution = np.linalg.solve(K, np.concatenate([tau - C, -system["bias"]]))
+                result = model.multiplier_dynamics(q, qd, tau)
+                self.assertTrue(close(result["qdd"], solution[:len(q)], 1e-9))
+                self.assertTrue(close(result["multipliers"], -solution[len(q):], 1e-7))
+                self.assertTrue(close(model.forward_dynamics(q, qd, tau, solver="multipliers"),
+                                      model.forward_dynamics(q, qd, tau), 1e-10))
+                self.assertEqual(model.constraint_jacobian(q, all_rows=True).shape[0], system["stacked_rows"])
+
+    def test_trees_have_no_rows_and_a_bad_solver_is_one_error(self):
+        model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        self.assertEqual(model.constraint_jacobian(np.zeros(7)).shape, (0, 7))
+        with self.assertRaises(skograph.Error) as caught:
+            model.forward_dynamics(np.zeros(7), np.zeros(7), np.zeros(7), solver="lagrange")
+        self.assertIn("unknown solver 'lagrange'", str(caught.exception))
+
+
 class Batches(unittest.TestCase):
     def test_rows_are_single_calls_on_any_number_of_threads(self):
         rng = np.random.default_rng(7)

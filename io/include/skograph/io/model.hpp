@@ -33,6 +33,7 @@
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
+#include "skograph/rigid/multiplier_dynamics.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
@@ -109,6 +110,9 @@ class ModelData {
   ModelData& operator=(ModelData&&) noexcept;
   RigidBodyData& tree();            // the tree's (for a closed chain: of its spanning tree)
   ClosedChainData* closed_chain();  // null for trees
+  // Closed chains: the workspace of the multiplier method (rigid/multiplier_dynamics.hpp), made
+  // on first use.
+  MultiplierWorkspace& multiplier_workspace(const Model& model);
   // Independent dof names (file order) of the last closed-chain call; every dof for a tree.
   std::vector<std::string> independent;
   // Closed chains: the independent coordinates the last call had to move to close the loops
@@ -123,6 +127,7 @@ class ModelData {
  private:
   std::unique_ptr<RigidBodyData> tree_;
   std::unique_ptr<ClosedChainData> closed_chain_;
+  std::unique_ptr<MultiplierWorkspace> multipliers_;
 };
 
 // Closed chains: the closed configuration of the assembly from q (rigid/closed_chain_model.hpp:
