@@ -1,5 +1,6 @@
 #include "export_command.hpp"
 
+#include <cmath>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "skograph/io/model.hpp"
 #include "skograph/io/model_constraints.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/report/kkt_export.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/matrix_market.hpp"
 #include "skograph/sparse/sparse_export.hpp"
@@ -26,12 +28,15 @@ namespace {
 constexpr const char* kExportUsage =
     "usage: skograph export MODEL [--state S.json] [--mass M.mtx] [--factor L.mtx] [--perm P.txt] "
     "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] "
-    "[--constraints G.mtx] [--constraint-labels G.txt] [--constraint-bias b.mtx] [--strict] "
+    "[--constraints G.mtx] [--constraint-labels G.txt] [--constraint-bias b.mtx] [--kkt K.mtx] "
+    "[--kkt-rhs r.mtx] [--kkt-labels K.txt] [--kkt-eps E] [--strict] "
     "[--independent JOINT,...] [--loops LOOPS.yaml]";
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
   std::string constraints, constraint_labels, constraint_bias;  // G, its row labels, Gdot qd
+  std::string kkt, kkt_rhs, kkt_labels;                         // K, [tau - C; -Gdot qd], rows
+  double kkt_epsilon = 0.0;
   MassOrdering ordering = MassOrdering::kCanonical;
   ReadOptions read;  // --strict, --independent, --loops
 };
@@ -47,7 +52,10 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
       {"--resolvent", &ExportOptions::resolvent},
       {"--constraints", &ExportOptions::constraints},
       {"--constraint-labels", &ExportOptions::constraint_labels},
-      {"--constraint-bias", &ExportOptions::constraint_bias}};
+      {"--constraint-bias", &ExportOptions::constraint_bias},
+      {"--kkt", &ExportOptions::kkt},
+      {"--kkt-rhs", &ExportOptions::kkt_rhs},
+      {"--kkt-labels", &ExportOptions::kkt_labels}};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     bool matched = false;
@@ -58,7 +66,20 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
         matched = true;
       }
     if (matched || parse_model_option(args, i, options.read, kExportUsage)) continue;
-    if (arg == "--ordering") {
+    if (arg == "--kkt-eps") {
+      if (i + 1 >= args.size())
+        throw UsageError(std::string("--kkt-eps needs a number (") + kExportUsage + ")");
+      const std::string& value = args[++i];
+      std::size_t used = 0;
+      try {
+        options.kkt_epsilon = std::stod(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (value.empty() || used != value.size() || !std::isfinite(options.kkt_epsilon) ||
+          options.kkt_epsilon < 0)
+        throw UsageError("--kkt-eps must be a number >= 0, not '" + value + "'");
+    } else if (arg == "--ordering") {
       if (i + 1 >= args.size())
         throw UsageError(std::string("--ordering needs a name (") + kExportUsage + ")");
       const auto ordering = parse_ordering(args[++i]);
@@ -77,12 +98,29 @@ ExportOptions parse_options(const std::vector<std::string>& args) {
   if (options.model.empty()) throw UsageError(std::string("missing MODEL (") + kExportUsage + ")");
   const bool wants_constraints = !options.constraints.empty() ||
                                  !options.constraint_labels.empty() ||
-                                 !options.constraint_bias.empty();
+                                 !options.constraint_bias.empty() || !options.kkt.empty() ||
+                                 !options.kkt_rhs.empty() || !options.kkt_labels.empty();
   const bool wants_mass = !options.factor.empty() || !options.permutation.empty() ||
                           !options.kernel.empty() || !options.resolvent.empty();
   if (options.mass.empty() && (wants_mass || !wants_constraints))
-    throw UsageError(std::string("missing --mass (or --constraints) (") + kExportUsage + ")");
+    throw UsageError(std::string("missing --mass (or --constraints, --kkt) (") + kExportUsage +
+                     ")");
   return options;
+}
+
+// "; " between the parts of the summary line (none right after "skograph export MODEL: ").
+void separate(std::ostringstream& summary) {
+  const std::string text = summary.str();
+  if (text.size() < 2 || text.compare(text.size() - 2, 2, ": ") != 0) summary << "; ";
+}
+
+// A vector as a Matrix Market column (every entry stored, zeros included).
+std::string column_text(const Eigen::VectorXd& vector) {
+  std::vector<Eigen::Triplet<double>> entries;
+  for (Eigen::Index i = 0; i < vector.size(); ++i) entries.emplace_back(i, 0, vector(i));
+  Eigen::SparseMatrix<double> column(vector.size(), 1);
+  column.setFromTriplets(entries.begin(), entries.end());
+  return matrix_market_text(column, false);
 }
 
 // M (or M_R), its factor and permutation, E_A and A (sparse/sparse_export.hpp).
@@ -144,7 +182,7 @@ void export_constraints(const ExportOptions& options, const Model& model, ModelD
   } catch (const Error& e) {  // qd cannot be closed at a singular configuration
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
-  if (!options.mass.empty()) summary << "; ";
+  separate(summary);
   summary << "G " << system.jacobian.rows() << " x " << system.jacobian.cols() << " (the "
           << system.jacobian.rows() << " independent of " << system.stacked_rows
           << " constraint rows the embedding's rank-revealing factorization keeps), nnz(G) "
@@ -163,6 +201,32 @@ void export_constraints(const ExportOptions& options, const Model& model, ModelD
     Eigen::SparseMatrix<double> bias(system.bias.size(), 1);
     bias.setFromTriplets(entries.begin(), entries.end());
     files.emplace_back(options.constraint_bias, matrix_market_text(bias, false));
+  }
+}
+
+// K = [M G*; G -eI] in the fill-controlled order, [tau - C; -Gdot qd] and its row labels
+// (report/kkt_export.hpp).
+void export_kkt(const ExportOptions& options, const Model& model, ModelData& data,
+                const MechanismState& state,
+                std::vector<std::pair<std::string, std::string>>& files,
+                std::ostringstream& summary) {
+  const DofOrder& order = model.dof_order();
+  report::ModelKkt kkt;
+  try {
+    kkt = report::model_kkt(model, data, order.vector(state.q), order.vector(state.qd),
+                            order.vector(state.tau), state.gravity, options.kkt_epsilon);
+  } catch (const Error& e) {  // qd cannot be closed at a singular configuration
+    throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
+  }
+  separate(summary);
+  summary << report::kkt_summary(kkt);
+  if (!options.kkt.empty())
+    files.emplace_back(options.kkt, matrix_market_text(kkt.system->matrix(), true));
+  if (!options.kkt_rhs.empty()) files.emplace_back(options.kkt_rhs, column_text(kkt.right_side));
+  if (!options.kkt_labels.empty()) {
+    std::string text;
+    for (const std::string& label : kkt.labels) text += label + "\n";
+    files.emplace_back(options.kkt_labels, text);
   }
 }
 
@@ -200,6 +264,8 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (!options.constraints.empty() || !options.constraint_labels.empty() ||
       !options.constraint_bias.empty())
     export_constraints(options, model, data, state, files, summary);
+  if (!options.kkt.empty() || !options.kkt_rhs.empty() || !options.kkt_labels.empty())
+    export_kkt(options, model, data, state, files, summary);
   bool to_standard_output = false;
   for (const auto& file : files)
     to_standard_output = to_standard_output || is_standard_output(file.first);

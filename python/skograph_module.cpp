@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -24,6 +25,7 @@
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/graph_report.hpp"
+#include "skograph/report/kkt_export.hpp"
 #include "skograph/report/report_input.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/sparse_export.hpp"
@@ -369,6 +371,30 @@ PYBIND11_MODULE(_skograph, m) {
           "G(q) at the closed q, scipy.sparse.csc_matrix (rows x dofs, the file's dof order): "
           "G qd = 0 for every motion of the closed chain; the independent rows the embedding "
           "keeps, or every loop and coupling row with all_rows=True; 0 rows for a tree")
+      .def(
+          "kkt_system",
+          [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+             const Eigen::VectorXd& tau, Gravity gravity, double epsilon) {
+            if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+              throw UsageError("epsilon must be a number >= 0");
+            const report::ModelKkt kkt =
+                report::model_kkt(self.model, *self.data, q, qd, tau, gravity_of(gravity), epsilon);
+            py::dict out;
+            out["K"] = to_scipy(kkt.system->matrix());
+            out["rhs"] = kkt.right_side;
+            out["order"] = kkt.system->order();
+            out["labels"] = kkt.labels;
+            out["factor_nonzeros"] = kkt.system->factor_nonzeros();
+            out["amd_factor_nonzeros"] = kkt.amd_factor_nonzeros;
+            return out;
+          },
+          py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
+          py::arg("epsilon") = 0.0,
+          "What `skograph export --kkt` writes: {'K' = [M G*; G -epsilon I] (scipy.sparse, rows "
+          "already in the fill-controlled elimination order), 'rhs' = [tau - C; -Gdot qd] in that "
+          "order, 'order' (per row: dof index, or dofs + constraint row), 'labels' (dof name or "
+          "'mu ' + constraint; mu = -lambda), 'factor_nonzeros' (nnz(L) of LDL* in this order), "
+          "'amd_factor_nonzeros'} at the closed state")
       .def(
           "constraint_system",
           [](PyModel& self, const Eigen::VectorXd& q, const std::optional<Eigen::VectorXd>& qd,

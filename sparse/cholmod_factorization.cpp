@@ -168,8 +168,8 @@ CholmodFactorization::CholmodFactorization(const SkoStructure& structure, MassOr
                            canonical_dof_order(structure)) {}
 
 CholmodFactorization::CholmodFactorization(const SparsityPattern& pattern, MassOrdering ordering,
-                                           const std::vector<int>& canonical_order)
-    : ordering_(ordering), size_(pattern.rows) {
+                                           const std::vector<int>& canonical_order, FactorKind kind)
+    : ordering_(ordering), kind_(kind), size_(pattern.rows) {
   if (pattern.rows != pattern.cols)
     throw std::invalid_argument("CholmodFactorization: the pattern is not square");
   cholmod_common* common = common_.get();
@@ -199,7 +199,7 @@ CholmodFactorization::CholmodFactorization(const SparsityPattern& pattern, MassO
                                    : CHOLMOD_GIVEN;
   common->postorder = given.empty() ? 1 : 0;
   common->supernodal = CHOLMOD_SIMPLICIAL;
-  common->final_ll = 1;
+  common->final_ll = kind == FactorKind::kCholesky ? 1 : 0;
   common->status = CHOLMOD_OK;
   cholmod_factor* factor =
       cholmod_analyze_p(pattern_.get(), given.empty() ? nullptr : given.data(), nullptr, 0, common);
@@ -257,9 +257,11 @@ void CholmodFactorization::factorize(const Eigen::SparseMatrix<double>& mass) {
   factorized_ = false;
   cholmod_factorize(&view, factor_.get(), common);
   if (common->status == CHOLMOD_NOT_POSDEF)
-    throw SingularMassMatrixError(-1, "the mass matrix is not positive definite (pivot " +
-                                          std::to_string(factor_->minor + 1) + " of " +
-                                          std::to_string(size_) + ")");
+    throw SingularMassMatrixError(
+        -1, std::string(kind_ == FactorKind::kCholesky
+                            ? "the mass matrix is not positive definite (pivot "
+                            : "the matrix has a zero pivot in this order (pivot ") +
+                std::to_string(factor_->minor + 1) + " of " + std::to_string(size_) + ")");
   if (common->status < CHOLMOD_OK)
     throw std::runtime_error("CHOLMOD factorization failed (status " +
                              std::to_string(common->status) + ")");

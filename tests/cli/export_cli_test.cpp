@@ -208,6 +208,16 @@ TEST(ExportCli, ConstraintsAnnihilateTheClosedMotions) {
   }
   expect_one_line_error(run_export(example("fourbar.yaml") + " --constraints"),
                         "--constraints needs a file");
+  const auto dir = output_dir("export_kkt_bad");
+  const std::string k = (dir / "K.mtx").string();
+  for (const std::string value : {"-1", "x", "nan", "1e400"})
+    expect_one_line_error(
+        run_export(example("fourbar.yaml") + " --kkt " + k + " --kkt-eps " + value),
+        "--kkt-eps must be a number >= 0, not '" + value + "'");
+  expect_one_line_error(run_export(example("fourbar.yaml") + " --kkt " + k + " --kkt-rhs " +
+                                   (dir / "missing" / "r.mtx").string()),
+                        (dir / "missing" / "r.mtx").string());
+  EXPECT_TRUE(std::filesystem::is_empty(dir));  // nothing half-written
 }
 
 // `dynamics --solver multipliers` gives embedding's qdd and multipliers whose G* lambda is the

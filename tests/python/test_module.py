@@ -18,6 +18,7 @@ import unittest
 import numpy as np
 import scipy.io
 import scipy.sparse
+import scipy.sparse.linalg
 
 import skograph
 
@@ -366,6 +367,33 @@ class ConstraintSystems(unittest.TestCase):
                 self.assertTrue(close(model.forward_dynamics(q, qd, tau, solver="multipliers"),
                                       model.forward_dynamics(q, qd, tau), 1e-10))
                 self.assertEqual(model.constraint_jacobian(q, all_rows=True).shape[0], system["stacked_rows"])
+
+    def test_scipy_solves_the_exported_kkt_system_to_the_same_qdd(self):
+        for model_name, state_name in EXAMPLES[4:]:
+            with self.subTest(model=model_name):
+                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
+                folder = os.path.join(WORK, "kkt_" + model_name.replace(".", "_"))
+                os.makedirs(folder, exist_ok=True)
+                k_file, r_file = os.path.join(folder, "K.mtx"), os.path.join(folder, "r.mtx")
+                labels_file = os.path.join(folder, "K.txt")
+                run = cli("export", path, "--state", state_path, "--kkt", k_file, "--kkt-rhs", r_file,
+                          "--kkt-labels", labels_file)
+                self.assertIn("none in the M block", run.stdout)
+                report = json.loads(cli("dynamics", path, "--state", state_path, "--json").stdout)
+                K = scipy.io.mmread(k_file).tocsc()
+                rhs = scipy.io.mmread(r_file).toarray().ravel()
+                solution = scipy.sparse.linalg.spsolve(K, rhs)
+                with open(labels_file) as labels:
+                    names = labels.read().splitlines()
+                dofs = report["dofs"]
+                qdd = np.array([solution[names.index(name)] for name in dofs])
+                self.assertTrue(close(qdd, report["qdd"], 1e-9), model_name)
+                # The module gives the same system; its order maps rows back to the unknowns.
+                model = skograph.load_model(path)
+                q, qd = np.array(report["q"]), np.array(report["qd"])
+                kkt = model.kkt_system(q, qd, np.zeros(len(q)))  # tau enters rhs only
+                self.assertTrue(close(kkt["K"].toarray(), K.toarray(), 1e-15))
+                self.assertEqual(kkt["labels"], names)
 
     def test_trees_have_no_rows_and_a_bad_solver_is_one_error(self):
         model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))

@@ -39,6 +39,10 @@ struct cholmod_factor_struct;
 namespace skograph {
 
 enum class MassOrdering { kCanonical, kRootFirst, kAmd, kMetis };
+// L L* (positive definite matrices: M) or L D L* with unit L (symmetric indefinite matrices
+// whose pivots in the given order are nonzero, as the KKT system's: sparse/kkt_system.hpp); no
+// pivoting in either.
+enum class FactorKind { kCholesky, kLdl };
 
 // "canonical", "root-first", "amd", "metis".
 const char* ordering_name(MassOrdering ordering);
@@ -95,7 +99,8 @@ class CholmodFactorization {
   // required for kCanonical and kRootFirst (root-first uses it reversed) and ignored otherwise.
   // Throws OrderingUnavailable, or std::invalid_argument for a bad pattern/order.
   CholmodFactorization(const SparsityPattern& pattern, MassOrdering ordering,
-                       const std::vector<int>& canonical_order = {});
+                       const std::vector<int>& canonical_order = {},
+                       FactorKind kind = FactorKind::kCholesky);
   // The mass matrix pattern of the structure (mass_matrix_pattern) with canonical_dof_order.
   CholmodFactorization(const SkoStructure& structure, MassOrdering ordering);
   ~CholmodFactorization();
@@ -119,7 +124,8 @@ class CholmodFactorization {
   // "colamd" should CHOLMOD ever fall back), to tell a requested METIS from a silent substitute.
   const char* ordering_used() const { return ordering_used_; }
 
-  // L (lower triangular, permuted order) of the last factorize().
+  // L (lower triangular, permuted order) of the last factorize(); for kLdl, D on its diagonal
+  // (L's own diagonal is 1).
   Eigen::SparseMatrix<double> factor() const;
   // x with M x = b, from the last factorize().
   Eigen::VectorXd solve(const Eigen::VectorXd& b);
@@ -129,6 +135,7 @@ class CholmodFactorization {
   CholmodSparsePtr pattern_;  // the analysed pattern, lower triangle, stype -1 (factorize checks)
   CholmodFactorPtr factor_;
   MassOrdering ordering_;
+  FactorKind kind_ = FactorKind::kCholesky;
   int size_ = 0;
   std::vector<int> permutation_;
   long factor_nonzeros_ = 0;
