@@ -7,6 +7,8 @@
 //             Xdot qd_R, the articulated-body recursion with each aggregate through its member
 //             tree), on the file as the command line loads it (io/mjcf_reader: a <connect> is a
 //             spherical loop joint)
+//   multipliers  forward_dynamics_by_multipliers (rigid/multiplier_dynamics.hpp): G, M and C,
+//             M's tree factorization, G M^-1 G* and its Cholesky factor, on the same model
 //   MuJoCo    mj_forward with equality constraints on and contacts, joint limits, friction loss and
 //             passive forces off, its default solver; each call is warm-started by the previous
 //             one at the same state (mj_fwdConstraint keeps qacc_warmstart), MuJoCo's most
@@ -31,6 +33,7 @@
 #include "peers.hpp"
 #include "skograph/io/model.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/multiplier_dynamics.hpp"
 
 namespace skograph::peers {
 namespace {
@@ -109,7 +112,7 @@ struct MujocoClosedSide {
 struct ClosedRow {
   std::string mechanism;
   int dofs = 0, independent = 0;
-  double skograph = 0.0, mujoco = 0.0;  // us per call; 0 = none
+  double skograph = 0.0, multipliers = 0.0, mujoco = 0.0;  // us per call; 0 = none
 };
 
 ClosedRow bench_mechanism(const std::string& path, int rounds) {
@@ -129,6 +132,29 @@ ClosedRow bench_mechanism(const std::string& path, int rounds) {
                      sink +=
                          forward_dynamics(sk.model, sk.data, sk.q, sk.qd, sk.tau, sk.gravity)(0);
                    }});
+  // The multiplier method on its own data (the two do not share a workspace), when M allows it.
+  ClosedChainData multiplier_data(sk.model);
+  MultiplierWorkspace multiplier_work(sk.model);
+  bool multipliers = true;
+  try {
+    const Eigen::VectorXd& by_multipliers = forward_dynamics_by_multipliers(
+        sk.model, multiplier_data, multiplier_work, sk.q, sk.qd, sk.tau, sk.gravity);
+    const Eigen::VectorXd embedded =
+        forward_dynamics(sk.model, sk.data, sk.q, sk.qd, sk.tau, sk.gravity);
+    std::printf("  %-28s multipliers vs embedding: %.1e relative\n", row.mechanism.c_str(),
+                (by_multipliers - embedded).cwiseAbs().maxCoeff() /
+                    std::max(1.0, embedded.cwiseAbs().maxCoeff()));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: no multiplier method: %s\n", row.mechanism.c_str(), e.what());
+    multipliers = false;
+  }
+  if (multipliers)
+    tasks.push_back({"multipliers", [&] {
+                       sink += forward_dynamics_by_multipliers(sk.model, multiplier_data,
+                                                               multiplier_work, sk.q, sk.qd, sk.tau,
+                                                               sk.gravity)(0);
+                     }});
+  const std::size_t mujoco_task = tasks.size();
   if (mj.failure.empty()) {
     RigidBodyData tree_data(sk.model.tree());
     const Eigen::MatrixXd tree_mass = mass_matrix(sk.model.tree(), tree_data, sk.q);
@@ -170,7 +196,8 @@ ClosedRow bench_mechanism(const std::string& path, int rounds) {
   }
   run_interleaved(tasks, rounds);
   row.skograph = median(tasks[0].samples) * 1e-3;
-  if (tasks.size() > 1) row.mujoco = median(tasks[1].samples) * 1e-3;
+  if (multipliers) row.multipliers = median(tasks[1].samples) * 1e-3;
+  if (tasks.size() > mujoco_task) row.mujoco = median(tasks[mujoco_task].samples) * 1e-3;
   if (!std::isfinite(sink)) std::fprintf(stderr, "%s: non-finite results\n", row.mechanism.c_str());
   return row;
 }
@@ -219,11 +246,16 @@ void bench_closed_chains(const std::vector<std::string>& files, int rounds) {
   std::vector<ClosedRow> rows;
   for (const std::string& file : files) rows.push_back(bench_mechanism(file, rounds));
   std::printf(
-      "\nclosed chains, forward dynamics\n| mechanism | dofs | independent | skograph | MuJoCo "
-      "|\n|---|---:|---:|---:|---:|\n");
+      "\nclosed chains, forward dynamics (us per call; MuJoCo's ratio to embedding)\n| mechanism | "
+      "dofs | independent | skograph embedding | skograph multipliers | MuJoCo |\n"
+      "|---|---:|---:|---:|---:|---:|\n");
   for (const ClosedRow& row : rows) {
     std::printf("| %s | %d | %d | %.2f |", row.mechanism.c_str(), row.dofs, row.independent,
                 row.skograph);
+    if (row.multipliers > 0)
+      std::printf(" %.2f |", row.multipliers);
+    else
+      std::printf(" - |");
     if (row.mujoco > 0)
       std::printf(" %.2f (%.2f) |\n", row.mujoco, row.mujoco / row.skograph);
     else
