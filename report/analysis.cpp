@@ -63,6 +63,21 @@ Json optional_json(const std::optional<int>& value) {
 
 // The "embedding" object of report.json (README "Pictures") and its text: the constraint-embedded
 // model (constraint-embedding §4-7) and the sparsity of its mass matrix M_R = X* M X.
+// "1.2e+03 flops" (modelled, report/solver_strategy.hpp).
+std::string flops_text(double flops) {
+  std::ostringstream text;
+  text << std::setprecision(2) << std::scientific << flops << " flops";
+  return text.str();
+}
+
+Json solver_json(const std::optional<AggregateCost>& cost) {
+  if (!cost) return nullptr;
+  return {{"embedding_flops", cost->embedding_flops},
+          {"multiplier_flops", cost->multiplier_flops},
+          {"multiplier_rows", cost->multiplier_rows},
+          {"recommended", cost->recommended}};
+}
+
 SparsityReport embedding_report(const EmbeddingAnalysis& embedding) {
   SparsityReport report;
   std::ostringstream text;
@@ -80,7 +95,8 @@ SparsityReport embedding_report(const EmbeddingAnalysis& embedding) {
                           {"dofs", aggregate.dofs},
                           {"constraint_rows", aggregate.constraint_rows},
                           {"rank", optional_json(aggregate.rank)},
-                          {"independent", optional_json(aggregate.independent)}});
+                          {"independent", optional_json(aggregate.independent)},
+                          {"solver", solver_json(aggregate.cost)}});
     text << "  aggregate";
     if (aggregate.node) text << " (node " << *aggregate.node << ")";
     text << " {";
@@ -93,6 +109,11 @@ SparsityReport embedding_report(const EmbeddingAnalysis& embedding) {
     if (aggregate.rank)
       text << " of rank " << *aggregate.rank << ", " << *aggregate.independent << " independent";
     text << "\n";
+    if (aggregate.cost)
+      text << "    solver: embedding " << flops_text(aggregate.cost->embedding_flops)
+           << ", multipliers " << flops_text(aggregate.cost->multiplier_flops) << " ("
+           << aggregate.cost->multiplier_rows
+           << " rows of G) beyond the tree's factor: " << aggregate.cost->recommended << "\n";
   }
   json["aggregates"] = aggregates;
   if (!embedding.closed) {

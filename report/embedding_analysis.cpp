@@ -74,6 +74,9 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
     aggregate.independent = static_cast<int>(selection.independent.size());
   }
   result.topology = viz::sko_topology(embedded);
+  const std::vector<AggregateCost> costs = solver_costs(model, data, q);
+  for (int s = 0; s < model.aggregate_count(); ++s)
+    result.aggregates[static_cast<size_t>(s)].cost = costs[static_cast<size_t>(s)];
   return result;
 }
 

@@ -28,8 +28,7 @@ ModelKkt model_kkt(const Model& model, ModelData& data, const Eigen::VectorXd& q
     kkt.labels.push_back(
         unknown < model.dof_count()
             ? model.dof_names()[static_cast<std::size_t>(unknown)]
-            : "mu " +
-                  constraints.labels[static_cast<std::size_t>(unknown - model.dof_count())]);
+            : "mu " + constraints.labels[static_cast<std::size_t>(unknown - model.dof_count())]);
   if (kkt.system->matrix().rows() > 0)
     kkt.amd_factor_nonzeros = CholmodFactorization(sparsity_pattern(kkt.system->matrix()),
                                                    MassOrdering::kAmd, {}, FactorKind::kLdl)

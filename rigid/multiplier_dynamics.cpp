@@ -1,6 +1,7 @@
 // Closed-chain forward dynamics by Lagrange multipliers (rigid/multiplier_dynamics.hpp).
 #include "skograph/rigid/multiplier_dynamics.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "closed_chain_internal.hpp"
@@ -8,10 +9,96 @@
 namespace skograph {
 
 MultiplierWorkspace::MultiplierWorkspace(const ClosedChainModel& model)
-    : mass_factor(*model.tree().structure()) {}
+    : tree_order(*model.tree().structure()) {}
 
-// Constraint-embedding Eq. 1 with the acceleration-level constraints, by the Schur complement of
-// the augmented system on M's tree factorization (part II section 7.4: no fill).
+namespace {
+
+// The elimination order of sparse/kkt_system.hpp for G's current pattern, the lower triangle of K
+// with its structural entries, and where every M and G entry goes; analysed once per pattern.
+void analyse(MultiplierWorkspace& work, int dofs) {
+  const Eigen::SparseMatrix<double>& g = work.constraints.jacobian;
+  const int rows = static_cast<int>(g.rows());
+  const std::vector<int>& parent = work.tree_order.dof_parents();
+  const std::vector<int>& canonical = work.tree_order.elimination_order();
+  std::vector<int> position(static_cast<std::size_t>(dofs));
+  for (int i = 0; i < dofs; ++i)
+    position[static_cast<std::size_t>(canonical[static_cast<std::size_t>(i)])] = i;
+  std::vector<int> last(static_cast<std::size_t>(rows), -1);
+  for (int c = 0; c < g.outerSize(); ++c)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(g, c); it; ++it)
+      last[static_cast<std::size_t>(it.row())] =
+          std::max(last[static_cast<std::size_t>(it.row())], position[static_cast<std::size_t>(c)]);
+  std::vector<std::vector<int>> after(static_cast<std::size_t>(dofs) + 1);
+  for (int r = 0; r < rows; ++r)
+    after[static_cast<std::size_t>(last[static_cast<std::size_t>(r)] + 1)].push_back(dofs + r);
+  work.order.clear();
+  for (const int r : after[0]) work.order.push_back(r);
+  for (int i = 0; i < dofs; ++i) {
+    work.order.push_back(canonical[static_cast<std::size_t>(i)]);
+    for (const int r : after[static_cast<std::size_t>(i) + 1]) work.order.push_back(r);
+  }
+  work.row_of_unknown.assign(work.order.size(), 0);
+  for (std::size_t i = 0; i < work.order.size(); ++i)
+    work.row_of_unknown[static_cast<std::size_t>(work.order[i])] = static_cast<int>(i);
+
+  // Lower-triangle entries: M's (dof, ancestor-or-self) pairs, G's entries, the multipliers'
+  // diagonal; each remembered by a running index, then mapped to its slot in K's values.
+  std::vector<Eigen::Triplet<double>> entries;
+  auto lower = [&](int a, int b, int id) {
+    const int ra = work.row_of_unknown[static_cast<std::size_t>(a)];
+    const int rb = work.row_of_unknown[static_cast<std::size_t>(b)];
+    entries.emplace_back(std::max(ra, rb), std::min(ra, rb), static_cast<double>(id));
+  };
+  int id = 0;
+  for (int k = 0; k < dofs; ++k)
+    for (int i = k; i >= 0; i = parent[static_cast<std::size_t>(i)]) lower(k, i, id++);
+  const int mass_entries = id;
+  for (int c = 0; c < g.outerSize(); ++c)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(g, c); it; ++it)
+      lower(dofs + static_cast<int>(it.row()), c, id++);
+  const int constraint_entries = id - mass_entries;
+  for (int r = 0; r < rows; ++r) lower(dofs + r, dofs + r, id++);
+  const int size = dofs + rows;
+  work.kkt.resize(size, size);
+  work.kkt.setFromTriplets(entries.begin(), entries.end());  // distinct positions: no sums
+  work.kkt.makeCompressed();
+  work.mass_slot.assign(static_cast<std::size_t>(mass_entries), 0);
+  work.constraint_slot.assign(static_cast<std::size_t>(constraint_entries), 0);
+  double* values = work.kkt.valuePtr();
+  for (Eigen::Index p = 0; p < work.kkt.nonZeros(); ++p) {
+    const int entry = static_cast<int>(values[p]);
+    if (entry < mass_entries)
+      work.mass_slot[static_cast<std::size_t>(entry)] = static_cast<int>(p);
+    else if (entry < mass_entries + constraint_entries)
+      work.constraint_slot[static_cast<std::size_t>(entry - mass_entries)] = static_cast<int>(p);
+  }
+  std::fill(values, values + work.kkt.nonZeros(), 0.0);  // the multipliers' diagonal stays 0
+  work.factor.analyzePattern(work.kkt);
+  work.analysed_rows.clear();
+  for (const ConstraintRow& row : work.constraints.rows) work.analysed_rows.push_back(row.stacked);
+  work.analysed_pattern.assign(g.innerIndexPtr(), g.innerIndexPtr() + g.nonZeros());
+  work.analysed_pattern.insert(work.analysed_pattern.end(), g.outerIndexPtr(),
+                               g.outerIndexPtr() + g.outerSize() + 1);
+}
+
+// Whether G has the rows and the pattern the KKT matrix was analysed for.
+bool same_pattern(const MultiplierWorkspace& work) {
+  const Eigen::SparseMatrix<double>& g = work.constraints.jacobian;
+  if (work.analysed_rows.size() != work.constraints.rows.size() ||
+      work.analysed_pattern.size() != static_cast<std::size_t>(g.nonZeros() + g.outerSize() + 1))
+    return false;
+  for (std::size_t i = 0; i < work.analysed_rows.size(); ++i)
+    if (work.analysed_rows[i] != work.constraints.rows[i].stacked) return false;
+  return std::equal(g.innerIndexPtr(), g.innerIndexPtr() + g.nonZeros(),
+                    work.analysed_pattern.begin()) &&
+         std::equal(g.outerIndexPtr(), g.outerIndexPtr() + g.outerSize() + 1,
+                    work.analysed_pattern.begin() + g.nonZeros());
+}
+
+}  // namespace
+
+// Constraint-embedding Eq. 1 with the acceleration-level constraints as one sparse symmetric
+// indefinite system (part II section 7.4 for the M block's fill).
 const Eigen::VectorXd& forward_dynamics_by_multipliers(
     const ClosedChainModel& model, ClosedChainData& data, MultiplierWorkspace& work,
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -19,33 +106,41 @@ const Eigen::VectorXd& forward_dynamics_by_multipliers(
   closed_chain_detail::check_vector(tau, model.dof_count(), "tau");
   constraint_jacobian(model, data, q, qd, work.constraints);
   const RigidBodyModel& tree = model.tree();
+  const int n = model.dof_count();
+  if (!same_pattern(work)) analyse(work, n);
   // C first: mass_matrix then reads the positions it leaves.
-  work.free_acceleration = tau - bias_forces(tree, data.tree, q, qd, gravity);
-  try {
-    work.mass_factor.factorize(mass_matrix(tree, data.tree, q));
-  } catch (const SingularMassMatrixError& error) {
-    const int joint = error.node();
-    throw SingularMassMatrixError(
-        joint, "the multiplier method needs a positive definite tree mass matrix, but joint '" +
-                   (joint >= 0 ? tree.mechanism().joints[static_cast<std::size_t>(joint)].name
-                               : std::string("?")) +
-                   "' moves no mass (constraint embedding does not need it)");
-  }
-  work.mass_factor.solve(work.free_acceleration);
+  const Eigen::VectorXd& bias = bias_forces(tree, data.tree, q, qd, gravity);
+  const Eigen::Index rows = work.constraints.jacobian.rows();
+  work.right_side.resize(n + rows);
+  for (int i = 0; i < n; ++i)
+    work.right_side(work.row_of_unknown[static_cast<std::size_t>(i)]) = tau(i) - bias(i);
+  for (Eigen::Index r = 0; r < rows; ++r)
+    work.right_side(work.row_of_unknown[static_cast<std::size_t>(n + r)]) =
+        -work.constraints.bias(r);
+  const Eigen::MatrixXd& mass = mass_matrix(tree, data.tree, q);
+  double* values = work.kkt.valuePtr();
+  const std::vector<int>& parent = work.tree_order.dof_parents();
+  std::size_t entry = 0;
+  for (int k = 0; k < n; ++k)
+    for (int i = k; i >= 0; i = parent[static_cast<std::size_t>(i)])
+      values[work.mass_slot[entry++]] = mass(k, i);
+  const double* constraint_values = work.constraints.jacobian.valuePtr();
+  for (std::size_t e = 0; e < work.constraint_slot.size(); ++e)
+    values[work.constraint_slot[e]] = constraint_values[e];
 
-  const Eigen::SparseMatrix<double>& jacobian = work.constraints.jacobian;
-  const Eigen::Index rows = jacobian.rows();
-  work.response = Eigen::MatrixXd(jacobian.transpose());
-  for (Eigen::Index i = 0; i < rows; ++i) work.mass_factor.solve(work.response.col(i));
-  work.schur.noalias() = jacobian * work.response;
-  work.schur_factor.compute(work.schur);
-  if (work.schur_factor.info() != Eigen::Success)
-    throw SingularConfigurationError(
-        "the constraint rows are dependent at this configuration (G M^-1 G* is singular)");
-  work.multipliers = -(jacobian * work.free_acceleration + work.constraints.bias);
-  work.schur_factor.solveInPlace(work.multipliers);
-  work.acceleration = work.free_acceleration;
-  work.acceleration.noalias() += work.response * work.multipliers;
+  work.factor.factorize(work.kkt);
+  if (work.factor.info() != Eigen::Success)
+    throw SingularMassMatrixError(
+        -1,
+        "the augmented system has a zero pivot: a moving joint moves no mass or the "
+        "constraint rows are dependent here (constraint embedding does not need M's inverse)");
+  work.solution = work.factor.solve(work.right_side);
+  work.acceleration.resize(n);
+  work.multipliers.resize(rows);
+  for (int i = 0; i < n; ++i)
+    work.acceleration(i) = work.solution(work.row_of_unknown[static_cast<std::size_t>(i)]);
+  for (Eigen::Index r = 0; r < rows; ++r)
+    work.multipliers(r) = -work.solution(work.row_of_unknown[static_cast<std::size_t>(n + r)]);
   return work.acceleration;
 }
 

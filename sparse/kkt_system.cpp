@@ -14,11 +14,17 @@ namespace skograph {
 // with the patterns of the columns whose parent in the elimination tree is j (each minus its own
 // diagonal); the parent of j is the first off-diagonal row of L(:, j).
 long symbolic_factor_nonzeros(const SparsityPattern& pattern) {
+  long total = 0;
+  for (const long count : symbolic_column_counts(pattern)) total += count;
+  return total;
+}
+
+std::vector<long> symbolic_column_counts(const SparsityPattern& pattern) {
   const int n = pattern.cols;
+  std::vector<long> counts(static_cast<std::size_t>(n), 0);
   std::vector<std::vector<int>> children(static_cast<std::size_t>(n));
   std::vector<std::vector<int>> column(static_cast<std::size_t>(n));
   std::vector<int> mark(static_cast<std::size_t>(n), -1);
-  long total = 0;
   for (int j = 0; j < n; ++j) {
     std::vector<int>& rows = column[static_cast<std::size_t>(j)];
     auto add = [&](int row) {
@@ -37,10 +43,10 @@ long symbolic_factor_nonzeros(const SparsityPattern& pattern) {
       std::vector<int>().swap(column[static_cast<std::size_t>(child)]);  // no longer needed
     }
     std::sort(rows.begin(), rows.end());
-    total += static_cast<long>(rows.size());
+    counts[static_cast<std::size_t>(j)] = static_cast<long>(rows.size());
     if (rows.size() > 1) children[static_cast<std::size_t>(rows[1])].push_back(j);
   }
-  return total;
+  return counts;
 }
 
 KktSystem::KktSystem(const Eigen::SparseMatrix<double>& mass,

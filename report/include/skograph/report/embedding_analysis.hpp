@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "skograph/io/model.hpp"
+#include "skograph/report/solver_strategy.hpp"
 #include "skograph/viz/matrix_patterns.hpp"
 
 namespace skograph::report {
@@ -23,6 +24,9 @@ struct EmbeddingAnalysis {
     // At the state (when closed): the 1-based strictly canonical number of the aggregated node in
     // the embedded forest (the number `--what aggregated` prints), rank of Q, n_R.
     std::optional<int> node, rank, independent;
+    // At the state (when closed): embedding against the multiplier method, modelled
+    // (report/solver_strategy.hpp).
+    std::optional<AggregateCost> cost;
   };
   std::string state;  // the state file, or "zero configuration"
   std::vector<Aggregate> aggregates;

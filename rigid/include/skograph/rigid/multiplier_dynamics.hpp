@@ -2,10 +2,15 @@
 // solver beside constraint embedding (rigid/closed_chain_model.hpp): the tree's equations of
 // motion with the loops as forces and the constraints at the acceleration level,
 //   M qdd + C = tau + G* lambda,     G qdd + Gdot qd = 0     (constraint-embedding Eq. 1),
-// G the independent constraint rows of rigid/constraint_jacobian.hpp. Solved by the Schur
-// complement on the tree's fill-free factor of M (operators/tree_factorization.hpp):
-//   qdd_0 = M^-1 (tau - C),  Y = M^-1 G* (one O(n) solve per row),  S = G Y,
-//   S lambda = -(G qdd_0 + Gdot qd),  qdd = qdd_0 + Y lambda.
+// G the independent constraint rows of rigid/constraint_jacobian.hpp. Solved as the augmented
+// (KKT) system
+//   [M G*] [qdd ]   [tau - C  ]
+//   [G 0 ] [-lam] = [-Gdot qd ]
+// by a sparse LDL* (Eigen's SimplicialLDLT, no pivoting) in the fill-controlled order of
+// sparse/kkt_system.hpp: M's canonical order (children before parents, part I section 2) with
+// each multiplier row right after the last-eliminated dof of its row of G. The M block then fills
+// nothing (part II section 7.4) and every pivot of a multiplier row is nonzero where G has full row
+// rank. The pattern is analysed once and again only when G's changes (another choice of rows).
 // lambda are the multipliers of G's rows: the same generalized constraint force G* lambda as the
 // loop forces of rigid/closed_chain_forces.hpp (their least-norm multipliers over every stacked
 // row, equal where G keeps every row of a loop).
@@ -15,8 +20,10 @@
 //   work.multipliers;  work.constraints.rows[i].label
 #pragma once
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <vector>
 
 #include "skograph/operators/tree_factorization.hpp"
 #include "skograph/rigid/constraint_jacobian.hpp"
@@ -26,17 +33,25 @@ namespace skograph {
 struct MultiplierWorkspace {
   explicit MultiplierWorkspace(const ClosedChainModel& model);
   ConstraintJacobian constraints;  // G and Gdot qd of the last call
-  TreeMassFactorization mass_factor;
-  Eigen::MatrixXd response;  // Y = M^-1 G*
-  Eigen::MatrixXd schur;     // S = G M^-1 G*
-  Eigen::LLT<Eigen::MatrixXd> schur_factor;
-  Eigen::VectorXd free_acceleration, acceleration, multipliers;
+  // The dof parents and the canonical order (children before parents) of the tree.
+  TreeMassFactorization tree_order;
+  // The KKT matrix's lower triangle in the elimination order (order[i]: unknown of row i, dofs
+  // 0..n-1, multiplier rows n..), where each M entry and each G entry goes in its values, and the
+  // G pattern it was analysed for.
+  std::vector<int> order, row_of_unknown;
+  std::vector<int> mass_slot;                        // per (dof, ancestor-or-self) entry
+  std::vector<int> constraint_slot;                  // per stored entry of G (column-major)
+  std::vector<int> analysed_rows, analysed_pattern;  // G's stacked rows and column indices
+  Eigen::SparseMatrix<double> kkt;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>>
+      factor;
+  Eigen::VectorXd right_side, solution, acceleration, multipliers;
 };
 
 // qdd (full, tree dof order) of the closed chain at a consistent (q, qd) under tau acting on every
 // tree joint, gravity as the base acceleration -g; the multipliers in work.multipliers (one per
-// row of work.constraints). SingularMassMatrixError when a moving joint moves no mass (M singular:
-// embedding handles it), SingularConfigurationError where the constraints lose rank.
+// row of work.constraints). SingularMassMatrixError when a moving joint moves no mass (a zero
+// pivot of M: embedding handles it), SingularConfigurationError where the constraints lose rank.
 const Eigen::VectorXd& forward_dynamics_by_multipliers(
     const ClosedChainModel& model, ClosedChainData& data, MultiplierWorkspace& work,
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,

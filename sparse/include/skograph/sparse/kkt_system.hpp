@@ -30,6 +30,8 @@ namespace skograph {
 // lower one) in its natural order: the column counts of the symbolic factorization by the
 // elimination tree (L(:, j) = A(j:, j) united with the columns of j's children minus j).
 long symbolic_factor_nonzeros(const SparsityPattern& pattern);
+// The same per column: nnz(L(:, j)), diagonal included.
+std::vector<long> symbolic_column_counts(const SparsityPattern& pattern);
 
 class KktSystem {
  public:
