@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include "skograph/io/model.hpp"
+#include "skograph/io/state_reader.hpp"
+#include "skograph/sparse/kkt_system.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
 #include "skograph/viz/factor_pattern.hpp"
 #include "skograph/viz/graphviz_layout.hpp"
 #include "skograph/viz/spy_plot.hpp"
@@ -207,6 +211,53 @@ Picture reduced_mass_picture(const ReportInput& input, const EmbeddingAnalysis& 
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, nullptr, matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};
 }
+Picture kkt_picture(const ReportInput& input, const ModelKkt& kkt, bool factor,
+                    viz::ImageFormat format, int pixels) {
+  const KktSystem& system = *kkt.system;
+  const SparsityPattern pattern = sparsity_pattern(system.matrix());
+  viz::SpyPlotOptions options;
+  options.format = format;
+  options.max_pixels = pixels;
+  options.boundary_label = "";
+  std::ostringstream subtitle;
+  subtitle << system.dof_count() << " dofs + " << system.multiplier_count()
+           << " multiplier rows, in the KKT elimination order";
+  viz::SpyPlot plot;
+  if (!factor) {
+    options.title = input.name + ": K = [M G*; G 0], the augmented system";
+    subtitle << ", " << pattern.nonzeros() << " nonzeros";
+    options.caption =
+        "rows in the order a fill-free LDL* of the M block eliminates them; the "
+        "multiplier rows sit after their loop's last dof";
+    options.subtitle = subtitle.str();
+    for (std::size_t i = 0; i < kkt.labels.size(); ++i)
+      options.fine.push_back({static_cast<int>(i), static_cast<int>(i) + 1, kkt.labels[i]});
+    plot = viz::spy_plot(pattern, nullptr, {}, options);
+  } else {
+    const SparsityPattern l = symbolic_factor_pattern(pattern);
+    // Fill: entries of L that are not in K's lower triangle.
+    std::vector<Eigen::Triplet<double>> fill_entries;
+    for (int j = 0; j < l.cols; ++j)
+      for (int p = l.column_start[static_cast<std::size_t>(j)];
+           p < l.column_start[static_cast<std::size_t>(j) + 1]; ++p) {
+        const int i = l.row_index[static_cast<std::size_t>(p)];
+        if (!pattern.contains(i, j)) fill_entries.emplace_back(i, j, 1.0);
+      }
+    Eigen::SparseMatrix<double> fill_matrix(l.rows, l.cols);
+    fill_matrix.setFromTriplets(fill_entries.begin(), fill_entries.end());
+    const SparsityPattern fill = sparsity_pattern(fill_matrix);
+    options.title = input.name + ": L of K = L D L*, KKT elimination order";
+    subtitle << ", nnz(L) " << l.nonzeros() << " (fill " << fill.nonzeros() << ", none in the M "
+             << "block; AMD: nnz(L) " << kkt.amd_factor_nonzeros << ")";
+    options.subtitle = subtitle.str();
+    options.caption = "fill (second colour) only in multiplier rows and columns";
+    for (std::size_t i = 0; i < kkt.labels.size(); ++i)
+      options.fine.push_back({static_cast<int>(i), static_cast<int>(i) + 1, kkt.labels[i]});
+    plot = viz::spy_plot(l, &fill, {}, options);
+  }
+  return {std::move(plot.bytes), std::move(plot.notes)};
+}
+
 PictureRequest picture_request(const PictureOptions& options, const std::string& output) {
   PictureRequest request;
   request.pixels = options.pixels;
@@ -214,10 +265,14 @@ PictureRequest picture_request(const PictureOptions& options, const std::string&
   const bool matrix_given = !options.matrix.empty(), ordering_given = !options.ordering.empty();
   if (options.matrix == "M_R") {
     request.reduced_mass = true;
+  } else if (options.matrix == "K" || options.matrix == "L_K") {
+    request.kkt = true;
+    request.kkt_factor = options.matrix == "L_K";
   } else if (matrix_given) {
     const auto kind = viz::parse_matrix_kind(options.matrix);
     if (!kind)
-      throw UsageError("unknown --matrix '" + options.matrix + "' (expected M, E, A, L or M_R)");
+      throw UsageError("unknown --matrix '" + options.matrix +
+                       "' (expected M, E, A, L, M_R, K or L_K)");
     request.matrix = *kind;
   }
   if (ordering_given) {
@@ -237,11 +292,11 @@ PictureRequest picture_request(const PictureOptions& options, const std::string&
     request.diagram = *diagram;
     if (matrix_given) throw UsageError("--matrix applies to --what sparsity only");
   }
-  if (ordering_given &&
-      !(request.sparsity && !request.reduced_mass && request.matrix == viz::MatrixKind::kFactor))
+  if (ordering_given && !(request.sparsity && !request.reduced_mass && !request.kkt &&
+                          request.matrix == viz::MatrixKind::kFactor))
     throw UsageError("--ordering applies to --what sparsity --matrix L only");
-  if (!request.state_file.empty() && !request.reduced_mass)
-    throw UsageError("--state applies to --what sparsity --matrix M_R only");
+  if (!request.state_file.empty() && !request.reduced_mass && !request.kkt)
+    throw UsageError("--state applies to --what sparsity --matrix M_R, K or L_K only");
   if (!options.format.empty()) {
     const auto parsed = viz::parse_image_format(options.format);
     if (!parsed)
@@ -275,6 +330,26 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
           request.state_file.empty() ? input.source : request.state_file, 0,
           "the loops cannot be closed at " + embedding.state + ": " + embedding.failure);
     return reduced_mass_picture(input, embedding, request.format, request.pixels);
+  }
+  if (request.kkt) {
+    if (!input.is_model || input.loops + input.couplings == 0)
+      throw InputError(input.source, 0,
+                       std::string("--matrix ") + (request.kkt_factor ? "L_K" : "K") +
+                           " needs a MODEL with loops or couplings (a closed chain)");
+    const Model model = build_model(*input.mechanism, input.source, input.strict);
+    const MechanismState state = request.state_file.empty()
+                                     ? zero_state(model.mechanism())
+                                     : read_state_file(request.state_file, model.mechanism());
+    ModelData data(model);
+    const DofOrder& order = model.dof_order();
+    ModelKkt kkt;
+    try {
+      kkt = model_kkt(model, data, order.vector(state.q), order.vector(state.qd),
+                      order.vector(state.tau), state.gravity);
+    } catch (const Error& e) {
+      throw InputError(request.state_file.empty() ? input.source : request.state_file, 0, e.what());
+    }
+    return kkt_picture(input, kkt, request.kkt_factor, request.format, request.pixels);
   }
   if (request.sparsity)
     return sparsity_picture(input, request.matrix, request.ordering, request.format,

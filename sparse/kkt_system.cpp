@@ -10,9 +10,6 @@
 
 namespace skograph {
 
-// Column counts of L by the elimination tree: the pattern of L(:, j) is A's lower column j united
-// with the patterns of the columns whose parent in the elimination tree is j (each minus its own
-// diagonal); the parent of j is the first off-diagonal row of L(:, j).
 long symbolic_factor_nonzeros(const SparsityPattern& pattern) {
   long total = 0;
   for (const long count : symbolic_column_counts(pattern)) total += count;
@@ -20,8 +17,22 @@ long symbolic_factor_nonzeros(const SparsityPattern& pattern) {
 }
 
 std::vector<long> symbolic_column_counts(const SparsityPattern& pattern) {
+  const SparsityPattern factor = symbolic_factor_pattern(pattern);
+  std::vector<long> counts(static_cast<std::size_t>(factor.cols), 0);
+  for (int j = 0; j < factor.cols; ++j)
+    counts[static_cast<std::size_t>(j)] = factor.column_start[static_cast<std::size_t>(j) + 1] -
+                                          factor.column_start[static_cast<std::size_t>(j)];
+  return counts;
+}
+
+// The symbolic factorization by the elimination tree: the pattern of L(:, j) is A's lower column j
+// united with the patterns of the columns whose parent in the elimination tree is j (each minus
+// its own diagonal); the parent of j is the first off-diagonal row of L(:, j).
+SparsityPattern symbolic_factor_pattern(const SparsityPattern& pattern) {
   const int n = pattern.cols;
-  std::vector<long> counts(static_cast<std::size_t>(n), 0);
+  SparsityPattern factor;
+  factor.rows = factor.cols = n;
+  factor.column_start.assign(1, 0);
   std::vector<std::vector<int>> children(static_cast<std::size_t>(n));
   std::vector<std::vector<int>> column(static_cast<std::size_t>(n));
   std::vector<int> mark(static_cast<std::size_t>(n), -1);
@@ -43,10 +54,11 @@ std::vector<long> symbolic_column_counts(const SparsityPattern& pattern) {
       std::vector<int>().swap(column[static_cast<std::size_t>(child)]);  // no longer needed
     }
     std::sort(rows.begin(), rows.end());
-    counts[static_cast<std::size_t>(j)] = static_cast<long>(rows.size());
+    factor.row_index.insert(factor.row_index.end(), rows.begin(), rows.end());
+    factor.column_start.push_back(static_cast<int>(factor.row_index.size()));
     if (rows.size() > 1) children[static_cast<std::size_t>(rows[1])].push_back(j);
   }
-  return counts;
+  return factor;
 }
 
 KktSystem::KktSystem(const Eigen::SparseMatrix<double>& mass,

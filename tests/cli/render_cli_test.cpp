@@ -95,6 +95,23 @@ TEST(RenderCli, SpyPlotsOfEachMatrix) {
   std::filesystem::remove_all(dir);
 }
 
+// The KKT system of a closed chain and its factor (issue 26), at the zero state and a state file.
+TEST(RenderCli, SpyPlotsOfTheKktSystem) {
+  const auto dir = scratch_dir() / "spy_kkt";
+  std::filesystem::create_directories(dir);
+  for (const std::string matrix : {"K", "L_K"})
+    for (const std::string& state :
+         {std::string(), " --state " + example("models/fourbar_chain_state.json")}) {
+      const auto out = dir / ("spy_" + matrix + ".png");
+      const CliRun run =
+          run_cli("render " + example("models/fourbar_chain.yaml") + " --what sparsity --matrix " +
+                  matrix + state + " -o " + out.string());
+      ASSERT_EQ(run.status, 0) << run.err;
+      EXPECT_GT(skograph::test::png_size(slurp(out)).width, 0) << matrix << state;
+    }
+  std::filesystem::remove_all(dir);
+}
+
 // A bad request: exit status 2, exactly one line on stderr containing `expected`, nothing on
 // stdout, and no file at `out`.
 void expect_refused(const std::string& arguments, const std::string& expected,
@@ -119,6 +136,13 @@ TEST(RenderCli, BadRequestsAreOneLineAndExitStatusTwo) {
                  out);
   expect_refused(model + " --what sparsity --matrix M --ordering random -o " + out.string(),
                  "unknown --ordering 'random'", out);
+  expect_refused(example("models/arm7.urdf") + " --what sparsity --matrix K -o " + out.string(),
+                 "--matrix K needs a MODEL with loops", out);
+  expect_refused(model + " --what sparsity --matrix L_K --ordering amd -o " + out.string(),
+                 "--ordering applies to --what sparsity --matrix L only", out);
+  expect_refused(model + " --what sparsity --matrix K --state " + (dir / "none.json").string() +
+                     " -o " + out.string(),
+                 "none.json", out);
   expect_refused(model + " --what digraph --matrix M -o " + out.string(),
                  "--matrix applies to --what sparsity only", out);
   expect_refused(model + " --what sparsity -o " + (dir / "m.dot").string(),

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "skograph/report/embedding_analysis.hpp"
+#include "skograph/report/kkt_export.hpp"
 #include "skograph/report/report_input.hpp"
 #include "skograph/viz/diagrams.hpp"
 #include "skograph/viz/image_format.hpp"
@@ -38,20 +39,27 @@ inline constexpr int kMaxNodeBoundaries = 64;
 Picture reduced_mass_picture(const ReportInput& input, const EmbeddingAnalysis& embedding,
                              viz::ImageFormat format, int pixels);
 
+// A spy plot of the KKT system K of a closed chain (report/kkt_export.hpp) in its elimination
+// order, or of its LDL* factor's L with the fill in the second colour. Throws
+// std::invalid_argument for format dot.
+Picture kkt_picture(const ReportInput& input, const ModelKkt& kkt, bool factor,
+                    viz::ImageFormat format, int pixels);
+
 // One picture, as `skograph render` asks for it (docs/pictures.md).
 struct PictureRequest {
   bool sparsity = false;  // a spy plot; otherwise the diagram `diagram`
   viz::DiagramKind diagram = viz::DiagramKind::kDigraph;
   viz::MatrixKind matrix = viz::MatrixKind::kMass;
-  bool reduced_mass = false;           // the spy plot of M_R of the constraint-embedded model
-  std::string state_file;              // for M_R: the state (empty: the zero configuration, closed)
+  bool reduced_mass = false;             // the spy plot of M_R of the constraint-embedded model
+  bool kkt = false, kkt_factor = false;  // the spy plot of the KKT system K or of its LDL* factor
+  std::string state_file;              // M_R, K: the state (empty: the zero configuration, closed)
   std::string ordering = "canonical";  // for L
   viz::ImageFormat format = viz::ImageFormat::kSvg;
   int pixels = 800;
 };
 // The options of `skograph render` (and Python's render) as given: --what digraph|spanning-tree|
-// aggregated|segments|sparsity, --matrix M|E|A|L|M_R, --ordering canonical|root-first|amd (L
-// only), --state S.json (M_R only), --format svg|png|pdf|dot (empty: from the output's
+// aggregated|segments|sparsity, --matrix M|E|A|L|M_R|K|L_K, --ordering canonical|root-first|amd
+// (L only), --state S.json (M_R, K, L_K), --format svg|png|pdf|dot (empty: from the output's
 // extension), --size.
 struct PictureOptions {
   std::string what, matrix, ordering, state_file, format;

@@ -32,6 +32,8 @@ namespace skograph {
 long symbolic_factor_nonzeros(const SparsityPattern& pattern);
 // The same per column: nnz(L(:, j)), diagonal included.
 std::vector<long> symbolic_column_counts(const SparsityPattern& pattern);
+// The pattern of L itself (lower triangular, diagonal included).
+SparsityPattern symbolic_factor_pattern(const SparsityPattern& pattern);
 
 class KktSystem {
  public:
