@@ -347,9 +347,9 @@ TEST(AnalyzeEmbeddingCli, BadStateAndReducedMassRequestsAreOneLineAndExitTwo) {
        "needs a MODEL with loops or couplings"},
       {"render " + chain + " --what sparsity --matrix M --state " +
            model_file("fourbar_chain_state.json") + " -o " + (dir / "x.png").string(),
-       "--state applies to --what sparsity --matrix M_R only"},
+       "--state applies to --what sparsity --matrix M_R, K or L_K only"},
       {"render " + chain + " --what sparsity --matrix MR -o " + (dir / "x.png").string(),
-       "expected M, E, A, L or M_R"},
+       "expected M, E, A, L, M_R, K or L_K"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.arguments);
