@@ -38,8 +38,8 @@ constexpr const char* kDynamicsUsage =
 constexpr int kDenseMassDofs = 2000;
 constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
-    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json] [--strict] "
-    "[--independent JOINT,...] [--loops LOOPS.yaml]";
+    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--solver embedding|multipliers] "
+    "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 
 std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismState& state,
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
@@ -267,7 +267,8 @@ double bench_tree(const RigidBodyModel& model, RigidBodyData& data, BenchState& 
 // composite inertias of the embedded model, fd-crba = M_R, the minimal bias X* (M Xdot qd_R + C)
 // and a dense Cholesky solve of M_R qdd_R = X* tau - bias_R.
 double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, BenchState& s,
-                          const std::string& algo, int reps, double& sink) {
+                          const std::string& algo, ClosedChainSolver solver, int reps,
+                          double& sink) {
   const auto n_independent = static_cast<Eigen::Index>(data.independent.size());
   const Eigen::VectorXd qdd_independent = s.qdd.head(n_independent);
   const Eigen::VectorXd zero_independent = Eigen::VectorXd::Zero(n_independent);
@@ -276,6 +277,12 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
     return median_ns_per_call(reps, [&] {
       sink += inverse_dynamics(model, data, s.q, s.qd, qdd_independent, s.gravity)(0);
     });
+  if (algo == "fd" && solver == ClosedChainSolver::kMultipliers) {
+    MultiplierWorkspace work(model);  // the augmented system (rigid/multiplier_dynamics.hpp)
+    return median_ns_per_call(reps, [&] {
+      sink += forward_dynamics_by_multipliers(model, data, work, s.q, s.qd, s.tau, s.gravity)(0);
+    });
+  }
   if (algo == "fd")
     return median_ns_per_call(
         reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
@@ -295,11 +302,19 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, algo;
   int reps = 31;
   bool json = false;
+  std::optional<ClosedChainSolver> solver;
   ReadOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     if (parse_model_option(args, i, options, kBenchUsage)) continue;
     if (args[i] == "--json") {
       json = true;
+    } else if (args[i] == "--solver") {
+      if (i + 1 == args.size())
+        throw UsageError(std::string("--solver needs embedding or multipliers (") + kBenchUsage +
+                         ")");
+      solver = parse_solver(args[++i]);
+      if (!solver)
+        throw UsageError("unknown --solver '" + args[i] + "' (expected embedding or multipliers)");
     } else if (args[i] == "--algo" || args[i] == "--reps") {
       if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value (" + kBenchUsage + ")");
       const std::string value = args[++i];
@@ -321,6 +336,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     throw UsageError(
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
         " (expected id, fd, mass or fd-crba)");
+  if (solver && algo != "fd") throw UsageError("--solver applies to --algo fd only");
 
   const Model loaded = load_model(file, options);
   keep_warnings(loaded);
@@ -335,7 +351,12 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     state.close(model, data, file);
     note_whole_mechanism(file, model);
     independent_count = static_cast<int>(data.independent.size());
-    ns = bench_closed_chain(model, data, state, algo, reps, sink);
+    try {
+      ns = bench_closed_chain(model, data, state, algo,
+                              solver.value_or(ClosedChainSolver::kEmbedding), reps, sink);
+    } catch (const Error& e) {  // the multiplier method on a model whose M is singular
+      throw UsageError(naming_file(file, e.what()));
+    }
   } else {
     const RigidBodyModel& model = loaded.tree();
     if ((algo == "mass" || algo == "fd-crba") && model.dof_count() > kDenseLimit)
