@@ -1,6 +1,7 @@
 // M = L* D L in the tree's sparsity (operators/tree_factorization.hpp).
 #include "skograph/operators/tree_factorization.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -70,6 +71,31 @@ void TreeMassFactorization::solve(Eigen::Ref<Eigen::VectorXd> x) const {
          i = parent_[static_cast<std::size_t>(i)])
       x(k) -= factor_(k, i) * x(i);
   }
+}
+
+std::vector<int> kkt_elimination_order(const std::vector<int>& mass_order,
+                                       const Eigen::SparseMatrix<double>& constraints) {
+  const int dofs = static_cast<int>(mass_order.size());
+  const int rows = static_cast<int>(constraints.rows());
+  std::vector<int> position(static_cast<std::size_t>(dofs));
+  for (int i = 0; i < dofs; ++i)
+    position[static_cast<std::size_t>(mass_order[static_cast<std::size_t>(i)])] = i;
+  std::vector<int> last(static_cast<std::size_t>(rows), -1);
+  for (int c = 0; c < constraints.outerSize(); ++c)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(constraints, c); it; ++it)
+      last[static_cast<std::size_t>(it.row())] =
+          std::max(last[static_cast<std::size_t>(it.row())], position[static_cast<std::size_t>(c)]);
+  std::vector<std::vector<int>> after(static_cast<std::size_t>(dofs) + 1);
+  for (int r = 0; r < rows; ++r)
+    after[static_cast<std::size_t>(last[static_cast<std::size_t>(r)] + 1)].push_back(dofs + r);
+  std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(dofs + rows));
+  for (const int r : after[0]) order.push_back(r);
+  for (int i = 0; i < dofs; ++i) {
+    order.push_back(mass_order[static_cast<std::size_t>(i)]);
+    for (const int r : after[static_cast<std::size_t>(i) + 1]) order.push_back(r);
+  }
+  return order;
 }
 
 }  // namespace skograph

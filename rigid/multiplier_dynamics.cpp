@@ -19,24 +19,7 @@ void analyse(MultiplierWorkspace& work, int dofs) {
   const Eigen::SparseMatrix<double>& g = work.constraints.jacobian;
   const int rows = static_cast<int>(g.rows());
   const std::vector<int>& parent = work.tree_order.dof_parents();
-  const std::vector<int>& canonical = work.tree_order.elimination_order();
-  std::vector<int> position(static_cast<std::size_t>(dofs));
-  for (int i = 0; i < dofs; ++i)
-    position[static_cast<std::size_t>(canonical[static_cast<std::size_t>(i)])] = i;
-  std::vector<int> last(static_cast<std::size_t>(rows), -1);
-  for (int c = 0; c < g.outerSize(); ++c)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(g, c); it; ++it)
-      last[static_cast<std::size_t>(it.row())] =
-          std::max(last[static_cast<std::size_t>(it.row())], position[static_cast<std::size_t>(c)]);
-  std::vector<std::vector<int>> after(static_cast<std::size_t>(dofs) + 1);
-  for (int r = 0; r < rows; ++r)
-    after[static_cast<std::size_t>(last[static_cast<std::size_t>(r)] + 1)].push_back(dofs + r);
-  work.order.clear();
-  for (const int r : after[0]) work.order.push_back(r);
-  for (int i = 0; i < dofs; ++i) {
-    work.order.push_back(canonical[static_cast<std::size_t>(i)]);
-    for (const int r : after[static_cast<std::size_t>(i) + 1]) work.order.push_back(r);
-  }
+  work.order = kkt_elimination_order(work.tree_order.elimination_order(), g);
   work.row_of_unknown.assign(work.order.size(), 0);
   for (std::size_t i = 0; i < work.order.size(); ++i)
     work.row_of_unknown[static_cast<std::size_t>(work.order[i])] = static_cast<int>(i);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "skograph/operators/tree_factorization.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph {
@@ -71,25 +72,7 @@ KktSystem::KktSystem(const Eigen::SparseMatrix<double>& mass,
                                 std::to_string(mass.cols()) + ", G has " +
                                 std::to_string(constraints.cols()) + " columns, the order " +
                                 std::to_string(mass_canonical_order.size()) + " entries");
-  // Each multiplier row after the last-eliminated dof of its row of G (rows without entries
-  // first: they touch nothing).
-  std::vector<int> position(static_cast<std::size_t>(dofs_));
-  for (int i = 0; i < dofs_; ++i)
-    position[static_cast<std::size_t>(mass_canonical_order[static_cast<std::size_t>(i)])] = i;
-  std::vector<int> last(static_cast<std::size_t>(multipliers_), -1);
-  for (int c = 0; c < constraints.outerSize(); ++c)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(constraints, c); it; ++it)
-      last[static_cast<std::size_t>(it.row())] =
-          std::max(last[static_cast<std::size_t>(it.row())], position[static_cast<std::size_t>(c)]);
-  std::vector<std::vector<int>> after(static_cast<std::size_t>(dofs_) + 1);
-  for (int r = 0; r < multipliers_; ++r)
-    after[static_cast<std::size_t>(last[static_cast<std::size_t>(r)] + 1)].push_back(dofs_ + r);
-  order_.reserve(static_cast<std::size_t>(dofs_ + multipliers_));
-  for (const int r : after[0]) order_.push_back(r);
-  for (int i = 0; i < dofs_; ++i) {
-    order_.push_back(mass_canonical_order[static_cast<std::size_t>(i)]);
-    for (const int r : after[static_cast<std::size_t>(i) + 1]) order_.push_back(r);
-  }
+  order_ = kkt_elimination_order(mass_canonical_order, constraints);
 
   // K in that order: new_index[unknown] = its row.
   std::vector<int> new_index(order_.size());

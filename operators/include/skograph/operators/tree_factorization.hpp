@@ -13,6 +13,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <vector>
 
 #include "skograph/operators/bwa_matrix.hpp"
@@ -42,5 +43,12 @@ class TreeMassFactorization {
   std::vector<int> parent_, order_, node_of_dof_;
   Eigen::MatrixXd factor_;
 };
+
+// The fill-controlled elimination order of the KKT system [M G*; G 0] (sparse/kkt_system.hpp,
+// rigid/multiplier_dynamics.hpp): M's elimination order `mass_order` (children before parents)
+// with each row of G (m x n) placed right after the last-eliminated dof it touches (rows touching
+// none first). Entry i is the unknown eliminated i-th: a dof 0..n-1, or n + r for row r of G.
+std::vector<int> kkt_elimination_order(const std::vector<int>& mass_order,
+                                       const Eigen::SparseMatrix<double>& constraints);
 
 }  // namespace skograph
