@@ -537,7 +537,7 @@ double embedding_violation(const ClosedChainData& data, int s) {
 // Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model).
 void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
                         const Eigen::Ref<const Eigen::VectorXd>& q,
-                        const Eigen::Ref<const Eigen::VectorXd>& qd) {
+                        const Eigen::Ref<const Eigen::VectorXd>& qd, bool with_embedding) {
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
   ClosedChainData::Workspaces& work = *data.work;
@@ -549,6 +549,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kAcceleration);
     update_selection(model, data, s, q, qd);  // leaves Y1 factorized
+    if (!with_embedding) continue;
     embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
                        data.selection[s], work.dependent_factorization[s], data.embedding[s],
                        data.embedding_rate[s]);
@@ -570,6 +571,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     for (std::size_t i = 0; i < dofs.size(); ++i)
       work.embedding_rate_full[dofs[i]] = data.embedding_rate[s][static_cast<Eigen::Index>(i)];
   }
+  if (!with_embedding) return;
   // The independent dofs: plain dofs and each aggregate's independent columns, increasing.
   work.independent_previous.swap(data.independent);
   data.independent.clear();

@@ -174,10 +174,12 @@ void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
 // "aggregate 2" or the loops and couplings of aggregate s, for messages.
 std::string aggregate_label(const ClosedChainModel& model, int s);
 void check_vector(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what);
-// Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model).
+// Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model). Without
+// `with_embedding`, only the kinematics, Q, Qdot qd and the selections (the constraint Jacobian's
+// rows: rigid/constraint_jacobian.hpp); X, Xdot qd_R and data.independent are left as they were.
 void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
                         const Eigen::Ref<const Eigen::VectorXd>& q,
-                        const Eigen::Ref<const Eigen::VectorXd>& qd);
+                        const Eigen::Ref<const Eigen::VectorXd>& qd, bool with_embedding = true);
 // independent = X* full (T_R = X* tau), block by block (O(N)).
 void apply_embedding_transpose(const ClosedChainModel& model, const ClosedChainData& data,
                                const Eigen::Ref<const Eigen::VectorXd>& full,

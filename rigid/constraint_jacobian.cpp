@@ -79,19 +79,22 @@ void constraint_jacobian(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd, ConstraintJacobian& result,
                          bool independent_rows_only) {
-  closed_chain_detail::update_constraints(model, data, q, qd);
+  closed_chain_detail::update_constraints(model, data, q, qd, false);
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
-  std::vector<ConstraintRow> all_rows;
+  int stacked = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) stacked += model.constraint_rows(s);
+  if (static_cast<int>(result.stacked.size()) != stacked) {
+    result.stacked.clear();
+    for (int s = 0, first = 0; s < model.aggregate_count(); first += model.constraint_rows(s), ++s)
+      label_rows(model, s, first, result.stacked);
+  }
+  result.stacked_rows = stacked;
   std::vector<Eigen::Triplet<double>> entries;
   std::vector<double> bias;
-  result.rows.clear();
-  int stacked = 0;
-  for (int s = 0; s < model.aggregate_count(); ++s) {
+  std::vector<int> kept_stacked;
+  for (int s = 0, first = 0; s < model.aggregate_count(); first += model.constraint_rows(s), ++s) {
     const std::size_t index = static_cast<std::size_t>(s);
     const Eigen::MatrixXd& constraint = data.constraint_matrix[index];
-    all_rows.clear();
-    label_rows(model, s, stacked, all_rows);
-    stacked += static_cast<int>(constraint.rows());
     std::vector<int> kept;
     if (independent_rows_only) {
       kept = independent_rows(constraint, data.selection[index]);
@@ -101,17 +104,25 @@ void constraint_jacobian(const ClosedChainModel& model, ClosedChainData& data,
     }
     const std::vector<int>& dofs = impl.dofs[index];
     for (const int r : kept) {
-      const int row = static_cast<int>(result.rows.size());
+      const int row = static_cast<int>(kept_stacked.size());
       for (std::size_t i = 0; i < dofs.size(); ++i) {
         const double value = constraint(r, static_cast<Eigen::Index>(i));
         if (value != 0.0) entries.emplace_back(row, dofs[i], value);
       }
       bias.push_back(data.constraint_velocity_product[index](r));
-      result.rows.push_back(all_rows[static_cast<std::size_t>(r)]);
+      kept_stacked.push_back(first + r);
     }
   }
-  result.stacked_rows = stacked;
-  result.jacobian.resize(static_cast<Eigen::Index>(result.rows.size()), model.dof_count());
+  // The rows' descriptions change only with the choice of rows.
+  bool same_rows = result.rows.size() == kept_stacked.size();
+  for (std::size_t i = 0; same_rows && i < kept_stacked.size(); ++i)
+    same_rows = result.rows[i].stacked == kept_stacked[i];
+  if (!same_rows) {
+    result.rows.clear();
+    for (const int r : kept_stacked)
+      result.rows.push_back(result.stacked[static_cast<std::size_t>(r)]);
+  }
+  result.jacobian.resize(static_cast<Eigen::Index>(kept_stacked.size()), model.dof_count());
   result.jacobian.setFromTriplets(entries.begin(), entries.end());
   result.bias =
       Eigen::Map<const Eigen::VectorXd>(bias.data(), static_cast<Eigen::Index>(bias.size()));

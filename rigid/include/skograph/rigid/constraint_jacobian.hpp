@@ -43,6 +43,8 @@ struct ConstraintJacobian {
   Eigen::VectorXd bias;                  // Gdot qd at those rows
   std::vector<ConstraintRow> rows;       // per row of G
   int stacked_rows = 0;                  // all rows before the redundant ones were dropped
+  // Every stacked row, described once (the labels are not rebuilt per call).
+  std::vector<ConstraintRow> stacked;
 };
 
 // G and Gdot qd at (q, qd) (q need not be closed: the rows are defined everywhere). With
