@@ -41,6 +41,17 @@ constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--solver embedding|multipliers] "
     "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 
+// The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.
+ClosedChainSolver solver_option(const std::vector<std::string>& args, std::size_t& i,
+                                const char* usage) {
+  if (i + 1 == args.size())
+    throw UsageError(std::string("--solver needs embedding or multipliers (") + usage + ")");
+  const std::optional<ClosedChainSolver> solver = parse_solver(args[++i]);
+  if (!solver)
+    throw UsageError("unknown --solver '" + args[i] + "' (expected embedding or multipliers)");
+  return *solver;
+}
+
 std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismState& state,
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
                           const Eigen::VectorXd& qdd, const Eigen::VectorXd& tau) {
@@ -84,13 +95,7 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
         throw UsageError(std::string("--state needs a file (") + kDynamicsUsage + ")");
       parsed.state_file = args[++i];
     } else if (args[i] == "--solver") {
-      if (i + 1 == args.size())
-        throw UsageError(std::string("--solver needs embedding or multipliers (") + kDynamicsUsage +
-                         ")");
-      const std::optional<ClosedChainSolver> solver = parse_solver(args[++i]);
-      if (!solver)
-        throw UsageError("unknown --solver '" + args[i] + "' (expected embedding or multipliers)");
-      parsed.solver = *solver;
+      parsed.solver = solver_option(args, i, kDynamicsUsage);
     } else if (!args[i].empty() && args[i][0] == '-') {
       throw UsageError("unknown option '" + args[i] + "' (" + kDynamicsUsage + ")");
     } else if (parsed.file.empty()) {
@@ -309,12 +314,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     if (args[i] == "--json") {
       json = true;
     } else if (args[i] == "--solver") {
-      if (i + 1 == args.size())
-        throw UsageError(std::string("--solver needs embedding or multipliers (") + kBenchUsage +
-                         ")");
-      solver = parse_solver(args[++i]);
-      if (!solver)
-        throw UsageError("unknown --solver '" + args[i] + "' (expected embedding or multipliers)");
+      solver = solver_option(args, i, kBenchUsage);
     } else if (args[i] == "--algo" || args[i] == "--reps") {
       if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value (" + kBenchUsage + ")");
       const std::string value = args[++i];

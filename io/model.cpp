@@ -211,6 +211,8 @@ ClosedChainData* ModelData::closed_chain() {
   return closed_chain_.get();
 }
 MultiplierWorkspace& ModelData::multiplier_workspace(const Model& model) {
+  if (!model.is_closed_chain())
+    throw std::invalid_argument("the multiplier method needs a closed chain; a tree has no rows");
   if (!multipliers_) multipliers_ = std::make_unique<MultiplierWorkspace>(*model.closed_chain());
   return *multipliers_;
 }

@@ -2,6 +2,8 @@
 #include "skograph/report/kkt_export.hpp"
 
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "skograph/io/model_constraints.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
@@ -13,6 +15,9 @@ namespace skograph::report {
 ModelKkt model_kkt(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                    const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                    const Eigen::Vector3d& gravity, double epsilon) {
+  if (tau.size() != model.dof_count())
+    throw std::invalid_argument("tau has " + std::to_string(tau.size()) + " entries, expected " +
+                                std::to_string(model.dof_count()));
   const ClosedState state = close_state(model, data, q, qd);
   const ConstraintSystem constraints = constraint_system(model, data, state.q, state.qd);
   const Eigen::VectorXd force = tau - bias_forces(model, data, state.q, state.qd, gravity);

@@ -30,16 +30,10 @@ std::vector<AggregateCost> solver_costs(const ClosedChainModel& model, ClosedCha
   ConstraintJacobian constraints;
   constraint_jacobian(model, data, q, Eigen::VectorXd::Zero(n), constraints);
 
-  // M's structural pattern in its canonical order, and K in the KKT order.
+  // K in the KKT order (M's structural pattern, G's).
   const SkoStructure& structure = *model.tree().structure();
-  const Eigen::SparseMatrix<double> mass = pattern_matrix(mass_matrix_pattern(structure));
-  const std::vector<int> canonical = canonical_dof_order(structure);
-  std::vector<int> position(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i)
-    position[static_cast<std::size_t>(canonical[static_cast<std::size_t>(i)])] = i;
-  const std::vector<long> mass_counts =
-      symbolic_column_counts(sparsity_pattern(renumber_symmetric(mass, position)));
-  const KktSystem kkt(mass, canonical, constraints.jacobian);
+  const KktSystem kkt(pattern_matrix(mass_matrix_pattern(structure)),
+                      canonical_dof_order(structure), constraints.jacobian);
   const std::vector<long> kkt_counts = symbolic_column_counts(sparsity_pattern(kkt.matrix()));
 
   std::vector<AggregateCost> costs(static_cast<std::size_t>(model.aggregate_count()));
@@ -53,14 +47,6 @@ std::vector<AggregateCost> solver_costs(const ClosedChainModel& model, ClosedCha
     const double t = std::min(r, nd);
     cost.embedding_flops = 2 * r * nd * t - 2.0 / 3.0 * t * t * t + 2 * r * k * m + k * k * m +
                            2 * nd * nd * m + 2 * nd * m * m + m * m * m / 3 + 2 * m * m;
-  }
-  for (int i = 0; i < n; ++i) {
-    const int s =
-        aggregate_of_dof[static_cast<std::size_t>(canonical[static_cast<std::size_t>(i)])];
-    if (s < 0) continue;
-    const double tree = column_flops(mass_counts[static_cast<std::size_t>(i)]);
-    costs[static_cast<std::size_t>(s)].embedding_flops -= tree;
-    costs[static_cast<std::size_t>(s)].multiplier_flops -= tree;
   }
   for (std::size_t j = 0; j < kkt.order().size(); ++j) {
     const int unknown = kkt.order()[j];

@@ -53,6 +53,18 @@ void label_rows(const ClosedChainModel& model, int s, int first_stacked,
   }
 }
 
+// Whether tree dof `dof` moves exactly one of loop l's frames (F_p on its parent link, F_c on its
+// child link; the world moves with none): only then can it change the loop's relative twist.
+bool moves_one_frame(const ClosedChainModel& model, int l, int dof) {
+  const RigidBodyModel& tree = model.tree();
+  const LoopClosure& loop = model.mechanism().loops[static_cast<std::size_t>(l)];
+  const int node = closed_chain_impl(model).dof_node[static_cast<std::size_t>(dof)];
+  auto moves = [&](int link) {
+    return link >= 0 && tree.forest().is_ancestor_or_self(node, tree.node_of_link(link));
+  };
+  return moves(loop.parent) != moves(loop.child);
+}
+
 // The rows of Q_S that G keeps: r independent rows of Y1 = Q_S(:, dependent) by column-pivoted QR
 // of Y1* (rigid/constraint_jacobian.hpp), increasing.
 std::vector<int> independent_rows(const Eigen::MatrixXd& constraint,
@@ -105,9 +117,15 @@ void constraint_jacobian(const ClosedChainModel& model, ClosedChainData& data,
     const std::vector<int>& dofs = impl.dofs[index];
     for (const int r : kept) {
       const int row = static_cast<int>(kept_stacked.size());
+      const ConstraintRow& description = result.stacked[static_cast<std::size_t>(first + r)];
       for (std::size_t i = 0; i < dofs.size(); ++i) {
         const double value = constraint(r, static_cast<Eigen::Index>(i));
-        if (value != 0.0) entries.emplace_back(row, dofs[i], value);
+        // The structural pattern, the same at every configuration: a loop row depends on the
+        // dofs that move one of its two frames but not both; a coupling row on its joints.
+        const bool structural = description.loop >= 0
+                                    ? moves_one_frame(model, description.loop, dofs[i])
+                                    : value != 0.0;
+        if (structural) entries.emplace_back(row, dofs[i], value);
       }
       bias.push_back(data.constraint_velocity_product[index](r));
       kept_stacked.push_back(first + r);

@@ -80,14 +80,6 @@ std::optional<MassOrdering> parse_ordering(std::string_view name) {
 
 // Part I section 2: the depth-first post-order is strictly canonical (every node after its
 // descendants); each node contributes its r_k hinge dofs in place.
-std::vector<int> canonical_dof_order(const SkoStructure& structure) {
-  std::vector<int> order;
-  order.reserve(static_cast<std::size_t>(structure.hinge.total()));
-  for (const int k : structure.forest.post_order())
-    for (int d = 0; d < structure.hinge.dim(k); ++d) order.push_back(structure.hinge.offset(k) + d);
-  return order;
-}
-
 CholmodCommon::CholmodCommon() : common_(std::make_unique<cholmod_common>()) {
   cholmod_start(common_.get());
   common_->print = 0;  // errors become exceptions here, not text on stderr

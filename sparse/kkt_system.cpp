@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "skograph/operators/tree_factorization.hpp"
+#include "skograph/operators/elimination_order.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph {
@@ -126,6 +126,9 @@ Eigen::VectorXd KktSystem::right_side(const Eigen::VectorXd& generalized_force,
 }
 
 Eigen::VectorXd KktSystem::unpermute(const Eigen::VectorXd& solution) const {
+  if (solution.size() != static_cast<Eigen::Index>(order_.size()))
+    throw std::invalid_argument("KktSystem::unpermute: expected " + std::to_string(order_.size()) +
+                                " entries");
   Eigen::VectorXd result(solution.size());
   for (std::size_t i = 0; i < order_.size(); ++i)
     result(order_[i]) = solution(static_cast<Eigen::Index>(i));

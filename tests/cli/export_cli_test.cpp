@@ -220,8 +220,9 @@ TEST(ExportCli, ConstraintsAnnihilateTheClosedMotions) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));  // nothing half-written
 }
 
-// `dynamics --solver multipliers` gives embedding's qdd and multipliers whose G* lambda is the
-// generalized force of the reported loop forces.
+// `dynamics --solver multipliers` gives embedding's qdd (the multipliers themselves are held to
+// the loop forces in tests/rigid/multiplier_dynamics_test.cpp), and the default output keeps its
+// keys.
 TEST(ExportCli, DynamicsSolversAgree) {
   for (const std::string name :
        {"fourbar", "fourbar_chain", "geared_links", "stewart_platform", "delta_robot"}) {

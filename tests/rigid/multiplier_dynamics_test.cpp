@@ -1,8 +1,7 @@
 // The constraint Jacobian G of closed chains and the multiplier method beside constraint
-// embedding (rigid/constraint_jacobian.hpp, rigid/multiplier_dynamics.hpp, issue 26), and the
-// tree factorization of M (operators/tree_factorization.hpp): G against central differences of the
-// closure residual, Gdot qd against differences of G qd, the multiplier dynamics against
-// embedding and against the dense DAE, M^-1 against a dense factorization.
+// embedding (rigid/constraint_jacobian.hpp, rigid/multiplier_dynamics.hpp, issue 26): G against
+// central differences of the closure residual, Gdot qd against differences of G qd, the multiplier
+// dynamics against embedding and against the dense DAE, one workspace along a motion.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -21,34 +20,6 @@ const Eigen::Vector3d kGravity(0, 0, -9.81);
 
 double max_abs(const Eigen::MatrixXd& m) {
   return m.size() ? m.cwiseAbs().maxCoeff() : 0.0;
-}
-
-// M = L* D L rebuilt from the factor, and M^-1 b against Eigen's dense LDL*.
-TEST(TreeMassFactorization, ReproducesTheMassMatrixAndItsInverse) {
-  std::mt19937 rng(3);
-  for (const ClosedCase& c : closed_cases()) {
-    const RigidBodyModel tree(c.mechanism);
-    RigidBodyData data(tree);
-    const Eigen::MatrixXd mass = mass_matrix(tree, data, c.q);
-    TreeMassFactorization factor(*tree.structure());
-    factor.factorize(mass);
-    const int n = tree.dof_count();
-    Eigen::MatrixXd lower = Eigen::MatrixXd::Identity(n, n);
-    Eigen::VectorXd pivots(n);
-    for (int k = 0; k < n; ++k) {
-      pivots(k) = factor.pivot(k);
-      for (int i = factor.dof_parents()[k]; i >= 0; i = factor.dof_parents()[i])
-        lower(k, i) = factor.factor_entry(k, i);
-    }
-    EXPECT_LT(max_abs(lower.transpose() * pivots.asDiagonal() * lower - mass),
-              1e-12 * max_abs(mass))
-        << c.name;
-    const Eigen::VectorXd b = rigid_random_state(n, rng, 1.0);
-    Eigen::VectorXd x = b;
-    factor.solve(x);
-    const Eigen::VectorXd reference = mass.ldlt().solve(b);
-    EXPECT_LT(max_abs(x - reference), 1e-10 * (1 + max_abs(reference))) << c.name;
-  }
 }
 
 // Every stacked row of G is the derivative of the closure residual along the motion: central
@@ -189,6 +160,50 @@ TEST(MultiplierDynamics, MultipliersAreTheLoopForcesWhereNoRowIsRedundant) {
               1e-9 * (1 + max_abs(part)));
     row += part.size();
   }
+}
+
+// One workspace reused over many states (the pattern analysed once, again when G's rows change)
+// gives what a fresh workspace gives, and embedding's motion.
+TEST(MultiplierDynamics, OneWorkspaceAlongAMotionIsAFreshOne) {
+  std::mt19937 rng(17);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model), fresh_data(model), reference(model);
+    MultiplierWorkspace kept(model);
+    Eigen::VectorXd q = c.q;
+    for (int step = 0; step < 6; ++step) {
+      // Move along the closed motion and close again (a new configuration each time).
+      Eigen::VectorXd qd = rigid_random_state(model.dof_count(), rng, 1.0);
+      close_velocities(model, reference, q, qd);
+      q = advance_configuration(model.tree(), q, qd, 0.05);
+      close_positions(model, reference, q);
+      close_velocities(model, reference, q, qd);
+      const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
+      const Eigen::VectorXd along =
+          forward_dynamics_by_multipliers(model, data, kept, q, qd, tau, kGravity);
+      MultiplierWorkspace fresh(model);
+      const Eigen::VectorXd once =
+          forward_dynamics_by_multipliers(model, fresh_data, fresh, q, qd, tau, kGravity);
+      const Eigen::VectorXd embedded = forward_dynamics(model, reference, q, qd, tau, kGravity);
+      const double scale = 1 + max_abs(embedded);
+      EXPECT_LT(max_abs(along - once), 1e-12 * scale) << c.name << " step " << step;
+      EXPECT_LT(max_abs(along - embedded), 1e-10 * scale) << c.name << " step " << step;
+    }
+  }
+}
+
+// A tree's joint that moves no mass leaves M singular: one SingularMassMatrixError naming it.
+TEST(MultiplierDynamics, RefusesAMasslessMovingJoint) {
+  Mechanism m = four_bar(false);
+  Link& rocker = m.links[static_cast<std::size_t>(m.joints[2].child)];  // the leaf
+  rocker.mass = 0.0;
+  rocker.inertia.setZero();
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  MultiplierWorkspace work(model);
+  const Eigen::VectorXd q = four_bar_configuration(false, 0.7), zero = Eigen::VectorXd::Zero(3);
+  EXPECT_THROW(forward_dynamics_by_multipliers(model, data, work, q, zero, zero, kGravity),
+               SingularMassMatrixError);
 }
 
 }  // namespace

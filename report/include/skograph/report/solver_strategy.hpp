@@ -1,6 +1,7 @@
 // Which closed-chain solver suits each aggregate (issue 26): the modelled cost, in flops (so that
-// reports stay deterministic), of constraint embedding against the multiplier method, each beyond
-// what the spanning tree's own sparse factorization of M costs for the aggregate's dofs.
+// reports stay deterministic), of constraint embedding against the multiplier method for the
+// aggregate's unknowns: embedding replaces its dofs by one dense node, the multiplier method keeps
+// them and adds its constraint rows to the sparse factor.
 //
 //   embedding    the rank-revealing QR of Q_S (r rows, n dofs, t = min(r, n): 2 r n t - 2/3 t^3),
 //                X_S from it (k dependent, m = n - k independent: 2 r k m + k^2 m), the dense
@@ -9,9 +10,8 @@
 //   multipliers  the KKT system's LDL* (sparse/kkt_system.hpp) over the aggregate's columns (its
 //                dofs and its independent constraint rows), each column of c off-diagonal
 //                entries costing c^2 + 4 c + 1 (elimination, and the two triangular solves)
-// minus, for both, the same column cost of the aggregate's dofs in M's own fill-free factor.
-// The cheaper one is recommended. The model ignores constants the implementation adds
-// (kinematics, the constraint rows themselves), common to both.
+// The cheaper one is recommended. The model leaves out what both do per call (kinematics, the
+// constraint rows) and the embedded node's coupling to its ancestors in M_R.
 #pragma once
 
 #include <string>
@@ -27,7 +27,7 @@ struct AggregateCost {
   const char* recommended = "embedding";  // or "multipliers"
 };
 
-// Per aggregate at the last update of `data` (update_closed_chain at a closed q).
+// Per aggregate at the closed q (G and the selections are updated in `data`).
 std::vector<AggregateCost> solver_costs(const ClosedChainModel& model, ClosedChainData& data,
                                         const Eigen::VectorXd& q);
 

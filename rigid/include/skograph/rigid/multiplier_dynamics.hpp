@@ -10,7 +10,9 @@
 // sparse/kkt_system.hpp: M's canonical order (children before parents, part I section 2) with
 // each multiplier row right after the last-eliminated dof of its row of G. The M block then fills
 // nothing (part II section 7.4) and every pivot of a multiplier row is nonzero where G has full row
-// rank. The pattern is analysed once and again only when G's changes (another choice of rows).
+// rank; the pivots are checked (a dof's positive, a multiplier row's negative, neither tiny
+// against the largest). The pattern is analysed once and again only when G's structural pattern
+// changes (another choice of rows).
 // lambda are the multipliers of G's rows: the same generalized constraint force G* lambda as the
 // loop forces of rigid/closed_chain_forces.hpp (their least-norm multipliers over every stacked
 // row, equal where G keeps every row of a loop).
@@ -25,7 +27,7 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "skograph/operators/tree_factorization.hpp"
+#include "skograph/operators/elimination_order.hpp"
 #include "skograph/rigid/constraint_jacobian.hpp"
 
 namespace skograph {
@@ -33,15 +35,15 @@ namespace skograph {
 struct MultiplierWorkspace {
   explicit MultiplierWorkspace(const ClosedChainModel& model);
   ConstraintJacobian constraints;  // G and Gdot qd of the last call
-  // The dof parents and the canonical order (children before parents) of the tree.
-  TreeMassFactorization tree_order;
-  // The KKT matrix's lower triangle in the elimination order (order[i]: unknown of row i, dofs
+  // The tree's dof parents and canonical order (operators/elimination_order.hpp).
+  std::vector<int> dof_parent, mass_order;
+  // The KKT matrix's lower triangle in the elimination order: the row of each unknown (dofs
   // 0..n-1, multiplier rows n..), where each M entry and each G entry goes in its values, and the
-  // G pattern it was analysed for.
-  std::vector<int> order, row_of_unknown;
-  std::vector<int> mass_slot;                        // per (dof, ancestor-or-self) entry
-  std::vector<int> constraint_slot;                  // per stored entry of G (column-major)
-  std::vector<int> analysed_rows, analysed_pattern;  // G's stacked rows and column indices
+  // pattern of G it was analysed for.
+  std::vector<int> row_of_unknown;
+  std::vector<int> mass_slot;         // per (dof, ancestor-or-self) entry
+  std::vector<int> constraint_slot;   // per stored entry of G (column-major)
+  std::vector<int> analysed_pattern;  // G's column starts and row indices
   Eigen::SparseMatrix<double> kkt;
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower, Eigen::NaturalOrdering<int>>
       factor;
@@ -50,8 +52,9 @@ struct MultiplierWorkspace {
 
 // qdd (full, tree dof order) of the closed chain at a consistent (q, qd) under tau acting on every
 // tree joint, gravity as the base acceleration -g; the multipliers in work.multipliers (one per
-// row of work.constraints). SingularMassMatrixError when a moving joint moves no mass (a zero
-// pivot of M: embedding handles it), SingularConfigurationError where the constraints lose rank.
+// row of work.constraints). SingularMassMatrixError when a moving joint moves no mass (a dof's
+// pivot not positive: embedding handles it), SingularConfigurationError where the rows of G are
+// dependent (a multiplier row's pivot not negative).
 const Eigen::VectorXd& forward_dynamics_by_multipliers(
     const ClosedChainModel& model, ClosedChainData& data, MultiplierWorkspace& work,
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,

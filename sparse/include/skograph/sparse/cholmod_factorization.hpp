@@ -30,6 +30,7 @@
 #include "skograph/graph/error.hpp"
 #include "skograph/operators/articulated_body.hpp"
 #include "skograph/operators/bwa_matrix.hpp"
+#include "skograph/operators/elimination_order.hpp"
 #include "skograph/operators/segment_sparsity.hpp"
 
 struct cholmod_common_struct;
@@ -57,9 +58,7 @@ class OrderingUnavailable : public Error {
 // (operators/articulated_body.hpp): M is not positive definite at this configuration.
 using NotPositiveDefinite [[deprecated("use SingularMassMatrixError")]] = SingularMassMatrixError;
 
-// The canonical dof order of part I section 2: the forest's post-order (strictly canonical)
-// expanded to each node's hinge dofs (structure().hinge offsets). order[i] = dof eliminated i-th.
-std::vector<int> canonical_dof_order(const SkoStructure& structure);
+// canonical_dof_order: operators/elimination_order.hpp (included).
 
 // RAII owners of CHOLMOD objects. The common is started in the constructor and finished in the
 // destructor; sparse matrices and factors are freed with the common that made them.
