@@ -114,6 +114,13 @@ void separate(std::ostringstream& summary) {
   if (text.size() < 2 || text.compare(text.size() - 2, 2, ": ") != 0) summary << "; ";
 }
 
+// One line per label (the rows of G or K, as --perm gives one line per row of L).
+std::string lines_text(const std::vector<std::string>& labels) {
+  std::string text;
+  for (const std::string& label : labels) text += label + "\n";
+  return text;
+}
+
 // A vector as a Matrix Market column (every entry stored, zeros included).
 std::string column_text(const Eigen::VectorXd& vector) {
   std::vector<Eigen::Triplet<double>> entries;
@@ -189,19 +196,10 @@ void export_constraints(const ExportOptions& options, const Model& model, ModelD
           << system.jacobian.nonZeros();
   if (!options.constraints.empty())
     files.emplace_back(options.constraints, matrix_market_text(system.jacobian, false));
-  if (!options.constraint_labels.empty()) {
-    std::string text;
-    for (const std::string& label : system.labels) text += label + "\n";
-    files.emplace_back(options.constraint_labels, text);
-  }
-  if (!options.constraint_bias.empty()) {
-    std::vector<Eigen::Triplet<double>> entries;
-    for (Eigen::Index i = 0; i < system.bias.size(); ++i)
-      entries.emplace_back(i, 0, system.bias(i));
-    Eigen::SparseMatrix<double> bias(system.bias.size(), 1);
-    bias.setFromTriplets(entries.begin(), entries.end());
-    files.emplace_back(options.constraint_bias, matrix_market_text(bias, false));
-  }
+  if (!options.constraint_labels.empty())
+    files.emplace_back(options.constraint_labels, lines_text(system.labels));
+  if (!options.constraint_bias.empty())
+    files.emplace_back(options.constraint_bias, column_text(system.bias));
 }
 
 // K = [M G*; G -eI] in the fill-controlled order, [tau - C; -Gdot qd] and its row labels
@@ -223,11 +221,7 @@ void export_kkt(const ExportOptions& options, const Model& model, ModelData& dat
   if (!options.kkt.empty())
     files.emplace_back(options.kkt, matrix_market_text(kkt.system->matrix(), true));
   if (!options.kkt_rhs.empty()) files.emplace_back(options.kkt_rhs, column_text(kkt.right_side));
-  if (!options.kkt_labels.empty()) {
-    std::string text;
-    for (const std::string& label : kkt.labels) text += label + "\n";
-    files.emplace_back(options.kkt_labels, text);
-  }
+  if (!options.kkt_labels.empty()) files.emplace_back(options.kkt_labels, lines_text(kkt.labels));
 }
 
 int run_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -222,6 +222,8 @@ Picture kkt_picture(const ReportInput& input, const ModelKkt& kkt, bool factor,
   std::ostringstream subtitle;
   subtitle << system.dof_count() << " dofs + " << system.multiplier_count()
            << " multiplier rows, in the KKT elimination order";
+  for (std::size_t i = 0; i < kkt.labels.size(); ++i)
+    options.fine.push_back({static_cast<int>(i), static_cast<int>(i) + 1, kkt.labels[i]});
   viz::SpyPlot plot;
   if (!factor) {
     options.title = input.name + ": K = [M G*; G 0], the augmented system";
@@ -230,8 +232,6 @@ Picture kkt_picture(const ReportInput& input, const ModelKkt& kkt, bool factor,
         "rows in the order a fill-free LDL* of the M block eliminates them; the "
         "multiplier rows sit after their loop's last dof";
     options.subtitle = subtitle.str();
-    for (std::size_t i = 0; i < kkt.labels.size(); ++i)
-      options.fine.push_back({static_cast<int>(i), static_cast<int>(i) + 1, kkt.labels[i]});
     plot = viz::spy_plot(pattern, nullptr, {}, options);
   } else {
     const SparsityPattern l = symbolic_factor_pattern(pattern);
@@ -251,8 +251,6 @@ Picture kkt_picture(const ReportInput& input, const ModelKkt& kkt, bool factor,
              << "block; AMD: nnz(L) " << kkt.amd_factor_nonzeros << ")";
     options.subtitle = subtitle.str();
     options.caption = "fill (second colour) only in multiplier rows and columns";
-    for (std::size_t i = 0; i < kkt.labels.size(); ++i)
-      options.fine.push_back({static_cast<int>(i), static_cast<int>(i) + 1, kkt.labels[i]});
     plot = viz::spy_plot(l, &fill, {}, options);
   }
   return {std::move(plot.bytes), std::move(plot.notes)};
