@@ -330,6 +330,14 @@ class Kinematics(unittest.TestCase):
             model.jacobian(Q[0], "link7", frame="sideways")
 
 
+def export_paths(model_name, state_name, prefix, files):
+    """The example model and state, and the files of an export into a fresh folder of WORK."""
+    folder = os.path.join(WORK, prefix + "_" + model_name.replace(".", "_"))
+    os.makedirs(folder, exist_ok=True)
+    return (os.path.join(MODELS, model_name), os.path.join(MODELS, state_name),
+            tuple(os.path.join(folder, f) for f in files))
+
+
 class ConstraintSystems(unittest.TestCase):
     """G, Gdot qd and the multiplier method (issue 26) against the command line's export read by
     SciPy, embedding's X and qdd, and the dense DAE solved by NumPy."""
@@ -337,11 +345,8 @@ class ConstraintSystems(unittest.TestCase):
     def test_export_read_by_scipy_is_constraint_jacobian_and_solves_the_dae(self):
         for model_name, state_name in EXAMPLES[4:]:
             with self.subTest(model=model_name):
-                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
-                folder = os.path.join(WORK, "constraints_" + model_name.replace(".", "_"))
-                os.makedirs(folder, exist_ok=True)
-                g_file, b_file = os.path.join(folder, "G.mtx"), os.path.join(folder, "b.mtx")
-                labels_file = os.path.join(folder, "G.txt")
+                path, state_path, (g_file, b_file, labels_file) = export_paths(
+                    model_name, state_name, "constraints", ("G.mtx", "b.mtx", "G.txt"))
                 cli("export", path, "--state", state_path, "--constraints", g_file,
                     "--constraint-bias", b_file, "--constraint-labels", labels_file)
                 report = json.loads(cli("dynamics", path, "--state", state_path, "--json").stdout)
@@ -371,11 +376,8 @@ class ConstraintSystems(unittest.TestCase):
     def test_scipy_solves_the_exported_kkt_system_to_the_same_qdd(self):
         for model_name, state_name in EXAMPLES[4:]:
             with self.subTest(model=model_name):
-                path, state_path = os.path.join(MODELS, model_name), os.path.join(MODELS, state_name)
-                folder = os.path.join(WORK, "kkt_" + model_name.replace(".", "_"))
-                os.makedirs(folder, exist_ok=True)
-                k_file, r_file = os.path.join(folder, "K.mtx"), os.path.join(folder, "r.mtx")
-                labels_file = os.path.join(folder, "K.txt")
+                path, state_path, (k_file, r_file, labels_file) = export_paths(
+                    model_name, state_name, "kkt", ("K.mtx", "r.mtx", "K.txt"))
                 run = cli("export", path, "--state", state_path, "--kkt", k_file, "--kkt-rhs", r_file,
                           "--kkt-labels", labels_file)
                 self.assertIn("none in the M block", run.stdout)
