@@ -4,7 +4,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "model_internal.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/frames.hpp"
@@ -68,11 +67,22 @@ std::vector<std::string> frame_names(const Model& model) {
   return names;
 }
 
+// A vector the kinematics calls take beside the state (qdd, q0): the model's problem when its
+// size is wrong, said with the model's file, as it was before these calls shared frame_motions.
+namespace {
+void check_entries(const Model& model, const Eigen::VectorXd& v, const char* name) {
+  if (v.size() != model.dof_count())
+    throw InputError(model.file(), 0,
+                     std::string(name) + " has " + std::to_string(v.size()) +
+                         " entries; the model has " + std::to_string(model.dof_count()) + " dofs");
+}
+}  // namespace
+
 FrameRef model_frame(const Model& model, const std::string& name) {
   try {
     return find_frame(model.mechanism(), name);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(model.file(), 0, e.what());
+  } catch (const std::invalid_argument&) {  // URDF joint names count here (their child link)
+    throw InputError(model.file(), 0, "no link, joint or frame is named '" + name + "'");
   }
 }
 
@@ -82,7 +92,7 @@ std::vector<FrameMotion> frame_motions(const Model& model, ModelData& data,
                                        const std::vector<std::string>& frames, FrameAxes axes) {
   std::vector<FrameRef> refs;
   for (const std::string& name : frames) refs.push_back(model_frame(model, name));
-  io_detail::check_size(model, qdd, "qdd");
+  check_entries(model, qdd, "qdd");
   closed_kinematics(model, data, q, qd);
   Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
   if (model.is_closed_chain())
@@ -232,7 +242,7 @@ SingularityMeasures singularity_measures(const Model& model, ModelData& data,
 Eigen::VectorXd inverse_kinematics(const Model& model, ModelData& data, const std::string& frame,
                                    const Eigen::Isometry3d& pose, const Eigen::VectorXd& q0) {
   model_frame(model, frame);  // an unknown name is the model's problem, said with its file
-  io_detail::check_size(model, q0, "q0");
+  check_entries(model, q0, "q0");
   const DofOrder& order = model.dof_order();
   Eigen::VectorXd q;
   try {

@@ -7,7 +7,7 @@ namespace skograph {
 FrameRef find_frame(const Mechanism& mechanism, const std::string& name) {
   FrameRef frame;
   if (!mechanism.locate_frame(name, frame.link, frame.pose))
-    throw std::invalid_argument("no link, joint or frame is named '" + name + "'");
+    throw std::invalid_argument("no link or frame is named '" + name + "'");
   return frame;
 }
 

@@ -22,7 +22,7 @@ struct FrameRef {
 };
 
 // A link, named frame or joint (its child link's frame) of the mechanism (Mechanism::locate_frame);
-// std::invalid_argument "no link, joint or frame is named 'NAME'" when there is none.
+// std::invalid_argument "no link or frame is named 'NAME'" when there is none.
 FrameRef find_frame(const Mechanism& mechanism, const std::string& name);
 FrameRef find_frame(const RigidBodyModel& model, const std::string& name);
 
