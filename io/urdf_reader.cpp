@@ -5,17 +5,20 @@
 
 #include <urdf_parser/urdf_parser.h>
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
 #include "mechanism_checks.hpp"
 #include "skograph/graph/text_input.hpp"
+#include "skograph/rigid/tree_joint_choice.hpp"
 #include "xml_input.hpp"
 
 namespace skograph {
@@ -69,6 +72,13 @@ struct UrdfOutline {
   std::vector<CouplingTag> couplings;
   // Joints with an `independent` attribute: name -> value; the others default to true.
   std::unordered_map<std::string, bool> independent;
+  // When the joints form no tree (issue 26 part 5): the joints set aside from urdfdom's tree
+  // building (a second parent of a link, a joint closing a cycle) with their real child link,
+  // the root urdfdom sees and the document it reads (the set-aside joints hang a placeholder leaf
+  // each, the other roots hang from that root by placeholder fixed joints). Empty: the file as is.
+  std::unordered_map<std::string, std::string> set_aside_child;
+  std::string root;
+  std::string urdfdom_text;
 };
 
 const char* const kJointTypes[] = {"revolute", "continuous", "prismatic",
@@ -208,6 +218,78 @@ void read_urdf_plus(const TiXmlElement* robot, const std::string& source, UrdfOu
   }
 }
 
+// The joints urdfdom cannot build a tree with (issue 26 part 5): in file order, a joint whose
+// child already has a parent, or whose links are already connected, is set aside; the links left
+// without a parent are roots. When there is more than one root or a set-aside joint, the document
+// urdfdom reads is rewritten: each set-aside joint gets a placeholder leaf as its child (urdfdom
+// still reads its origin, axis and limits), the other roots hang from the chosen one ("world"
+// when it is a root) by placeholder fixed joints; parse_urdf drops the placeholders and
+// choose_tree_joints decides the tree.
+void set_aside_cycles(TiXmlDocument& document,
+                      const std::vector<std::array<std::string, 2>>& joint_ends,
+                      UrdfOutline& outline) {
+  std::unordered_map<std::string, int> index;
+  index.reserve(outline.links.size());
+  for (const auto& [name, line] : outline.links)
+    index.emplace(name, static_cast<int>(index.size()));
+  std::vector<int> component(outline.links.size());
+  std::iota(component.begin(), component.end(), 0);
+  auto find = [&](int v) {
+    while (component[static_cast<std::size_t>(v)] != v)
+      v = component[static_cast<std::size_t>(v)] =
+          component[static_cast<std::size_t>(component[static_cast<std::size_t>(v)])];
+    return v;
+  };
+  std::vector<char> has_parent(outline.links.size(), 0);
+  for (std::size_t j = 0; j < joint_ends.size(); ++j) {
+    const int parent = index.at(joint_ends[j][0]), child = index.at(joint_ends[j][1]);
+    if (has_parent[static_cast<std::size_t>(child)] || find(parent) == find(child)) {
+      outline.set_aside_child.emplace(outline.joints[j].first, joint_ends[j][1]);
+      continue;
+    }
+    has_parent[static_cast<std::size_t>(child)] = 1;
+    component[static_cast<std::size_t>(find(child))] = find(parent);
+  }
+  std::vector<std::string> roots;
+  for (const auto& [name, line] : outline.links)
+    if (!has_parent[static_cast<std::size_t>(index.at(name))]) roots.push_back(name);
+  if (outline.set_aside_child.empty() && roots.size() <= 1) return;
+  outline.root = std::find(roots.begin(), roots.end(), "world") != roots.end() ? "world" : roots[0];
+
+  TiXmlElement* robot = document.RootElement();
+  int placeholders = 0;
+  auto placeholder = [&] {
+    std::string name = "skograph_placeholder_" + std::to_string(placeholders++);
+    while (outline.link_line.count(name) || outline.joint_line.count(name)) name += "_";
+    return name;
+  };
+  auto element = [](const char* tag, const std::string& name) {
+    TiXmlElement e(tag);
+    e.SetAttribute("name", name);
+    return e;
+  };
+  for (TiXmlElement* e = robot->FirstChildElement("joint"); e; e = e->NextSiblingElement("joint")) {
+    if (!outline.set_aside_child.count(attribute(e, "name"))) continue;
+    const std::string leaf = placeholder();
+    e->FirstChildElement("child")->SetAttribute("link", leaf);
+    robot->InsertEndChild(element("link", leaf));
+  }
+  for (const std::string& root : roots) {
+    if (root == outline.root) continue;
+    TiXmlElement joint = element("joint", placeholder());
+    joint.SetAttribute("type", "fixed");
+    TiXmlElement parent("parent"), child("child");
+    parent.SetAttribute("link", outline.root);
+    child.SetAttribute("link", root);
+    joint.InsertEndChild(parent);
+    joint.InsertEndChild(child);
+    robot->InsertEndChild(joint);
+  }
+  TiXmlPrinter printer;
+  document.Accept(&printer);
+  outline.urdfdom_text = printer.CStr();
+}
+
 // Names, lines and the structural checks urdfdom would only answer with a null model: unknown
 // joint types, joints naming missing links, links with two parents, duplicate names.
 UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
@@ -231,9 +313,7 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
     outline.links.emplace_back(name, e->Row());
   }
   if (outline.links.empty()) fail({source, robot->Row()}, "the robot has no links");
-  std::unordered_map<std::string, std::string> parent_joint_of, parent_link_of;
-  parent_joint_of.reserve(outline.links.size());
-  parent_link_of.reserve(outline.links.size());
+  std::vector<std::array<std::string, 2>> joint_ends;  // parent, child link of each joint
   for (const TiXmlElement* e = robot->FirstChildElement("joint"); e;
        e = e->NextSiblingElement("joint")) {
     const SourceLocation where{source, e->Row()};
@@ -256,15 +336,12 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
         fail({source, end->Row()},
              "joint '" + name + "' names missing " + tags[i] + " link '" + ends[i] + "'");
     }
-    // urdfdom links a joint's links by shared pointers: a link that is its own parent, or a cycle
-    // of links, would never be freed (LeakSanitizer), so both are refused before it runs.
-    if (parent_joint_of.count(ends[1]))
-      fail(where, "link '" + ends[1] + "' has two parents (joints '" + parent_joint_of[ends[1]] +
-                      "' and '" + name + "')");
+    // urdfdom links a joint's links by shared pointers: a link that is its own parent would never
+    // be freed (LeakSanitizer), so it is refused before it runs; a second parent and a cycle are
+    // set aside from the document urdfdom reads (setting_aside below).
     if (ends[0] == ends[1])
       fail(where, "joint '" + name + "' connects link '" + ends[0] + "' to itself");
-    parent_joint_of[ends[1]] = name;
-    parent_link_of[ends[1]] = ends[0];
+    joint_ends.push_back({ends[0], ends[1]});
     outline.joint_line[name] = e->Row();
     outline.joints.emplace_back(name, e->Row());
     if (const char* independent = e->Attribute("independent")) {  // URDF+
@@ -288,29 +365,7 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
     }
   }
   read_urdf_plus(robot, source, outline);
-  // Cycles of links (each with one parent, none reaching a root): walk up from every link, marking
-  // the links of the current walk; meeting one of them again closes a cycle.
-  std::unordered_map<std::string, int> walk;  // link -> 1 + index of the walk that reached it
-  int walks = 0;
-  for (const auto& [start, line] : outline.links) {
-    ++walks;
-    for (std::string link = start;;) {
-      const auto seen = walk.find(link);
-      if (seen != walk.end()) {
-        if (seen->second == walks) {
-          const std::string& joint = parent_joint_of.at(link);
-          fail({source, outline.joint_line.at(joint)}, "joint '" + joint +
-                                                           "' closes a cycle of links through '" +
-                                                           link + "' (a URDF is a tree)");
-        }
-        break;
-      }
-      walk.emplace(link, walks);
-      const auto parent = parent_link_of.find(link);
-      if (parent == parent_link_of.end()) break;
-      link = parent->second;
-    }
-  }
+  set_aside_cycles(document, joint_ends, outline);
   return outline;
 }
 
@@ -488,6 +543,33 @@ void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechan
       m.preferred_independent.push_back(m.joints[static_cast<std::size_t>(coupling.joint_b)].name);
 }
 
+// A file whose joints form no tree: the tree keeps the joints the user wants independent
+// (--independent, URDF+ independent) and those <mimic> couples; the other cycles are cut
+// (rigid/tree_joint_choice.hpp) into loops declared at their joint's line.
+void choose_tree(const UrdfOutline& outline, const std::string& source,
+                 const ReadOptions& options, Mechanism& mechanism) {
+  std::vector<std::string> wanted = options.independent;
+  for (const MimicTag& tag : outline.mimics) {
+    wanted.push_back(tag.joint);
+    wanted.push_back(tag.mimicked);
+  }
+  if (!outline.independent.empty())
+    for (const auto& [name, line] : outline.joints) {
+      const auto marked = outline.independent.find(name);
+      if (marked == outline.independent.end() || marked->second) wanted.push_back(name);
+    }
+  const std::size_t first_cut = mechanism.loops.size();
+  try {
+    choose_tree_joints(mechanism, wanted);
+  } catch (const TreeJointChoiceError& e) {
+    const auto& lines = e.joint().empty() ? outline.link_line : outline.joint_line;
+    const auto line = lines.find(e.joint().empty() ? e.link() : e.joint());
+    fail({source, line == lines.end() ? 0 : line->second}, e.what());
+  }
+  for (std::size_t i = first_cut; i < mechanism.loops.size(); ++i)
+    mechanism.loops[i].source_line = outline.joint_line.at(mechanism.loops[i].name);
+}
+
 }  // namespace
 
 Mechanism parse_urdf(const std::string& text, const std::string& source,
@@ -499,7 +581,8 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
   FirstErrorHandler handler;
   console_bridge::useOutputHandler(&handler);
   console_bridge::setLogLevel(console_bridge::CONSOLE_BRIDGE_LOG_ERROR);
-  const urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(text);
+  const urdf::ModelInterfaceSharedPtr model =
+      urdf::parseURDF(outline.urdfdom_text.empty() ? text : outline.urdfdom_text);
   console_bridge::restorePreviousOutputHandler();
   if (!model)
     fail({source, 0},
@@ -509,7 +592,9 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
   Mechanism mechanism;
   mechanism.name = model->getName();
   mechanism.source = source;
-  const std::string root = model->getRoot() ? model->getRoot()->name : outline.links[0].first;
+  const std::string root = !outline.root.empty() ? outline.root
+                           : model->getRoot()     ? model->getRoot()->name
+                                                  : outline.links[0].first;
   const bool world_root = root == "world";
   io::InertiaAudit audit(options.strict);
   if (!world_root && outline.link_line.count("world"))
@@ -563,7 +648,9 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
     joint.parent = urdf_joint->parent_link_name == "world" && world_root
                        ? -1
                        : link_index.at(urdf_joint->parent_link_name);
-    const auto child = link_index.find(urdf_joint->child_link_name);
+    const auto set_aside = outline.set_aside_child.find(name);
+    const auto child = link_index.find(
+        set_aside == outline.set_aside_child.end() ? urdf_joint->child_link_name : set_aside->second);
     joint.child = child == link_index.end() ? -1 : child->second;
     if (joint.child < 0) fail(where, "joint '" + name + "' has the world as its child");
     require_finite_pose(where, "joint '" + name + "' origin",
@@ -580,6 +667,14 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
     }
     mechanism.joints.push_back(joint);
     joint_lines.push_back(line);
+  }
+  if (!outline.urdfdom_text.empty()) {
+    choose_tree(outline, source, options, mechanism);
+    joint_lines.clear();
+    for (const Joint& joint : mechanism.joints) {
+      const auto line = outline.joint_line.find(joint.name);
+      joint_lines.push_back(line == outline.joint_line.end() ? 0 : line->second);
+    }
   }
   io::check_tree(source, mechanism, joint_lines);
   add_mimic_couplings(outline, source, options.strict, mechanism);

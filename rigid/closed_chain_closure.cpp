@@ -95,7 +95,11 @@ void newton_step(const ClosedChainModel& model, ClosedChainData& data, int s,
     dependent_jacobian.col(static_cast<Eigen::Index>(j)) = jacobian.col(dependent[j]);
   Eigen::VectorXd& dependent_step = work.dependent_step[s];
   dependent_step.resize(static_cast<Eigen::Index>(dependent.size()));
-  dependent_step = work.least_squares[s].compute(dependent_jacobian).solve(error);
+  // No dependent coordinate (rank 0 at q: the loop's joints cannot move its frames toward each
+  // other), no step: the aggregate stalls and is reported. Eigen's QR reads the largest column
+  // norm of a matrix without columns.
+  if (!dependent.empty())
+    dependent_step = work.least_squares[s].compute(dependent_jacobian).solve(error);
   Eigen::VectorXd& step = work.newton_step[s];
   step.setZero();
   for (std::size_t j = 0; j < dependent.size(); ++j)

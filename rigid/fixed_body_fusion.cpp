@@ -202,7 +202,8 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
   for (int k = 0; k < n; ++k) {
     if (body[k] == k) continue;
     const int b = body[k];
-    result.frames.push_back({mechanism.links[k].name, b < 0 ? -1 : new_index[b], pose_in_body[k]});
+    result.frames.push_back({mechanism.links[k].name, b < 0 ? -1 : new_index[b],
+                             pose_in_body[k] * mechanism.links[k].declared_frame});
     // The fused joint's name still names its child link's frame (Mechanism::locate_frame).
     if (const int joint = mechanism.parent_joint(k); joint >= 0)
       result.frames.push_back({mechanism.joints[static_cast<std::size_t>(joint)].name,

@@ -79,7 +79,7 @@ bool Mechanism::locate_frame(const std::string& frame_name, int& link,
   const int index = find_link(frame_name);
   if (index >= 0) {
     link = index;
-    pose = Eigen::Isometry3d::Identity();
+    pose = links[static_cast<std::size_t>(index)].declared_frame;
     return true;
   }
   for (const Frame& frame : frames)

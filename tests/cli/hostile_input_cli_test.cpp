@@ -165,9 +165,11 @@ loops:
   EXPECT_NEAR(report["M_reduced"][0][0].get<double>(), 0.004 + 0.01 + 0.004 + 0.09, 1e-12);
 }
 
-TEST(HostileInputCli, UrdfSelfLoopsAndCyclesAreRefusedBeforeUrdfdomLeaksThem) {
+TEST(HostileInputCli, UrdfSelfLoopsAndCyclesNeverReachUrdfdom) {
   // urdfdom's parseURDF never frees a link that is its own parent or a cycle of links (found by
-  // fuzz_urdf with LeakSanitizer); under `make sanitize` this binary would report the leak.
+  // fuzz_urdf with LeakSanitizer); under `make sanitize` this binary would report the leak. A self
+  // loop is refused; a cycle is set aside (its joint becomes a loop), so here the error is the
+  // link no joint attaches.
   const std::string links =
       "<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<link name=\"c\"/>\n";
   expect_contract({"self_loop.urdf",
@@ -178,7 +180,27 @@ TEST(HostileInputCli, UrdfSelfLoopsAndCyclesAreRefusedBeforeUrdfdomLeaksThem) {
                    links + "<joint name=\"j1\" type=\"fixed\"><parent link=\"a\"/>"
                            "<child link=\"b\"/></joint>\n<joint name=\"j2\" type=\"fixed\">"
                            "<parent link=\"b\"/><child link=\"a\"/></joint>\n</robot>\n",
-                   "dynamics", ":6: joint 'j2' closes a cycle of links through 'a'"});
+                   "dynamics", ":4: link 'c' is connected to the world by no chain of joints"});
+}
+
+TEST(HostileInputCli, ALoopItsJointsCannotApproachIsOneLineNotACrash) {
+  // A slider a carrying a pin b at its own origin, closed by a revolute loop one metre out on b:
+  // the frames stay a metre apart whatever the joints do, so the closure Jacobian has rank 0 at
+  // the zero state; Eigen's QR of the Newton step's empty dependent Jacobian read past its end.
+  const std::string body =
+      "<inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" "
+      "iyz=\"0\" izz=\"1\"/></inertial>";
+  expect_contract(
+      {"unreachable_loop.urdf",
+       "<robot name=\"r\">\n<link name=\"p\"/>\n<link name=\"a\">" + body +
+           "</link>\n<link name=\"b\">" + body +
+           "</link>\n<joint name=\"pin\" type=\"continuous\"><parent link=\"a\"/><child "
+           "link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n<joint name=\"slide\" "
+           "type=\"prismatic\"><parent link=\"p\"/><child link=\"a\"/><axis xyz=\"1 0 0\"/>"
+           "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n<loop "
+           "name=\"l\" type=\"revolute\"><predecessor link=\"b\"><origin xyz=\"1 0 0\"/>"
+           "</predecessor><successor link=\"a\"/><axis xyz=\"0 0 1\"/></loop>\n</robot>\n",
+       "dynamics", "loop 'l' cannot be closed from the given state"});
 }
 
 TEST(HostileInputCli, ALockedAggregateHasNoIndependentCoordinatesAndDoesNotMove) {

@@ -238,11 +238,8 @@ TEST(ModelCli, EveryKindOfBadModelIsOneLineAndExitStatusTwo) {
       {"type.urdf", edit(kGoodUrdf, "continuous", "helical"), 4, "unknown type 'helical'"},
       {"missing.urdf", edit(kGoodUrdf, "child link=\"b\"", "child link=\"c\""), 4,
        "missing child link 'c'"},
-      {"parents.urdf",
-       edit(kGoodUrdf, "</robot>",
-            "<joint name=\"k\" type=\"fixed\"><parent link=\"a\"/><child "
-            "link=\"b\"/></joint></robot>"),
-       5, "two parents"},
+      {"island.urdf", edit(kGoodUrdf, "</robot>", "<link name=\"c\"/>\n</robot>"), 5,
+       "link 'c' is connected to the world by no chain of joints"},
       {"mass.urdf", edit(kGoodUrdf, "value=\"1\"", "value=\"-1\""), 2, "negative mass"},
       {"axis.urdf", edit(kGoodUrdf, "xyz=\"0 0 1\"", "xyz=\"0 0 0\""), 4, "zero-length axis"},
       {"nan.urdf", edit(kGoodUrdf, "xyz=\"0 0 1\"", "xyz=\"0 nan 1\""), 4, "not a finite number"},

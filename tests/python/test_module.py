@@ -147,7 +147,7 @@ class AgainstTheCommandLine(unittest.TestCase):
             self.assertIn("<svg", f.read())
 
     def test_errors_carry_the_command_lines_line(self):
-        for name in ("twoparents.urdf", "nan.urdf", "bad.yaml", "unknown_link.yaml",
+        for name in ("unattached.urdf", "nan.urdf", "bad.yaml", "unknown_link.yaml",
                      "coupling.yaml", "missing_child.urdf"):
             with self.subTest(file=name):
                 path = os.path.join(BAD, name)

@@ -36,6 +36,10 @@ struct Link {
   double mass = 0.0;
   Eigen::Vector3d center_of_mass = Eigen::Vector3d::Zero();  // in the link frame
   Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();         // about the center of mass, link axes
+  // The link frame the file declares, in this link frame: the identity unless the tree reversed
+  // the joint into the link (rigid/tree_joint_choice.hpp), which makes the link frame that
+  // joint's frame. The link's name names the declared frame (Mechanism::locate_frame).
+  Eigen::Isometry3d declared_frame = Eigen::Isometry3d::Identity();
 };
 
 struct Joint {

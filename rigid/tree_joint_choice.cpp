@@ -1,0 +1,287 @@
+#include "skograph/rigid/tree_joint_choice.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+namespace skograph {
+
+namespace {
+
+// Every link the child of exactly one joint, every walk up ending at the world.
+bool is_tree(const Mechanism& mechanism) {
+  const int n = static_cast<int>(mechanism.links.size());
+  std::vector<int> parent(static_cast<std::size_t>(n), -2);
+  for (const Joint& joint : mechanism.joints) {
+    if (joint.child < 0 || joint.child >= n || parent[static_cast<std::size_t>(joint.child)] != -2)
+      return false;
+    parent[static_cast<std::size_t>(joint.child)] = joint.parent;
+  }
+  std::vector<char> state(static_cast<std::size_t>(n), 0);  // 1 on this walk, 2 reaches the world
+  for (int k = 0; k < n; ++k) {
+    std::vector<int> walk;
+    int link = k;
+    while (link >= 0 && state[static_cast<std::size_t>(link)] != 2) {
+      if (state[static_cast<std::size_t>(link)] == 1 || parent[static_cast<std::size_t>(link)] == -2)
+        return false;
+      state[static_cast<std::size_t>(link)] = 1;
+      walk.push_back(link);
+      link = parent[static_cast<std::size_t>(link)];
+    }
+    for (const int visited : walk) state[static_cast<std::size_t>(visited)] = 2;
+  }
+  return true;
+}
+
+struct DisjointSets {
+  explicit DisjointSets(int n) : parent(static_cast<std::size_t>(n)) {
+    std::iota(parent.begin(), parent.end(), 0);
+  }
+  int find(int v) {
+    while (parent[static_cast<std::size_t>(v)] != v)
+      v = parent[static_cast<std::size_t>(v)] =
+          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(v)])];
+    return v;
+  }
+  bool join(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return false;
+    parent[static_cast<std::size_t>(b)] = a;
+    return true;
+  }
+  std::vector<int> parent;
+};
+
+LoopType loop_type_of(const Joint& joint) {
+  switch (joint.type) {
+    case JointType::kRevolute:
+    case JointType::kContinuous:
+      return LoopType::kRevolute;
+    case JointType::kPrismatic:
+      return LoopType::kPrismatic;
+    case JointType::kSpherical:
+      return LoopType::kSpherical;
+    case JointType::kFixed:
+      return LoopType::kWeld;
+    default:
+      throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' (" +
+                                                 joint_type_name(joint.type) +
+                                                 ") closes a cycle, but skograph closes loops "
+                                                 "with revolute, prismatic, spherical or fixed "
+                                                 "joints only");
+  }
+}
+
+// Link k's mass properties and the frames on it, from its old frame to its new one, which sits at
+// `moved` in the old frame.
+void reexpress_link(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved) {
+  const Eigen::Isometry3d to_new = moved.inverse();
+  Link& link = mechanism.links[static_cast<std::size_t>(k)];
+  link.center_of_mass = to_new * link.center_of_mass;
+  link.inertia = to_new.linear() * link.inertia * to_new.linear().transpose();
+  link.declared_frame = to_new * link.declared_frame;
+  for (Frame& frame : mechanism.frames)
+    if (frame.link == k) frame.pose = to_new * frame.pose;
+  for (LoopClosure& loop : mechanism.loops) {
+    if (loop.parent == k) loop.parent_origin = to_new * loop.parent_origin;
+    if (loop.child == k) loop.child_origin = to_new * loop.child_origin;
+  }
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
+  return text;
+}
+
+}  // namespace
+
+TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::string>& wanted) {
+  TreeJointChoice choice;
+  if (is_tree(mechanism)) return choice;
+  const int n = static_cast<int>(mechanism.links.size());
+  const int world = n;  // node of the world
+  const int joint_count = static_cast<int>(mechanism.joints.size());
+  auto node = [&](int link) { return link < 0 ? world : link; };
+  auto name_of_joint = [](const std::string& name) {
+    const std::size_t colon = name.rfind(':');
+    return colon == std::string::npos ? name : name.substr(0, colon);
+  };
+
+  // Priority of keeping each joint in the tree: 0 must, 1 wanted, 2 fixed, 3 any.
+  std::vector<int> priority(static_cast<std::size_t>(joint_count), 3);
+  for (int j = 0; j < joint_count; ++j) {
+    const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+    if (joint.type == JointType::kPlanar || joint.type == JointType::kFloating)
+      priority[static_cast<std::size_t>(j)] = 0;
+    else if (joint.type == JointType::kFixed)
+      priority[static_cast<std::size_t>(j)] = 2;
+  }
+  for (const Coupling& coupling : mechanism.couplings) {
+    for (int i = -1; i < coupling.term_count(); ++i) {
+      const int j = i < 0 ? coupling.joint_a : coupling.term_joint(i);
+      if (j >= 0 && j < joint_count) priority[static_cast<std::size_t>(j)] = 0;
+    }
+  }
+  for (const std::string& name : wanted) {
+    int j = mechanism.find_joint(name);
+    if (j < 0) j = mechanism.find_joint(name_of_joint(name));
+    if (j >= 0) priority[static_cast<std::size_t>(j)] = std::min(priority[static_cast<std::size_t>(j)], 1);
+  }
+
+  // Kruskal over the joints of priority 0-2: they contract into components.
+  std::vector<char> in_tree(static_cast<std::size_t>(joint_count), 0);
+  DisjointSets components(n + 1);
+  for (int level = 0; level <= 2; ++level)
+    for (int j = 0; j < joint_count; ++j) {
+      const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+      if (priority[static_cast<std::size_t>(j)] != level) continue;
+      if (joint.parent == joint.child)
+        throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' connects link '" +
+                                                   mechanism.links[static_cast<std::size_t>(joint.child)].name +
+                                                   "' to itself");
+      if (components.join(node(joint.parent), node(joint.child)))
+        in_tree[static_cast<std::size_t>(j)] = 1;
+      else if (level == 1)
+        choice.wanted_cut.push_back(joint.name);
+    }
+
+  // Breadth-first over the contracted components from the world's, the other joints in file order.
+  std::vector<std::vector<int>> incident(static_cast<std::size_t>(n + 1));
+  for (int j = 0; j < joint_count; ++j) {
+    if (in_tree[static_cast<std::size_t>(j)]) continue;
+    const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+    incident[static_cast<std::size_t>(components.find(node(joint.parent)))].push_back(j);
+    incident[static_cast<std::size_t>(components.find(node(joint.child)))].push_back(j);
+  }
+  for (auto& joints : incident) std::sort(joints.begin(), joints.end());
+  std::vector<char> reached(static_cast<std::size_t>(n + 1), 0);
+  std::deque<int> queue{components.find(world)};
+  reached[static_cast<std::size_t>(queue.front())] = 1;
+  while (!queue.empty()) {
+    const int component = queue.front();
+    queue.pop_front();
+    for (const int j : incident[static_cast<std::size_t>(component)]) {
+      const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+      const int a = components.find(node(joint.parent)), b = components.find(node(joint.child));
+      const int other = a == component ? b : a;
+      if (reached[static_cast<std::size_t>(other)]) continue;
+      reached[static_cast<std::size_t>(other)] = 1;
+      in_tree[static_cast<std::size_t>(j)] = 1;
+      queue.push_back(other);
+    }
+  }
+  for (int k = 0; k < n; ++k)
+    if (!reached[static_cast<std::size_t>(components.find(k))]) {
+      // A Kruskal component may be joined internally yet not to the world.
+      const std::string& name = mechanism.links[static_cast<std::size_t>(k)].name;
+      throw TreeJointChoiceError("", name, "link '" + name +
+                                         "' is connected to the world by no chain of joints "
+                                         "(attach it to 'world' or another link)");
+    }
+
+  // Orient the tree from the world: tree_joint[k] brings link k, new_parent[k] its parent.
+  std::vector<std::vector<int>> tree_incident(static_cast<std::size_t>(n + 1));
+  for (int j = 0; j < joint_count; ++j) {
+    if (!in_tree[static_cast<std::size_t>(j)]) continue;
+    const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+    tree_incident[static_cast<std::size_t>(node(joint.parent))].push_back(j);
+    tree_incident[static_cast<std::size_t>(node(joint.child))].push_back(j);
+  }
+  std::vector<Eigen::Isometry3d> moved(static_cast<std::size_t>(n), Eigen::Isometry3d::Identity());
+  std::vector<char> placed(static_cast<std::size_t>(n + 1), 0), is_moved(static_cast<std::size_t>(n), 0);
+  placed[static_cast<std::size_t>(world)] = 1;
+  std::deque<int> walk{world};
+  auto moved_of = [&](int link) -> Eigen::Isometry3d {
+    return link < 0 ? Eigen::Isometry3d::Identity() : moved[static_cast<std::size_t>(link)];
+  };
+  while (!walk.empty()) {
+    const int u = walk.front();
+    walk.pop_front();
+    const int u_link = u == world ? -1 : u;
+    for (const int j : tree_incident[static_cast<std::size_t>(u)]) {
+      Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+      const bool forward = node(joint.parent) == u;
+      const int v = forward ? node(joint.child) : node(joint.parent);
+      if (placed[static_cast<std::size_t>(v)]) continue;
+      placed[static_cast<std::size_t>(v)] = 1;
+      walk.push_back(v);
+      if (forward) {  // origin re-expressed in the parent's (possibly moved) frame
+        joint.origin = moved_of(u_link).inverse() * joint.origin;
+        continue;
+      }
+      if (joint_dof_count(joint.type) > 1)
+        throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' (" +
+                                                   joint_type_name(joint.type) +
+                                                   ") would have to be reversed to reach link '" +
+                                                   mechanism.links[static_cast<std::size_t>(v)].name +
+                                                   "' from the world; skograph reverses 0- and "
+                                                   "1-dof joints only");
+      // The joint frame at zero is u's old link frame; v's new frame is the old joint frame.
+      const Eigen::Isometry3d old_origin = joint.origin;
+      joint.origin = moved_of(u_link).inverse();
+      joint.axis = -joint.axis;
+      joint.parent = u_link;
+      joint.child = v;
+      moved[static_cast<std::size_t>(v)] = old_origin;
+      is_moved[static_cast<std::size_t>(v)] = 1;
+      choice.reversed.push_back(joint.name);
+    }
+  }
+
+  // Cut joints -> loop closures, in the links' frames before they move.
+  std::vector<LoopClosure> cut_loops;
+  for (int j = 0; j < joint_count; ++j) {
+    if (in_tree[static_cast<std::size_t>(j)]) continue;
+    const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+    if (priority[static_cast<std::size_t>(j)] == 0)
+      throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' (" +
+                                                 joint_type_name(joint.type) +
+                                                 ") closes a cycle with joints that must stay in "
+                                                 "the tree (planar, floating or coupled)");
+    LoopClosure loop;
+    loop.name = joint.name;
+    loop.type = loop_type_of(joint);
+    loop.parent = joint.parent;
+    loop.child = joint.child;
+    loop.parent_origin = joint.origin;  // F_p: the joint frame; F_c: the child's link frame
+    loop.axis = joint.axis;
+    cut_loops.push_back(loop);
+    choice.cut.push_back(joint.name);
+  }
+  for (int k = 0; k < n; ++k)
+    if (is_moved[static_cast<std::size_t>(k)]) reexpress_link(mechanism, k, moved[static_cast<std::size_t>(k)]);
+  for (LoopClosure& loop : cut_loops) {
+    if (loop.parent >= 0) loop.parent_origin = moved_of(loop.parent).inverse() * loop.parent_origin;
+    loop.child_origin = moved_of(loop.child).inverse();
+    mechanism.loops.push_back(loop);
+  }
+
+  // Drop the cut joints; couplings name joints by index.
+  std::vector<int> new_index(static_cast<std::size_t>(joint_count), -1);
+  std::vector<Joint> kept;
+  for (int j = 0; j < joint_count; ++j)
+    if (in_tree[static_cast<std::size_t>(j)]) {
+      new_index[static_cast<std::size_t>(j)] = static_cast<int>(kept.size());
+      kept.push_back(std::move(mechanism.joints[static_cast<std::size_t>(j)]));
+    }
+  mechanism.joints = std::move(kept);
+  for (Coupling& coupling : mechanism.couplings) {
+    coupling.joint_a = new_index[static_cast<std::size_t>(coupling.joint_a)];
+    coupling.joint_b = new_index[static_cast<std::size_t>(coupling.joint_b)];
+    for (int& j : coupling.further_joints) j = new_index[static_cast<std::size_t>(j)];
+  }
+
+  std::string note = "the joints form no tree: cut " + quoted_list(choice.cut) +
+                     (choice.cut.size() == 1 ? " (now a loop closure)" : " (now loop closures)");
+  if (!choice.reversed.empty())
+    note += ", reversed " + quoted_list(choice.reversed) + " (axis turned, same coordinate)";
+  if (!choice.wanted_cut.empty())
+    note += "; the independent joints " + quoted_list(choice.wanted_cut) +
+            " close cycles among themselves and were cut";
+  mechanism.notes.push_back(note);
+  return choice;
+}
+
+}  // namespace skograph
