@@ -546,8 +546,8 @@ void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechan
 // A file whose joints form no tree: the tree keeps the joints the user wants independent
 // (--independent, URDF+ independent) and those <mimic> couples; the other cycles are cut
 // (rigid/tree_joint_choice.hpp) into loops declared at their joint's line.
-void choose_tree(const UrdfOutline& outline, const std::string& source,
-                 const ReadOptions& options, Mechanism& mechanism) {
+void choose_tree(const UrdfOutline& outline, const std::string& source, const ReadOptions& options,
+                 Mechanism& mechanism) {
   std::vector<std::string> wanted = options.independent;
   for (const MimicTag& tag : outline.mimics) {
     wanted.push_back(tag.joint);
@@ -593,8 +593,8 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
   mechanism.name = model->getName();
   mechanism.source = source;
   const std::string root = !outline.root.empty() ? outline.root
-                           : model->getRoot()     ? model->getRoot()->name
-                                                  : outline.links[0].first;
+                           : model->getRoot()    ? model->getRoot()->name
+                                                 : outline.links[0].first;
   const bool world_root = root == "world";
   io::InertiaAudit audit(options.strict);
   if (!world_root && outline.link_line.count("world"))
@@ -649,8 +649,9 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
                        ? -1
                        : link_index.at(urdf_joint->parent_link_name);
     const auto set_aside = outline.set_aside_child.find(name);
-    const auto child = link_index.find(
-        set_aside == outline.set_aside_child.end() ? urdf_joint->child_link_name : set_aside->second);
+    const auto child =
+        link_index.find(set_aside == outline.set_aside_child.end() ? urdf_joint->child_link_name
+                                                                   : set_aside->second);
     joint.child = child == link_index.end() ? -1 : child->second;
     if (joint.child < 0) fail(where, "joint '" + name + "' has the world as its child");
     require_finite_pose(where, "joint '" + name + "' origin",

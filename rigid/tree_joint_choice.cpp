@@ -22,7 +22,8 @@ bool is_tree(const Mechanism& mechanism) {
     std::vector<int> walk;
     int link = k;
     while (link >= 0 && state[static_cast<std::size_t>(link)] != 2) {
-      if (state[static_cast<std::size_t>(link)] == 1 || parent[static_cast<std::size_t>(link)] == -2)
+      if (state[static_cast<std::size_t>(link)] == 1 ||
+          parent[static_cast<std::size_t>(link)] == -2)
         return false;
       state[static_cast<std::size_t>(link)] = 1;
       walk.push_back(link);
@@ -65,11 +66,11 @@ LoopType loop_type_of(const Joint& joint) {
     case JointType::kFixed:
       return LoopType::kWeld;
     default:
-      throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' (" +
-                                                 joint_type_name(joint.type) +
-                                                 ") closes a cycle, but skograph closes loops "
-                                                 "with revolute, prismatic, spherical or fixed "
-                                                 "joints only");
+      throw TreeJointChoiceError(joint.name, "",
+                                 "joint '" + joint.name + "' (" + joint_type_name(joint.type) +
+                                     ") closes a cycle, but skograph closes loops "
+                                     "with revolute, prismatic, spherical or fixed "
+                                     "joints only");
   }
 }
 
@@ -127,7 +128,8 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
   for (const std::string& name : wanted) {
     int j = mechanism.find_joint(name);
     if (j < 0) j = mechanism.find_joint(name_of_joint(name));
-    if (j >= 0) priority[static_cast<std::size_t>(j)] = std::min(priority[static_cast<std::size_t>(j)], 1);
+    if (j >= 0)
+      priority[static_cast<std::size_t>(j)] = std::min(priority[static_cast<std::size_t>(j)], 1);
   }
 
   // Kruskal over the joints of priority 0-2: they contract into components.
@@ -138,9 +140,10 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
       const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
       if (priority[static_cast<std::size_t>(j)] != level) continue;
       if (joint.parent == joint.child)
-        throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' connects link '" +
-                                                   mechanism.links[static_cast<std::size_t>(joint.child)].name +
-                                                   "' to itself");
+        throw TreeJointChoiceError(joint.name, "",
+                                   "joint '" + joint.name + "' connects link '" +
+                                       mechanism.links[static_cast<std::size_t>(joint.child)].name +
+                                       "' to itself");
       if (components.join(node(joint.parent), node(joint.child)))
         in_tree[static_cast<std::size_t>(j)] = 1;
       else if (level == 1)
@@ -176,9 +179,10 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
     if (!reached[static_cast<std::size_t>(components.find(k))]) {
       // A Kruskal component may be joined internally yet not to the world.
       const std::string& name = mechanism.links[static_cast<std::size_t>(k)].name;
-      throw TreeJointChoiceError("", name, "link '" + name +
-                                         "' is connected to the world by no chain of joints "
-                                         "(attach it to 'world' or another link)");
+      throw TreeJointChoiceError("", name,
+                                 "link '" + name +
+                                     "' is connected to the world by no chain of joints "
+                                     "(attach it to 'world' or another link)");
     }
 
   // Orient the tree from the world: tree_joint[k] brings link k, new_parent[k] its parent.
@@ -190,7 +194,8 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
     tree_incident[static_cast<std::size_t>(node(joint.child))].push_back(j);
   }
   std::vector<Eigen::Isometry3d> moved(static_cast<std::size_t>(n), Eigen::Isometry3d::Identity());
-  std::vector<char> placed(static_cast<std::size_t>(n + 1), 0), is_moved(static_cast<std::size_t>(n), 0);
+  std::vector<char> placed(static_cast<std::size_t>(n + 1), 0),
+      is_moved(static_cast<std::size_t>(n), 0);
   placed[static_cast<std::size_t>(world)] = 1;
   std::deque<int> walk{world};
   auto moved_of = [&](int link) -> Eigen::Isometry3d {
@@ -212,12 +217,12 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
         continue;
       }
       if (joint_dof_count(joint.type) > 1)
-        throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' (" +
-                                                   joint_type_name(joint.type) +
-                                                   ") would have to be reversed to reach link '" +
-                                                   mechanism.links[static_cast<std::size_t>(v)].name +
-                                                   "' from the world; skograph reverses 0- and "
-                                                   "1-dof joints only");
+        throw TreeJointChoiceError(joint.name, "",
+                                   "joint '" + joint.name + "' (" + joint_type_name(joint.type) +
+                                       ") would have to be reversed to reach link '" +
+                                       mechanism.links[static_cast<std::size_t>(v)].name +
+                                       "' from the world; skograph reverses 0- and "
+                                       "1-dof joints only");
       // The joint frame at zero is u's old link frame; v's new frame is the old joint frame.
       const Eigen::Isometry3d old_origin = joint.origin;
       joint.origin = moved_of(u_link).inverse();
@@ -236,10 +241,10 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
     if (in_tree[static_cast<std::size_t>(j)]) continue;
     const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
     if (priority[static_cast<std::size_t>(j)] == 0)
-      throw TreeJointChoiceError(joint.name, "", "joint '" + joint.name + "' (" +
-                                                 joint_type_name(joint.type) +
-                                                 ") closes a cycle with joints that must stay in "
-                                                 "the tree (planar, floating or coupled)");
+      throw TreeJointChoiceError(joint.name, "",
+                                 "joint '" + joint.name + "' (" + joint_type_name(joint.type) +
+                                     ") closes a cycle with joints that must stay in "
+                                     "the tree (planar, floating or coupled)");
     LoopClosure loop;
     loop.name = joint.name;
     loop.type = loop_type_of(joint);
@@ -251,7 +256,8 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
     choice.cut.push_back(joint.name);
   }
   for (int k = 0; k < n; ++k)
-    if (is_moved[static_cast<std::size_t>(k)]) reexpress_link(mechanism, k, moved[static_cast<std::size_t>(k)]);
+    if (is_moved[static_cast<std::size_t>(k)])
+      reexpress_link(mechanism, k, moved[static_cast<std::size_t>(k)]);
   for (LoopClosure& loop : cut_loops) {
     if (loop.parent >= 0) loop.parent_origin = moved_of(loop.parent).inverse() * loop.parent_origin;
     loop.child_origin = moved_of(loop.child).inverse();

@@ -55,8 +55,7 @@ int line_of(const std::string& text, const std::string& what) {
 }
 
 TEST(TreeJointChoice, ACutJointIsTheLoopItsUrdfPlusTwinDeclares) {
-  const std::string twin =
-      replaced(kEffector, kTip2, R"(  <loop name="tip2" type="revolute">
+  const std::string twin = replaced(kEffector, kTip2, R"(  <loop name="tip2" type="revolute">
     <predecessor link="distal2"><origin xyz="0.25 0 0" rpy="0 0 -1.8545904360032246"/></predecessor>
     <successor link="effector"/>
     <axis xyz="0 0 1"/>
@@ -89,9 +88,9 @@ TEST(TreeJointChoice, ACutJointIsTheLoopItsUrdfPlusTwinDeclares) {
              forward_dynamics(declared, b, closed.q, closed.qd, tau))
                 .norm(),
             1e-12);
-  EXPECT_LT((reduced_mass_matrix(cut, a, closed.q) - reduced_mass_matrix(declared, b, closed.q))
-                .norm(),
-            1e-14);
+  EXPECT_LT(
+      (reduced_mass_matrix(cut, a, closed.q) - reduced_mass_matrix(declared, b, closed.q)).norm(),
+      1e-14);
 }
 
 // tip2 written from the effector to distal2 (the inverse origin): distal2 then has two parents
@@ -158,8 +157,8 @@ TEST(TreeJointChoice, AReversedJointKeepsTheMotionTheLinkFramesAndTheCoordinate)
   EXPECT_NEAR(qdd2[4], tip2_of(qdd), 1e-10);
   // The link names keep the file's frames although the effector's link frame moved.
   for (const char* frame : {"effector", "distal1", "distal2", "proximal1"})
-    EXPECT_TRUE(frame_pose(reversed, b, q2, frame).isApprox(frame_pose(reference, a, closed.q, frame),
-                                                            1e-12))
+    EXPECT_TRUE(frame_pose(reversed, b, q2, frame)
+                    .isApprox(frame_pose(reference, a, closed.q, frame), 1e-12))
         << frame;
   EXPECT_LT((center_of_mass(reversed, b, q2) - center_of_mass(reference, a, closed.q)).norm(),
             1e-14);
@@ -227,11 +226,12 @@ TEST(TreeJointChoice, ATreeIsLeftAloneAndImpossibleChoicesAreOneLine) {
   // The root c reaches b by the fixed g, then a only against the floating f.
   expect_input_error(
       [&] {
-        parse_urdf("<robot name=\"r\">\n<link name=\"c\"/>\n<link name=\"a\"/>\n"
-                   "<link name=\"b\"/>\n<joint name=\"f\" type=\"floating\"><parent "
-                   "link=\"a\"/><child link=\"b\"/></joint>\n<joint name=\"g\" type=\"fixed\">"
-                   "<parent link=\"c\"/><child link=\"b\"/></joint>\n</robot>\n",
-                   "r.urdf");
+        parse_urdf(
+            "<robot name=\"r\">\n<link name=\"c\"/>\n<link name=\"a\"/>\n"
+            "<link name=\"b\"/>\n<joint name=\"f\" type=\"floating\"><parent "
+            "link=\"a\"/><child link=\"b\"/></joint>\n<joint name=\"g\" type=\"fixed\">"
+            "<parent link=\"c\"/><child link=\"b\"/></joint>\n</robot>\n",
+            "r.urdf");
       },
       "r.urdf", 5, "joint 'f' (floating) would have to be reversed");
 }

@@ -14,8 +14,8 @@ namespace skograph {
 
 // What choose_tree_joints did, in the joints' file order.
 struct TreeJointChoice {
-  std::vector<std::string> cut;       // joints turned into loop closures of the same name
-  std::vector<std::string> reversed;  // tree joints whose parent and child were swapped
+  std::vector<std::string> cut;         // joints turned into loop closures of the same name
+  std::vector<std::string> reversed;    // tree joints whose parent and child were swapped
   std::vector<std::string> wanted_cut;  // wanted joints the cycles among them forced out
   bool changed() const { return !cut.empty() || !reversed.empty(); }
 };
