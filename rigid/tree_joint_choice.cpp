@@ -1,8 +1,8 @@
 #include "skograph/rigid/tree_joint_choice.hpp"
 
+#include "skograph/graph/undirected_spanning_tree.hpp"
+
 #include <algorithm>
-#include <deque>
-#include <numeric>
 
 namespace skograph {
 
@@ -33,26 +33,6 @@ bool is_tree(const Mechanism& mechanism) {
   }
   return true;
 }
-
-struct DisjointSets {
-  explicit DisjointSets(int n) : parent(static_cast<std::size_t>(n)) {
-    std::iota(parent.begin(), parent.end(), 0);
-  }
-  int find(int v) {
-    while (parent[static_cast<std::size_t>(v)] != v)
-      v = parent[static_cast<std::size_t>(v)] =
-          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(v)])];
-    return v;
-  }
-  bool join(int a, int b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return false;
-    parent[static_cast<std::size_t>(b)] = a;
-    return true;
-  }
-  std::vector<int> parent;
-};
 
 LoopType loop_type_of(const Joint& joint) {
   switch (joint.type) {
@@ -132,107 +112,65 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
       priority[static_cast<std::size_t>(j)] = std::min(priority[static_cast<std::size_t>(j)], 1);
   }
 
-  // Kruskal over the joints of priority 0-2: they contract into components.
-  std::vector<char> in_tree(static_cast<std::size_t>(joint_count), 0);
-  DisjointSets components(n + 1);
-  for (int level = 0; level <= 2; ++level)
-    for (int j = 0; j < joint_count; ++j) {
-      const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
-      if (priority[static_cast<std::size_t>(j)] != level) continue;
-      if (joint.parent == joint.child)
-        throw TreeJointChoiceError(joint.name, "",
-                                   "joint '" + joint.name + "' connects link '" +
-                                       mechanism.links[static_cast<std::size_t>(joint.child)].name +
-                                       "' to itself");
-      if (components.join(node(joint.parent), node(joint.child)))
-        in_tree[static_cast<std::size_t>(j)] = 1;
-      else if (level == 1)
-        choice.wanted_cut.push_back(joint.name);
-    }
-
-  // Breadth-first over the contracted components from the world's, the other joints in file order.
-  std::vector<std::vector<int>> incident(static_cast<std::size_t>(n + 1));
   for (int j = 0; j < joint_count; ++j) {
-    if (in_tree[static_cast<std::size_t>(j)]) continue;
     const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
-    incident[static_cast<std::size_t>(components.find(node(joint.parent)))].push_back(j);
-    incident[static_cast<std::size_t>(components.find(node(joint.child)))].push_back(j);
+    if (joint.parent == joint.child)
+      throw TreeJointChoiceError(joint.name, "",
+                                 "joint '" + joint.name + "' connects link '" +
+                                     mechanism.links[static_cast<std::size_t>(joint.child)].name +
+                                     "' to itself");
   }
-  for (auto& joints : incident) std::sort(joints.begin(), joints.end());
-  std::vector<char> reached(static_cast<std::size_t>(n + 1), 0);
-  std::deque<int> queue{components.find(world)};
-  reached[static_cast<std::size_t>(queue.front())] = 1;
-  while (!queue.empty()) {
-    const int component = queue.front();
-    queue.pop_front();
-    for (const int j : incident[static_cast<std::size_t>(component)]) {
-      const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
-      const int a = components.find(node(joint.parent)), b = components.find(node(joint.child));
-      const int other = a == component ? b : a;
-      if (reached[static_cast<std::size_t>(other)]) continue;
-      reached[static_cast<std::size_t>(other)] = 1;
-      in_tree[static_cast<std::size_t>(j)] = 1;
-      queue.push_back(other);
-    }
-  }
+  std::vector<Edge> edges;
+  edges.reserve(static_cast<std::size_t>(joint_count));
+  for (const Joint& joint : mechanism.joints)
+    edges.emplace_back(node(joint.parent), node(joint.child));
+  const UndirectedSpanningTree tree = undirected_spanning_tree(n + 1, edges, priority, 3, world);
   for (int k = 0; k < n; ++k)
-    if (!reached[static_cast<std::size_t>(components.find(k))]) {
-      // A Kruskal component may be joined internally yet not to the world.
+    if (!tree.reached(k)) {
       const std::string& name = mechanism.links[static_cast<std::size_t>(k)].name;
       throw TreeJointChoiceError("", name,
                                  "link '" + name +
                                      "' is connected to the world by no chain of joints "
                                      "(attach it to 'world' or another link)");
     }
+  const std::vector<char>& in_tree = tree.in_tree;
+  for (int j = 0; j < joint_count; ++j)
+    if (priority[static_cast<std::size_t>(j)] == 1 && !in_tree[static_cast<std::size_t>(j)])
+      choice.wanted_cut.push_back(mechanism.joints[static_cast<std::size_t>(j)].name);
 
-  // Orient the tree from the world: tree_joint[k] brings link k, new_parent[k] its parent.
-  std::vector<std::vector<int>> tree_incident(static_cast<std::size_t>(n + 1));
-  for (int j = 0; j < joint_count; ++j) {
-    if (!in_tree[static_cast<std::size_t>(j)]) continue;
-    const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
-    tree_incident[static_cast<std::size_t>(node(joint.parent))].push_back(j);
-    tree_incident[static_cast<std::size_t>(node(joint.child))].push_back(j);
-  }
+  // Walk the tree from the world: re-express forward joints in their parent's (possibly moved)
+  // frame, reverse the others. moved[k]: link k's new frame in its old one.
   std::vector<Eigen::Isometry3d> moved(static_cast<std::size_t>(n), Eigen::Isometry3d::Identity());
-  std::vector<char> placed(static_cast<std::size_t>(n + 1), 0),
-      is_moved(static_cast<std::size_t>(n), 0);
-  placed[static_cast<std::size_t>(world)] = 1;
-  std::deque<int> walk{world};
+  std::vector<char> is_moved(static_cast<std::size_t>(n), 0);
   auto moved_of = [&](int link) -> Eigen::Isometry3d {
     return link < 0 ? Eigen::Isometry3d::Identity() : moved[static_cast<std::size_t>(link)];
   };
-  while (!walk.empty()) {
-    const int u = walk.front();
-    walk.pop_front();
+  for (const int v : tree.order) {
+    if (v == world) continue;
+    const int u = tree.parent[static_cast<std::size_t>(v)];
     const int u_link = u == world ? -1 : u;
-    for (const int j : tree_incident[static_cast<std::size_t>(u)]) {
-      Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
-      const bool forward = node(joint.parent) == u;
-      const int v = forward ? node(joint.child) : node(joint.parent);
-      if (placed[static_cast<std::size_t>(v)]) continue;
-      placed[static_cast<std::size_t>(v)] = 1;
-      walk.push_back(v);
-      if (forward) {  // origin re-expressed in the parent's (possibly moved) frame
-        joint.origin = moved_of(u_link).inverse() * joint.origin;
-        continue;
-      }
-      if (joint_dof_count(joint.type) > 1)
-        throw TreeJointChoiceError(joint.name, "",
-                                   "joint '" + joint.name + "' (" + joint_type_name(joint.type) +
-                                       ") would have to be reversed to reach link '" +
-                                       mechanism.links[static_cast<std::size_t>(v)].name +
-                                       "' from the world; skograph reverses 0- and "
-                                       "1-dof joints only");
-      // The joint frame at zero is u's old link frame; v's new frame is the old joint frame.
-      const Eigen::Isometry3d old_origin = joint.origin;
-      joint.origin = moved_of(u_link).inverse();
-      joint.axis = -joint.axis;
-      joint.parent = u_link;
-      joint.child = v;
-      moved[static_cast<std::size_t>(v)] = old_origin;
-      is_moved[static_cast<std::size_t>(v)] = 1;
-      choice.reversed.push_back(joint.name);
+    Joint& joint =
+        mechanism.joints[static_cast<std::size_t>(tree.parent_edge[static_cast<std::size_t>(v)])];
+    if (node(joint.parent) == u) {
+      joint.origin = moved_of(u_link).inverse() * joint.origin;
+      continue;
     }
+    if (joint_dof_count(joint.type) > 1)
+      throw TreeJointChoiceError(
+          joint.name, "",
+          "joint '" + joint.name + "' (" + joint_type_name(joint.type) +
+              ") would have to be reversed to reach link '" +
+              mechanism.links[static_cast<std::size_t>(v)].name +
+              "' from the world; skograph reverses 0- and 1-dof joints only");
+    // The joint frame at zero is u's old link frame; v's new frame is the old joint frame.
+    const Eigen::Isometry3d old_origin = joint.origin;
+    joint.origin = moved_of(u_link).inverse();
+    joint.axis = -joint.axis;
+    joint.parent = u_link;
+    joint.child = v;
+    moved[static_cast<std::size_t>(v)] = old_origin;
+    is_moved[static_cast<std::size_t>(v)] = 1;
+    choice.reversed.push_back(joint.name);
   }
 
   // Cut joints -> loop closures, in the links' frames before they move.

@@ -1,0 +1,32 @@
+// A spanning tree of an undirected multigraph chosen by edge priority (where a mechanism's cut
+// goes when its file names no loop joint, issue 26 part 5; constraint-embedding §4.2 step 1: any
+// spanning tree will do, the choice sets the aggregates). The edges' directions are ignored.
+#pragma once
+
+#include <vector>
+
+#include "skograph/graph/digraph.hpp"
+
+namespace skograph {
+
+struct UndirectedSpanningTree {
+  std::vector<char> in_tree;     // per edge
+  std::vector<int> parent;       // per node: its parent in the tree, -1 for the root and unreached
+  std::vector<int> parent_edge;  // per node: the tree edge to its parent, -1 likewise
+  std::vector<int> order;        // the reached nodes, root first, breadth-first (parents first)
+  bool reached(int node) const {
+    return node == root || parent[static_cast<std::size_t>(node)] >= 0;
+  }
+  int root = -1;
+};
+
+// Edges with priority[e] < search_priority are kept first, in increasing priority (input order
+// within one), each as long as it closes no cycle with those kept before (Kruskal); the components
+// they form are then joined by a breadth-first search from `root`'s over the other edges in input
+// order, so that every other edge closes the shortest cycle it can and every cycle stays in one
+// biconnected component. Self loops are never tree edges. O((n + e) log n) at most.
+UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vector<Edge>& edges,
+                                                const std::vector<int>& priority,
+                                                int search_priority, int root);
+
+}  // namespace skograph
