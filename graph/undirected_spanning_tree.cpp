@@ -1,7 +1,6 @@
 #include "skograph/graph/undirected_spanning_tree.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <numeric>
 
 namespace skograph {
@@ -32,7 +31,8 @@ struct DisjointSets {
 
 UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vector<Edge>& edges,
                                                 const std::vector<int>& priority,
-                                                int search_priority, int root) {
+                                                int search_priority, int root,
+                                                const std::vector<char>& may_reverse) {
   const int edge_count = static_cast<int>(edges.size());
   auto at = [](auto& v, int i) -> auto& {
     return v[static_cast<std::size_t>(i)];
@@ -62,20 +62,27 @@ UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vecto
     at(incident, a).push_back(e);
     at(incident, b).push_back(e);
   }
+  // Level by level: the edges that leave a component of the level from their first end before
+  // those that reach it at their first end (walked backwards, and only when allowed).
   std::vector<char> component_reached(static_cast<std::size_t>(node_count), 0);
-  std::deque<int> queue{components.find(root)};
-  at(component_reached, queue.front()) = 1;
-  while (!queue.empty()) {
-    const int component = queue.front();
-    queue.pop_front();
-    for (const int e : at(incident, component)) {
-      const int a = components.find(at(edges, e).first), b = components.find(at(edges, e).second);
-      const int other = a == component ? b : a;
-      if (at(component_reached, other)) continue;
-      at(component_reached, other) = 1;
-      at(result.in_tree, e) = 1;
-      queue.push_back(other);
-    }
+  std::vector<int> level{components.find(root)}, next;
+  at(component_reached, level.front()) = 1;
+  while (!level.empty()) {
+    next.clear();
+    for (const bool backwards : {false, true})
+      for (const int component : level)
+        for (const int e : at(incident, component)) {
+          const int a = components.find(at(edges, e).first);
+          const int b = components.find(at(edges, e).second);
+          if ((a != component) != backwards) continue;
+          if (backwards && !may_reverse.empty() && !at(may_reverse, e)) continue;
+          const int other = backwards ? a : b;
+          if (at(component_reached, other)) continue;
+          at(component_reached, other) = 1;
+          at(result.in_tree, e) = 1;
+          next.push_back(other);
+        }
+    level.swap(next);
   }
 
   // Orient the tree edges away from the root.

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "mechanism_checks.hpp"
+#include "skograph/graph/undirected_spanning_tree.hpp"
+#include "skograph/rigid/tree_joint_choice.hpp"
 #include "xml_input.hpp"
 
 namespace skograph {
@@ -135,8 +137,13 @@ LoopType loop_type_of(sdf::JointType type) {
 
 class SdfConverter {
  public:
-  SdfConverter(const sdf::Model& model, std::string path, const SdfOutline& outline, bool strict)
-      : model_(model), path_(std::move(path)), outline_(outline), audit_(strict) {}
+  SdfConverter(const sdf::Model& model, std::string path, const SdfOutline& outline,
+               const ReadOptions& options)
+      : model_(model),
+        path_(std::move(path)),
+        outline_(outline),
+        audit_(options.strict),
+        independent_(options.independent) {}
 
   Mechanism convert() {
     mechanism_.source = path_;
@@ -157,6 +164,7 @@ class SdfConverter {
     add_loops();
     add_frames();
     audit_.report(mechanism_);
+    if (choice_.changed()) mechanism_.notes.push_back(tree_joint_choice_note(choice_));
     return std::move(mechanism_);
   }
 
@@ -188,15 +196,26 @@ class SdfConverter {
     return it->second;
   }
 
-  // Breadth-first from the world over the joints in file order; a link no joint reaches becomes a
-  // root (preferring links that are no joint's child), and the search goes on from it.
+  // The spanning tree (graph/undirected_spanning_tree.hpp, as rigid/tree_joint_choice.hpp chooses
+  // it for URDF): universal and revolute2 joints first (they cannot close loops), then the joints
+  // the options want independent, then fixed joints, each as long as it closes no cycle; the rest
+  // breadth-first from the world, along the joints' directions where it can (1-dof and fixed
+  // joints may be walked backwards: reversed). A link no joint connects to the world becomes a
+  // root (preferring links that are no joint's child) and the search goes on from it.
   void choose_tree() {
     const int links = static_cast<int>(model_.LinkCount());
     const int joints = static_cast<int>(model_.JointCount());
+    const int world = links;
     parent_of_joint_.resize(joints);
     child_of_joint_.resize(joints);
-    std::vector<std::vector<int>> leaving(links + 1);  // by parent link, world last
-    std::vector<char> is_child(links, 0);
+    std::vector<Edge> edges;
+    std::vector<int> priority;
+    std::vector<char> may_reverse, is_child(links, 0);
+    std::set<std::string> wanted;  // joint names, and the joints of dof names "joint:k"
+    for (const std::string& name : independent_) {
+      wanted.insert(name);
+      wanted.insert(name.substr(0, name.rfind(':')));
+    }
     for (int j = 0; j < joints; ++j) {
       const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
       parent_of_joint_[j] = joint_end(joint, true);
@@ -207,36 +226,55 @@ class SdfConverter {
       if (parent_of_joint_[j] == child_of_joint_[j])
         fail({path_, line_of_joint(joint.Name())},
              "joint '" + joint.Name() + "' connects a link to itself");
-      leaving[parent_of_joint_[j] < 0 ? links : parent_of_joint_[j]].push_back(j);
+      edges.emplace_back(parent_of_joint_[j] < 0 ? world : parent_of_joint_[j], child_of_joint_[j]);
+      const sdf::JointType type = joint.Type();
+      const bool two_axes = type == sdf::JointType::UNIVERSAL || type == sdf::JointType::REVOLUTE2;
+      priority.push_back(two_axes                        ? 0
+                         : wanted.count(joint.Name())    ? 1
+                         : type == sdf::JointType::FIXED ? 2
+                                                         : 3);
+      may_reverse.push_back(!two_axes && type != sdf::JointType::BALL);
       is_child[child_of_joint_[j]] = 1;
+    }
+    UndirectedSpanningTree tree;
+    for (;;) {
+      tree = undirected_spanning_tree(links + 1, edges, priority, 3, world, may_reverse);
+      int root = -1;
+      for (const bool prefer_roots : {true, false})
+        for (int k = 0; k < links && root < 0; ++k)
+          if (!tree.reached(k) && !(prefer_roots && is_child[k])) root = k;
+      if (root < 0) break;
+      roots_.push_back(root);  // a floating (or, static, welded) joint from the world
+      edges.emplace_back(world, root);
+      priority.push_back(-1);
+      may_reverse.push_back(0);
     }
     tree_joint_of_.assign(links, -1);
     is_tree_joint_.assign(joints, 0);
-    std::vector<char> reached(links, 0);
-    std::deque<int> queue{links};
-    auto search = [&] {
-      while (!queue.empty()) {
-        const int u = queue.front();
-        queue.pop_front();
-        for (const int j : leaving[u]) {
-          const int c = child_of_joint_[j];
-          if (reached[c]) continue;
-          reached[c] = 1;
-          tree_joint_of_[c] = j;
-          is_tree_joint_[j] = 1;
-          queue.push_back(c);
-        }
-      }
-    };
-    search();
-    for (const bool prefer_roots : {true, false})
-      for (int k = 0; k < links; ++k) {
-        if (reached[k] || (prefer_roots && is_child[k])) continue;
-        reached[k] = 1;
-        roots_.push_back(k);
-        queue.push_back(k);
-        search();
-      }
+    tree_child_of_joint_.assign(joints, -1);
+    for (int k = 0; k < links; ++k) {
+      const int e = tree.parent_edge[static_cast<std::size_t>(k)];
+      if (e < 0 || e >= joints) continue;
+      tree_joint_of_[k] = e;
+      is_tree_joint_[e] = 1;
+      tree_child_of_joint_[e] = k;
+    }
+    for (int j = 0; j < joints; ++j) {
+      if (!is_tree_joint_[j] || tree_child_of_joint_[j] == child_of_joint_[j]) continue;
+      const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
+      if (!may_reverse[static_cast<std::size_t>(j)])
+        fail({path_, line_of_joint(joint.Name())},
+             "joint '" + joint.Name() + "' would have to be reversed to reach link '" +
+                 model_.LinkByIndex(static_cast<uint64_t>(tree_child_of_joint_[j]))->Name() +
+                 "' from the world; skograph reverses 1-dof and fixed joints only");
+      choice_.reversed.push_back(joint.Name());
+    }
+    for (int j = 0; j < joints; ++j) {
+      if (is_tree_joint_[j]) continue;
+      choice_.cut.push_back(model_.JointByIndex(static_cast<uint64_t>(j))->Name());
+      if (priority[static_cast<std::size_t>(j)] == 1)
+        choice_.wanted_cut.push_back(choice_.cut.back());
+    }
   }
 
   int add_link(const std::string& name) {
@@ -267,6 +305,8 @@ class SdfConverter {
         cross_of[tree_joint_of_[k]] =
             add_link(model_.JointByIndex(tree_joint_of_[k])->Name() + "/cross");
       link_of_[k] = add_link(model_.LinkByIndex(static_cast<uint64_t>(k))->Name());
+      // The link's name names the SDF link frame, wherever the joint frame put the link frame.
+      mechanism_.links[static_cast<std::size_t>(link_of_[k])].declared_frame = in_link_[k];
       add_inertial(k);
     }
     for (const int k : roots_) {
@@ -282,7 +322,11 @@ class SdfConverter {
     for (int j = 0; j < static_cast<int>(model_.JointCount()); ++j) {
       if (!is_tree_joint_[j]) continue;
       const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
-      const int child = child_of_joint_[j], parent = parent_of_joint_[j];
+      // A reversed joint: the same joint frame, the links swapped, the axis turned (the motion by
+      // q about -axis is the inverse of the one about axis: q keeps its meaning).
+      const int child = tree_child_of_joint_[j];
+      const bool reversed = child != child_of_joint_[j];
+      const int parent = reversed ? child_of_joint_[j] : parent_of_joint_[j];
       Joint tree_joint;
       tree_joint.name = joint.Name();
       tree_joint.parent = parent < 0 ? -1 : link_of_[parent];
@@ -303,7 +347,7 @@ class SdfConverter {
           tree_joint.type = joint.Type() == sdf::JointType::PRISMATIC  ? JointType::kPrismatic
                             : joint.Type() == sdf::JointType::REVOLUTE ? JointType::kRevolute
                                                                        : JointType::kContinuous;
-          tree_joint.axis = axis_of(joint, 0, where, owner);
+          tree_joint.axis = (reversed ? -1.0 : 1.0) * axis_of(joint, 0, where, owner);
           if (tree_joint.type != JointType::kContinuous) {
             tree_joint.lower = joint.Axis(0)->Lower();
             tree_joint.upper = joint.Axis(0)->Upper();
@@ -416,7 +460,11 @@ class SdfConverter {
   std::vector<Eigen::Isometry3d> in_link_;    // SDF link frame in its skograph link frame
   std::vector<int> link_of_;                  // SDF link index -> skograph link index
   std::vector<int> parent_of_joint_, child_of_joint_, tree_joint_of_, roots_;
+  std::vector<int>
+      tree_child_of_joint_;  // the link a tree joint brings (its child unless reversed)
   std::vector<char> is_tree_joint_;
+  std::vector<std::string> independent_;  // ReadOptions::independent: kept in the tree
+  TreeJointChoice choice_;
 };
 
 }  // namespace
@@ -431,7 +479,7 @@ Mechanism read_sdf_file(const std::string& path, const ReadOptions& options) {
   if (!model && root.WorldCount() > 0 && root.WorldByIndex(0)->ModelCount() > 0)
     model = root.WorldByIndex(0)->ModelByIndex(0);
   if (!model) fail({path, 0}, "the file has no <model>");
-  SdfConverter converter(*model, path, outline, options.strict);
+  SdfConverter converter(*model, path, outline, options);
   return converter.convert();
 }
 

@@ -78,6 +78,18 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string tree_joint_choice_note(const TreeJointChoice& choice) {
+  std::string note = "the joints form no tree: cut " + quoted_list(choice.cut) +
+                     (choice.cut.size() == 1 ? " (now a loop closure)" : " (now loop closures)");
+  if (choice.cut.empty()) note = "the joints form no tree as the file directs them";
+  if (!choice.reversed.empty())
+    note += ", reversed " + quoted_list(choice.reversed) + " (axis turned, same coordinate)";
+  if (!choice.wanted_cut.empty())
+    note += "; the independent joints " + quoted_list(choice.wanted_cut) +
+            " close cycles among themselves and were cut";
+  return note;
+}
+
 TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::string>& wanted) {
   TreeJointChoice choice;
   if (is_tree(mechanism)) return choice;
@@ -124,7 +136,12 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
   edges.reserve(static_cast<std::size_t>(joint_count));
   for (const Joint& joint : mechanism.joints)
     edges.emplace_back(node(joint.parent), node(joint.child));
-  const UndirectedSpanningTree tree = undirected_spanning_tree(n + 1, edges, priority, 3, world);
+  std::vector<char> may_reverse(static_cast<std::size_t>(joint_count), 0);
+  for (int j = 0; j < joint_count; ++j)
+    may_reverse[static_cast<std::size_t>(j)] =
+        joint_dof_count(mechanism.joints[static_cast<std::size_t>(j)].type) <= 1;
+  const UndirectedSpanningTree tree =
+      undirected_spanning_tree(n + 1, edges, priority, 3, world, may_reverse);
   for (int k = 0; k < n; ++k)
     if (!tree.reached(k)) {
       const std::string& name = mechanism.links[static_cast<std::size_t>(k)].name;
@@ -217,14 +234,7 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
     for (int& j : coupling.further_joints) j = new_index[static_cast<std::size_t>(j)];
   }
 
-  std::string note = "the joints form no tree: cut " + quoted_list(choice.cut) +
-                     (choice.cut.size() == 1 ? " (now a loop closure)" : " (now loop closures)");
-  if (!choice.reversed.empty())
-    note += ", reversed " + quoted_list(choice.reversed) + " (axis turned, same coordinate)";
-  if (!choice.wanted_cut.empty())
-    note += "; the independent joints " + quoted_list(choice.wanted_cut) +
-            " close cycles among themselves and were cut";
-  mechanism.notes.push_back(note);
+  mechanism.notes.push_back(tree_joint_choice_note(choice));
   return choice;
 }
 

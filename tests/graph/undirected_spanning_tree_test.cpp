@@ -116,5 +116,19 @@ TEST(UndirectedSpanningTree, APreferredCycleLosesItsLastEdgeAndSelfLoopsAreNever
   EXPECT_EQ(tree.order, (std::vector<int>{0, 1, 2, 3}));
 }
 
+TEST(UndirectedSpanningTree, TheSearchPrefersEdgesAlongTheirDirection) {
+  // Node 1 is reachable from the root 0 backwards along e0 (1 -> 0) or forwards along e1 (0 -> 1):
+  // e1 wins although e0 comes first; node 2 only backwards along e2 (2 -> 1), unless forbidden.
+  const std::vector<Edge> edges = {{1, 0}, {0, 1}, {2, 1}};
+  const std::vector<int> priority(3, 1);
+  const UndirectedSpanningTree tree = undirected_spanning_tree(3, edges, priority, 1, 0);
+  EXPECT_EQ(tree.in_tree, (std::vector<char>{0, 1, 1}));
+  EXPECT_EQ(tree.parent, (std::vector<int>{-1, 0, 1}));
+  const UndirectedSpanningTree forbidden =
+      undirected_spanning_tree(3, edges, priority, 1, 0, {1, 1, 0});
+  EXPECT_EQ(forbidden.in_tree, (std::vector<char>{0, 1, 0}));
+  EXPECT_FALSE(forbidden.reached(2));
+}
+
 }  // namespace
 }  // namespace skograph

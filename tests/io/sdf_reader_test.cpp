@@ -177,7 +177,7 @@ TEST(SdfReader, EachKindOfBadInputIsOneLineWithItsLine) {
       {"missing.sdf", edited("<child>rocker</child><pose>", "<child>rockr</child><pose>"), 15,
        "joint 'pin_c' names missing child link 'rockr'"},
       {"universal.sdf", four_bar("true", "universal"), 15,
-       "joint 'pin_c' closes a loop and is a universal joint"},
+       "joint 'pin_c' would have to be reversed to reach link 'coupler' from the world"},
       {"nested.sdf", edited("<static>true</static>", "<static>true</static><model name=\"n\"/>"), 4,
        "nested models"},
       {"root.sdf", "<?xml version=\"1.0\"?>\n<robot name=\"r\"/>\n", 2, "not an SDF file"},

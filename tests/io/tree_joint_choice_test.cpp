@@ -13,6 +13,7 @@
 
 #include "skograph/io/model.hpp"
 #include "skograph/io/model_kinematics.hpp"
+#include "skograph/io/sdf_reader.hpp"
 #include "skograph/io/urdf_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "support/io_support.hpp"
@@ -205,6 +206,65 @@ TEST(TreeJointChoice, AggregatesStayInsideTheBiconnectedComponents) {
   EXPECT_EQ(closed.mechanism().loops[1].name, "jef");
   ASSERT_EQ(closed.aggregate_count(), 2);
   for (int s = 0; s < 2; ++s) EXPECT_EQ(closed.aggregate_nodes(s).size(), 3u);
+}
+
+// SDF chooses its tree the same way: the four-bar of fourbar_internal_cut.sdf cut at pin_c by
+// default; with pin_c wanted independent it stays in the tree, reversed (the search reaches the
+// rocker from the carriage first), and coupler_joint is cut. Both readings close to the same
+// link poses and accelerate the shared joints alike.
+TEST(TreeJointChoice, SdfKeepsTheWantedJointAndReversesIt) {
+  const std::string path =
+      std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/fourbar_internal_cut.sdf";
+  ReadOptions wanted;
+  wanted.independent = {"pin_c"};
+  const Mechanism by_default = read_sdf_file(path), kept = read_sdf_file(path, wanted);
+  ASSERT_EQ(by_default.loops.size(), 1u);
+  EXPECT_EQ(by_default.loops[0].name, "pin_c");
+  ASSERT_EQ(kept.loops.size(), 1u);
+  EXPECT_EQ(kept.loops[0].name, "coupler_joint");
+  ASSERT_EQ(kept.notes.size(), 1u);
+  EXPECT_NE(kept.notes[0].find("cut 'coupler_joint' (now a loop closure), reversed 'pin_c'"),
+            std::string::npos)
+      << kept.notes[0];
+  const Joint& pin = kept.joints[static_cast<std::size_t>(kept.find_joint("pin_c"))];
+  EXPECT_EQ(kept.links[static_cast<std::size_t>(pin.child)].name, "coupler");
+
+  const Model a = build_model(by_default, path), b = build_model(kept, path);
+  ModelData data_a(a), data_b(b);
+  const std::vector<std::string> shared = {"slide", "crank_joint", "tool_joint", "rocker_joint"};
+  auto index = [](const Model& model, const std::string& name) {
+    const auto& names = model.dof_names();
+    return static_cast<Eigen::Index>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(5), qd = Eigen::VectorXd::Zero(5);
+  const double values[] = {0.05, 0.3, 0.2, 0.104}, rates[] = {0.1, 2.0, -1.0, 0.7};
+  for (std::size_t i = 0; i < shared.size(); ++i) {
+    q[index(a, shared[i])] = values[i];
+    qd[index(a, shared[i])] = rates[i];
+  }
+  const ClosedState closed = close_state(a, data_a, q, qd);
+  Eigen::VectorXd qb = Eigen::VectorXd::Zero(5), qdb = Eigen::VectorXd::Zero(5);
+  Eigen::VectorXd tau_a = Eigen::VectorXd::Zero(5), tau_b = Eigen::VectorXd::Zero(5);
+  for (const std::string& name : shared) {
+    qb[index(b, name)] = closed.q[index(a, name)];
+    qdb[index(b, name)] = closed.qd[index(a, name)];
+  }
+  tau_a[index(a, "slide")] = tau_b[index(b, "slide")] = 1.0;
+  tau_a[index(a, "crank_joint")] = tau_b[index(b, "crank_joint")] = 0.05;
+  const ClosedState closed_b = close_state(b, data_b, qb, qdb);
+  for (const std::string& name : data_b.independent)
+    EXPECT_NE(std::find(shared.begin(), shared.end(), name), shared.end()) << name;
+  const Eigen::VectorXd qdd_a = forward_dynamics(a, data_a, closed.q, closed.qd, tau_a);
+  const Eigen::VectorXd qdd_b = forward_dynamics(b, data_b, closed_b.q, closed_b.qd, tau_b);
+  for (const std::string& name : shared) {
+    EXPECT_NEAR(closed_b.q[index(b, name)], closed.q[index(a, name)], 1e-10) << name;
+    EXPECT_NEAR(closed_b.qd[index(b, name)], closed.qd[index(a, name)], 1e-10) << name;
+    EXPECT_NEAR(qdd_b[index(b, name)], qdd_a[index(a, name)], 1e-9) << name;
+  }
+  for (const char* frame : {"carriage", "crank", "coupler", "rocker", "tool", "pivot_b"})
+    EXPECT_TRUE(frame_pose(b, data_b, closed_b.q, frame)
+                    .isApprox(frame_pose(a, data_a, closed.q, frame), 1e-10))
+        << frame;
 }
 
 TEST(TreeJointChoice, ATreeIsLeftAloneAndImpossibleChoicesAreOneLine) {

@@ -24,9 +24,13 @@ struct UndirectedSpanningTree {
 // within one), each as long as it closes no cycle with those kept before (Kruskal); the components
 // they form are then joined by a breadth-first search from `root`'s over the other edges in input
 // order, so that every other edge closes the shortest cycle it can and every cycle stays in one
-// biconnected component. Self loops are never tree edges. O((n + e) log n) at most.
+// biconnected component. The search prefers edges along their direction (first -> second): at
+// each depth those leaving a reached component from their first end go first, and an edge with
+// may_reverse[e] == 0 is never searched backwards (empty: every edge may be). Self loops are
+// never tree edges. O((n + e) log n) at most.
 UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vector<Edge>& edges,
                                                 const std::vector<int>& priority,
-                                                int search_priority, int root);
+                                                int search_priority, int root,
+                                                const std::vector<char>& may_reverse = {});
 
 }  // namespace skograph

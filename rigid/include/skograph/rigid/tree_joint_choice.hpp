@@ -38,8 +38,9 @@ class TreeJointChoiceError : public std::invalid_argument {
 //   joints of --independent, URDF+ independent="true"), then fixed joints, as far as they form no
 //   cycle among themselves (Kruskal over that priority);
 // - joins the rest by a breadth-first search from the world over the other joints in file order,
-//   so that each cut closes the shortest cycle it can: every loop lies in one biconnected
-//   component, so no aggregate outgrows one;
+//   along their direction where it can (graph/undirected_spanning_tree.hpp), so that each cut
+//   closes the shortest cycle it can: every loop lies in one biconnected component, so no
+//   aggregate outgrows one;
 // - cuts every joint left over into a LoopClosure of its type (revolute and continuous ->
 //   revolute, prismatic, fixed -> weld, spherical): F_p is the joint frame on its parent link,
 //   F_c the child's link frame, as the file declares the joint;
@@ -52,5 +53,9 @@ class TreeJointChoiceError : public std::invalid_argument {
 // connected to the world by no joint, a planar or floating joint would have to be cut or a
 // multi-dof joint reversed, or a coupling's joint cut. Adds one note saying what was chosen.
 TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::string>& wanted);
+
+// The note reporting a choice: "the joints form no tree: cut 'a' (now a loop closure), reversed
+// 'b' (axis turned, same coordinate)".
+std::string tree_joint_choice_note(const TreeJointChoice& choice);
 
 }  // namespace skograph
