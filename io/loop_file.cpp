@@ -240,4 +240,22 @@ void apply_loop_file(const std::string& path, Mechanism& mechanism) {
   apply_loop_text(read_file_bytes(path), path, mechanism);
 }
 
+std::vector<std::string> loop_file_actuated_joints(const std::string& path) {
+  std::vector<std::string> joints;
+  try {
+    const std::string text = read_file_bytes(path);
+    check_text_bytes(text, path);
+    const YAML::Node root = io::load_yaml(text, path);
+    if (!root.IsMap() || !root["name_mot"]) return joints;
+    const YamlReader reader(path);
+    for (const auto& [name, node] : name_list(reader, root["name_mot"], "name_mot"))
+      joints.push_back(name);
+  } catch (const InputError&) {
+    joints.clear();
+  } catch (const YAML::Exception&) {
+    joints.clear();
+  }
+  return joints;
+}
+
 }  // namespace skograph

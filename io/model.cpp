@@ -121,7 +121,12 @@ InputError refused(const Mechanism& mechanism, const std::string& source,
 }  // namespace
 
 Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
-  Mechanism read = read_mechanism_file(path, options);
+  ReadOptions reading = options;
+  if (!options.loops_file.empty()) {
+    const std::vector<std::string> actuated = loop_file_actuated_joints(options.loops_file);
+    reading.tree_joints.insert(reading.tree_joints.end(), actuated.begin(), actuated.end());
+  }
+  Mechanism read = read_mechanism_file(path, reading);
   if (!options.loops_file.empty()) apply_loop_file(options.loops_file, read);
   if (!options.independent.empty()) {
     try {

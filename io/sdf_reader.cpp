@@ -143,7 +143,9 @@ class SdfConverter {
         path_(std::move(path)),
         outline_(outline),
         audit_(options.strict),
-        independent_(options.independent) {}
+        independent_(options.independent) {
+    independent_.insert(independent_.end(), options.tree_joints.begin(), options.tree_joints.end());
+  }
 
   Mechanism convert() {
     mechanism_.source = path_;

@@ -544,11 +544,12 @@ void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechan
 }
 
 // A file whose joints form no tree: the tree keeps the joints the user wants independent
-// (--independent, URDF+ independent) and those <mimic> couples; the other cycles are cut
-// (rigid/tree_joint_choice.hpp) into loops declared at their joint's line.
+// (--independent, a loop file's name_mot, URDF+ independent) and those <mimic> couples; the other
+// cycles are cut (rigid/tree_joint_choice.hpp) into loops declared at their joint's line.
 void choose_tree(const UrdfOutline& outline, const std::string& source, const ReadOptions& options,
                  Mechanism& mechanism) {
   std::vector<std::string> wanted = options.independent;
+  wanted.insert(wanted.end(), options.tree_joints.begin(), options.tree_joints.end());
   for (const MimicTag& tag : outline.mimics) {
     wanted.push_back(tag.joint);
     wanted.push_back(tag.mimicked);

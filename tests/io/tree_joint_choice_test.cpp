@@ -172,6 +172,14 @@ TEST(TreeJointChoice, TheJointsTheUserWantsIndependentStayInTheTree) {
   ASSERT_EQ(read.loops.size(), 1u);
   EXPECT_EQ(read.loops[0].name, "tip1");  // not tip2, which the breadth-first search would cut
   EXPECT_GE(read.find_joint("tip2"), 0);
+  // A loop file's name_mot (the actuated joints) the same way, through the loading path.
+  ReadOptions with_loop_file;
+  with_loop_file.loops_file =
+      io_test::write_file("actuated.yaml", "closed_loop: []\ntype: []\nname_mot: [tip2]\n");
+  const Mechanism loaded = load_mechanism(
+      std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/fivebar_effector.urdf", with_loop_file);
+  ASSERT_EQ(loaded.loops.size(), 1u);
+  EXPECT_EQ(loaded.loops[0].name, "tip1");
 }
 
 // Two four-bars in series, each written as a link with two parents (b and e): the aggregates are

@@ -266,6 +266,16 @@ class ParallelRobots(unittest.TestCase):
         self.assertIn(model.notes[0], report.stderr)
         self.assertEqual(skograph.load_model(self.FIVEBAR, loops=self.LOOPS).notes, [])
 
+    def test_a_link_with_two_parents_is_cut_where_the_user_wants(self):
+        # The effector has two parent joints: tip2 is cut unless it is wanted independent.
+        path = os.path.join(SOURCE, "examples", "models", "fivebar_effector.urdf")
+        model = skograph.load_model(path)
+        self.assertIn("cut 'tip2' (now a loop closure)", model.notes[0])
+        self.assertEqual(model.dofs, ["motor1", "elbow1", "motor2", "elbow2", "tip1"])
+        kept = skograph.load_model(path, independent=["motor1", "motor2", "tip2"])
+        self.assertIn("cut 'tip1'", kept.notes[0])
+        self.assertEqual(kept.independent, ["motor1", "motor2", "tip2"])
+
 
 class Kinematics(unittest.TestCase):
     """Issue 25: the kinematics calls are what `skograph kinematics --json` prints, J qd is the

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "skograph/rigid/mechanism.hpp"
 
@@ -32,5 +33,10 @@ namespace skograph {
 // coordinates.
 void apply_loop_file(const std::string& path, Mechanism& mechanism);
 void apply_loop_text(const std::string& text, const std::string& source, Mechanism& mechanism);
+
+// The name_mot list of the loop file at `path`, read before its model so that the actuated
+// joints stay in the tree the model's reader chooses (ReadOptions::tree_joints); empty when the
+// file has none or cannot be read (apply_loop_file reports that).
+std::vector<std::string> loop_file_actuated_joints(const std::string& path);
 
 }  // namespace skograph

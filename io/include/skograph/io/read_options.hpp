@@ -18,6 +18,10 @@ struct ReadOptions {
   // A loop file (io/loop_file.hpp: the example-parallel-robots robot.yaml) closing the loops of
   // the model's mechanism; load_mechanism applies it (issue 24). Empty: none.
   std::string loops_file;
+  // Joints to keep in the spanning tree, beside `independent`, when the file's joints form none (a
+  // link with two parents: rigid/tree_joint_choice.hpp); load_mechanism adds the loop file's
+  // name_mot, the actuated joints.
+  std::vector<std::string> tree_joints;
 };
 
 }  // namespace skograph
