@@ -1,33 +1,10 @@
 #include "skograph/graph/undirected_spanning_tree.hpp"
 
+#include "skograph/graph/disjoint_sets.hpp"
+
 #include <algorithm>
-#include <numeric>
 
 namespace skograph {
-
-namespace {
-
-struct DisjointSets {
-  explicit DisjointSets(int n) : parent(static_cast<std::size_t>(n)) {
-    std::iota(parent.begin(), parent.end(), 0);
-  }
-  int find(int v) {
-    while (parent[static_cast<std::size_t>(v)] != v)
-      v = parent[static_cast<std::size_t>(v)] =
-          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(v)])];
-    return v;
-  }
-  bool join(int a, int b) {
-    a = find(a);
-    b = find(b);
-    if (a == b) return false;
-    parent[static_cast<std::size_t>(b)] = a;
-    return true;
-  }
-  std::vector<int> parent;
-};
-
-}  // namespace
 
 UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vector<Edge>& edges,
                                                 const std::vector<int>& priority,
@@ -62,27 +39,68 @@ UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vecto
     at(incident, a).push_back(e);
     at(incident, b).push_back(e);
   }
-  // Level by level: the edges that leave a component of the level from their first end before
-  // those that reach it at their first end (walked backwards, and only when allowed).
-  std::vector<char> component_reached(static_cast<std::size_t>(node_count), 0);
-  std::vector<int> level{components.find(root)}, next;
-  at(component_reached, level.front()) = 1;
-  while (!level.empty()) {
-    next.clear();
-    for (const bool backwards : {false, true})
-      for (const int component : level)
-        for (const int e : at(incident, component)) {
-          const int a = components.find(at(edges, e).first);
-          const int b = components.find(at(edges, e).second);
-          if ((a != component) != backwards) continue;
-          if (backwards && !may_reverse.empty() && !at(may_reverse, e)) continue;
-          const int other = backwards ? a : b;
-          if (at(component_reached, other)) continue;
-          at(component_reached, other) = 1;
-          at(result.in_tree, e) = 1;
-          next.push_back(other);
+  // A component of preferred edges is entered where none of its one-way edges (may_reverse 0)
+  // points inward, so that all of them keep their direction: inward[v] counts the one-way edges
+  // that point toward v along the component's tree (re-rooting: crossing a one-way edge p -> c
+  // from p to c adds one, from c to p removes one).
+  std::vector<int> inward(static_cast<std::size_t>(node_count), 0);
+  if (!may_reverse.empty()) {
+    std::vector<std::vector<int>> kept(static_cast<std::size_t>(node_count));
+    for (int e = 0; e < edge_count; ++e) {
+      if (!at(result.in_tree, e)) continue;
+      at(kept, at(edges, e).first).push_back(e);
+      at(kept, at(edges, e).second).push_back(e);
+    }
+    std::vector<char> seen(static_cast<std::size_t>(node_count), 0);
+    std::vector<int> walk, found_by(static_cast<std::size_t>(node_count), -1);
+    for (int start = 0; start < node_count; ++start) {
+      if (at(seen, start)) continue;
+      walk.assign(1, start);  // breadth-first over the component's kept edges
+      at(seen, start) = 1;
+      for (std::size_t i = 0; i < walk.size(); ++i)
+        for (const int e : at(kept, walk[i])) {
+          const int v = at(edges, e).first == walk[i] ? at(edges, e).second : at(edges, e).first;
+          if (at(seen, v)) continue;
+          at(seen, v) = 1;
+          at(found_by, v) = e;
+          walk.push_back(v);
+          if (!at(may_reverse, e) && at(edges, e).second == walk[i]) ++at(inward, start);
         }
-    level.swap(next);
+      for (std::size_t i = 1; i < walk.size(); ++i) {
+        const int v = walk[i], e = at(found_by, v);
+        const int u = at(edges, e).first == v ? at(edges, e).second : at(edges, e).first;
+        at(inward, v) = at(inward, u) + (at(may_reverse, e) ? 0 : at(edges, e).first == u ? 1 : -1);
+      }
+    }
+  }
+
+  // Level by level: the edges that leave a component of the level from their first end before
+  // those that reach it at their first end (walked backwards, and only when allowed); a component
+  // is entered only where inward is zero while another way may come, then anywhere.
+  std::vector<char> component_reached(static_cast<std::size_t>(node_count), 0);
+  std::vector<int> reached_components{components.find(root)}, level, next;
+  at(component_reached, reached_components.front()) = 1;
+  for (const bool anywhere : {false, true}) {
+    level = reached_components;
+    while (!level.empty()) {
+      next.clear();
+      for (const bool backwards : {false, true})
+        for (const int component : level)
+          for (const int e : at(incident, component)) {
+            const int a = components.find(at(edges, e).first);
+            const int b = components.find(at(edges, e).second);
+            if ((a != component) != backwards) continue;
+            if (backwards && !may_reverse.empty() && !at(may_reverse, e)) continue;
+            const int other = backwards ? a : b;
+            const int entry = backwards ? at(edges, e).first : at(edges, e).second;
+            if (at(component_reached, other) || (!anywhere && at(inward, entry) > 0)) continue;
+            at(component_reached, other) = 1;
+            at(result.in_tree, e) = 1;
+            next.push_back(other);
+          }
+      reached_components.insert(reached_components.end(), next.begin(), next.end());
+      level.swap(next);
+    }
   }
 
   // Orient the tree edges away from the root.

@@ -2,7 +2,7 @@
 
 #include <tinyxml2.h>
 
-#include <deque>
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mechanism_checks.hpp"
+#include "skograph/graph/disjoint_sets.hpp"
 #include "skograph/graph/undirected_spanning_tree.hpp"
 #include "skograph/rigid/tree_joint_choice.hpp"
 #include "xml_input.hpp"
@@ -238,19 +239,24 @@ class SdfConverter {
       may_reverse.push_back(!two_axes && type != sdf::JointType::BALL);
       is_child[child_of_joint_[j]] = 1;
     }
-    UndirectedSpanningTree tree;
-    for (;;) {
-      tree = undirected_spanning_tree(links + 1, edges, priority, 3, world, may_reverse);
-      int root = -1;
-      for (const bool prefer_roots : {true, false})
-        for (int k = 0; k < links && root < 0; ++k)
-          if (!tree.reached(k) && !(prefer_roots && is_child[k])) root = k;
-      if (root < 0) break;
-      roots_.push_back(root);  // a floating (or, static, welded) joint from the world
-      edges.emplace_back(world, root);
-      priority.push_back(-1);
-      may_reverse.push_back(0);
-    }
+    // One root per set of links no joint connects to the world: its first link (file order)
+    // that is no joint's child, else its first link.
+    DisjointSets connected(links + 1);
+    for (const Edge& edge : edges) connected.join(edge.first, edge.second);
+    std::vector<char> has_root(static_cast<std::size_t>(links + 1), 0);
+    has_root[static_cast<std::size_t>(connected.find(world))] = 1;
+    for (const bool prefer_roots : {true, false})
+      for (int k = 0; k < links; ++k) {
+        const int set = connected.find(k);
+        if (has_root[static_cast<std::size_t>(set)] || (prefer_roots && is_child[k])) continue;
+        has_root[static_cast<std::size_t>(set)] = 1;
+        roots_.push_back(k);  // a floating (or, static, welded) joint from the world
+        edges.emplace_back(world, k);
+        priority.push_back(-1);
+        may_reverse.push_back(0);
+      }
+    const UndirectedSpanningTree tree =
+        undirected_spanning_tree(links + 1, edges, priority, 3, world, may_reverse);
     tree_joint_of_.assign(links, -1);
     is_tree_joint_.assign(joints, 0);
     tree_child_of_joint_.assign(joints, -1);
@@ -329,6 +335,9 @@ class SdfConverter {
       const int child = tree_child_of_joint_[j];
       const bool reversed = child != child_of_joint_[j];
       const int parent = reversed ? child_of_joint_[j] : parent_of_joint_[j];
+      if (reversed)  // the joint's name keeps naming its frame on the file's child link
+        mechanism_.frames.push_back({joint.Name(), link_of_[parent],
+                                     frame_in_link(parent, resolve(joint.SemanticPose())), true});
       Joint tree_joint;
       tree_joint.name = joint.Name();
       tree_joint.parent = parent < 0 ? -1 : link_of_[parent];

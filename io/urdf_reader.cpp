@@ -291,7 +291,8 @@ void set_aside_cycles(TiXmlDocument& document,
 }
 
 // Names, lines and the structural checks urdfdom would only answer with a null model: unknown
-// joint types, joints naming missing links, links with two parents, duplicate names.
+// joint types, joints naming missing links, links joined to themselves, duplicate names; the
+// joints urdfdom cannot build its tree with are set aside (set_aside_cycles).
 UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
   TiXmlDocument document;
   document.Parse(text.c_str());
@@ -338,7 +339,7 @@ UrdfOutline outline_urdf(const std::string& text, const std::string& source) {
     }
     // urdfdom links a joint's links by shared pointers: a link that is its own parent would never
     // be freed (LeakSanitizer), so it is refused before it runs; a second parent and a cycle are
-    // set aside from the document urdfdom reads (setting_aside below).
+    // set aside from the document urdfdom reads (set_aside_cycles).
     if (ends[0] == ends[1])
       fail(where, "joint '" + name + "' connects link '" + ends[0] + "' to itself");
     joint_ends.push_back({ends[0], ends[1]});
@@ -473,8 +474,15 @@ void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechan
                                           : LoopType::kRevolute;
     loop.parent = link_of(tag.links[0]);
     loop.child = link_of(tag.links[1]);
-    loop.parent_origin = tag.origins[0];
-    loop.child_origin = tag.origins[1];
+    // The file's link frames, which a reversed joint into the link moved (declared_frame).
+    loop.parent_origin =
+        loop.parent < 0
+            ? tag.origins[0]
+            : m.links[static_cast<std::size_t>(loop.parent)].declared_frame * tag.origins[0];
+    loop.child_origin =
+        loop.child < 0
+            ? tag.origins[1]
+            : m.links[static_cast<std::size_t>(loop.child)].declared_frame * tag.origins[1];
     if (loop.type == LoopType::kRevolute || loop.type == LoopType::kPrismatic)
       loop.axis = tag.axis.normalized();
     loop.source_line = tag.line;
@@ -543,25 +551,22 @@ void add_urdf_plus(const UrdfOutline& outline, const std::string& source, Mechan
       m.preferred_independent.push_back(m.joints[static_cast<std::size_t>(coupling.joint_b)].name);
 }
 
-// A file whose joints form no tree: the tree keeps the joints the user wants independent
-// (--independent, a loop file's name_mot, URDF+ independent) and those <mimic> couples; the other
-// cycles are cut (rigid/tree_joint_choice.hpp) into loops declared at their joint's line.
-void choose_tree(const UrdfOutline& outline, const std::string& source, const ReadOptions& options,
-                 Mechanism& mechanism) {
+// A file whose joints form no tree: the tree keeps the joints <mimic> couples (read before) and
+// those the user wants independent (--independent, a loop file's name_mot, URDF+ independent); the
+// other cycles are cut (rigid/tree_joint_choice.hpp) into loops declared at their joint's line.
+TreeJointChoice choose_tree(const UrdfOutline& outline, const std::string& source,
+                            const ReadOptions& options, Mechanism& mechanism) {
   std::vector<std::string> wanted = options.independent;
   wanted.insert(wanted.end(), options.tree_joints.begin(), options.tree_joints.end());
-  for (const MimicTag& tag : outline.mimics) {
-    wanted.push_back(tag.joint);
-    wanted.push_back(tag.mimicked);
-  }
   if (!outline.independent.empty())
     for (const auto& [name, line] : outline.joints) {
       const auto marked = outline.independent.find(name);
       if (marked == outline.independent.end() || marked->second) wanted.push_back(name);
     }
   const std::size_t first_cut = mechanism.loops.size();
+  TreeJointChoice choice;
   try {
-    choose_tree_joints(mechanism, wanted);
+    choice = choose_tree_joints(mechanism, wanted);
   } catch (const TreeJointChoiceError& e) {
     const auto& lines = e.joint().empty() ? outline.link_line : outline.joint_line;
     const auto line = lines.find(e.joint().empty() ? e.link() : e.joint());
@@ -569,6 +574,7 @@ void choose_tree(const UrdfOutline& outline, const std::string& source, const Re
   }
   for (std::size_t i = first_cut; i < mechanism.loops.size(); ++i)
     mechanism.loops[i].source_line = outline.joint_line.at(mechanism.loops[i].name);
+  return choice;
 }
 
 }  // namespace
@@ -643,12 +649,17 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
   for (const auto& [name, line] : outline.joints) {
     const urdf::JointConstSharedPtr urdf_joint = model->getJoint(name);
     const SourceLocation where{source, line};
+    // Names reach urdfdom through a rewritten document when joints were set aside; a name whose
+    // character references read differently there is not found.
+    if (!urdf_joint) fail(where, "joint '" + name + "' is not in the model urdfdom read");
     Joint joint;
     joint.name = name;
     joint.type = joint_type_of(urdf_joint->type);
-    joint.parent = urdf_joint->parent_link_name == "world" && world_root
-                       ? -1
-                       : link_index.at(urdf_joint->parent_link_name);
+    const auto parent = link_index.find(urdf_joint->parent_link_name);
+    if (!(urdf_joint->parent_link_name == "world" && world_root) && parent == link_index.end())
+      fail(where, "joint '" + name + "' names parent link '" + urdf_joint->parent_link_name +
+                      "', which is not in the model urdfdom read");
+    joint.parent = parent == link_index.end() ? -1 : parent->second;
     const auto set_aside = outline.set_aside_child.find(name);
     const auto child =
         link_index.find(set_aside == outline.set_aside_child.end() ? urdf_joint->child_link_name
@@ -670,8 +681,17 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
     mechanism.joints.push_back(joint);
     joint_lines.push_back(line);
   }
+  add_mimic_couplings(outline, source, options.strict, mechanism);
   if (!outline.urdfdom_text.empty()) {
-    choose_tree(outline, source, options, mechanism);
+    const TreeJointChoice choice = choose_tree(outline, source, options, mechanism);
+    // URDF+ couplings relate the coordinates along the file's paths between two links; a
+    // reversed joint on such a path would turn its term around.
+    if (!outline.couplings.empty() && !choice.reversed.empty())
+      fail({source, outline.couplings.front().line},
+           "coupling '" + outline.couplings.front().name +
+               "': URDF+ couplings follow the file's joint directions, and this file's tree "
+               "reverses joint '" +
+               choice.reversed.front() + "' (declare the loops with <loop>)");
     joint_lines.clear();
     for (const Joint& joint : mechanism.joints) {
       const auto line = outline.joint_line.find(joint.name);
@@ -679,7 +699,6 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
     }
   }
   io::check_tree(source, mechanism, joint_lines);
-  add_mimic_couplings(outline, source, options.strict, mechanism);
   add_urdf_plus(outline, source, mechanism);
   audit.report(mechanism);
   return mechanism;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_set>
 #include <vector>
 
 namespace skograph {
@@ -199,13 +200,17 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     for (int& j : coupling.further_joints)
       if (j >= 0 && j < joint_count) j = new_joint[j];
   }
+  std::unordered_set<std::string> named_frames;
+  for (const Frame& frame : mechanism.frames) named_frames.insert(frame.name);
   for (int k = 0; k < n; ++k) {
     if (body[k] == k) continue;
     const int b = body[k];
     result.frames.push_back({mechanism.links[k].name, b < 0 ? -1 : new_index[b],
                              pose_in_body[k] * mechanism.links[k].declared_frame});
-    // The fused joint's name still names its child link's frame (Mechanism::locate_frame).
-    if (const int joint = mechanism.parent_joint(k); joint >= 0)
+    // The fused joint's name still names its child link's frame (Mechanism::locate_frame),
+    // unless a frame of that name says otherwise (a reversed joint names its file child).
+    if (const int joint = mechanism.parent_joint(k);
+        joint >= 0 && !named_frames.count(mechanism.joints[static_cast<std::size_t>(joint)].name))
       result.frames.push_back({mechanism.joints[static_cast<std::size_t>(joint)].name,
                                b < 0 ? -1 : new_index[b], pose_in_body[k], true});
   }

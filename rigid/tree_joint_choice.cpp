@@ -85,7 +85,7 @@ std::string tree_joint_choice_note(const TreeJointChoice& choice) {
   if (!choice.reversed.empty())
     note += ", reversed " + quoted_list(choice.reversed) + " (axis turned, same coordinate)";
   if (!choice.wanted_cut.empty())
-    note += "; the independent joints " + quoted_list(choice.wanted_cut) +
+    note += "; the wanted joints " + quoted_list(choice.wanted_cut) +
             " close cycles among themselves and were cut";
   return note;
 }
@@ -126,6 +126,9 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
 
   for (int j = 0; j < joint_count; ++j) {
     const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
+    if (joint.child < 0 || joint.child >= n || joint.parent < -1 || joint.parent >= n)
+      throw TreeJointChoiceError(joint.name, "",
+                                 "joint '" + joint.name + "' names a link the mechanism lacks");
     if (joint.parent == joint.child)
       throw TreeJointChoiceError(joint.name, "",
                                  "joint '" + joint.name + "' connects link '" +
@@ -162,6 +165,7 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
   auto moved_of = [&](int link) -> Eigen::Isometry3d {
     return link < 0 ? Eigen::Isometry3d::Identity() : moved[static_cast<std::size_t>(link)];
   };
+  std::vector<Frame> reversed_aliases;
   for (const int v : tree.order) {
     if (v == world) continue;
     const int u = tree.parent[static_cast<std::size_t>(v)];
@@ -181,6 +185,9 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
               "' from the world; skograph reverses 0- and 1-dof joints only");
     // The joint frame at zero is u's old link frame; v's new frame is the old joint frame.
     const Eigen::Isometry3d old_origin = joint.origin;
+    // The joint's name keeps naming its file child's frame (URDF: a joint names its child link's
+    // frame), now on the joint's parent; fixed at u's final frame below.
+    reversed_aliases.push_back({joint.name, u_link, Eigen::Isometry3d::Identity(), true});
     joint.origin = moved_of(u_link).inverse();
     joint.axis = -joint.axis;
     joint.parent = u_link;
@@ -213,6 +220,11 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
   for (int k = 0; k < n; ++k)
     if (is_moved[static_cast<std::size_t>(k)])
       reexpress_link(mechanism, k, moved[static_cast<std::size_t>(k)]);
+  for (Frame& alias : reversed_aliases) {
+    if (alias.link >= 0)
+      alias.pose = mechanism.links[static_cast<std::size_t>(alias.link)].declared_frame;
+    mechanism.frames.push_back(alias);
+  }
   for (LoopClosure& loop : cut_loops) {
     if (loop.parent >= 0) loop.parent_origin = moved_of(loop.parent).inverse() * loop.parent_origin;
     loop.child_origin = moved_of(loop.child).inverse();
@@ -228,10 +240,13 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
       kept.push_back(std::move(mechanism.joints[static_cast<std::size_t>(j)]));
     }
   mechanism.joints = std::move(kept);
+  auto renumbered = [&](int j) {
+    return j >= 0 && j < joint_count ? new_index[static_cast<std::size_t>(j)] : j;
+  };
   for (Coupling& coupling : mechanism.couplings) {
-    coupling.joint_a = new_index[static_cast<std::size_t>(coupling.joint_a)];
-    coupling.joint_b = new_index[static_cast<std::size_t>(coupling.joint_b)];
-    for (int& j : coupling.further_joints) j = new_index[static_cast<std::size_t>(j)];
+    coupling.joint_a = renumbered(coupling.joint_a);
+    coupling.joint_b = renumbered(coupling.joint_b);
+    for (int& j : coupling.further_joints) j = renumbered(j);
   }
 
   mechanism.notes.push_back(tree_joint_choice_note(choice));

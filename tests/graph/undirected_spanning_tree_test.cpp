@@ -130,5 +130,20 @@ TEST(UndirectedSpanningTree, TheSearchPrefersEdgesAlongTheirDirection) {
   EXPECT_FALSE(forbidden.reached(2));
 }
 
+TEST(UndirectedSpanningTree, AGroupIsEnteredWhereItsOneWayEdgesPointAway) {
+  // Nodes 1 and 2 joined first by the one-way edge 1 -> 2; the root reaches 2 first in input
+  // order (edge 1), but entering there would walk 1 -> 2 backwards: edge 2 enters at 1 instead.
+  const std::vector<Edge> edges = {{1, 2}, {0, 2}, {0, 1}};
+  const std::vector<char> may_reverse = {0, 1, 1};
+  const UndirectedSpanningTree tree =
+      undirected_spanning_tree(3, edges, {0, 1, 1}, 1, 0, may_reverse);
+  EXPECT_EQ(tree.in_tree, (std::vector<char>{1, 0, 1}));
+  EXPECT_EQ(tree.parent, (std::vector<int>{-1, 0, 1}));
+  // With no other way in, the group is entered anyway (the caller reports the reversal).
+  const UndirectedSpanningTree only =
+      undirected_spanning_tree(3, {{1, 2}, {0, 2}}, {0, 1}, 1, 0, {0, 1});
+  EXPECT_EQ(only.parent, (std::vector<int>{-1, 2, 0}));
+}
+
 }  // namespace
 }  // namespace skograph

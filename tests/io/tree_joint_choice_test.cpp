@@ -98,7 +98,8 @@ TEST(TreeJointChoice, ACutJointIsTheLoopItsUrdfPlusTwinDeclares) {
 // (a different five-bar: its link frame, at elbow2, is also tip2's axis, so the effector reaches
 // from distal1's tip to the elbow). Marked independent, tip2 stays in the tree, which reaches the
 // effector from distal2 against tip2's direction: tip2 is reversed, tip1 cut. Not marked, the
-// search keeps tip1 and cuts tip2 (no reversal): the reference.
+// search keeps tip1 and cuts tip2 (no reversal): the reference. A pointer spins on the effector
+// (a forward joint whose parent's frame moves when tip2 is reversed).
 std::string effector_with_tip2_from_the_effector(bool independent) {
   const Eigen::Rotation2Dd turn(-kTip2Yaw);
   const Eigen::Vector2d offset = -(turn * Eigen::Vector2d(0.25, 0.0));
@@ -109,6 +110,14 @@ std::string effector_with_tip2_from_the_effector(bool independent) {
     <origin xyz=")"
         << offset.x() << " " << offset.y() << R"( 0" rpy="0 0 )" << -kTip2Yaw << R"("/>
     <axis xyz="0 0 1"/>
+  </joint>
+  <link name="pointer">
+    <inertial><origin xyz="0.05 0.01 0"/><mass value="0.05"/>
+      <inertia ixx="1e-05" ixy="0" ixz="0" iyy="2e-05" iyz="0" izz="3e-05"/></inertial>
+  </link>
+  <joint name="spin" type="continuous">
+    <parent link="effector"/><child link="pointer"/>
+    <origin xyz="0.02 0.01 0" rpy="0 0 0.3"/><axis xyz="0 0 1"/>
   </joint>
 )";
   return replaced(kEffector, kTip2, joint.str());
@@ -133,12 +142,12 @@ TEST(TreeJointChoice, AReversedJointKeepsTheMotionTheLinkFramesAndTheCoordinate)
   const Model reference = build_model(cut, "cut.urdf");
   const Model reversed = model_of(text, "reversed.urdf");
   ASSERT_EQ(reversed.dof_names(),
-            (std::vector<std::string>{"motor1", "elbow1", "motor2", "elbow2", "tip2"}));
+            (std::vector<std::string>{"motor1", "elbow1", "motor2", "elbow2", "tip2", "spin"}));
   ModelData a(reference), b(reversed);
-  Eigen::VectorXd q(5), qd(5), tau(5);
-  q << 0.3, 0.0, -0.2, 0.0, 0.1;
-  qd << 0.5, 0.0, -0.4, 0.0, 0.2;
-  tau << 0.02, 0.01, -0.03, 0.0, 0.0;
+  Eigen::VectorXd q(6), qd(6), tau(6);
+  q << 0.3, 0.0, -0.2, 0.0, 0.1, 0.4;
+  qd << 0.5, 0.0, -0.4, 0.0, 0.2, -0.3;
+  tau << 0.02, 0.01, -0.03, 0.0, 0.0, 0.001;
   const ClosedState closed = close_state(reference, a, q, qd);
   const Eigen::VectorXd qdd = forward_dynamics(reference, a, closed.q, closed.qd, tau);
   // Planar yaws: distal1 = motor1 + elbow1 + const, the effector = distal1 + tip1, distal2 =
@@ -156,11 +165,15 @@ TEST(TreeJointChoice, AReversedJointKeepsTheMotionTheLinkFramesAndTheCoordinate)
   const Eigen::VectorXd qdd2 = forward_dynamics(reversed, b, q2, qd2, tau2);
   EXPECT_LT((qdd2.head(4) - qdd.head(4)).norm(), 1e-10);
   EXPECT_NEAR(qdd2[4], tip2_of(qdd), 1e-10);
-  // The link names keep the file's frames although the effector's link frame moved.
-  for (const char* frame : {"effector", "distal1", "distal2", "proximal1"})
+  EXPECT_NEAR(qdd2[5], qdd[5], 1e-10);
+  // The link names keep the file's frames although the effector's link frame moved, and the
+  // reversed joint's name its file child's (distal2's) frame.
+  for (const char* frame : {"effector", "distal1", "distal2", "proximal1", "pointer", "spin"})
     EXPECT_TRUE(frame_pose(reversed, b, q2, frame)
                     .isApprox(frame_pose(reference, a, closed.q, frame), 1e-12))
         << frame;
+  EXPECT_TRUE(frame_pose(reversed, b, q2, "tip2")
+                  .isApprox(frame_pose(reference, a, closed.q, "distal2"), 1e-12));
   EXPECT_LT((center_of_mass(reversed, b, q2) - center_of_mass(reference, a, closed.q)).norm(),
             1e-14);
 }
@@ -282,6 +295,17 @@ TEST(TreeJointChoice, ATreeIsLeftAloneAndImpossibleChoicesAreOneLine) {
   const std::string links =
       "<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"><inertial><mass value=\"1\"/>"
       "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n";
+  // Two <mimic>-coupled joints into one link: neither may be cut.
+  expect_input_error(
+      [&] {
+        parse_urdf(
+            "<robot name=\"r\"><link name=\"world\"/><link name=\"a\"/>\n<joint "
+            "name=\"j1\" type=\"continuous\"><parent link=\"world\"/><child "
+            "link=\"a\"/></joint>\n<joint name=\"j2\" type=\"continuous\"><parent "
+            "link=\"world\"/><child link=\"a\"/><mimic joint=\"j1\"/></joint></robot>\n",
+            "r.urdf");
+      },
+      "r.urdf", 3, "joint 'j2' (continuous) closes a cycle with joints that must stay in the tree");
   expect_input_error(
       [&] {
         parse_urdf(links +
