@@ -484,7 +484,12 @@ Mechanism read_sdf_file(const std::string& path, const ReadOptions& options) {
   const SdfOutline outline = outline_sdf(path);
   sdf::Console::Instance()->SetQuiet(true);
   sdf::Root root;
-  const sdf::Errors errors = root.Load(path);
+  sdf::Errors errors;
+  try {
+    errors = root.Load(path);
+  } catch (const std::exception& e) {  // sdformat's own parsing throws, e.g. std::stoi of a version
+    fail({path, 0}, std::string("sdformat could not read the file (") + e.what() + ")");
+  }
   if (!errors.empty()) fail_with_sdformat_error(path, outline, errors);
   const sdf::Model* model = root.Model();
   if (!model && root.WorldCount() > 0 && root.WorldByIndex(0)->ModelCount() > 0)
