@@ -245,18 +245,33 @@ class SdfConverter {
     for (const Edge& edge : edges) connected.join(edge.first, edge.second);
     std::vector<char> has_root(static_cast<std::size_t>(links + 1), 0);
     has_root[static_cast<std::size_t>(connected.find(world))] = 1;
+    auto add_root = [&](int k) {  // a floating (or, static, welded) joint from the world
+      roots_.push_back(k);
+      edges.emplace_back(world, k);
+      priority.push_back(-1);
+      may_reverse.push_back(0);
+    };
     for (const bool prefer_roots : {true, false})
       for (int k = 0; k < links; ++k) {
         const int set = connected.find(k);
         if (has_root[static_cast<std::size_t>(set)] || (prefer_roots && is_child[k])) continue;
         has_root[static_cast<std::size_t>(set)] = 1;
-        roots_.push_back(k);  // a floating (or, static, welded) joint from the world
-        edges.emplace_back(world, k);
-        priority.push_back(-1);
-        may_reverse.push_back(0);
+        add_root(k);
       }
-    const UndirectedSpanningTree tree =
+    // A link reached only against a joint that is never walked backwards (ball, universal,
+    // revolute2) becomes a root too, as before the tree was chosen undirected; one search per
+    // such root (rare).
+    UndirectedSpanningTree tree =
         undirected_spanning_tree(links + 1, edges, priority, 3, world, may_reverse);
+    for (;;) {
+      int unreached = -1;
+      for (const bool prefer_roots : {true, false})
+        for (int k = 0; k < links && unreached < 0; ++k)
+          if (!tree.reached(k) && !(prefer_roots && is_child[k])) unreached = k;
+      if (unreached < 0) break;
+      add_root(unreached);
+      tree = undirected_spanning_tree(links + 1, edges, priority, 3, world, may_reverse);
+    }
     tree_joint_of_.assign(links, -1);
     is_tree_joint_.assign(joints, 0);
     tree_child_of_joint_.assign(joints, -1);

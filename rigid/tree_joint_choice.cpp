@@ -13,8 +13,9 @@ bool is_tree(const Mechanism& mechanism) {
   const int n = static_cast<int>(mechanism.links.size());
   std::vector<int> parent(static_cast<std::size_t>(n), -2);
   for (const Joint& joint : mechanism.joints) {
-    if (joint.child < 0 || joint.child >= n || parent[static_cast<std::size_t>(joint.child)] != -2)
-      return false;
+    if (joint.child < 0 || joint.child >= n || joint.parent < -1 || joint.parent >= n ||
+        parent[static_cast<std::size_t>(joint.child)] != -2)
+      return false;  // (a joint naming no link is reported by choose_tree_joints)
     parent[static_cast<std::size_t>(joint.child)] = joint.parent;
   }
   std::vector<char> state(static_cast<std::size_t>(n), 0);  // 1 on this walk, 2 reaches the world

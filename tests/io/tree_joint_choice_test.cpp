@@ -286,6 +286,28 @@ TEST(TreeJointChoice, SdfKeepsTheWantedJointAndReversesIt) {
     EXPECT_TRUE(frame_pose(b, data_b, closed_b.q, frame)
                     .isApprox(frame_pose(a, data_a, closed.q, frame), 1e-10))
         << frame;
+  // The reversed pin_c still names its joint frame on the rocker (its <pose>, relative to the
+  // child link).
+  Eigen::Isometry3d pin_on_rocker = Eigen::Isometry3d::Identity();
+  pin_on_rocker.translation() = Eigen::Vector3d(0.3, 0, 0);
+  pin_on_rocker.linear() =
+      Eigen::AngleAxisd(-1.05918449057797, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  EXPECT_TRUE(frame_pose(b, data_b, closed_b.q, "pin_c")
+                  .isApprox(frame_pose(a, data_a, closed.q, "rocker") * pin_on_rocker, 1e-10));
+}
+
+// A link the search reaches only against a ball joint (never reversed: its coordinates would
+// change meaning) floats, closed by the ball as a spherical loop, as SDF links no joint reaches do.
+TEST(TreeJointChoice, SdfFloatsALinkReachedOnlyAgainstABallJoint) {
+  const Mechanism read = read_sdf_file(std::string(SKOGRAPH_SOURCE_DIR) +
+                                       "/tests/fuzz_regressions/sdf/"
+                                       "link_reached_only_against_a_ball_joint.sdf");
+  ASSERT_EQ(read.loops.size(), 1u);
+  EXPECT_EQ(read.loops[0].name, "ball");
+  EXPECT_EQ(read.loops[0].type, LoopType::kSpherical);
+  const int floating = read.find_joint("b_floating");
+  ASSERT_GE(floating, 0);
+  EXPECT_EQ(read.joints[static_cast<std::size_t>(floating)].type, JointType::kFloating);
 }
 
 TEST(TreeJointChoice, ATreeIsLeftAloneAndImpossibleChoicesAreOneLine) {

@@ -26,8 +26,11 @@ struct UndirectedSpanningTree {
 // order, so that every other edge closes the shortest cycle it can and every cycle stays in one
 // biconnected component. The search prefers edges along their direction (first -> second): at
 // each depth those leaving a reached component from their first end go first, and an edge with
-// may_reverse[e] == 0 is never searched backwards (empty: every edge may be). Self loops are
-// never tree edges. O((n + e) log n) at most.
+// may_reverse[e] == 0 is never searched backwards (empty: every edge may be). A component of
+// kept edges is entered at a node none of its one-way kept edges points toward, while the search
+// has another way in; a second pass then enters the components still unreached anywhere (the
+// caller reports the one-way edge that points the wrong way). Self loops are never tree edges.
+// O((n + e) log n) at most.
 UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vector<Edge>& edges,
                                                 const std::vector<int>& priority,
                                                 int search_priority, int root,
