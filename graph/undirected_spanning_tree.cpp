@@ -30,6 +30,17 @@ UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vecto
   for (const int e : preferred)
     if (components.join(at(edges, e).first, at(edges, e).second)) at(result.in_tree, e) = 1;
 
+  // The edges chosen so far, listed at both their ends.
+  auto tree_edges_at_nodes = [&] {
+    std::vector<std::vector<int>> incident(static_cast<std::size_t>(node_count));
+    for (int e = 0; e < edge_count; ++e) {
+      if (!at(result.in_tree, e)) continue;
+      at(incident, at(edges, e).first).push_back(e);
+      at(incident, at(edges, e).second).push_back(e);
+    }
+    return incident;
+  };
+
   // Breadth-first over the components from the root's, the other edges in input order.
   std::vector<std::vector<int>> incident(static_cast<std::size_t>(node_count));
   for (int e = 0; e < edge_count; ++e) {
@@ -45,12 +56,7 @@ UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vecto
   // from p to c adds one, from c to p removes one).
   std::vector<int> inward(static_cast<std::size_t>(node_count), 0);
   if (!may_reverse.empty()) {
-    std::vector<std::vector<int>> kept(static_cast<std::size_t>(node_count));
-    for (int e = 0; e < edge_count; ++e) {
-      if (!at(result.in_tree, e)) continue;
-      at(kept, at(edges, e).first).push_back(e);
-      at(kept, at(edges, e).second).push_back(e);
-    }
+    const std::vector<std::vector<int>> kept = tree_edges_at_nodes();
     std::vector<char> seen(static_cast<std::size_t>(node_count), 0);
     std::vector<int> walk, found_by(static_cast<std::size_t>(node_count), -1);
     for (int start = 0; start < node_count; ++start) {
@@ -104,12 +110,7 @@ UndirectedSpanningTree undirected_spanning_tree(int node_count, const std::vecto
   }
 
   // Orient the tree edges away from the root.
-  std::vector<std::vector<int>> tree_incident(static_cast<std::size_t>(node_count));
-  for (int e = 0; e < edge_count; ++e) {
-    if (!at(result.in_tree, e)) continue;
-    at(tree_incident, at(edges, e).first).push_back(e);
-    at(tree_incident, at(edges, e).second).push_back(e);
-  }
+  const std::vector<std::vector<int>> tree_incident = tree_edges_at_nodes();
   std::vector<char> placed(static_cast<std::size_t>(node_count), 0);
   at(placed, root) = 1;
   result.order.push_back(root);

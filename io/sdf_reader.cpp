@@ -217,7 +217,7 @@ class SdfConverter {
     std::set<std::string> wanted;  // joint names, and the joints of dof names "joint:k"
     for (const std::string& name : independent_) {
       wanted.insert(name);
-      wanted.insert(name.substr(0, name.rfind(':')));
+      wanted.insert(joint_of_wanted_name(name));
     }
     for (int j = 0; j < joints; ++j) {
       const sdf::Joint& joint = *model_.JointByIndex(static_cast<uint64_t>(j));
@@ -232,10 +232,8 @@ class SdfConverter {
       edges.emplace_back(parent_of_joint_[j] < 0 ? world : parent_of_joint_[j], child_of_joint_[j]);
       const sdf::JointType type = joint.Type();
       const bool two_axes = type == sdf::JointType::UNIVERSAL || type == sdf::JointType::REVOLUTE2;
-      priority.push_back(two_axes                        ? 0
-                         : wanted.count(joint.Name())    ? 1
-                         : type == sdf::JointType::FIXED ? 2
-                                                         : 3);
+      priority.push_back(tree_joint_priority(two_axes, wanted.count(joint.Name()) > 0,
+                                             type == sdf::JointType::FIXED));
       may_reverse.push_back(!two_axes && type != sdf::JointType::BALL);
       is_child[child_of_joint_[j]] = 1;
     }

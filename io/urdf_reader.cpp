@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "mechanism_checks.hpp"
+#include "skograph/graph/disjoint_sets.hpp"
 #include "skograph/graph/text_input.hpp"
 #include "skograph/rigid/tree_joint_choice.hpp"
 #include "xml_input.hpp"
@@ -232,23 +233,15 @@ void set_aside_cycles(TiXmlDocument& document,
   index.reserve(outline.links.size());
   for (const auto& [name, line] : outline.links)
     index.emplace(name, static_cast<int>(index.size()));
-  std::vector<int> component(outline.links.size());
-  std::iota(component.begin(), component.end(), 0);
-  auto find = [&](int v) {
-    while (component[static_cast<std::size_t>(v)] != v)
-      v = component[static_cast<std::size_t>(v)] =
-          component[static_cast<std::size_t>(component[static_cast<std::size_t>(v)])];
-    return v;
-  };
+  DisjointSets components(static_cast<int>(outline.links.size()));
   std::vector<char> has_parent(outline.links.size(), 0);
   for (std::size_t j = 0; j < joint_ends.size(); ++j) {
     const int parent = index.at(joint_ends[j][0]), child = index.at(joint_ends[j][1]);
-    if (has_parent[static_cast<std::size_t>(child)] || find(parent) == find(child)) {
+    if (has_parent[static_cast<std::size_t>(child)] || !components.join(parent, child)) {
       outline.set_aside_child.emplace(outline.joints[j].first, joint_ends[j][1]);
       continue;
     }
     has_parent[static_cast<std::size_t>(child)] = 1;
-    component[static_cast<std::size_t>(find(child))] = find(parent);
   }
   std::vector<std::string> roots;
   for (const auto& [name, line] : outline.links)

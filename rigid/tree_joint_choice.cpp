@@ -91,6 +91,15 @@ std::string tree_joint_choice_note(const TreeJointChoice& choice) {
   return note;
 }
 
+std::string joint_of_wanted_name(const std::string& name) {
+  const std::size_t colon = name.rfind(':');
+  return colon == std::string::npos ? name : name.substr(0, colon);
+}
+
+int tree_joint_priority(bool cannot_be_cut, bool wanted, bool fixed) {
+  return cannot_be_cut ? 0 : wanted ? 1 : fixed ? 2 : 3;
+}
+
 TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::string>& wanted) {
   TreeJointChoice choice;
   if (is_tree(mechanism)) return choice;
@@ -98,31 +107,28 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
   const int world = n;  // node of the world
   const int joint_count = static_cast<int>(mechanism.joints.size());
   auto node = [&](int link) { return link < 0 ? world : link; };
-  auto name_of_joint = [](const std::string& name) {
-    const std::size_t colon = name.rfind(':');
-    return colon == std::string::npos ? name : name.substr(0, colon);
-  };
 
-  // Priority of keeping each joint in the tree: 0 must, 1 wanted, 2 fixed, 3 any.
-  std::vector<int> priority(static_cast<std::size_t>(joint_count), 3);
-  for (int j = 0; j < joint_count; ++j) {
-    const Joint& joint = mechanism.joints[static_cast<std::size_t>(j)];
-    if (joint.type == JointType::kPlanar || joint.type == JointType::kFloating)
-      priority[static_cast<std::size_t>(j)] = 0;
-    else if (joint.type == JointType::kFixed)
-      priority[static_cast<std::size_t>(j)] = 2;
-  }
+  // Priority of keeping each joint in the tree (tree_joint_priority).
+  std::vector<char> cannot_be_cut(static_cast<std::size_t>(joint_count), 0),
+      is_wanted(static_cast<std::size_t>(joint_count), 0);
   for (const Coupling& coupling : mechanism.couplings) {
     for (int i = -1; i < coupling.term_count(); ++i) {
       const int j = i < 0 ? coupling.joint_a : coupling.term_joint(i);
-      if (j >= 0 && j < joint_count) priority[static_cast<std::size_t>(j)] = 0;
+      if (j >= 0 && j < joint_count) cannot_be_cut[static_cast<std::size_t>(j)] = 1;
     }
   }
   for (const std::string& name : wanted) {
     int j = mechanism.find_joint(name);
-    if (j < 0) j = mechanism.find_joint(name_of_joint(name));
-    if (j >= 0)
-      priority[static_cast<std::size_t>(j)] = std::min(priority[static_cast<std::size_t>(j)], 1);
+    if (j < 0) j = mechanism.find_joint(joint_of_wanted_name(name));
+    if (j >= 0) is_wanted[static_cast<std::size_t>(j)] = 1;
+  }
+  std::vector<int> priority(static_cast<std::size_t>(joint_count));
+  for (int j = 0; j < joint_count; ++j) {
+    const JointType type = mechanism.joints[static_cast<std::size_t>(j)].type;
+    priority[static_cast<std::size_t>(j)] =
+        tree_joint_priority(cannot_be_cut[static_cast<std::size_t>(j)] ||
+                                type == JointType::kPlanar || type == JointType::kFloating,
+                            is_wanted[static_cast<std::size_t>(j)], type == JointType::kFixed);
   }
 
   for (int j = 0; j < joint_count; ++j) {

@@ -54,6 +54,14 @@ class TreeJointChoiceError : public std::invalid_argument {
 // multi-dof joint reversed, or a coupling's joint cut. Adds one note saying what was chosen.
 TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::string>& wanted);
 
+// The joint a wanted name names: "leg:2" (a dof name) -> "leg", a joint name unchanged.
+std::string joint_of_wanted_name(const std::string& name);
+
+// The priority of keeping a joint in the tree, lowest first: 0 a joint that cannot be a loop
+// closure (or that a coupling names), 1 a wanted one, 2 a fixed one, 3 any other. The URDF and
+// SDF choices both order their joints by it.
+int tree_joint_priority(bool cannot_be_cut, bool wanted, bool fixed);
+
 // The note reporting a choice: "the joints form no tree: cut 'a' (now a loop closure), reversed
 // 'b' (axis turned, same coordinate)".
 std::string tree_joint_choice_note(const TreeJointChoice& choice);
