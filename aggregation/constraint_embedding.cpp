@@ -88,55 +88,36 @@ bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
 
 void factorize_dependent(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                          const CoordinateSelection& selection, DependentFactorization& y1) {
-  if (selection.dependent.empty()) return;
-  y1.compute(Q(Eigen::all, selection.dependent));
+  y1.compute(Q, selection.dependent);
 }
 
 bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const CoordinateSelection& selection, double threshold,
-                                     const DependentFactorization& y1) {
+                                     DependentFactorization& y1) {
   const auto r = static_cast<Eigen::Index>(selection.dependent.size());
   if (r == 0) return 1.0 >= threshold;
   if (r > Q.rows()) return 0.0 >= threshold;
-  double y1_squared = 0.0;
-  for (const int c : selection.dependent) y1_squared += Q.col(c).squaredNorm();
-  const double y1_norm = std::sqrt(y1_squared);
-  double smallest_pivot = std::numeric_limits<double>::infinity();
-  for (Eigen::Index i = 0; i < r; ++i)
-    smallest_pivot = std::min(smallest_pivot, std::abs(y1.matrixQR()(i, i)));
-  if (!(smallest_pivot > 0.0) || !(y1_norm > 0.0)) return 0.0 >= threshold;
-  // |R^-1|_F column by column (R^-1 e_j), without forming the inverse matrix.
-  const auto triangle = y1.matrixQR().topRows(r).triangularView<Eigen::Upper>();
-  double inverse_squared = 0.0;
-  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1> column;
-  for (Eigen::Index j = 0; j < r && r <= 64; ++j) {
-    column.setZero(r);
-    column(j) = 1.0;
-    triangle.solveInPlace(column);
-    inverse_squared += column.squaredNorm();
-  }
-  if (r > 64) {
-    Eigen::MatrixXd inverse = Eigen::MatrixXd::Identity(r, r);
-    triangle.solveInPlace(inverse);
-    inverse_squared = inverse.squaredNorm();
-  }
-  const double inverse_norm = std::sqrt(inverse_squared);
-  if (!std::isfinite(inverse_norm)) return selection_conditioning(Q, selection) >= threshold;
+  // |Y1|_F and |R^-1|_F = |Y1^+|_F over the blocks of Y1 (block diagonal up to permutations).
+  const double y1_norm = std::sqrt(y1.frobenius_squared());
+  const double inverse_norm = std::sqrt(y1.inverse_frobenius_squared());
+  if (!(y1_norm > 0.0)) return 0.0 >= threshold;
+  if (!std::isfinite(inverse_norm)) return 0.0 >= threshold;
   const double estimate = 1.0 / (y1_norm * inverse_norm);
   if (estimate >= threshold) return true;
   if (static_cast<double>(r) * estimate < threshold) return false;
-  // Between the bounds: power iterations give lower bounds on sigma_max = |R|_2 and on
-  // 1/sigma_min = |R^-1|_2 that rise toward them: with them c is at most 1 / (lower * lower), so
-  // below the threshold is decided. Once both have converged (relative change under 1e-4) and
-  // leave c clear of the threshold (a factor 1.5 above it), the selection is kept; only what
-  // stays close needs the SVD of Y1, which at every update dominated the forward dynamics of
-  // aggregates of 30 rows (wl16_like, digit_like_2legs_6D).
+  // Between the bounds: power iterations on the R of the whole Y1 give lower bounds on
+  // sigma_max = |R|_2 and on 1/sigma_min = |R^-1|_2 that rise toward them: with them c is at
+  // most 1 / (lower * lower), so below the threshold is decided. Once both have converged
+  // (relative change under 1e-4) and leave c clear of the threshold (a factor 1.5 above it), the
+  // selection is kept; only what stays close needs the SVD of Y1, which at every update dominated
+  // the forward dynamics of aggregates of 30 rows (wl16_like, digit_like_2legs_6D).
   if (r <= 64) {
+    const Eigen::HouseholderQR<Eigen::MatrixXd>& whole = y1.whole();
     Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1> x, y;
     double largest = 0.0, inverse_largest = 0.0;
     x.setOnes(r);
     y.setOnes(r);
-    const auto upper = y1.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
+    const auto upper = whole.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
     for (int step = 0; step < 40; ++step) {
       x.normalize();
       const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1> rx = upper * x;
@@ -177,7 +158,7 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
 
 void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                         const Eigen::Ref<const Eigen::VectorXd>& Qdot_thetadot,
-                        const CoordinateSelection& selection, const DependentFactorization& y1,
+                        const CoordinateSelection& selection, DependentFactorization& y1,
                         Eigen::MatrixXd& X, Eigen::VectorXd& Xdot_thetadot) {
   if (Qdot_thetadot.size() != Q.rows())
     throw std::invalid_argument("embedding_matrices: Qdot thetadot has " +
@@ -187,17 +168,43 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   const int independent = static_cast<int>(selection.independent.size());
   X.setZero(n, independent);
   Xdot_thetadot.setZero(n);
-  for (int j = 0; j < independent; ++j) X(selection.independent[j], j) = 1.0;
-  if (selection.dependent.empty()) return;
-  const Eigen::VectorXd dependent_acceleration = -y1.solve(Qdot_thetadot);
-  for (size_t i = 0; i < selection.dependent.size(); ++i)
-    Xdot_thetadot(selection.dependent[i]) = dependent_acceleration(static_cast<Eigen::Index>(i));
+  if (selection.dependent.empty()) {
+    for (int j = 0; j < independent; ++j) X(selection.independent[j], j) = 1.0;
+    return;
+  }
+  // Solved into the rows of X and the entries of Xdot thetadot that the independent coordinates
+  // leave free (the last |dependent| ones, moved into place below), negated there.
+  const auto r = static_cast<Eigen::Index>(selection.dependent.size());
+  y1.solve(Qdot_thetadot, Xdot_thetadot.tail(r));
   // No independent coordinates (a weld holds the whole aggregate): X has no columns to fill, and
   // Eigen's triangular solve of a 0-column block would index a null pointer (UBSan).
-  if (independent == 0) return;
-  const Eigen::MatrixXd dependent_rows = -y1.solve(Q(Eigen::all, selection.independent));
-  for (size_t i = 0; i < selection.dependent.size(); ++i)
-    X.row(selection.dependent[i]) = dependent_rows.row(static_cast<Eigen::Index>(i));
+  if (independent > 0) y1.solve_columns(Q, selection.independent, X.bottomRows(r));
+  // Scatter the solved rows to the dependent coordinates in increasing order: with dependent
+  // increasing, dependent[i] <= n - r + i < n - r + j for every later j, so no row is overwritten
+  // before it is read. (A selection listed out of order is copied first.)
+  if (!std::is_sorted(selection.dependent.begin(), selection.dependent.end())) {
+    const Eigen::MatrixXd rows = X.bottomRows(r);
+    const Eigen::VectorXd rates = Xdot_thetadot.tail(r);
+    X.setZero();
+    Xdot_thetadot.setZero();
+    for (Eigen::Index i = 0; i < r; ++i) {
+      const int d = selection.dependent[static_cast<std::size_t>(i)];
+      Xdot_thetadot(d) = -rates(i);
+      X.row(d) = -rows.row(i);
+    }
+  } else {
+    for (Eigen::Index i = 0; i < r; ++i) {
+      const int d = selection.dependent[static_cast<std::size_t>(i)];
+      const Eigen::Index from = n - r + i;
+      Xdot_thetadot(d) = -Xdot_thetadot(from);
+      if (d != from) Xdot_thetadot(from) = 0.0;
+      if (independent > 0) {
+        X.row(d) = -X.row(from);
+        if (d != from) X.row(from).setZero();
+      }
+    }
+  }
+  for (int j = 0; j < independent; ++j) X(selection.independent[j], j) = 1.0;
 }
 
 }  // namespace skograph

@@ -16,6 +16,8 @@
 #include <Eigen/QR>
 #include <vector>
 
+#include "skograph/aggregation/dependent_factorization.hpp"
+
 namespace skograph {
 
 struct CoordinateSelection {
@@ -46,15 +48,14 @@ double selection_conditioning(const Eigen::Ref<const Eigen::MatrixXd>& Q,
 bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const CoordinateSelection& selection, double threshold);
 
-// Y1 = Q(:, dependent) by Householder QR: factorized once per update, it serves the conditioning
-// check and X_S both (storage reused while the sizes stay).
-using DependentFactorization = Eigen::HouseholderQR<Eigen::MatrixXd>;
+// Y1 = Q(:, dependent) factorized once per update (aggregation/dependent_factorization.hpp,
+// block by block): it serves the conditioning check and X_S both (storage reused).
 void factorize_dependent(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                          const CoordinateSelection& selection, DependentFactorization& y1);
 // The check above on a factorization of this selection's Y1.
 bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const CoordinateSelection& selection, double threshold,
-                                     const DependentFactorization& y1);
+                                     DependentFactorization& y1);
 
 // X_S (n_S x n_R) and Xdot_S thetadot_R (n_S) for a selection (equations above).
 void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
@@ -64,7 +65,7 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
 // The same from a factorization of this selection's Y1 (factorize_dependent).
 void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                         const Eigen::Ref<const Eigen::VectorXd>& Qdot_thetadot,
-                        const CoordinateSelection& selection, const DependentFactorization& y1,
+                        const CoordinateSelection& selection, DependentFactorization& y1,
                         Eigen::MatrixXd& X, Eigen::VectorXd& Xdot_thetadot);
 
 }  // namespace skograph

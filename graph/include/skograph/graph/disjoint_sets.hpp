@@ -9,7 +9,11 @@ namespace skograph {
 
 class DisjointSets {
  public:
-  explicit DisjointSets(int n) : parent_(static_cast<std::size_t>(n)) {
+  DisjointSets() = default;
+  explicit DisjointSets(int n) { reset(n); }
+  // n singletons again, reusing the storage (no allocation once it has held n nodes).
+  void reset(int n) {
+    parent_.resize(static_cast<std::size_t>(n));
     std::iota(parent_.begin(), parent_.end(), 0);
   }
   // The representative of v's set.

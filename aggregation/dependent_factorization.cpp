@@ -1,0 +1,158 @@
+#include "skograph/aggregation/dependent_factorization.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace skograph {
+
+// The blocks are the connected components of the bipartite graph rows -- dependent columns with
+// an edge per nonzero of Y1 (nodes 0..m-1 the rows, m..m+r-1 the columns); rows no dependent
+// column touches belong to no block (they only add to the least-squares residual). Blocks are
+// numbered by their first row, rows and columns increasing within each.
+void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                     const std::vector<int>& dependent) {
+  rows_ = static_cast<int>(Q.rows());
+  columns_ = static_cast<int>(dependent.size());
+  whole_current_ = false;
+  block_count_ = 0;
+  if (columns_ == 0) return;
+  components_.reset(rows_ + columns_);
+  for (int c = 0; c < columns_; ++c)
+    for (int i = 0; i < rows_; ++i)
+      if (Q(i, dependent[static_cast<std::size_t>(c)]) != 0.0) components_.join(i, rows_ + c);
+  block_of_root_.assign(static_cast<std::size_t>(rows_ + columns_), -1);
+  auto block_of = [&](int node) -> Block& {
+    int& id = block_of_root_[static_cast<std::size_t>(components_.find(node))];
+    if (id < 0) {
+      id = block_count_++;
+      if (static_cast<int>(blocks_.size()) < block_count_) blocks_.emplace_back();
+      blocks_[static_cast<std::size_t>(id)].rows.clear();
+      blocks_[static_cast<std::size_t>(id)].columns.clear();
+    }
+    return blocks_[static_cast<std::size_t>(id)];
+  };
+  // A column without any nonzero is a block of its own (with no rows: wide, so Y1 is one block).
+  for (int c = 0; c < columns_; ++c) block_of(rows_ + c).columns.push_back(c);
+  for (int i = 0; i < rows_; ++i) {
+    const int root = components_.find(i);
+    if (block_of_root_[static_cast<std::size_t>(root)] >= 0) block_of(i).rows.push_back(i);
+  }
+  bool wide = false;
+  for (int b = 0; b < block_count_; ++b)
+    wide = wide || blocks_[static_cast<std::size_t>(b)].rows.size() <
+                       blocks_[static_cast<std::size_t>(b)].columns.size();
+  if (wide) {  // one block: all rows, all columns
+    block_count_ = 1;
+    Block& block = blocks_.front();
+    block.rows.resize(static_cast<std::size_t>(rows_));
+    block.columns.resize(static_cast<std::size_t>(columns_));
+    for (int i = 0; i < rows_; ++i) block.rows[static_cast<std::size_t>(i)] = i;
+    for (int c = 0; c < columns_; ++c) block.columns[static_cast<std::size_t>(c)] = c;
+  }
+  for (int b = 0; b < block_count_; ++b) {
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    const auto m = static_cast<Eigen::Index>(block.rows.size());
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    block.matrix.resize(m, r);
+    for (Eigen::Index j = 0; j < r; ++j)
+      for (Eigen::Index i = 0; i < m; ++i)
+        block.matrix(i, j) = Q(block.rows[static_cast<std::size_t>(i)],
+                               dependent[static_cast<std::size_t>(block.columns[j])]);
+    block.qr.compute(block.matrix);
+  }
+}
+
+void DependentFactorization::solve_block(Block& block) {
+  const auto m = static_cast<Eigen::Index>(block.rows.size());
+  const auto r = static_cast<Eigen::Index>(block.columns.size());
+  Eigen::MatrixXd& rhs = block.right_hand_side;
+  block.workspace.resize(rhs.cols());
+  const Eigen::MatrixXd& qr = block.qr.matrixQR();
+  const Eigen::Index reflections = std::min(m, r);
+  for (Eigen::Index k = 0; k < reflections; ++k)
+    rhs.bottomRows(m - k).applyHouseholderOnTheLeft(qr.col(k).tail(m - k - 1),
+                                                    block.qr.hCoeffs()(k), block.workspace.data());
+  qr.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(rhs.topRows(r));
+}
+
+void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                           const std::vector<int>& columns,
+                                           Eigen::Ref<Eigen::MatrixXd> x) {
+  const auto k = static_cast<Eigen::Index>(columns.size());
+  for (int b = 0; b < block_count_; ++b) {
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    const auto m = static_cast<Eigen::Index>(block.rows.size());
+    block.right_hand_side.resize(m, k);
+    for (Eigen::Index j = 0; j < k; ++j)
+      for (Eigen::Index i = 0; i < m; ++i)
+        block.right_hand_side(i, j) =
+            Q(block.rows[static_cast<std::size_t>(i)], columns[static_cast<std::size_t>(j)]);
+    solve_block(block);
+    for (std::size_t c = 0; c < block.columns.size(); ++c)
+      x.row(block.columns[c]) = block.right_hand_side.row(static_cast<Eigen::Index>(c));
+  }
+}
+
+// One right-hand side as a vector, the reflections applied as Eigen's HouseholderQR::solve
+// applies them (the same roundoff as the dense solve this replaced, without its copy).
+void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,
+                                   Eigen::Ref<Eigen::VectorXd> x) {
+  for (int n = 0; n < block_count_; ++n) {
+    Block& block = blocks_[static_cast<std::size_t>(n)];
+    const auto m = static_cast<Eigen::Index>(block.rows.size());
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    block.vector_right_hand_side.resize(m);
+    for (Eigen::Index i = 0; i < m; ++i)
+      block.vector_right_hand_side(i) = b(block.rows[static_cast<std::size_t>(i)]);
+    const Eigen::MatrixXd& qr = block.qr.matrixQR();
+    double workspace = 0.0;
+    for (Eigen::Index k = 0; k < std::min(m, r); ++k)
+      block.vector_right_hand_side.tail(m - k).applyHouseholderOnTheLeft(
+          qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k), &workspace);
+    qr.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(
+        block.vector_right_hand_side.head(r));
+    for (std::size_t c = 0; c < block.columns.size(); ++c)
+      x(block.columns[c]) = block.vector_right_hand_side(static_cast<Eigen::Index>(c));
+  }
+}
+
+double DependentFactorization::frobenius_squared() const {
+  double sum = 0.0;
+  for (int b = 0; b < block_count_; ++b)
+    sum += blocks_[static_cast<std::size_t>(b)].matrix.squaredNorm();
+  return sum;
+}
+
+// |R^-1|_F column by column (R^-1 e_j), block by block.
+double DependentFactorization::inverse_frobenius_squared() {
+  double sum = 0.0;
+  for (int b = 0; b < block_count_; ++b) {
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    const auto triangle = block.qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
+    for (Eigen::Index i = 0; i < r; ++i)
+      if (!(std::abs(block.qr.matrixQR()(i, i)) > 0.0))
+        return std::numeric_limits<double>::infinity();
+    block.unit.setIdentity(r, r);
+    triangle.solveInPlace(block.unit);
+    sum += block.unit.squaredNorm();
+  }
+  return sum;
+}
+
+const Eigen::HouseholderQR<Eigen::MatrixXd>& DependentFactorization::whole() {
+  if (whole_current_) return whole_qr_;
+  whole_matrix_.setZero(rows_, columns_);
+  for (int b = 0; b < block_count_; ++b) {
+    const Block& block = blocks_[static_cast<std::size_t>(b)];
+    for (std::size_t j = 0; j < block.columns.size(); ++j)
+      for (std::size_t i = 0; i < block.rows.size(); ++i)
+        whole_matrix_(block.rows[i], block.columns[j]) =
+            block.matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+  }
+  whole_qr_.compute(whole_matrix_);
+  whole_current_ = true;
+  return whole_qr_;
+}
+
+}  // namespace skograph

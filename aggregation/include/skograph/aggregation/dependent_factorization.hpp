@@ -1,0 +1,61 @@
+// Y1 = Q(:, dependent), the constraint columns of the dependent coordinates (constraint-embedding
+// Lemma 5), factorized block by block for X_S = -Y1^+ Y2 and the conditioning check of the
+// selection. The rows of Q and the dependent columns split into the connected components of Y1's
+// nonzero pattern, so Y1 is block diagonal up to permutations; each block is factorized by its own
+// Householder QR. A parallel robot whose legs close only through a shared platform, with the
+// platform's coordinates independent, has one small block per leg (the Stewart platform: five
+// 3 x 3 blocks instead of one 15 x 15). Storage is reused: no allocation once the blocks' sizes
+// have been seen.
+#pragma once
+
+#include <Eigen/Dense>
+#include <vector>
+
+#include "skograph/graph/disjoint_sets.hpp"
+
+namespace skograph {
+
+class DependentFactorization {
+ public:
+  // Factorizes Y1 = Q(:, dependent). A block with fewer rows than columns (Y1 cannot have full
+  // column rank) makes the whole Y1 one block, as a dense factorization would see it.
+  void compute(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& dependent);
+
+  // x = Y1^+ b (least squares, exact when b lies in range(Y1)) for b = Q(:, columns):
+  // x is |dependent| x |columns|.
+  void solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
+                     Eigen::Ref<Eigen::MatrixXd> x);
+  // x = Y1^+ b for one right-hand side of Q's rows.
+  void solve(const Eigen::Ref<const Eigen::VectorXd>& b, Eigen::Ref<Eigen::VectorXd> x);
+
+  int rows() const { return rows_; }
+  int columns() const { return columns_; }
+  int block_count() const { return block_count_; }
+  // |Y1|_F^2 and |R^-1|_F^2 = |Y1^+|_F^2 (sum over the blocks); the latter is infinite when a
+  // pivot of R is zero.
+  double frobenius_squared() const;
+  double inverse_frobenius_squared();
+  // The Householder QR of the whole Y1 (computed on first use after compute): the conditioning
+  // check's fallback when the Frobenius bracket does not settle it.
+  const Eigen::HouseholderQR<Eigen::MatrixXd>& whole();
+
+ private:
+  struct Block {
+    std::vector<int> rows, columns;  // rows of Q; positions in `dependent`
+    Eigen::MatrixXd matrix, right_hand_side, unit;
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr;
+    Eigen::VectorXd workspace, vector_right_hand_side;
+  };
+  // Applies the block's Q_f* to its right-hand side and solves R x = (Q_f* b)(top) in place.
+  static void solve_block(Block& block);
+
+  std::vector<Block> blocks_;  // the first block_count_ are in use
+  int block_count_ = 0, rows_ = 0, columns_ = 0;
+  DisjointSets components_;
+  std::vector<int> block_of_root_;
+  Eigen::MatrixXd whole_matrix_;
+  Eigen::HouseholderQR<Eigen::MatrixXd> whole_qr_;
+  bool whole_current_ = false;
+};
+
+}  // namespace skograph

@@ -1,0 +1,175 @@
+#include "skograph/aggregation/dependent_factorization.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "skograph/aggregation/constraint_embedding.hpp"
+#include "support/allocation_counter.hpp"
+
+namespace skograph {
+namespace {
+
+// A constraint matrix whose dependent columns split into `blocks` groups of rows (each block
+// square or tall), with rows no dependent column touches and independent columns dense over all
+// rows; rows and columns shuffled so that no block is contiguous.
+struct BlockCase {
+  Eigen::MatrixXd Q;
+  std::vector<int> dependent, independent;
+  int blocks = 0;
+};
+
+BlockCase random_block_case(std::mt19937& rng) {
+  std::uniform_int_distribution<int> block_count(1, 5), block_size(1, 4), extra(0, 1),
+      free_columns(0, 4);
+  std::normal_distribution<double> normal;
+  BlockCase c;
+  c.blocks = block_count(rng);
+  std::vector<std::pair<int, int>> shapes;  // rows, columns per block
+  int rows = 0, dependent = 0;
+  for (int b = 0; b < c.blocks; ++b) {
+    const int columns = block_size(rng);
+    shapes.emplace_back(columns + extra(rng), columns);
+    rows += shapes.back().first;
+    dependent += columns;
+  }
+  const int empty_rows = extra(rng), independent = free_columns(rng);
+  rows += empty_rows;
+  const int columns = dependent + independent;
+  std::vector<int> row_order(static_cast<std::size_t>(rows)),
+      column_order(static_cast<std::size_t>(columns));
+  std::iota(row_order.begin(), row_order.end(), 0);
+  std::iota(column_order.begin(), column_order.end(), 0);
+  std::shuffle(row_order.begin(), row_order.end(), rng);
+  std::shuffle(column_order.begin(), column_order.end(), rng);
+  c.Q.setZero(rows, columns);
+  int row = 0, column = 0;
+  for (const auto& [block_rows, block_columns] : shapes) {
+    for (int i = 0; i < block_rows; ++i)
+      for (int j = 0; j < block_columns; ++j)
+        c.Q(row_order[static_cast<std::size_t>(row + i)],
+            column_order[static_cast<std::size_t>(column + j)]) = normal(rng);
+    for (int j = 0; j < block_columns; ++j)
+      c.dependent.push_back(column_order[static_cast<std::size_t>(column + j)]);
+    row += block_rows;
+    column += block_columns;
+  }
+  std::sort(c.dependent.begin(), c.dependent.end());
+  // Independent columns in range(Y1), as a constraint matrix's are (rank of Q = rank of Y1).
+  const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
+  for (int j = dependent; j < columns; ++j) {
+    const int k = column_order[static_cast<std::size_t>(j)];
+    c.independent.push_back(k);
+    Eigen::VectorXd weights(y1.cols());
+    for (Eigen::Index i = 0; i < weights.size(); ++i) weights(i) = normal(rng);
+    c.Q.col(k) = y1 * weights;
+  }
+  std::sort(c.independent.begin(), c.independent.end());
+  return c;
+}
+
+// The block solves against one dense least-squares solve of the whole Y1, and the Frobenius norms
+// against the dense matrix and the dense R.
+TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {
+  std::mt19937 rng(27);
+  for (int trial = 0; trial < 200; ++trial) {
+    const BlockCase c = random_block_case(rng);
+    const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
+    const Eigen::HouseholderQR<Eigen::MatrixXd> dense(y1);
+    DependentFactorization blocks;
+    blocks.compute(c.Q, c.dependent);
+    EXPECT_EQ(blocks.block_count(), c.blocks) << "trial " << trial;
+    const auto r = static_cast<Eigen::Index>(c.dependent.size());
+    Eigen::MatrixXd x(r, static_cast<Eigen::Index>(c.independent.size()));
+    blocks.solve_columns(c.Q, c.independent, x);
+    if (!c.independent.empty()) {  // NOLINT
+      const Eigen::MatrixXd expected = dense.solve(c.Q(Eigen::all, c.independent));
+      EXPECT_LT((x - expected).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected.norm()))
+          << "trial " << trial;
+    }
+    const Eigen::VectorXd b = Eigen::VectorXd::Random(c.Q.rows());
+    Eigen::VectorXd xb(r);
+    blocks.solve(b, xb);
+    const Eigen::VectorXd expected_b = dense.solve(b);
+    EXPECT_LT((xb - expected_b).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected_b.norm()))
+        << "trial " << trial;
+    EXPECT_NEAR(blocks.frobenius_squared(), y1.squaredNorm(), 1e-12 * y1.squaredNorm());
+    Eigen::MatrixXd inverse = Eigen::MatrixXd::Identity(r, r);
+    dense.matrixQR().topRows(r).triangularView<Eigen::Upper>().solveInPlace(inverse);
+    EXPECT_NEAR(blocks.inverse_frobenius_squared(), inverse.squaredNorm(),
+                1e-9 * inverse.squaredNorm())
+        << "trial " << trial;
+    // The conditioning check agrees with the SVD of Y1 wherever it is clear of the threshold.
+    CoordinateSelection selection;
+    selection.dependent = c.dependent;
+    selection.independent = c.independent;
+    selection.rank = static_cast<int>(r);
+    const double conditioning = selection_conditioning(c.Q, selection);
+    for (const double threshold : {1e-3, 1e-1, 0.5})
+      if (std::abs(conditioning - threshold) > 1e-6 * threshold) {
+        EXPECT_EQ(selection_conditioning_at_least(c.Q, selection, threshold, blocks),
+                  conditioning >= threshold)
+            << "trial " << trial << " conditioning " << conditioning;
+      }
+  }
+}
+
+// X_S from the block factorization satisfies Q X_S = 0 and has the identity on the independent
+// rows (constraint-embedding Lemma 5), also for a selection listed out of order.
+TEST(DependentFactorization, EmbeddingMatricesFromBlocksAnnihilateQ) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 100; ++trial) {
+    BlockCase c = random_block_case(rng);
+    CoordinateSelection selection;
+    selection.dependent = c.dependent;
+    selection.independent = c.independent;
+    if (trial % 2) std::reverse(selection.dependent.begin(), selection.dependent.end());
+    selection.rank = static_cast<int>(c.dependent.size());
+    const Eigen::VectorXd product = c.Q * Eigen::VectorXd::Random(c.Q.cols());
+    Eigen::MatrixXd X;
+    Eigen::VectorXd rate;
+    embedding_matrices(c.Q, product, selection, X, rate);
+    if (X.cols() > 0) {
+      EXPECT_LT((c.Q * X).cwiseAbs().maxCoeff(), 1e-9) << "trial " << trial;
+    }
+    EXPECT_LT((c.Q * rate + product).cwiseAbs().maxCoeff(), 1e-9) << "trial " << trial;
+    for (std::size_t j = 0; j < c.independent.size(); ++j) {
+      Eigen::VectorXd unit = Eigen::VectorXd::Zero(X.cols());
+      unit(static_cast<Eigen::Index>(j)) = 1.0;
+      EXPECT_EQ(X.row(c.independent[j]).transpose(), unit) << "trial " << trial;
+      EXPECT_EQ(rate(c.independent[j]), 0.0);
+    }
+  }
+}
+
+TEST(DependentFactorization, NoAllocationOnceTheBlocksHaveBeenSeen) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  std::mt19937 rng(3);
+  BlockCase c = random_block_case(rng);
+  while (c.blocks < 3 || c.independent.empty()) c = random_block_case(rng);
+  CoordinateSelection selection;
+  selection.dependent = c.dependent;
+  selection.independent = c.independent;
+  selection.rank = static_cast<int>(c.dependent.size());
+  DependentFactorization y1;
+  Eigen::MatrixXd X;
+  Eigen::VectorXd rate;
+  const Eigen::VectorXd product = c.Q * Eigen::VectorXd::Random(c.Q.cols());
+  auto factorize = [&] { factorize_dependent(c.Q, selection, y1); };
+  auto check = [&] { selection_conditioning_at_least(c.Q, selection, 1e-3, y1); };
+  auto embed = [&] { embedding_matrices(c.Q, product, selection, y1, X, rate); };
+  factorize();
+  check();
+  embed();
+  c.Q *= 1.5;  // new values, same pattern
+  EXPECT_EQ(testing_support::allocations_in(factorize), 0);
+  EXPECT_EQ(testing_support::allocations_in(check), 0);
+  EXPECT_EQ(testing_support::allocations_in(embed), 0);
+}
+
+}  // namespace
+}  // namespace skograph
