@@ -68,6 +68,9 @@ double selection_conditioning(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                               const CoordinateSelection& selection) {
   check_selection(Q, selection, "selection_conditioning");
   if (selection.dependent.empty()) return 1.0;
+  // More dependent columns than rows: Y1 cannot have full column rank (and JacobiSVD of a matrix
+  // without rows fails).
+  if (static_cast<Eigen::Index>(selection.dependent.size()) > Q.rows()) return 0.0;
   const Eigen::JacobiSVD<Eigen::MatrixXd> svd(selected_columns(Q, selection.dependent));
   const Eigen::VectorXd& sigma = svd.singularValues();
   if (sigma.size() < static_cast<Eigen::Index>(selection.dependent.size()) || sigma(0) == 0.0)
@@ -101,7 +104,7 @@ bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   const double y1_norm = std::sqrt(y1.frobenius_squared());
   const double inverse_norm = std::sqrt(y1.inverse_frobenius_squared());
   if (!(y1_norm > 0.0)) return 0.0 >= threshold;
-  if (!std::isfinite(inverse_norm)) return 0.0 >= threshold;
+  if (!std::isfinite(inverse_norm)) return selection_conditioning(Q, selection) >= threshold;
   const double estimate = 1.0 / (y1_norm * inverse_norm);
   if (estimate >= threshold) return true;
   if (static_cast<double>(r) * estimate < threshold) return false;
@@ -172,6 +175,9 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
     for (int j = 0; j < independent; ++j) X(selection.independent[j], j) = 1.0;
     return;
   }
+  if (y1.rows() != Q.rows() || y1.columns() != static_cast<int>(selection.dependent.size()))
+    throw std::invalid_argument(
+        "embedding_matrices: the factorization of Y1 is not this selection's");
   // Solved into the rows of X and the entries of Xdot thetadot that the independent coordinates
   // leave free (the last |dependent| ones, moved into place below), negated there.
   const auto r = static_cast<Eigen::Index>(selection.dependent.size());

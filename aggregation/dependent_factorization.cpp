@@ -8,7 +8,7 @@ namespace skograph {
 // The blocks are the connected components of the bipartite graph rows -- dependent columns with
 // an edge per nonzero of Y1 (nodes 0..m-1 the rows, m..m+r-1 the columns); rows no dependent
 // column touches belong to no block (they only add to the least-squares residual). Blocks are
-// numbered by their first row, rows and columns increasing within each.
+// numbered by their first dependent column, rows and columns increasing within each.
 void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const std::vector<int>& dependent) {
   rows_ = static_cast<int>(Q.rows());
@@ -62,23 +62,29 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   }
 }
 
+// Q_f* b by the block's reflections (first to last), then R x = (Q_f* b)(top) in place; a block
+// with fewer rows than columns (only when Y1 cannot have full column rank) is solved on its first
+// m columns with the rest of x zero, as Eigen's HouseholderQR::solve does.
 void DependentFactorization::solve_block(Block& block) {
   const auto m = static_cast<Eigen::Index>(block.rows.size());
   const auto r = static_cast<Eigen::Index>(block.columns.size());
+  const Eigen::Index rank = std::min(m, r);
   Eigen::MatrixXd& rhs = block.right_hand_side;
+  if (rhs.cols() == 0) return;
   block.workspace.resize(rhs.cols());
   const Eigen::MatrixXd& qr = block.qr.matrixQR();
-  const Eigen::Index reflections = std::min(m, r);
-  for (Eigen::Index k = 0; k < reflections; ++k)
-    rhs.bottomRows(m - k).applyHouseholderOnTheLeft(qr.col(k).tail(m - k - 1),
-                                                    block.qr.hCoeffs()(k), block.workspace.data());
-  qr.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(rhs.topRows(r));
+  for (Eigen::Index k = 0; k < rank; ++k)
+    rhs.middleRows(k, m - k).applyHouseholderOnTheLeft(
+        qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k), block.workspace.data());
+  if (rank > 0)
+    qr.topLeftCorner(rank, rank).triangularView<Eigen::Upper>().solveInPlace(rhs.topRows(rank));
 }
 
 void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                            const std::vector<int>& columns,
                                            Eigen::Ref<Eigen::MatrixXd> x) {
   const auto k = static_cast<Eigen::Index>(columns.size());
+  if (k == 0) return;  // nothing to solve (and no 0-column triangular solve: UBSan)
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
@@ -88,8 +94,13 @@ void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixX
         block.right_hand_side(i, j) =
             Q(block.rows[static_cast<std::size_t>(i)], columns[static_cast<std::size_t>(j)]);
     solve_block(block);
-    for (std::size_t c = 0; c < block.columns.size(); ++c)
-      x.row(block.columns[c]) = block.right_hand_side.row(static_cast<Eigen::Index>(c));
+    const auto rank = static_cast<Eigen::Index>(std::min(block.rows.size(), block.columns.size()));
+    for (std::size_t c = 0; c < block.columns.size(); ++c) {
+      if (static_cast<Eigen::Index>(c) < rank)
+        x.row(block.columns[c]) = block.right_hand_side.row(static_cast<Eigen::Index>(c));
+      else
+        x.row(block.columns[c]).setZero();
+    }
   }
 }
 
@@ -105,14 +116,19 @@ void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,
     for (Eigen::Index i = 0; i < m; ++i)
       block.vector_right_hand_side(i) = b(block.rows[static_cast<std::size_t>(i)]);
     const Eigen::MatrixXd& qr = block.qr.matrixQR();
+    const Eigen::Index rank = std::min(m, r);
     double workspace = 0.0;
-    for (Eigen::Index k = 0; k < std::min(m, r); ++k)
+    for (Eigen::Index k = 0; k < rank; ++k)
       block.vector_right_hand_side.tail(m - k).applyHouseholderOnTheLeft(
           qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k), &workspace);
-    qr.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(
-        block.vector_right_hand_side.head(r));
+    if (rank > 0)
+      qr.topLeftCorner(rank, rank)
+          .triangularView<Eigen::Upper>()
+          .solveInPlace(block.vector_right_hand_side.head(rank));
     for (std::size_t c = 0; c < block.columns.size(); ++c)
-      x(block.columns[c]) = block.vector_right_hand_side(static_cast<Eigen::Index>(c));
+      x(block.columns[c]) = static_cast<Eigen::Index>(c) < rank
+                                ? block.vector_right_hand_side(static_cast<Eigen::Index>(c))
+                                : 0.0;
   }
 }
 
@@ -129,6 +145,8 @@ double DependentFactorization::inverse_frobenius_squared() {
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto r = static_cast<Eigen::Index>(block.columns.size());
+    if (static_cast<Eigen::Index>(block.rows.size()) < r)
+      return std::numeric_limits<double>::infinity();  // no full column rank
     const auto triangle = block.qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
     for (Eigen::Index i = 0; i < r; ++i)
       if (!(std::abs(block.qr.matrixQR()(i, i)) > 0.0))

@@ -75,17 +75,17 @@ BlockCase random_block_case(std::mt19937& rng) {
 // against the dense matrix and the dense R.
 TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {
   std::mt19937 rng(27);
+  DependentFactorization blocks;  // one object over all patterns: its storage is reused
   for (int trial = 0; trial < 200; ++trial) {
     const BlockCase c = random_block_case(rng);
     const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
     const Eigen::HouseholderQR<Eigen::MatrixXd> dense(y1);
-    DependentFactorization blocks;
     blocks.compute(c.Q, c.dependent);
     EXPECT_EQ(blocks.block_count(), c.blocks) << "trial " << trial;
     const auto r = static_cast<Eigen::Index>(c.dependent.size());
     Eigen::MatrixXd x(r, static_cast<Eigen::Index>(c.independent.size()));
-    blocks.solve_columns(c.Q, c.independent, x);
-    if (!c.independent.empty()) {  // NOLINT
+    if (!c.independent.empty()) {
+      blocks.solve_columns(c.Q, c.independent, x);
       const Eigen::MatrixXd expected = dense.solve(c.Q(Eigen::all, c.independent));
       EXPECT_LT((x - expected).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected.norm()))
           << "trial " << trial;
@@ -142,6 +142,42 @@ TEST(DependentFactorization, EmbeddingMatricesFromBlocksAnnihilateQ) {
       EXPECT_EQ(X.row(c.independent[j]).transpose(), unit) << "trial " << trial;
       EXPECT_EQ(rate(c.independent[j]), 0.0);
     }
+  }
+}
+
+// More dependent columns than rows (Y1 without full column rank, which only a user's selection
+// can ask for): the basic least-squares solution of Eigen's dense QR, the rest zero, no overrun;
+// the conditioning is zero.
+TEST(DependentFactorization, WideY1GivesTheDenseBasicSolution) {
+  std::mt19937 rng(8);
+  std::normal_distribution<double> normal;
+  DependentFactorization y1;
+  for (const int rows : {0, 1, 2, 3}) {
+    Eigen::MatrixXd Q(rows, 6);
+    for (Eigen::Index i = 0; i < Q.size(); ++i) Q.data()[i] = normal(rng);
+    CoordinateSelection selection;
+    selection.dependent = {0, 2, 3, 5};
+    selection.independent = {1, 4};
+    selection.rank = 4;
+    y1.compute(Q, selection.dependent);
+    Eigen::VectorXd b(rows);
+    for (Eigen::Index i = 0; i < rows; ++i) b(i) = normal(rng);
+    Eigen::VectorXd x(4);
+    y1.solve(b, x);
+    Eigen::MatrixXd xs(4, 2);
+    y1.solve_columns(Q, selection.independent, xs);
+    if (rows > 0) {
+      const Eigen::HouseholderQR<Eigen::MatrixXd> dense(Q(Eigen::all, selection.dependent));
+      EXPECT_LT((x - dense.solve(b)).cwiseAbs().maxCoeff(), 1e-12) << rows;
+      EXPECT_LT((xs - dense.solve(Q(Eigen::all, selection.independent))).cwiseAbs().maxCoeff(),
+                1e-12)
+          << rows;
+    } else {
+      EXPECT_EQ(x, Eigen::VectorXd::Zero(4));
+      EXPECT_EQ(xs, Eigen::MatrixXd::Zero(4, 2));
+    }
+    EXPECT_FALSE(selection_conditioning_at_least(Q, selection, 1e-12, y1)) << rows;
+    EXPECT_EQ(selection_conditioning(Q, selection), 0.0) << rows;
   }
 }
 
