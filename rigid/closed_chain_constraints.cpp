@@ -207,7 +207,7 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   const bool with_velocity = level == Level::kAcceleration;
   const bool with_position = !with_velocity;
   const Eigen::VectorXd* acceleration = with_velocity ? &data.work->node_acceleration : nullptr;
-  Eigen::Matrix<double, 6, Eigen::Dynamic> twist;
+  Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->relative_twist;
   data.work->orientation_flip[s] = 0.0;
   data.work->flipped_loop[s] = -1;
   int row = 0;
@@ -229,11 +229,14 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         data.work->orientation_flip[s] = flip;
         data.work->flipped_loop[s] = l;
       }
-      jacobian.middleRows(row, angular_rows) = rows.angular * angular_jacobian * twist.topRows<3>();
-      jacobian.middleRows(row + angular_rows, linear_rows) = rows.linear * twist.bottomRows<3>();
+      jacobian.middleRows(row, angular_rows).noalias() =
+          rows.angular * (angular_jacobian * twist.topRows<3>());
+      jacobian.middleRows(row + angular_rows, linear_rows).noalias() =
+          rows.linear * twist.bottomRows<3>();
     }
-    constraint.middleRows(row, angular_rows) = rows.angular * twist.topRows<3>();
-    constraint.middleRows(row + angular_rows, linear_rows) = rows.linear * twist.bottomRows<3>();
+    constraint.middleRows(row, angular_rows).noalias() = rows.angular * twist.topRows<3>();
+    constraint.middleRows(row + angular_rows, linear_rows).noalias() =
+        rows.linear * twist.bottomRows<3>();
     if (acceleration != nullptr) {
       // d/dt of the relative twist with qdd = 0: d/dt (R_p^T y) = R_p^T (ydot - w_p x y) with
       // y_ang = w_c - w_p, y_lin = v_c - v_p - w_p x D, ydot_lin = a_c - a_p - wdot_p x D -
@@ -248,9 +251,10 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
           child.acceleration - parent.acceleration - parent.angular_acceleration.cross(d) -
           w_p.cross(child.velocity - parent.velocity) - w_p.cross(y_linear);
       const Eigen::Matrix3d rotation_transpose = parent.rotation.transpose();
-      product.segment(row, angular_rows) = rows.angular * (rotation_transpose * angular_rate);
-      product.segment(row + angular_rows, linear_rows) =
-          rows.linear * (rotation_transpose * linear_rate);
+      const Eigen::Vector3d angular_in_parent = rotation_transpose * angular_rate;
+      const Eigen::Vector3d linear_in_parent = rotation_transpose * linear_rate;
+      product.segment(row, angular_rows).noalias() = rows.angular * angular_in_parent;
+      product.segment(row + angular_rows, linear_rows).noalias() = rows.linear * linear_in_parent;
     }
     row += rows.rows();
   }
@@ -527,11 +531,20 @@ void check_vector(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const ch
 
 // The largest |Q X_S| of aggregate s relative to the size of Q: zero up to roundoff when the
 // selection's rank is Q's full rank.
+// With as many dependent coordinates as rows Y1 is square and invertible, Q X_S = 0 by
+// construction and Q cannot have a higher rank: nothing to check.
 double embedding_violation(const ClosedChainData& data, int s) {
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
-  if (constraint.size() == 0 || data.embedding[s].size() == 0) return 0.0;
-  return (constraint * data.embedding[s]).cwiseAbs().maxCoeff() /
-         (1.0 + constraint.cwiseAbs().maxCoeff());
+  const Eigen::MatrixXd& embedding = data.embedding[s];
+  if (constraint.size() == 0 || embedding.size() == 0) return 0.0;
+  if (data.selection[s].rank == constraint.rows()) return 0.0;
+  Eigen::VectorXd& column = data.work->violation;  // Q X_S column by column, no temporary
+  double largest = 0.0;
+  for (Eigen::Index j = 0; j < embedding.cols(); ++j) {
+    column.noalias() = constraint * embedding.col(j);
+    largest = std::max(largest, column.cwiseAbs().maxCoeff());
+  }
+  return largest / (1.0 + constraint.cwiseAbs().maxCoeff());
 }
 
 // Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model).

@@ -208,7 +208,9 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   // D = X* M_SS X, K = X* F, epsilon = X* (T - bias - M_SS Xdot qd_R).
   const Eigen::MatrixXd& X = data.embedding[s];
   const Eigen::VectorXd& rate = data.embedding_rate[s];
-  step.innovation.noalias() = X.transpose() * (step.forces - step.bias - step.mass * rate);
+  step.residual = step.forces - step.bias;
+  step.residual.noalias() -= step.mass * rate;
+  step.innovation.noalias() = X.transpose() * step.residual;
   step.projected.noalias() = step.mass * X;
   step.inertia.noalias() = X.transpose() * step.projected;
   step.gain.noalias() = X.transpose() * step.force_rows;
@@ -369,26 +371,24 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   return qdd;
 }
 
-// T_R = H_Ra A_a (M A_a* (H_Ra* qdd_R + a_Ra) + b) by Newton-Euler on the embedded model (part
-// II Algorithm 3.1), = X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R.
+// T_R = X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R (constraint-embedding §5, Eq. of the
+// embedded model's inverse dynamics, H_Ra A_a (M A_a* (H_Ra* qdd_R + a_Ra) + b)): Newton-Euler
+// (part II Algorithm 3.1) on the tree at the consistent accelerations, then X* block by block.
+// The same forces as the embedded model's recursion without building it: O(N) plus the X_S
+// blocks.
 const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
                                         const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
                                         const Eigen::Vector3d& gravity) {
-  update_closed_chain(model, data, q, qd);
+  update_constraints(model, data, q, qd);
   check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
-  embedded_coriolis(model, data, gravity);
   ClosedChainData::Workspaces& work = *data.work;
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    work.acceleration_embedded[static_cast<Eigen::Index>(e)] =
-        qdd_independent[data.embedded_to_independent[e]];
+  work.tree_acceleration.resize(model.dof_count());
+  apply_embedding(model, data, qdd_independent, work.embedding_rate_full, work.tree_acceleration);
   const Eigen::VectorXd& force =
-      inverse_dynamics(*data.embedded, work.velocity_embedded, work.acceleration_embedded,
-                       work.coriolis_aggregated, work.gyroscopic_aggregated, *work.inverse);
-  work.independent_forces.resize(static_cast<Eigen::Index>(data.independent.size()));
-  for (std::size_t e = 0; e < data.embedded_to_independent.size(); ++e)
-    work.independent_forces[data.embedded_to_independent[e]] = force[static_cast<Eigen::Index>(e)];
+      inverse_dynamics(model.tree(), data.tree, q, qd, work.tree_acceleration, gravity);
+  apply_embedding_transpose(model, data, force, work.independent_forces);
   return work.independent_forces;
 }
 
@@ -409,18 +409,51 @@ Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& 
   return tau;
 }
 
-// M_R = H_Ra A_a M A_a* H_Ra* = X* M_tree X by composite inertias of the embedded model (part II
-// Algorithms 4.1-4.2).
+// M_R = H_Ra A_a M A_a* H_Ra* = X* M X (constraint-embedding §7.2): the tree's M by composite
+// inertias (part II Algorithms 4.1-4.2), then M X and X* (M X) through X's blocks (a plain dof's
+// column of X is a unit vector, an aggregate's is X_S on its dofs), without the embedded model.
 const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,
                                            const Eigen::Ref<const Eigen::VectorXd>& q) {
-  update_closed_chain(model, data, q, data.work->zero_dofs);
+  const Impl& impl = closed_chain_impl(model);
   ClosedChainData::Workspaces& work = *data.work;
-  mass_matrix(*data.embedded, *work.composite, work.embedded_mass);
-  const int n = static_cast<int>(data.independent.size());
-  work.reduced_mass.resize(n, n);
-  const std::vector<int>& map = data.embedded_to_independent;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) work.reduced_mass(map[i], map[j]) = work.embedded_mass(i, j);
+  update_constraints(model, data, q, work.zero_dofs);
+  const Eigen::MatrixXd& mass = mass_matrix(model.tree(), data.tree, q);
+  const std::vector<int>& column_of = work.column_of;
+  const int n = model.dof_count();
+  const auto independent = static_cast<Eigen::Index>(data.independent.size());
+  // M X, column by column.
+  work.mass_embedding.resize(n, independent);
+  for (const int d : impl.plain_dofs) work.mass_embedding.col(column_of[d]) = mass.col(d);
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[s];
+    const CoordinateSelection& selection = data.selection[s];
+    for (std::size_t j = 0; j < selection.independent.size(); ++j) {
+      auto column = work.mass_embedding.col(column_of[dofs[selection.independent[j]]]);
+      column.setZero();
+      for (std::size_t i = 0; i < dofs.size(); ++i) {
+        const double x =
+            data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+        if (x != 0.0) column += x * mass.col(dofs[i]);
+      }
+    }
+  }
+  // X* (M X), row by row.
+  work.reduced_mass.resize(independent, independent);
+  for (const int d : impl.plain_dofs)
+    work.reduced_mass.row(column_of[d]) = work.mass_embedding.row(d);
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[s];
+    const CoordinateSelection& selection = data.selection[s];
+    for (std::size_t j = 0; j < selection.independent.size(); ++j) {
+      auto row = work.reduced_mass.row(column_of[dofs[selection.independent[j]]]);
+      row.setZero();
+      for (std::size_t i = 0; i < dofs.size(); ++i) {
+        const double x =
+            data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+        if (x != 0.0) row += x * work.mass_embedding.row(dofs[i]);
+      }
+    }
+  }
   return work.reduced_mass;
 }
 

@@ -77,6 +77,10 @@ struct ClosedChainData::Workspaces {
   std::vector<int> independent_previous;              // data.independent of the update before
   Eigen::VectorXd accelerations, independent_forces;  // results
   Eigen::MatrixXd reduced_mass, embedded_mass;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> relative_twist;  // one loop's (aggregate_constraints)
+  Eigen::VectorXd tree_acceleration;  // X qdd_R + Xdot qd_R (inverse dynamics)
+  Eigen::VectorXd violation;          // a column of Q X_S (embedding_violation)
+  Eigen::MatrixXd mass_embedding;     // M X (reduced_mass_matrix)
   std::unique_ptr<AggregationWorkspace> aggregation;
   std::unique_ptr<ForwardDynamicsWorkspace> forward;
   std::unique_ptr<InverseDynamicsWorkspace> inverse;
@@ -113,7 +117,7 @@ struct ClosedChainData::Workspaces {
   struct AggregateStep {
     bool massless = false;
     Eigen::MatrixXd mass, force_rows, projected, inertia, gain, solved_gain;
-    Eigen::VectorXd bias, forces, innovation, solved_innovation;
+    Eigen::VectorXd bias, forces, residual, innovation, solved_innovation;
     Eigen::VectorXd independent_acceleration, dof_acceleration;
     Eigen::LLT<Eigen::MatrixXd> cholesky;
     Matrix6d articulated = Matrix6d::Zero();
