@@ -68,38 +68,33 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
 //   [R_p^T (w_c - w_p); R_p^T (v_c - v_p - w_p x D)],  D = x_c - x_p,
 // where a dof of joint k moves link L when k is an ancestor-or-self of L in the tree, giving
 // w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)).
-void relative_twist_jacobian(const RigidBodyModel& tree, const RigidBodyData& data,
-                             const Impl& impl, int s, const LoopClosure& loop,
-                             const FrameMotion& parent, const FrameMotion& child,
+void relative_twist_jacobian(const RigidBodyData& data, const Impl& impl, int s,
+                             const LoopRows& rows, const FrameMotion& parent,
+                             const FrameMotion& child,
                              Eigen::Matrix<double, 6, Eigen::Dynamic>& jacobian) {
   const std::vector<int>& dofs = impl.dofs[s];
-  const Forest& forest = tree.forest();
-  const int parent_node = loop.parent < 0 ? -1 : tree.node_of_link(loop.parent);
-  const int child_node = loop.child < 0 ? -1 : tree.node_of_link(loop.child);
   const Eigen::Vector3d d = child.position - parent.position;
   const Eigen::Matrix3d rotation_transpose = parent.rotation.transpose();
   jacobian.setZero(6, static_cast<int>(dofs.size()));
-  for (std::size_t i = 0; i < dofs.size(); ++i) {
-    const int k = impl.dof_node[dofs[i]];
-    const bool moves_child = child_node >= 0 && forest.is_ancestor_or_self(k, child_node);
-    const bool moves_parent = parent_node >= 0 && forest.is_ancestor_or_self(k, parent_node);
-    if (!moves_child && !moves_parent) continue;
+  for (const LoopRows::MovingDof& moving : rows.moving) {
+    const int dof = dofs[static_cast<std::size_t>(moving.position)];
+    const int k = impl.dof_node[dof];
     const Eigen::Isometry3d& pose = data.link_pose[k];
-    const auto h = data.hinge[k].col(impl.dof_in_joint[dofs[i]]);
+    const auto h = data.hinge[k].col(impl.dof_in_joint[dof]);
     const Eigen::Vector3d w = pose.linear() * h.head<3>();
     const Eigen::Vector3d v_origin = pose.linear() * h.tail<3>();
     Eigen::Vector3d w_c = Eigen::Vector3d::Zero(), v_c = Eigen::Vector3d::Zero();
     Eigen::Vector3d w_p = Eigen::Vector3d::Zero(), v_p = Eigen::Vector3d::Zero();
-    if (moves_child) {
+    if (moving.moves_child) {
       w_c = w;
       v_c = v_origin + w.cross(child.position - pose.translation());
     }
-    if (moves_parent) {
+    if (moving.moves_parent) {
       w_p = w;
       v_p = v_origin + w.cross(parent.position - pose.translation());
     }
-    jacobian.col(i).head<3>() = rotation_transpose * (w_c - w_p);
-    jacobian.col(i).tail<3>() = rotation_transpose * (v_c - v_p - w_p.cross(d));
+    jacobian.col(moving.position).head<3>() = rotation_transpose * (w_c - w_p);
+    jacobian.col(moving.position).tail<3>() = rotation_transpose * (v_c - v_p - w_p.cross(d));
   }
 }
 
@@ -218,7 +213,7 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         frame_motion(tree, data.tree, acceleration, loop.parent, loop.parent_origin, with_velocity);
     const FrameMotion child =
         frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, with_velocity);
-    relative_twist_jacobian(tree, data.tree, impl, s, loop, parent, child, twist);
+    relative_twist_jacobian(data.tree, impl, s, rows, parent, child, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     if (with_position) {
@@ -229,14 +224,22 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         data.work->orientation_flip[s] = flip;
         data.work->flipped_loop[s] = l;
       }
-      jacobian.middleRows(row, angular_rows).noalias() =
-          rows.angular * (angular_jacobian * twist.topRows<3>());
-      jacobian.middleRows(row + angular_rows, linear_rows).noalias() =
-          rows.linear * twist.bottomRows<3>();
+      jacobian.middleRows(row, rows.rows()).setZero();
+      for (const LoopRows::MovingDof& moving : rows.moving) {
+        const Eigen::Vector3d angular = angular_jacobian * twist.col(moving.position).head<3>();
+        jacobian.col(moving.position).segment(row, angular_rows).noalias() = rows.angular * angular;
+        jacobian.col(moving.position).segment(row + angular_rows, linear_rows).noalias() =
+            rows.linear * twist.col(moving.position).tail<3>();
+      }
     }
-    constraint.middleRows(row, angular_rows).noalias() = rows.angular * twist.topRows<3>();
-    constraint.middleRows(row + angular_rows, linear_rows).noalias() =
-        rows.linear * twist.bottomRows<3>();
+    // Only the columns of the dofs that move an end of the loop are nonzero.
+    constraint.middleRows(row, rows.rows()).setZero();
+    for (const LoopRows::MovingDof& moving : rows.moving) {
+      constraint.col(moving.position).segment(row, angular_rows).noalias() =
+          rows.angular * twist.col(moving.position).head<3>();
+      constraint.col(moving.position).segment(row + angular_rows, linear_rows).noalias() =
+          rows.linear * twist.col(moving.position).tail<3>();
+    }
     if (acceleration != nullptr) {
       // d/dt of the relative twist with qdd = 0: d/dt (R_p^T y) = R_p^T (ydot - w_p x y) with
       // y_ang = w_c - w_p, y_lin = v_c - v_p - w_p x D, ydot_lin = a_c - a_p - wdot_p x D -

@@ -25,6 +25,13 @@ struct LoopRows {
   RowMatrix3 linear;   // rows applied to the relative linear velocity
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
   Eigen::Matrix<double, 3, 2> normals = Eigen::Matrix<double, 3, 2>::Zero();
+  // The dofs of the loop's aggregate that move F_c or F_p (their joint is an ancestor-or-self of
+  // the end's link), as positions in its dofs: the only nonzero columns of the loop's rows of Q.
+  struct MovingDof {
+    int position;
+    bool moves_child, moves_parent;
+  };
+  std::vector<MovingDof> moving;
   int rows() const { return static_cast<int>(angular.rows() + linear.rows()); }
 };
 

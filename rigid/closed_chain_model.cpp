@@ -393,6 +393,19 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
     }
   for (int d = 0; d < tree.dof_count(); ++d)
     if (impl->aggregate_of_node[impl->dof_node[d]] < 0) impl->plain_dofs.push_back(d);
+  for (int s = 0; s < aggregates; ++s)
+    for (const int l : impl->loops[s]) {
+      const LoopClosure& loop = m.loops[static_cast<std::size_t>(l)];
+      const int parent_node = loop.parent < 0 ? -1 : tree.node_of_link(loop.parent);
+      const int child_node = loop.child < 0 ? -1 : tree.node_of_link(loop.child);
+      for (std::size_t i = 0; i < impl->dofs[s].size(); ++i) {
+        const int k = impl->dof_node[impl->dofs[s][i]];
+        const bool child = child_node >= 0 && tree.forest().is_ancestor_or_self(k, child_node);
+        const bool parent = parent_node >= 0 && tree.forest().is_ancestor_or_self(k, parent_node);
+        if (child || parent)
+          impl->loop_rows[l].moving.push_back({static_cast<int>(i), child, parent});
+      }
+    }
   impl->swallows_whole = aggregates == 1 && static_cast<int>(impl->nodes[0].size()) == nodes;
   impl->nominal_rank.assign(aggregates, 0);
   impl_ = impl;
