@@ -12,6 +12,7 @@
 namespace skograph {
 
 using closed_chain_detail::check_vector;
+using closed_chain_detail::update_constraints;
 
 // Q_S* lambda_S = (M qdd + C - tau)_S per aggregate (constraint-embedding Eq. 1 with the loop rows
 // of Eq. 58 as forces), the right side by the tree's Newton-Euler recursion (part II Algorithm
@@ -26,7 +27,7 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
   const int n = model.dof_count();
   check_vector(qdd, n, "qdd");
   check_vector(tau, n, "tau");
-  update_closed_chain(model, data, q, qd);
+  update_constraints(model, data, q, qd);  // Q at (q, qd); the embedded model is not needed
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const Mechanism& m = model.mechanism();
   const Eigen::VectorXd& tree_force =

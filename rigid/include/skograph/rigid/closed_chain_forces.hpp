@@ -42,8 +42,8 @@ struct ConstraintForces {
 
 // The loop and coupling reaction forces at a closed (q, qd) moving with qdd (full, tree dof
 // order) under tau (acting on all joints, as forward_dynamics takes it), gravity the base
-// acceleration -g. Updates the closed chain at (q, qd) (update_closed_chain) and the tree's
-// Newton-Euler workspace of data.tree.
+// acceleration -g. Updates the constraints and X at (q, qd) (not the embedded model) and the
+// tree's Newton-Euler workspace of data.tree.
 void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
                        const Eigen::Ref<const Eigen::VectorXd>& q,
                        const Eigen::Ref<const Eigen::VectorXd>& qd,
