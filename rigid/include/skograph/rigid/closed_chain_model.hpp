@@ -242,7 +242,9 @@ const Eigen::VectorXd& forward_dynamics_through_embedded_model(
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
     const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity);
 // Minimal-coordinate inverse dynamics: T_R = X* (M qdd + C) for qdd_R (independent accelerations,
-// in the order of data.independent), by Newton-Euler on the embedded model (part II Alg. 3.1).
+// in the order of data.independent): Newton-Euler on the tree (part II Alg. 3.1) at
+// qdd = X qdd_R + Xdot qd_R, then X*; the embedded model is not built. No allocation after the
+// first call.
 const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -257,8 +259,9 @@ Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& 
                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                 const Eigen::Vector3d& gravity);
-// M_R = X* M_tree X by composite inertias of the embedded model (part II Alg. 4.1-4.2), in the
-// order of data.independent.
+// M_R = X* M_tree X, the tree's M by composite inertias (part II Alg. 4.1-4.2), then M X and
+// X* (M X) through the blocks of X, in the order of data.independent; the embedded model is not
+// built. No allocation after the first call.
 const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,
                                            const Eigen::Ref<const Eigen::VectorXd>& q);
 // Innovations factors of M_R (part II Lemma 11 on the embedded model).
