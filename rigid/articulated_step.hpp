@@ -25,6 +25,32 @@ inline std::string singular_joint_message(const std::string& joint) {
          "singular), so the mass matrix is singular";
 }
 
+// D^-1 for an R x R D by a fixed-size Cholesky factorization, when D passes the singularity test
+// of gather_hinge (positive pivots whose squares exceed `scale`); false otherwise.
+template <int R>
+bool fixed_size_inverse(const HingeSquare& d, double scale, HingeSquare& inverse) {
+  using Square = Eigen::Matrix<double, R, R>;
+  const Square square = d;
+  const Eigen::LLT<Square> cholesky(square);
+  if (cholesky.info() != Eigen::Success || !(cholesky.matrixLLT().diagonal().minCoeff() > 0.0) ||
+      !(cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale))
+    return false;
+  // D^-1 = L^-* L^-1 with L^-1 by forward substitution (fixed sizes: Eigen's triangular solves
+  // would take their generic blocked path).
+  const Square& factor = cholesky.matrixLLT();  // L in the lower triangle
+  Square lower_inverse = Square::Zero();
+  for (int j = 0; j < R; ++j) {
+    lower_inverse(j, j) = 1.0 / factor(j, j);
+    for (int i = j + 1; i < R; ++i) {
+      double sum = 0.0;
+      for (int k = j; k < i; ++k) sum -= factor(i, k) * lower_inverse(k, j);
+      lower_inverse(i, j) = sum / factor(i, i);
+    }
+  }
+  inverse.noalias() = lower_inverse.transpose() * lower_inverse;
+  return true;
+}
+
 // The gather at node k (part II Eq. 33 with the innovation of Algorithm 6.1): with H* the r
 // columns `hinge` (6 x r, in P's coordinates), T(k) at `tau`, it keeps for the scatter
 //   projected = P H*,  inverse = D^-1 with D = H P H*,  innovation = nu = D^-1 (T - H z),
@@ -57,17 +83,23 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
   }
   projected.noalias() = P.lazyProduct(hinge);
   const HingeSquare d = hinge.transpose().lazyProduct(projected);
-  const Eigen::LLT<HingeSquare> cholesky(d);
-  if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 0.0 &&
-      cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale) {
-    inverse.resize(r, r);
-    for (int i = 0; i < r; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(r, i));
-  } else {
-    Eigen::FullPivLU<HingeSquare> lu(d);
-    if (!(lu.maxPivot() > 0.0)) return false;
-    lu.setThreshold(scale / lu.maxPivot());
-    if (!lu.isInvertible()) return false;
-    inverse = lu.inverse();
+  // Free (6) and spherical (3) joints: fixed-size Cholesky and inverse, unrolled; other sizes and
+  // a D the test refuses: the dynamic-size Cholesky, then LU for an indefinite D.
+  const bool fixed_size = (r == 6 && fixed_size_inverse<6>(d, scale, inverse)) ||
+                          (r == 3 && fixed_size_inverse<3>(d, scale, inverse));
+  if (!fixed_size) {
+    const Eigen::LLT<HingeSquare> cholesky(d);
+    if (cholesky.info() == Eigen::Success && cholesky.matrixLLT().diagonal().minCoeff() > 0.0 &&
+        cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale) {
+      inverse.resize(r, r);
+      for (int i = 0; i < r; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(r, i));
+    } else {
+      Eigen::FullPivLU<HingeSquare> lu(d);
+      if (!(lu.maxPivot() > 0.0)) return false;
+      lu.setThreshold(scale / lu.maxPivot());
+      if (!lu.isInvertible()) return false;
+      inverse = lu.inverse();
+    }
   }
   JointVector residual = Eigen::Map<const JointVector>(tau, r);  // fixed capacity: no allocation
   residual.noalias() -= hinge.transpose() * z;
