@@ -268,8 +268,9 @@ double bench_tree(const RigidBodyModel& model, RigidBodyData& data, BenchState& 
 }
 
 // The same algorithms in minimal coordinates (rigid/closed_chain_model.hpp): id = X* (M qdd + C)
-// for the independent qdd, fd = the embedded articulated-body forward dynamics, mass = M_R by
-// composite inertias of the embedded model, fd-crba = M_R, the minimal bias X* (M Xdot qd_R + C)
+// for the independent qdd (Newton-Euler on the tree), fd = the articulated-body forward dynamics
+// through each aggregate's member tree, mass = M_R = X* M X from the tree's composite inertias,
+// fd-crba = M_R, the minimal bias X* (M Xdot qd_R + C)
 // and a dense Cholesky solve of M_R qdd_R = X* tau - bias_R.
 double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, BenchState& s,
                           const std::string& algo, ClosedChainSolver solver, int reps,

@@ -54,10 +54,7 @@ void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   const ClosedChainOptions& options = model.options();
   // The user's independent coordinates stay fixed during Newton (least squares over the others);
   // whether they are a valid choice at the closed state is update_selection's question.
-  if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
-    data.selection[s] = std::move(chosen);
-    return;
-  }
+  if (chosen_selection(model, s, data.selection[s])) return;  // in place: storage kept
   const std::vector<int>& kept =
       closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
   if (!kept.empty()) {

@@ -202,7 +202,7 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   const bool with_velocity = level == Level::kAcceleration;
   const bool with_position = !with_velocity;
   const Eigen::VectorXd* acceleration = with_velocity ? &data.work->node_acceleration : nullptr;
-  Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->relative_twist;
+  Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->relative_twist[s];
   data.work->orientation_flip[s] = 0.0;
   data.work->flipped_loop[s] = -1;
   int row = 0;
@@ -463,11 +463,12 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
   DependentFactorization& y1 = data.work->dependent_factorization[s];
   // The user's choice is kept wherever it is valid, and a singular configuration where it is not.
-  if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) {
+  // (Written into data.selection[s] in place: its vectors keep their storage.)
+  if (chosen_selection(model, s, data.selection[s])) {
+    const CoordinateSelection& chosen = data.selection[s];
     factorize_dependent(constraint, chosen, y1);
     if (!selection_conditioning_at_least(constraint, chosen, options.reselect_conditioning, y1))
       chosen_selection_singular(model, data, s, chosen, chosen.independent);
-    data.selection[s] = std::move(chosen);
     return;
   }
   // Preferred coordinates (Mechanism::preferred_independent): kept independent while the others
@@ -541,7 +542,7 @@ double embedding_violation(const ClosedChainData& data, int s) {
   const Eigen::MatrixXd& embedding = data.embedding[s];
   if (constraint.size() == 0 || embedding.size() == 0) return 0.0;
   if (data.selection[s].rank == constraint.rows()) return 0.0;
-  Eigen::VectorXd& column = data.work->violation;  // Q X_S column by column, no temporary
+  Eigen::VectorXd& column = data.work->violation[s];  // Q X_S column by column, no temporary
   double largest = 0.0;
   for (Eigen::Index j = 0; j < embedding.cols(); ++j) {
     column.noalias() = constraint * embedding.col(j);

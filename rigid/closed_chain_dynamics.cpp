@@ -397,7 +397,7 @@ Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& 
                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                 const Eigen::Vector3d& gravity) {
-  update_closed_chain(model, data, q, qd);  // the independent dofs at this state
+  update_constraints(model, data, q, qd);  // the independent dofs at this state
   const std::vector<int> independent = data.independent;
   Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
   for (std::size_t j = 0; j < independent.size(); ++j)
@@ -437,7 +437,8 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
       }
     }
   }
-  // X* (M X), row by row.
+  // X* (M X), row by row; then the lower triangle mirrored from the upper, so that M_R is exactly
+  // symmetric (the two triangles are summed in different orders).
   work.reduced_mass.resize(independent, independent);
   for (const int d : impl.plain_dofs)
     work.reduced_mass.row(column_of[d]) = work.mass_embedding.row(d);
@@ -454,6 +455,9 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
       }
     }
   }
+  for (Eigen::Index j = 0; j < independent; ++j)
+    for (Eigen::Index i = j + 1; i < independent; ++i)
+      work.reduced_mass(i, j) = work.reduced_mass(j, i);
   return work.reduced_mass;
 }
 

@@ -84,9 +84,11 @@ struct ClosedChainData::Workspaces {
   std::vector<int> independent_previous;              // data.independent of the update before
   Eigen::VectorXd accelerations, independent_forces;  // results
   Eigen::MatrixXd reduced_mass, embedded_mass;
-  Eigen::Matrix<double, 6, Eigen::Dynamic> relative_twist;  // one loop's (aggregate_constraints)
+  // Per aggregate (each keeps its size, so nothing is reallocated between aggregates): a loop's
+  // relative twist Jacobian (aggregate_constraints) and a column of Q X_S (embedding_violation).
+  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> relative_twist;
+  std::vector<Eigen::VectorXd> violation;
   Eigen::VectorXd tree_acceleration;  // X qdd_R + Xdot qd_R (inverse dynamics)
-  Eigen::VectorXd violation;          // a column of Q X_S (embedding_violation)
   Eigen::MatrixXd mass_embedding;     // M X (reduced_mass_matrix)
   std::unique_ptr<AggregationWorkspace> aggregation;
   std::unique_ptr<ForwardDynamicsWorkspace> forward;

@@ -212,7 +212,10 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
 
 // Kinematics, constraints, selection (re-selected when its conditioning degrades; ClosureError
 // "singular configuration: loop 'close1' loses rank (2 -> 1)" when the rank drops), X, Xdot qd_R
-// and the embedded SKO model at a consistent (q, qd). The functions below call it.
+// and the embedded SKO model at a consistent (q, qd). Of the functions below only
+// innovations_factors and forward_dynamics_through_embedded_model call it: forward and inverse
+// dynamics, M_R and constraint_forces update the constraints and X only, so data.embedded,
+// data.structure and data.embedded_to_independent may be those of an earlier state.
 void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd);
