@@ -625,17 +625,12 @@ void apply_embedding_transpose(const ClosedChainModel& model, const ClosedChainD
   const std::vector<int>& column_of = data.work->column_of;
   independent.resize(static_cast<Eigen::Index>(data.independent.size()));
   for (const int d : impl.plain_dofs) independent[column_of[d]] = full[d];
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const std::vector<int>& dofs = impl.dofs[s];
-    const CoordinateSelection& selection = data.selection[s];
-    for (std::size_t j = 0; j < selection.independent.size(); ++j) {
-      double sum = 0.0;
-      for (std::size_t i = 0; i < dofs.size(); ++i)
-        sum += data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) *
-               full[dofs[i]];
-      independent[column_of[dofs[selection.independent[j]]]] = sum;
-    }
-  }
+  for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < dofs.size(); ++i)
+      sum += x(static_cast<Eigen::Index>(i)) * full[dofs[i]];
+    independent[column] = sum;
+  });
 }
 
 // full = X independent + offset (qd = X qd_R; qdd = X qdd_R + Xdot qd_R), block by block (O(N)).

@@ -424,37 +424,25 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   // M X, column by column.
   work.mass_embedding.resize(n, independent);
   for (const int d : impl.plain_dofs) work.mass_embedding.col(column_of[d]) = mass.col(d);
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const std::vector<int>& dofs = impl.dofs[s];
-    const CoordinateSelection& selection = data.selection[s];
-    for (std::size_t j = 0; j < selection.independent.size(); ++j) {
-      auto column = work.mass_embedding.col(column_of[dofs[selection.independent[j]]]);
-      column.setZero();
-      for (std::size_t i = 0; i < dofs.size(); ++i) {
-        const double x =
-            data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
-        if (x != 0.0) column += x * mass.col(dofs[i]);
-      }
-    }
-  }
+  for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
+    auto out = work.mass_embedding.col(column);
+    out.setZero();
+    for (std::size_t i = 0; i < dofs.size(); ++i)
+      if (const double entry = x(static_cast<Eigen::Index>(i)); entry != 0.0)
+        out += entry * mass.col(dofs[i]);
+  });
   // X* (M X), row by row; then the lower triangle mirrored from the upper, so that M_R is exactly
   // symmetric (the two triangles are summed in different orders).
   work.reduced_mass.resize(independent, independent);
   for (const int d : impl.plain_dofs)
     work.reduced_mass.row(column_of[d]) = work.mass_embedding.row(d);
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const std::vector<int>& dofs = impl.dofs[s];
-    const CoordinateSelection& selection = data.selection[s];
-    for (std::size_t j = 0; j < selection.independent.size(); ++j) {
-      auto row = work.reduced_mass.row(column_of[dofs[selection.independent[j]]]);
-      row.setZero();
-      for (std::size_t i = 0; i < dofs.size(); ++i) {
-        const double x =
-            data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
-        if (x != 0.0) row += x * work.mass_embedding.row(dofs[i]);
-      }
-    }
-  }
+  for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
+    auto out = work.reduced_mass.row(column);
+    out.setZero();
+    for (std::size_t i = 0; i < dofs.size(); ++i)
+      if (const double entry = x(static_cast<Eigen::Index>(i)); entry != 0.0)
+        out += entry * work.mass_embedding.row(dofs[i]);
+  });
   for (Eigen::Index j = 0; j < independent; ++j)
     for (Eigen::Index i = j + 1; i < independent; ++i)
       work.reduced_mass(i, j) = work.reduced_mass(j, i);

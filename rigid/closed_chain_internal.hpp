@@ -202,6 +202,22 @@ void apply_embedding(const ClosedChainModel& model, const ClosedChainData& data,
                      const Eigen::Ref<const Eigen::VectorXd>& independent,
                      const Eigen::Ref<const Eigen::VectorXd>& offset,
                      Eigen::Ref<Eigen::VectorXd> full);
+// fn(column, dofs, x) for every independent coordinate of every aggregate: its column of X
+// (position in data.independent), the aggregate's tree dofs and X_S's column on them. The
+// columns of X at plain dofs are unit vectors and are not visited.
+template <class Fn>
+void for_each_embedding_column(const ClosedChainModel& model, const ClosedChainData& data, Fn fn) {
+  const ClosedChainModel::Impl& impl = closed_chain_impl(model);
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[static_cast<std::size_t>(s)];
+    const std::vector<int>& independent = data.selection[s].independent;
+    for (std::size_t j = 0; j < independent.size(); ++j)
+      fn(data.work
+             ->column_of[static_cast<std::size_t>(dofs[static_cast<std::size_t>(independent[j])])],
+         dofs, data.embedding[s].col(static_cast<Eigen::Index>(j)));
+  }
+}
+
 // The aggregated structure for the current selection ranks (rebuilt when a rank changes).
 void ensure_structure(const ClosedChainModel& model, ClosedChainData& data);
 

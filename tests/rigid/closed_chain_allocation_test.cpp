@@ -12,6 +12,8 @@ namespace {
 
 using testing_support::allocations_in;
 
+const Eigen::Vector3d gravity(0, 0, -9.81);
+
 // The closed test cases, and the Stewart platform with the user's independent coordinates (leg 1
 // and the platform joint: the chosen selection, Y1 in five blocks).
 std::vector<testing_support::ClosedCase> allocation_cases() {
@@ -33,7 +35,6 @@ TEST(ClosedChainAllocation, InverseDynamicsAndReducedMassDoNotAllocateAfterTheFi
     SCOPED_TRACE(c.name);
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model);
-    const Eigen::Vector3d gravity(0, 0, -9.81);
     reduced_mass_matrix(model, data, c.q);  // sizes data.independent
     const Eigen::VectorXd qdd_independent =
         Eigen::VectorXd::LinSpaced(static_cast<Eigen::Index>(data.independent.size()), -1, 1);
@@ -56,7 +57,6 @@ TEST(ClosedChainAllocation, ForwardDynamicsDoesNotAllocateAfterTheFirstCall) {
     SCOPED_TRACE(c.name);
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model);
-    const Eigen::Vector3d gravity(0, 0, -9.81);
     const Eigen::VectorXd tau = Eigen::VectorXd::LinSpaced(model.dof_count(), -1, 1);
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
