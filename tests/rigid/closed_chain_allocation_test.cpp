@@ -28,13 +28,22 @@ std::vector<testing_support::ClosedCase> allocation_cases() {
   return cases;
 }
 
-TEST(ClosedChainAllocation, InverseDynamicsAndReducedMassDoNotAllocateAfterTheFirstCall) {
-  if (!testing_support::counting_available())
-    GTEST_SKIP() << "malloc is not counted under sanitizers";
+// check(c, model, data) on every allocation case, each with its own model and fresh data.
+template <class Check>
+void for_each_case(Check check) {
   for (const testing_support::ClosedCase& c : allocation_cases()) {
     SCOPED_TRACE(c.name);
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model);
+    check(c, model, data);
+  }
+}
+
+TEST(ClosedChainAllocation, InverseDynamicsAndReducedMassDoNotAllocateAfterTheFirstCall) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  for_each_case([](const testing_support::ClosedCase& c, const ClosedChainModel& model,
+                   ClosedChainData& data) {
     reduced_mass_matrix(model, data, c.q);  // sizes data.independent
     const Eigen::VectorXd qdd_independent =
         Eigen::VectorXd::LinSpaced(static_cast<Eigen::Index>(data.independent.size()), -1, 1);
@@ -47,21 +56,19 @@ TEST(ClosedChainAllocation, InverseDynamicsAndReducedMassDoNotAllocateAfterTheFi
     // M_R is exactly symmetric.
     const Eigen::MatrixXd& reduced = reduced_mass_matrix(model, data, c.q);
     EXPECT_EQ(reduced, reduced.transpose());
-  }
+  });
 }
 
 TEST(ClosedChainAllocation, ForwardDynamicsDoesNotAllocateAfterTheFirstCall) {
   if (!testing_support::counting_available())
     GTEST_SKIP() << "malloc is not counted under sanitizers";
-  for (const testing_support::ClosedCase& c : allocation_cases()) {
-    SCOPED_TRACE(c.name);
-    const ClosedChainModel model(c.mechanism);
-    ClosedChainData data(model);
+  for_each_case([](const testing_support::ClosedCase& c, const ClosedChainModel& model,
+                   ClosedChainData& data) {
     const Eigen::VectorXd tau = Eigen::VectorXd::LinSpaced(model.dof_count(), -1, 1);
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     EXPECT_EQ(allocations_in([&] { forward_dynamics(model, data, c.q, c.qd, tau, gravity); }), 0);
-  }
+  });
 }
 
 }  // namespace
