@@ -670,15 +670,12 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
   data.embedded = std::make_unique<SkoModel>(structure.aggregated());
   work.aggregation = std::make_unique<AggregationWorkspace>(structure);
   work.forward = std::make_unique<ForwardDynamicsWorkspace>(structure.aggregated());
-  work.inverse = std::make_unique<InverseDynamicsWorkspace>(*structure.aggregated());
-  work.composite = std::make_unique<CompositeInertiaWorkspace>(*structure.aggregated());
   const int node_size = structure.aggregated()->node.total();
   const int hinge_size = structure.aggregated()->hinge.total();
   work.coriolis_aggregated.setZero(node_size);
   work.gyroscopic_aggregated.setZero(node_size);
   work.velocity_embedded.setZero(hinge_size);
   work.force_embedded.setZero(hinge_size);
-  work.acceleration_embedded.setZero(hinge_size);
   data.embedded_to_independent.assign(hinge_size, -1);
   for (int s = 0; s < model.aggregate_count(); ++s)
     work.embedding_structure_order[s].setZero(static_cast<Eigen::Index>(impl.dofs[s].size()),

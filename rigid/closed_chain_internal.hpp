@@ -78,12 +78,12 @@ struct ClosedChainData::Workspaces {
   Eigen::VectorXd embedding_rate_full;  // Xdot qd_R in tree dofs
   Eigen::VectorXd coriolis_tree;        // a with -g at the base nodes
   Eigen::VectorXd coriolis_aggregated, gyroscopic_aggregated;
-  Eigen::VectorXd velocity_embedded, force_embedded, acceleration_embedded;
+  Eigen::VectorXd velocity_embedded, force_embedded;
   Eigen::VectorXd zero_dofs;
   std::vector<int> column_of;                         // tree dof -> column of X (independent dofs)
   std::vector<int> independent_previous;              // data.independent of the update before
   Eigen::VectorXd accelerations, independent_forces;  // results
-  Eigen::MatrixXd reduced_mass, embedded_mass;
+  Eigen::MatrixXd reduced_mass;
   // Per aggregate (each keeps its size, so nothing is reallocated between aggregates): a loop's
   // relative twist Jacobian (aggregate_constraints) and a column of Q X_S (embedding_violation).
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> relative_twist;
@@ -92,8 +92,6 @@ struct ClosedChainData::Workspaces {
   Eigen::MatrixXd mass_embedding;     // M X (reduced_mass_matrix)
   std::unique_ptr<AggregationWorkspace> aggregation;
   std::unique_ptr<ForwardDynamicsWorkspace> forward;
-  std::unique_ptr<InverseDynamicsWorkspace> inverse;
-  std::unique_ptr<CompositeInertiaWorkspace> composite;
   // Newton on the closure (close_positions), per aggregate: Newton state, accepted steps, the
   // columns of J for the dependent coordinates and their least-squares solver, the step over the
   // aggregate's dofs, the dependent part of it, |e| before the step and the halving scale.
