@@ -573,7 +573,8 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
     // of Y1: Q X_S != 0. Select again and take the higher rank as nominal.
     if (impl.chosen_independent[static_cast<std::size_t>(s)].empty() &&
-        impl.preferred_kept[static_cast<std::size_t>(s)].empty() &&
+        (impl.preferred_kept[static_cast<std::size_t>(s)].empty() ||
+         impl.structural_preference[static_cast<std::size_t>(s)]) &&
         embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance, false);

@@ -161,22 +161,20 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
     if (p >= 0 && impl.aggregate_of_node[p] == s)
       work.member_composite[p] += work.member_composite[k];
   }
-  // F rows (R(member) s_j)* and M_SS (s_i . R(b) s_j for i at or above j's member b).
+  // F rows (R(member) s_j)* and M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for
+  // i at or above j's member b), kept as a list: M_SS is mostly zero when the aggregate branches.
   step.force_rows.resize(n, 6);
-  step.mass.resize(n, n);
-  step.mass.setZero();
   for (int j = 0; j < n; ++j) {
     const int b = impl.dof_node[dofs[j]];
-    const Vector6d w = work.member_composite[b] * work.world_column.col(dofs[j]);
-    step.force_rows.row(j) = w.transpose();
-    for (int i = 0; i < n; ++i) {
-      const int a = impl.dof_node[dofs[i]];
-      if (!tree.forest().is_ancestor_or_self(a, b) || (a == b && i > j)) continue;
-      const double value = work.world_column.col(dofs[i]).dot(w);
-      step.mass(i, j) = value;
-      step.mass(j, i) = value;
-    }
+    step.force_rows.row(j).noalias() =
+        (work.member_composite[b] * work.world_column.col(dofs[j])).transpose();
   }
+  const std::vector<Impl::MassEntry>& entries = impl.mass_entries[static_cast<std::size_t>(s)];
+  step.mass_values.resize(static_cast<Eigen::Index>(entries.size()));
+  for (std::size_t e = 0; e < entries.size(); ++e)
+    step.mass_values(static_cast<Eigen::Index>(e)) =
+        work.world_column.col(dofs[entries[e].row])
+            .dot(step.force_rows.row(entries[e].column).transpose());
   // The bias: member accelerations from the velocity products alone (no parent acceleration, no
   // hinge accelerations), forces f = P a + z gathered over the members.
   for (const int k : members) {
@@ -209,9 +207,17 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   const Eigen::MatrixXd& X = data.embedding[s];
   const Eigen::VectorXd& rate = data.embedding_rate[s];
   step.residual = step.forces - step.bias;
-  step.residual.noalias() -= step.mass * rate;
+  step.projected.setZero(n, X.cols());
+  for (std::size_t e = 0; e < entries.size(); ++e) {  // residual -= M_SS rate, projected = M_SS X
+    const int i = entries[e].row, j = entries[e].column;
+    const double value = step.mass_values(static_cast<Eigen::Index>(e));
+    step.residual(i) -= value * rate(j);
+    step.projected.row(i) += value * X.row(j);
+    if (i == j) continue;
+    step.residual(j) -= value * rate(i);
+    step.projected.row(j) += value * X.row(i);
+  }
   step.innovation.noalias() = X.transpose() * step.residual;
-  step.projected.noalias() = step.mass * X;
   step.inertia.noalias() = X.transpose() * step.projected;
   step.gain.noalias() = X.transpose() * step.force_rows;
   step.massless = total_inertia.isZero(0.0);

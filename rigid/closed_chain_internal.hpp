@@ -47,6 +47,12 @@ struct ClosedChainModel::Impl {
   std::vector<int> dof_in_joint;            // tree dof -> index within its joint
   std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
   std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
+  // Per aggregate: the structurally nonzero entries (i, j) of M_SS, one per symmetric pair,
+  // positions in dofs[s] with i's joint an ancestor-or-self of j's (i <= j within one joint).
+  struct MassEntry {
+    int row, column;
+  };
+  std::vector<std::vector<MassEntry>> mass_entries;
   // Per aggregate: the user's independent coordinates (Mechanism::independent) as positions in
   // dofs[s], increasing; empty: the rank-revealing choice.
   std::vector<std::vector<int>> chosen_independent;
@@ -54,6 +60,9 @@ struct ClosedChainModel::Impl {
   // leave free, as positions in dofs[s], increasing: kept independent, the others chosen by the
   // rank-revealing choice among themselves at each state. Empty with a user's choice.
   std::vector<std::vector<int>> preferred_kept;
+  // Per aggregate: preferred_kept is the structural preference (closed_chain_model.cpp,
+  // structural_independent), not the mechanism's.
+  std::vector<char> structural_preference;
   bool swallows_whole = false;
   std::vector<std::string> notes;  // ClosedChainModel::notes
 };
@@ -123,7 +132,8 @@ struct ClosedChainData::Workspaces {
   std::vector<NodeStep> node_step;
   struct AggregateStep {
     bool massless = false;
-    Eigen::MatrixXd mass, force_rows, projected, inertia, gain, solved_gain;
+    Eigen::MatrixXd force_rows, projected, inertia, gain, solved_gain;
+    Eigen::VectorXd mass_values;  // M_SS at Impl::mass_entries
     Eigen::VectorXd bias, forces, residual, innovation, solved_innovation;
     Eigen::VectorXd independent_acceleration, dof_acceleration;
     Eigen::LLT<Eigen::MatrixXd> cholesky;

@@ -190,6 +190,63 @@ std::vector<std::vector<int>> preferred_positions(const ClosedChainModel& model,
   return preferred;
 }
 
+// Greedy over the columns of a constraint matrix in the given order: a column is dependent when
+// it raises the rank of the dependent columns so far, until `rank` are. Positions, in order tried.
+std::vector<int> greedy_dependent(const Eigen::MatrixXd& constraint, const std::vector<int>& order,
+                                  int rank, double rank_tolerance) {
+  std::vector<int> dependent;
+  Eigen::MatrixXd basis(constraint.rows(), 0);
+  const double tolerance = rank_tolerance * std::max(1.0, constraint.norm());
+  for (const int i : order) {
+    if (static_cast<int>(dependent.size()) == rank) break;
+    Eigen::VectorXd column = constraint.col(i);
+    if (basis.cols() > 0) column -= basis * (basis.transpose() * column);
+    if (basis.cols() > 0) column -= basis * (basis.transpose() * column);  // once more: stable
+    if (column.norm() <= tolerance) continue;
+    basis.conservativeResize(Eigen::NoChange, basis.cols() + 1);
+    basis.col(basis.cols() - 1) = column.normalized();
+    dependent.push_back(i);
+  }
+  return dependent;
+}
+
+// The structural preference of aggregate s when nothing else is preferred: the coordinates that
+// enter the fewest constraint rows are tried as dependent first (a Stewart platform's legs 2..6,
+// each in its own loop's rows only, before leg 1 and the platform joint, which enter every loop),
+// so that Y1 splits into one small block per loop (aggregation/dependent_factorization.hpp). Kept
+// only when Y1 then has at least two blocks and is well conditioned at the generic
+// configuration; returns the independent positions, or nothing.
+std::vector<int> structural_independent(const ClosedChainModel& model,
+                                        const ClosedChainModel::Impl& impl, int s) {
+  const int n = static_cast<int>(impl.dofs[static_cast<std::size_t>(s)].size());
+  const int rank = impl.nominal_rank[static_cast<std::size_t>(s)];
+  if (rank == 0 || rank == n) return {};
+  const Eigen::MatrixXd constraint = generic_constraint_matrix(model, s);
+  std::vector<int> order(static_cast<std::size_t>(n)), rows_of(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    order[static_cast<std::size_t>(i)] = i;
+    rows_of[static_cast<std::size_t>(i)] =
+        static_cast<int>((constraint.col(i).array() != 0.0).count());
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return rows_of[static_cast<std::size_t>(a)] < rows_of[static_cast<std::size_t>(b)];
+  });
+  CoordinateSelection selection;
+  selection.dependent = greedy_dependent(constraint, order, rank, model.options().rank_tolerance);
+  if (static_cast<int>(selection.dependent.size()) != rank) return {};
+  std::sort(selection.dependent.begin(), selection.dependent.end());
+  for (int i = 0; i < n; ++i)
+    if (!std::binary_search(selection.dependent.begin(), selection.dependent.end(), i))
+      selection.independent.push_back(i);
+  selection.rank = rank;
+  DependentFactorization y1;
+  y1.compute(constraint, selection.dependent);
+  if (y1.block_count() < 2 || !selection_conditioning_at_least(
+                                  constraint, selection, model.options().reselect_conditioning, y1))
+    return {};
+  return selection.independent;
+}
+
 // The independent coordinates of aggregate s that keep the preferred ones (most wanted first) as
 // far as the constraints allow: the dependent coordinates are taken first among the others, by
 // the column-pivoted QR of Q at a generic configuration (the one of the nominal rank), then, if
@@ -205,20 +262,8 @@ std::vector<int> keep_preferred(const ClosedChainModel& model, ClosedChainModel:
   for (int i = 0; i < n; ++i)
     if (std::find(preferred.begin(), preferred.end(), i) == preferred.end()) order.push_back(i);
   order.insert(order.end(), preferred.rbegin(), preferred.rend());
-  // Greedy: a candidate is dependent when it raises the rank of the dependent columns so far.
-  std::vector<int> dependent;
-  Eigen::MatrixXd basis(constraint.rows(), 0);
-  const double tolerance = model.options().rank_tolerance * std::max(1.0, constraint.norm());
-  for (const int i : order) {
-    if (static_cast<int>(dependent.size()) == rank) break;
-    Eigen::VectorXd column = constraint.col(i);
-    if (basis.cols() > 0) column -= basis * (basis.transpose() * column);
-    if (basis.cols() > 0) column -= basis * (basis.transpose() * column);  // once more: stable
-    if (column.norm() <= tolerance) continue;
-    basis.conservativeResize(Eigen::NoChange, basis.cols() + 1);
-    basis.col(basis.cols() - 1) = column.normalized();
-    dependent.push_back(i);
-  }
+  const std::vector<int> dependent =
+      greedy_dependent(constraint, order, rank, model.options().rank_tolerance);
   std::vector<int> independent;
   for (int i = 0; i < n; ++i)
     if (std::find(dependent.begin(), dependent.end(), i) == dependent.end())
@@ -235,11 +280,16 @@ std::vector<int> keep_preferred(const ClosedChainModel& model, ClosedChainModel:
 
 void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl) {
   impl.preferred_kept.assign(impl.dofs.size(), {});
+  impl.structural_preference.assign(impl.dofs.size(), 0);
   if (model.mechanism().independent.empty()) {
     const std::vector<std::vector<int>> preferred = preferred_positions(model, impl);
     impl.chosen_independent.assign(impl.dofs.size(), {});
     for (std::size_t s = 0; s < impl.dofs.size(); ++s) {
-      if (preferred[s].empty()) continue;
+      if (preferred[s].empty()) {
+        impl.preferred_kept[s] = structural_independent(model, impl, static_cast<int>(s));
+        impl.structural_preference[s] = !impl.preferred_kept[s].empty();
+        continue;
+      }
       const std::vector<int> independent =
           keep_preferred(model, impl, static_cast<int>(s), preferred[s]);
       for (const int i : preferred[s])
@@ -406,6 +456,18 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
           impl->loop_rows[l].moving.push_back({static_cast<int>(i), child, parent});
       }
     }
+  // M_SS couples two dofs of an aggregate only along a path to the root: the other entries stay
+  // zero at every state (a Stewart platform's legs: 81 of 441).
+  impl->mass_entries.resize(aggregates);
+  for (int s = 0; s < aggregates; ++s) {
+    const std::vector<int>& dofs = impl->dofs[s];
+    for (std::size_t j = 0; j < dofs.size(); ++j)
+      for (std::size_t i = 0; i < dofs.size(); ++i) {
+        const int a = impl->dof_node[dofs[i]], b = impl->dof_node[dofs[j]];
+        if (tree.forest().is_ancestor_or_self(a, b) && (a != b || i <= j))
+          impl->mass_entries[s].push_back({static_cast<int>(i), static_cast<int>(j)});
+      }
+  }
   impl->swallows_whole = aggregates == 1 && static_cast<int>(impl->nodes[0].size()) == nodes;
   impl->nominal_rank.assign(aggregates, 0);
   impl_ = impl;

@@ -61,8 +61,9 @@ struct Recorded {
 
 // Simulates and records, per step, the references above.
 SimulationSummary run(const Mechanism& mechanism, Eigen::VectorXd& q, Eigen::VectorXd& qd,
-                      const SimulationOptions& options, Recorded& recorded) {
-  const ClosedChainModel model(mechanism);
+                      const SimulationOptions& options, Recorded& recorded,
+                      const ClosedChainOptions& closure = {}) {
+  const ClosedChainModel model(mechanism, closure);
   ClosedChainData data(model);
   const RigidBodyModel& tree = model.tree();
   RigidBodyData reference(tree);
@@ -188,6 +189,35 @@ TEST(ClosedChainSimulation, StewartPlatformConservesEnergyWithoutAndWithGravity)
     EXPECT_LT(summary.max_position_residual, 1e-10);
     EXPECT_LT(summary.max_velocity_residual, 1e-10);
     EXPECT_GT(summary.initial_kinetic_energy, 1e-3);  // it moves
+  }
+}
+
+TEST(ClosedChainSimulation, AFailedProjectionRejectsTheStepAndTheRunGoesOn) {
+  // One Newton iteration per projection closes only the short steps (drift small enough for one
+  // quadratic step to reach 1e-12); with loose tolerances the long steps fail to close, are
+  // retried shorter, and every reported sample is still closed.
+  const Mechanism mechanism = testing_support::stewart_platform();
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(21), qd = Eigen::VectorXd::Zero(21);
+  for (int leg = 0; leg < 6; ++leg) {
+    q(3 * leg + 2) = 0.01 * (leg + 1);
+    qd(3 * leg + 2) = 0.05 * (leg - 2);
+    qd(3 * leg) = 0.1;
+  }
+  SimulationOptions options;
+  options.duration = 0.3;
+  options.step = 0.05;
+  options.gravity = Eigen::Vector3d(0, 0, -9.81);
+  options.relative_tolerance = options.absolute_tolerance = 0.1;
+  ClosedChainOptions one_iteration;
+  one_iteration.max_newton_iterations = 1;
+  Recorded recorded;
+  const SimulationSummary summary = run(mechanism, q, qd, options, recorded, one_iteration);
+  EXPECT_GT(summary.rejected_steps, 0);
+  ASSERT_EQ(recorded.time.size(), 7u);
+  EXPECT_DOUBLE_EQ(recorded.time.back(), 0.3);
+  for (std::size_t k = 0; k < recorded.time.size(); ++k) {
+    EXPECT_LT(recorded.position_error[k], 1e-9) << "t = " << recorded.time[k];
+    EXPECT_LT(recorded.velocity_error[k], 1e-6) << "t = " << recorded.time[k];
   }
 }
 
