@@ -132,6 +132,37 @@ void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,
   }
 }
 
+bool DependentFactorization::solve_transposed(const Eigen::Ref<const Eigen::VectorXd>& c,
+                                              Eigen::Ref<Eigen::VectorXd> y) {
+  for (int n = 0; n < block_count_; ++n) {
+    const Block& block = blocks_[static_cast<std::size_t>(n)];
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    if (static_cast<Eigen::Index>(block.rows.size()) < r) return false;
+    for (Eigen::Index i = 0; i < r; ++i)
+      if (!(std::abs(block.qr.matrixQR()(i, i)) > 0.0)) return false;
+  }
+  y.setZero();
+  for (int n = 0; n < block_count_; ++n) {
+    Block& block = blocks_[static_cast<std::size_t>(n)];
+    const auto m = static_cast<Eigen::Index>(block.rows.size());
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    Eigen::VectorXd& w = block.vector_right_hand_side;
+    w.resize(m);
+    for (Eigen::Index i = 0; i < r; ++i) w(i) = c(block.columns[static_cast<std::size_t>(i)]);
+    w.tail(m - r).setZero();
+    const Eigen::MatrixXd& qr = block.qr.matrixQR();
+    // R* z = c by forward substitution, then Q_f [z; 0] = H_0 ... H_(r-1) [z; 0].
+    if (r > 0)
+      qr.topLeftCorner(r, r).triangularView<Eigen::Upper>().transpose().solveInPlace(w.head(r));
+    double workspace = 0.0;
+    for (Eigen::Index k = r - 1; k >= 0; --k)
+      w.tail(m - k).applyHouseholderOnTheLeft(qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k),
+                                              &workspace);
+    for (Eigen::Index i = 0; i < m; ++i) y(block.rows[static_cast<std::size_t>(i)]) = w(i);
+  }
+  return true;
+}
+
 double DependentFactorization::frobenius_squared() const {
   double sum = 0.0;
   for (int b = 0; b < block_count_; ++b)

@@ -581,8 +581,11 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
       if (selection.rank > data.selection[s].rank) {
         data.nominal_rank[s] = std::max(data.nominal_rank[s], selection.rank);
         data.selection[s] = std::move(selection);
+        factorize_dependent(data.constraint_matrix[s], data.selection[s],
+                            work.dependent_factorization[s]);  // Y1 stays the selection's
         embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
-                           data.selection[s], data.embedding[s], data.embedding_rate[s]);
+                           data.selection[s], work.dependent_factorization[s], data.embedding[s],
+                           data.embedding_rate[s]);
       }
     }
     const std::vector<int>& dofs = impl.dofs[s];

@@ -18,6 +18,10 @@ using closed_chain_detail::update_constraints;
 // of Eq. 58 as forces), the right side by the tree's Newton-Euler recursion (part II Algorithm
 // 3.1), lambda_S the least-norm solution; each loop's rows then carry its spatial force through
 // their row selections (lambda = A f for the rows A of the relative twist, so f = A* lambda).
+// Y1 = Q_S(:, dependent) has Q_S's rank, so the dependent equations Y1* lambda = right(dependent)
+// imply the others when the motion closes the loops: lambda is their least-norm solution, by the
+// factorization of Y1 the update left (the others' misfit is the residual). Without allocation
+// after the first call.
 void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
                        const Eigen::Ref<const Eigen::VectorXd>& q,
                        const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -27,7 +31,7 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
   const int n = model.dof_count();
   check_vector(qdd, n, "qdd");
   check_vector(tau, n, "tau");
-  update_constraints(model, data, q, qd);  // Q at (q, qd); the embedded model is not needed
+  update_constraints(model, data, q, qd);  // Q at (q, qd), Y1 factorized; no embedded model
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const Mechanism& m = model.mechanism();
   const Eigen::VectorXd& tree_force =
@@ -40,21 +44,33 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
   for (int s = 0; s < model.aggregate_count(); ++s) {
     const std::vector<int>& dofs = impl.dofs[static_cast<std::size_t>(s)];
     const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
-    Eigen::VectorXd right(static_cast<Eigen::Index>(dofs.size()));
+    const CoordinateSelection& selection = data.selection[static_cast<std::size_t>(s)];
+    ClosedChainData::Workspaces::ForceSolve& solve =
+        data.work->force_solve[static_cast<std::size_t>(s)];
+    Eigen::VectorXd& right = solve.right;
+    right.resize(static_cast<Eigen::Index>(dofs.size()));
     for (std::size_t i = 0; i < dofs.size(); ++i)
       right(static_cast<Eigen::Index>(i)) = tree_force(dofs[i]) - tau(dofs[i]);
     Eigen::VectorXd& lambda = forces.multipliers[static_cast<std::size_t>(s)];
-    if (constraint.rows() == 0) {
-      lambda.resize(0);
-    } else {
+    lambda.resize(constraint.rows());
+    solve.dependent_right.resize(static_cast<Eigen::Index>(selection.dependent.size()));
+    for (std::size_t i = 0; i < selection.dependent.size(); ++i)
+      solve.dependent_right(static_cast<Eigen::Index>(i)) = right(selection.dependent[i]);
+    if (constraint.rows() > 0 &&
+        !data.work->dependent_factorization[static_cast<std::size_t>(s)].solve_transposed(
+            solve.dependent_right, lambda)) {
+      // Y1 without full column rank (a chosen selection at a singular configuration): the
+      // least-squares, least-norm lambda of all the equations.
       Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(constraint.transpose());
       solver.setThreshold(model.options().rank_tolerance);
       lambda = solver.solve(right);
     }
-    const double scale = 1.0 + right.cwiseAbs().maxCoeff();
-    if (right.size() > 0)
+    if (right.size() > 0) {
+      solve.check.noalias() = constraint.transpose() * lambda;
+      solve.check -= right;
       forces.residual = std::max(
-          forces.residual, (constraint.transpose() * lambda - right).cwiseAbs().maxCoeff() / scale);
+          forces.residual, solve.check.cwiseAbs().maxCoeff() / (1.0 + right.cwiseAbs().maxCoeff()));
+    }
 
     Eigen::Index row = 0;
     for (const int l : impl.loops[static_cast<std::size_t>(s)]) {

@@ -97,6 +97,11 @@ struct ClosedChainData::Workspaces {
   // relative twist Jacobian (aggregate_constraints) and a column of Q X_S (embedding_violation).
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> relative_twist;
   std::vector<Eigen::VectorXd> violation;
+  // Per aggregate, constraint_forces: (M qdd + C - tau)_S, its dependent entries, Q_S* lambda_S.
+  struct ForceSolve {
+    Eigen::VectorXd right, dependent_right, check;
+  };
+  std::vector<ForceSolve> force_solve;
   Eigen::VectorXd tree_acceleration;  // X qdd_R + Xdot qd_R (inverse dynamics)
   Eigen::MatrixXd mass_embedding;     // M X (reduced_mass_matrix)
   std::unique_ptr<AggregationWorkspace> aggregation;

@@ -570,6 +570,7 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   work->aggregate_step.resize(aggregates);
   work->relative_twist.resize(aggregates);
   work->violation.resize(aggregates);
+  work->force_solve.resize(aggregates);
   work->newton_state.assign(aggregates, Workspaces::Newton::kClosed);
   work->newton_steps.assign(aggregates, 0);
   work->step_accepted.assign(aggregates, 0);

@@ -96,6 +96,14 @@ TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {
     const Eigen::VectorXd expected_b = dense.solve(b);
     EXPECT_LT((xb - expected_b).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected_b.norm()))
         << "trial " << trial;
+    // The least-norm solution of Y1* y = c against the complete orthogonal decomposition of Y1*.
+    const Eigen::VectorXd c_dependent = Eigen::VectorXd::Random(r);
+    Eigen::VectorXd y(c.Q.rows());
+    ASSERT_TRUE(blocks.solve_transposed(c_dependent, y));
+    const Eigen::VectorXd expected_y =
+        Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(y1.transpose()).solve(c_dependent);
+    EXPECT_LT((y - expected_y).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected_y.norm()))
+        << "trial " << trial;
     EXPECT_NEAR(blocks.frobenius_squared(), y1.squaredNorm(), 1e-12 * y1.squaredNorm());
     Eigen::MatrixXd inverse = Eigen::MatrixXd::Identity(r, r);
     dense.matrixQR().topRows(r).triangularView<Eigen::Upper>().solveInPlace(inverse);
@@ -198,13 +206,18 @@ TEST(DependentFactorization, NoAllocationOnceTheBlocksHaveBeenSeen) {
   auto factorize = [&] { factorize_dependent(c.Q, selection, y1); };
   auto check = [&] { selection_conditioning_at_least(c.Q, selection, 1e-3, y1); };
   auto embed = [&] { embedding_matrices(c.Q, product, selection, y1, X, rate); };
+  const Eigen::VectorXd right = Eigen::VectorXd::Random(selection.rank);
+  Eigen::VectorXd multipliers(c.Q.rows());
+  auto transposed = [&] { y1.solve_transposed(right, multipliers); };
   factorize();
   check();
   embed();
+  transposed();
   c.Q *= 1.5;  // new values, same pattern
   EXPECT_EQ(testing_support::allocations_in(factorize), 0);
   EXPECT_EQ(testing_support::allocations_in(check), 0);
   EXPECT_EQ(testing_support::allocations_in(embed), 0);
+  EXPECT_EQ(testing_support::allocations_in(transposed), 0);
 }
 
 }  // namespace

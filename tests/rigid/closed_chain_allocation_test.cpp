@@ -1,8 +1,10 @@
-// Once ClosedChainData has seen a state, the closed-chain dynamics calls must not allocate again
+// Once ClosedChainData has seen a state, the closed-chain dynamics calls (forward and inverse
+// dynamics, M_R, constraint forces) must not allocate again
 // (issue 27; house rule: no allocation in a recursion). malloc calls are counted by
 // support/allocation_counter.hpp.
 #include <gtest/gtest.h>
 
+#include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/closed_chain_support.hpp"
@@ -68,6 +70,23 @@ TEST(ClosedChainAllocation, ForwardDynamicsDoesNotAllocateAfterTheFirstCall) {
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     EXPECT_EQ(allocations_in([&] { forward_dynamics(model, data, c.q, c.qd, tau, gravity); }), 0);
+  });
+}
+
+TEST(ClosedChainAllocation, ConstraintForcesDoNotAllocateAfterTheFirstCall) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  for_each_case([](const testing_support::ClosedCase& c, const ClosedChainModel& model,
+                   ClosedChainData& data) {
+    const Eigen::VectorXd tau = Eigen::VectorXd::LinSpaced(model.dof_count(), -1, 1);
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, gravity);
+    ConstraintForces forces;
+    constraint_forces(model, data, c.q, c.qd, qdd, tau, gravity, forces);
+    constraint_forces(model, data, c.q, c.qd, qdd, tau, gravity, forces);
+    EXPECT_EQ(allocations_in(
+                  [&] { constraint_forces(model, data, c.q, c.qd, qdd, tau, gravity, forces); }),
+              0);
+    EXPECT_LT(forces.residual, 1e-9);  // qdd is the closed chain's motion for tau
   });
 }
 

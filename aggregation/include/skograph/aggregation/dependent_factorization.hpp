@@ -27,6 +27,11 @@ class DependentFactorization {
                      Eigen::Ref<Eigen::MatrixXd> x);
   // x = Y1^+ b for one right-hand side of Q's rows.
   void solve(const Eigen::Ref<const Eigen::VectorXd>& b, Eigen::Ref<Eigen::VectorXd> x);
+  // y = (Y1*)^+ c, the least-norm solution of Y1* y = c (c indexed like `dependent`, y like Q's
+  // rows; rows outside every block get 0): y = Q_f [R^-* c; 0] block by block. Needs Y1 of full
+  // column rank: returns false, y untouched, when a block has fewer rows than columns or a zero
+  // pivot.
+  bool solve_transposed(const Eigen::Ref<const Eigen::VectorXd>& c, Eigen::Ref<Eigen::VectorXd> y);
 
   int rows() const { return rows_; }
   int columns() const { return columns_; }

@@ -10,9 +10,11 @@
 // equations of motion with the loops as forces (constraint-embedding Eq. 1 with the constraint
 // rows of Eq. 58): M qdd + C = tau + Q* lambda, so at a motion that satisfies the loops
 // Q_S* lambda_S = (M qdd + C - tau)_S per aggregate S, the right side by Newton-Euler on the tree
-// (part II Algorithm 3.1), lambda_S by a complete orthogonal decomposition of Q_S*. Where the rows
-// of Q_S are dependent (a planar loop closed by a 3-D joint: its out-of-plane rows vanish) the
-// reaction is statically indeterminate in those directions and lambda_S is the least-norm one.
+// (part II Algorithm 3.1), lambda_S the least-norm solution of the dependent coordinates'
+// equations Y1* lambda_S = (...)_dependent through the update's QR of Y1 (Y1 has Q_S's rank, so
+// they imply the others on a closed motion). Where the rows of Q_S are dependent (a planar loop
+// closed by a 3-D joint: its out-of-plane rows vanish) the reaction is statically indeterminate
+// in those directions and lambda_S is the least-norm one. No allocation after the first call.
 #pragma once
 
 #include <Eigen/Core>
