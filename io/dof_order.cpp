@@ -59,6 +59,25 @@ Eigen::MatrixXd DofOrder::symmetric(const Eigen::MatrixXd& model_order) const {
   return result;
 }
 
+void DofOrder::to_file(const Eigen::Ref<const Eigen::VectorXd>& model_order,
+                       Eigen::Ref<Eigen::VectorXd> file_order) const {
+  for (Eigen::Index i = 0; i < model_order.size(); ++i)
+    file_order(file_dof(static_cast<int>(i))) = model_order(i);
+}
+
+void DofOrder::to_model(const Eigen::Ref<const Eigen::VectorXd>& file_order,
+                        Eigen::Ref<Eigen::VectorXd> model_order) const {
+  for (Eigen::Index i = 0; i < file_order.size(); ++i)
+    model_order(i) = file_order(file_dof(static_cast<int>(i)));
+}
+
+void DofOrder::symmetric_to_file(const Eigen::Ref<const Eigen::MatrixXd>& model_order,
+                                 Eigen::Ref<Eigen::MatrixXd> file_order) const {
+  for (Eigen::Index j = 0; j < model_order.cols(); ++j)
+    for (Eigen::Index i = 0; i < model_order.rows(); ++i)
+      file_order(file_dof(static_cast<int>(i)), file_dof(static_cast<int>(j))) = model_order(i, j);
+}
+
 std::vector<int> DofOrder::file_sorted(const std::vector<int>& model_dofs) const {
   std::vector<int> positions(model_dofs.size());
   for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int>(i);

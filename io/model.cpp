@@ -15,7 +15,7 @@ namespace skograph {
 
 namespace io_detail {
 
-void check_size(const Model& model, const Eigen::VectorXd& v, const char* name) {
+void check_size(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name) {
   if (v.size() != model.dof_count())
     throw std::invalid_argument(std::string(name) + " has " + std::to_string(v.size()) +
                                 " entries, the model " + std::to_string(model.dof_count()) +
@@ -49,24 +49,36 @@ void assemble_in_model_order(const Model& model, ModelData& data, Eigen::VectorX
 }  // namespace
 
 // (q, qd) in the model's order, closed for a closed chain; data.independent set.
-ClosedState io_detail::model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
-                                   const Eigen::VectorXd& qd) {
+void io_detail::update_state(const Model& model, ModelData& data,
+                             const Eigen::Ref<const Eigen::VectorXd>& q,
+                             const Eigen::Ref<const Eigen::VectorXd>& qd) {
   check_size(model, q, "q");
   check_size(model, qd, "qd");
   const DofOrder& order = model.dof_order();
-  ClosedState state{order.model_vector(q), order.model_vector(qd)};
+  ModelData::State& state = data.state;
+  state.q.resize(q.size());
+  state.qd.resize(qd.size());
+  order.to_model(q, state.q);
+  order.to_model(qd, state.qd);
   if (!model.is_closed_chain()) {
     if (data.independent.empty()) data.independent = model.dof_names();  // never changes
-    return state;
+    return;
   }
   ClosedChainData& closed = *data.closed_chain();
   assemble_in_model_order(model, data, state.q);
   close_velocities(*model.closed_chain(), closed, state.q, state.qd);
+  if (closed.independent == state.independent_dofs && !data.independent.empty()) return;
+  state.independent_dofs = closed.independent;
   data.independent.clear();
   for (const int a : order.file_sorted(closed.independent))
     data.independent.push_back(order.names()[static_cast<size_t>(
         order.file_dof(closed.independent[static_cast<size_t>(a)]))]);
-  return state;
+}
+
+ClosedState io_detail::model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd) {
+  update_state(model, data, q, qd);
+  return {data.state.q, data.state.qd};
 }
 
 std::string assembly_warning(const ModelData& data) {
@@ -260,6 +272,58 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
         inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, acceleration, gravity));
   return model.dof_order().vector(actuator_forces(*model.closed_chain(), *data.closed_chain(),
                                                   state.q, state.qd, acceleration, gravity));
+}
+
+void forward_dynamics(const Model& model, ModelData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd,
+                      const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity,
+                      Eigen::Ref<Eigen::VectorXd> qdd) {
+  check_size(model, tau, "tau");
+  check_size(model, qdd, "qdd");
+  io_detail::update_state(model, data, q, qd);
+  ModelData::State& state = data.state;
+  state.input.resize(tau.size());
+  model.dof_order().to_model(tau, state.input);
+  if (model.is_closed_chain())
+    model.dof_order().to_file(forward_dynamics(*model.closed_chain(), *data.closed_chain(), state.q,
+                                               state.qd, state.input, gravity),
+                              qdd);
+  else
+    model.dof_order().to_file(
+        forward_dynamics(model.tree(), data.tree(), state.q, state.qd, state.input, gravity), qdd);
+}
+
+void inverse_dynamics(const Model& model, ModelData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd,
+                      const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Vector3d& gravity,
+                      Eigen::Ref<Eigen::VectorXd> tau) {
+  check_size(model, qdd, "qdd");
+  check_size(model, tau, "tau");
+  io_detail::update_state(model, data, q, qd);
+  ModelData::State& state = data.state;
+  state.input.resize(qdd.size());
+  model.dof_order().to_model(qdd, state.input);
+  if (model.is_closed_chain())
+    model.dof_order().to_file(actuator_forces(*model.closed_chain(), *data.closed_chain(), state.q,
+                                              state.qd, state.input, gravity),
+                              tau);
+  else
+    model.dof_order().to_file(
+        inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, state.input, gravity), tau);
+}
+
+void mass_matrix(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+                 Eigen::Ref<Eigen::MatrixXd> mass) {
+  check_size(model, q, "q");
+  if (mass.rows() != model.dof_count() || mass.cols() != model.dof_count())
+    throw std::invalid_argument("mass has the wrong size: the model has " +
+                                std::to_string(model.dof_count()) + " dofs");
+  ModelData::State& state = data.state;
+  state.result.setZero(q.size());
+  io_detail::update_state(model, data, q, state.result);
+  model.dof_order().symmetric_to_file(mass_matrix(model.tree(), data.tree(), state.q), mass);
 }
 
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {

@@ -8,10 +8,14 @@
 namespace skograph::io_detail {
 
 // std::invalid_argument when v has not one entry per dof of the model ("NAME has ...").
-void check_size(const Model& model, const Eigen::VectorXd& v, const char* name);
+void check_size(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name);
 // (q, qd) (file order) in the model's order, closed for a closed chain (close_state), with
 // data.independent set.
 ClosedState model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd);
+// The same into data.state.q and data.state.qd, without allocation once data has seen a state
+// (data.independent rebuilt only when the independent coordinates change).
+void update_state(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+                  const Eigen::Ref<const Eigen::VectorXd>& qd);
 
 }  // namespace skograph::io_detail

@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "batch.hpp"
@@ -74,7 +75,19 @@ Eigen::Vector3d gravity_of(const std::optional<Eigen::Vector3d>& gravity) {
   return gravity ? *gravity : kStandardGravity;
 }
 
-// fn(data, inputs) for one state (1-D arrays) or every row (2-D arrays), each state's result of
+// One row's inputs as views of the NumPy buffers: state.vector(k) maps input k.
+template <std::size_t K>
+struct RowState {
+  std::array<const double*, K> data{};
+  long size = 0;
+  const double*& operator[](std::size_t k) { return data[k]; }
+  Eigen::Map<const Eigen::VectorXd> vector(std::size_t k) const {
+    return Eigen::Map<const Eigen::VectorXd>(data[k], size);
+  }
+};
+
+// fn(data, inputs) for one state (1-D arrays) or every row (2-D arrays), or fn(data, RowState,
+// out) writing the row's result at `out` (row-major) without allocating, each state's result of
 // the shape `per_state` ({} for a number, {6}, {6, n}, ...). Returns an array shaped per_state, or
 // (rows, *per_state) for a batch.
 template <std::size_t K, class Fn>
@@ -108,13 +121,22 @@ py::array apply_shaped(PyModel& self, const std::array<std::pair<const char*, Ar
   py::array_t<double> result(shape);
   double* out = result.mutable_data();
   auto row = [&](ModelData& data, long i) {
-    std::array<Eigen::VectorXd, K> state;
-    for (std::size_t k = 0; k < K; ++k)
-      state[k] = Eigen::Map<const Eigen::VectorXd>(pointers[k] + i * n, n);
-    const Eigen::MatrixXd value = fn(self.model, data, state);
-    // Row-major into the NumPy buffer.
-    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-        out + i * per_state_size, value.rows(), value.cols()) = value;
+    if constexpr (std::is_invocable_v<Fn, const Model&, ModelData&, const RowState<K>&, double*>) {
+      // Straight from the NumPy rows into the NumPy result: no allocation per row
+      // (tests/io/model_allocation_test.cpp covers the calls these make).
+      RowState<K> state;
+      for (std::size_t k = 0; k < K; ++k) state[k] = pointers[k] + i * n;
+      state.size = n;
+      fn(self.model, data, state, out + i * per_state_size);
+    } else {
+      std::array<Eigen::VectorXd, K> state;
+      for (std::size_t k = 0; k < K; ++k)
+        state[k] = Eigen::Map<const Eigen::VectorXd>(pointers[k] + i * n, n);
+      const Eigen::MatrixXd value = fn(self.model, data, state);
+      // Row-major into the NumPy buffer.
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          out + i * per_state_size, value.rows(), value.cols()) = value;
+    }
   };
   if (!batch) {
     row(*self.data, 0);
@@ -330,6 +352,13 @@ PYBIND11_MODULE(_skograph, m) {
              const std::string& solver) {
             const Eigen::Vector3d g = gravity_of(gravity);
             const ClosedChainSolver method = solver_of(solver);
+            if (method == ClosedChainSolver::kEmbedding)
+              return apply<3>(
+                  self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, false,
+                  [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                    forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                                     Eigen::Map<Eigen::VectorXd>(out, s.size));
+                  });
             return apply<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, false,
                 [&](const Model& model, ModelData& data, const auto& s) {
@@ -419,8 +448,9 @@ PYBIND11_MODULE(_skograph, m) {
             const Eigen::Vector3d g = gravity_of(gravity);
             return apply<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, false,
-                [&](const Model& model, ModelData& data, const auto& s) {
-                  return Eigen::MatrixXd(inverse_dynamics(model, data, s[0], s[1], s[2], g));
+                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                  inverse_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                                   Eigen::Map<Eigen::VectorXd>(out, s.size));
                 });
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
@@ -428,10 +458,17 @@ PYBIND11_MODULE(_skograph, m) {
       .def(
           "mass_matrix",
           [](PyModel& self, Array q, int threads) {
-            return apply<1>(self, {{{"q", q}}}, threads, true,
-                            [](const Model& model, ModelData& data, const auto& s) {
-                              return mass_matrix(model, data, s[0]);
-                            });
+            // Through the data's matrix workspace: row-major into NumPy, entry for entry.
+            return apply<1>(
+                self, {{{"q", q}}}, threads, true,
+                [](const Model& model, ModelData& data, const RowState<1>& s, double* out) {
+                  Eigen::MatrixXd& mass = data.state.matrix;
+                  mass.resize(s.size, s.size);
+                  mass_matrix(model, data, s.vector(0), mass);
+                  Eigen::Map<
+                      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                      out, s.size, s.size) = mass;
+                });
           },
           py::arg("q"), py::arg("threads") = 1)
       .def(

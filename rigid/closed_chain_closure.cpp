@@ -57,23 +57,61 @@ void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   if (chosen_selection(model, s, data.selection[s])) return;  // in place: storage kept
   const std::vector<int>& kept =
       closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
+  // The conditioning checks factorize into the update's Y1 workspace (no allocation; the update
+  // factorizes its own selection again).
+  DependentFactorization& y1 = data.work->dependent_factorization[static_cast<std::size_t>(s)];
+  const auto well_conditioned = [&] {
+    factorize_dependent(data.constraint_matrix[s], data.selection[s], y1);
+    return selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
+                                           options.reselect_conditioning, y1);
+  };
   if (!kept.empty()) {
-    if (has_selection(data, s) && keeps(data.selection[s], kept) &&
-        selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
-                                        options.reselect_conditioning))
-      return;
+    if (has_selection(data, s) && keeps(data.selection[s], kept) && well_conditioned()) return;
     data.selection[s] =
         preferred_selection(data.constraint_matrix[s], kept, options.rank_tolerance);
     return;
   }
-  if (has_selection(data, s) &&
-      selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
-                                      options.reselect_conditioning))
-    return;
+  if (has_selection(data, s) && well_conditioned()) return;
   CoordinateSelection selection =
       select_coordinates(data.constraint_matrix[s], options.rank_tolerance, false);
   if (!has_selection(data, s) || selection.rank >= data.nominal_rank[s])
     data.selection[s] = std::move(selection);
+}
+
+// Eigen's CompleteOrthogonalDecomposition::solve for one right-hand side, step for step, in kept
+// storage: Eigen's own makes temporaries at every call. x = P y with
+// y = Z* [T^-1 (Q* b)(1:rank); 0].
+void least_norm_solve(const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod,
+                      const Eigen::Ref<const Eigen::VectorXd>& b, Eigen::VectorXd& rotated,
+                      Eigen::VectorXd& y, Eigen::VectorXd& essential,
+                      Eigen::Ref<Eigen::VectorXd> x) {
+  const Eigen::Index rank = cod.rank(), cols = cod.cols();
+  if (rank == 0) {
+    x.setZero();
+    return;
+  }
+  rotated = b;
+  double workspace = 0.0;
+  const Eigen::Index rows = cod.rows();
+  for (Eigen::Index k = 0; k < rank; ++k)  // Q* b: the reflectors H_0, H_1, ... in turn
+    rotated.tail(rows - k).applyHouseholderOnTheLeft(cod.matrixQTZ().col(k).tail(rows - k - 1),
+                                                     cod.hCoeffs()(k), &workspace);
+  y.resize(cols);
+  y.head(rank) = rotated.head(rank);
+  cod.matrixT().topLeftCorner(rank, rank).triangularView<Eigen::Upper>().solveInPlace(y.head(rank));
+  if (rank < cols) {
+    y.tail(cols - rank).setZero();
+    for (Eigen::Index k = 0; k < rank; ++k) {
+      if (k != rank - 1) std::swap(y(k), y(rank - 1));
+      // The reflector's essential part is a row of QTZ: copied to contiguous storage, as Eigen's
+      // product would into a temporary.
+      essential = cod.matrixQTZ().row(k).tail(cols - rank).transpose();
+      y.segment(rank - 1, cols - rank + 1)
+          .applyHouseholderOnTheLeft(essential, cod.zCoeffs()(k), &workspace);
+      if (k != rank - 1) std::swap(y(k), y(rank - 1));
+    }
+  }
+  for (Eigen::Index i = 0; i < cols; ++i) x(cod.colsPermutation().indices()(i)) = y(i);
 }
 
 // The Newton step of aggregate s at the q of its last aggregate_constraints: delta_u = -J_u^+ e
@@ -95,8 +133,12 @@ void newton_step(const ClosedChainModel& model, ClosedChainData& data, int s,
   // No dependent coordinate (rank 0 at q: the loop's joints cannot move its frames toward each
   // other), no step: the aggregate stalls and is reported. Eigen's QR reads the largest column
   // norm of a matrix without columns.
-  if (!dependent.empty())
-    dependent_step = work.least_squares[s].compute(dependent_jacobian).solve(error);
+  if (!dependent.empty()) {
+    work.least_squares[s].compute(dependent_jacobian);
+    least_norm_solve(work.least_squares[s], error, work.least_squares_rotated[s],
+                     work.least_squares_unpermuted[s], work.least_squares_essential[s],
+                     dependent_step);
+  }
   Eigen::VectorXd& step = work.newton_step[s];
   step.setZero();
   for (std::size_t j = 0; j < dependent.size(); ++j)
@@ -497,7 +539,8 @@ void close_all(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
                bool may_move, std::vector<int>& moved) {
   check_vector(q, model.dof_count(), "q");
   if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
-  const Eigen::VectorXd q0 = q;
+  Eigen::VectorXd& q0 = data.work->closure_start;  // kept storage: no allocation per call
+  q0 = q;
   try {  // near a closure Newton converges in a few steps; farther, the search takes over
     newton_closure(model, data, q, -1, kNewtonFirst);
     return;
@@ -529,7 +572,8 @@ void close_positions(const ClosedChainModel& model, ClosedChainData& data,
 
 AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
                         Eigen::Ref<Eigen::VectorXd> q) {
-  const Eigen::VectorXd q0 = q;
+  Eigen::VectorXd& q0 = data.work->assembly_start;  // kept storage: no allocation per call
+  q0 = q;
   AssemblyReport report;
   close_all(model, data, q, true, report.moved);
   std::sort(report.moved.begin(), report.moved.end());

@@ -125,8 +125,8 @@ double loop_position_error(const LoopRows& rows, const LoopClosure& loop, const 
     angular_jacobian = rotation_vector_rate_matrix(-angular);
   }
   const int angular_rows = static_cast<int>(rows.angular.rows());
-  error.head(angular_rows) = rows.angular * angular;
-  error.tail(rows.linear.rows()) = rows.linear * position;
+  error.head(angular_rows).noalias() = rows.angular * angular;  // no temporary
+  error.tail(rows.linear.rows()).noalias() = rows.linear * position;
   return flip;
 }
 

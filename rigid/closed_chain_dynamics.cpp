@@ -398,18 +398,22 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
   return work.independent_forces;
 }
 
-Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
-                                const Eigen::Ref<const Eigen::VectorXd>& q,
-                                const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                const Eigen::Ref<const Eigen::VectorXd>& qdd,
-                                const Eigen::Vector3d& gravity) {
-  update_constraints(model, data, q, qd);  // the independent dofs at this state
-  const std::vector<int> independent = data.independent;
-  Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
+const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
+                                       const Eigen::Ref<const Eigen::VectorXd>& q,
+                                       const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                       const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                       const Eigen::Vector3d& gravity) {
+  ClosedChainData::Workspaces& work = *data.work;
+  update_constraints(model, data, q, qd);         // the independent dofs at this state
+  std::vector<int>& independent = work.actuated;  // kept: the next update swaps data.independent
+  independent.assign(data.independent.begin(), data.independent.end());
+  Eigen::VectorXd& qdd_independent = work.actuated_acceleration;
+  qdd_independent.resize(static_cast<Eigen::Index>(independent.size()));
   for (std::size_t j = 0; j < independent.size(); ++j)
     qdd_independent(static_cast<Eigen::Index>(j)) = qdd(independent[j]);
   const Eigen::VectorXd& reduced = inverse_dynamics(model, data, q, qd, qdd_independent, gravity);
-  Eigen::VectorXd tau = Eigen::VectorXd::Zero(model.dof_count());
+  Eigen::VectorXd& tau = work.actuated_forces;
+  tau.setZero(model.dof_count());
   for (std::size_t j = 0; j < independent.size(); ++j)
     tau(independent[j]) = reduced(static_cast<Eigen::Index>(j));
   return tau;

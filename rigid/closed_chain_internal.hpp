@@ -102,8 +102,11 @@ struct ClosedChainData::Workspaces {
     Eigen::VectorXd right, dependent_right, check;
   };
   std::vector<ForceSolve> force_solve;
-  Eigen::VectorXd tree_acceleration;  // X qdd_R + Xdot qd_R (inverse dynamics)
-  Eigen::MatrixXd mass_embedding;     // M X (reduced_mass_matrix)
+  Eigen::VectorXd assembly_start, closure_start;           // the q given to assemble and close_all
+  std::vector<int> actuated;                               // actuator_forces: the independent dofs,
+  Eigen::VectorXd actuated_acceleration, actuated_forces;  // their qdd, the result
+  Eigen::VectorXd tree_acceleration;                       // X qdd_R + Xdot qd_R (inverse dynamics)
+  Eigen::MatrixXd mass_embedding;                          // M X (reduced_mass_matrix)
   std::unique_ptr<AggregationWorkspace> aggregation;
   std::unique_ptr<ForwardDynamicsWorkspace> forward;
   // Newton on the closure (close_positions), per aggregate: Newton state, accepted steps, the
@@ -115,6 +118,8 @@ struct ClosedChainData::Workspaces {
   std::vector<char> step_accepted;
   std::vector<Eigen::MatrixXd> dependent_jacobian;
   std::vector<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> least_squares;
+  std::vector<Eigen::VectorXd> least_squares_rotated, least_squares_unpermuted,
+      least_squares_essential;  // its solves (least_norm_solve)
   std::vector<Eigen::VectorXd> newton_step, dependent_step;
   std::vector<double> error_norm, step_scale;
   Eigen::VectorXd saved_configuration;  // q before the trial steps

@@ -576,6 +576,9 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   work->step_accepted.assign(aggregates, 0);
   work->dependent_jacobian.resize(aggregates);
   work->least_squares.resize(aggregates);
+  work->least_squares_rotated.resize(aggregates);
+  work->least_squares_unpermuted.resize(aggregates);
+  work->least_squares_essential.resize(aggregates);
   work->newton_step.resize(aggregates);
   work->dependent_step.resize(aggregates);
   work->error_norm.assign(aggregates, 0.0);

@@ -31,6 +31,14 @@ class DofOrder {
   Eigen::MatrixXd symmetric(const Eigen::MatrixXd& model_order) const;
   // The inverse of vector(): a vector in the file's order, in model dof order.
   Eigen::VectorXd model_vector(const Eigen::VectorXd& file_order) const;
+  // The same into given storage of the right size (no allocation): `file_order` = vector(...),
+  // `model_order` = model_vector(...), `file_order` = symmetric(...). Not in place.
+  void to_file(const Eigen::Ref<const Eigen::VectorXd>& model_order,
+               Eigen::Ref<Eigen::VectorXd> file_order) const;
+  void to_model(const Eigen::Ref<const Eigen::VectorXd>& file_order,
+                Eigen::Ref<Eigen::VectorXd> model_order) const;
+  void symmetric_to_file(const Eigen::Ref<const Eigen::MatrixXd>& model_order,
+                         Eigen::Ref<Eigen::MatrixXd> file_order) const;
   // The positions of `model_dofs` (model dof indices) sorted by their place in the file's order:
   // the order in which a list of independent coordinates is shown.
   std::vector<int> file_sorted(const std::vector<int>& model_dofs) const;

@@ -123,6 +123,14 @@ class ModelData {
     double by = 0.0;
   };
   std::vector<Moved> moved;
+  // The workspace of the calls below (the state in the model's order, closed; an input in the
+  // model's order; a result before it goes back to the file's order), kept between calls so
+  // that the calls with an output argument allocate nothing once they have seen a state.
+  struct State {
+    Eigen::VectorXd q, qd, input, result;
+    Eigen::MatrixXd matrix;
+    std::vector<int> independent_dofs;  // the model dofs data.independent names
+  } state;
 
  private:
   std::unique_ptr<RigidBodyData> tree_;
@@ -161,6 +169,20 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
                                  const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
                                  const Eigen::Vector3d& gravity = kStandardGravity);
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+// The same into `qdd`, `tau` (dofs) and `mass` (dofs x dofs): no allocation once `data` has
+// seen a state (the Python module's batch rows; tests/io/model_allocation_test.cpp).
+void forward_dynamics(const Model& model, ModelData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd,
+                      const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity,
+                      Eigen::Ref<Eigen::VectorXd> qdd);
+void inverse_dynamics(const Model& model, ModelData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd,
+                      const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Vector3d& gravity,
+                      Eigen::Ref<Eigen::VectorXd> tau);
+void mass_matrix(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+                 Eigen::Ref<Eigen::MatrixXd> mass);
 Eigen::VectorXd bias_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                             const Eigen::VectorXd& qd,
                             const Eigen::Vector3d& gravity = kStandardGravity);

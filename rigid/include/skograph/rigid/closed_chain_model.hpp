@@ -257,11 +257,12 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
 // the dependent entries are ignored): tau zero at the dependent dofs and T_R (inverse_dynamics
 // above) at the independent ones. The rows of X at the independent dofs are unit rows, so
 // X* tau = T_R: forward_dynamics of this tau gives back qdd_R, with the passive joints free.
-Eigen::VectorXd actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
-                                const Eigen::Ref<const Eigen::VectorXd>& q,
-                                const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                const Eigen::Ref<const Eigen::VectorXd>& qdd,
-                                const Eigen::Vector3d& gravity);
+// In data's workspace (valid until its next use); no allocation after the first call.
+const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
+                                       const Eigen::Ref<const Eigen::VectorXd>& q,
+                                       const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                       const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                       const Eigen::Vector3d& gravity);
 // M_R = X* M_tree X, the tree's M by composite inertias (part II Alg. 4.1-4.2), then M X and
 // X* (M X) through the blocks of X, in the order of data.independent; the embedded model is not
 // built. No allocation after the first call.
