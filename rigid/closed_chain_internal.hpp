@@ -179,6 +179,10 @@ std::string row_owner(const ClosedChainModel& model, int s, int row);
 std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
 // Q of aggregate s at the first of those configurations where it has the nominal rank.
 Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s);
+// The per-model choice of independent coordinates (closed_chain_choice.cpp): fills
+// impl.chosen_independent, impl.preferred_kept and impl.structural_preference; needs the
+// aggregates' dofs and nominal ranks.
+void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl);
 // Keeps or re-selects aggregate s's independent coordinates; leaves Y1 factorized.
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
