@@ -321,8 +321,8 @@ void mass_matrix(const Model& model, ModelData& data, const Eigen::Ref<const Eig
     throw std::invalid_argument("mass has the wrong size: the model has " +
                                 std::to_string(model.dof_count()) + " dofs");
   ModelData::State& state = data.state;
-  state.result.setZero(q.size());
-  io_detail::update_state(model, data, q, state.result);
+  state.zero_rates.setZero(q.size());
+  io_detail::update_state(model, data, q, state.zero_rates);
   model.dof_order().symmetric_to_file(mass_matrix(model.tree(), data.tree(), state.q), mass);
 }
 

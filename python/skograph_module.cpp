@@ -78,11 +78,11 @@ Eigen::Vector3d gravity_of(const std::optional<Eigen::Vector3d>& gravity) {
 // One row's inputs as views of the NumPy buffers: state.vector(k) maps input k.
 template <std::size_t K>
 struct RowState {
-  std::array<const double*, K> data{};
+  std::array<const double*, K> rows{};
   long size = 0;
-  const double*& operator[](std::size_t k) { return data[k]; }
+  const double*& operator[](std::size_t k) { return rows[k]; }
   Eigen::Map<const Eigen::VectorXd> vector(std::size_t k) const {
-    return Eigen::Map<const Eigen::VectorXd>(data[k], size);
+    return Eigen::Map<const Eigen::VectorXd>(rows[k], size);
   }
 };
 

@@ -20,8 +20,9 @@ using closed_chain_detail::update_constraints;
 // their row selections (lambda = A f for the rows A of the relative twist, so f = A* lambda).
 // Y1 = Q_S(:, dependent) has Q_S's rank, so the dependent equations Y1* lambda = right(dependent)
 // imply the others when the motion closes the loops: lambda is their least-norm solution, by the
-// factorization of Y1 the update left (the others' misfit is the residual). Without allocation
-// after the first call.
+// factorization of Y1 the update left; where that leaves a misfit in the others, the complete
+// orthogonal decomposition of Q_S* gives the least-squares one. Without allocation after the
+// first call on a closed motion.
 void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
                        const Eigen::Ref<const Eigen::VectorXd>& q,
                        const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -56,21 +57,35 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
     solve.dependent_right.resize(static_cast<Eigen::Index>(selection.dependent.size()));
     for (std::size_t i = 0; i < selection.dependent.size(); ++i)
       solve.dependent_right(static_cast<Eigen::Index>(i)) = right(selection.dependent[i]);
-    if (constraint.rows() > 0 &&
-        !data.work->dependent_factorization[static_cast<std::size_t>(s)].solve_transposed(
-            solve.dependent_right, lambda)) {
-      // Y1 without full column rank (a chosen selection at a singular configuration): the
-      // least-squares, least-norm lambda of all the equations.
-      Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(constraint.transpose());
-      solver.setThreshold(model.options().rank_tolerance);
-      lambda = solver.solve(right);
-    }
-    if (right.size() > 0) {
+    DependentFactorization& y1 = data.work->dependent_factorization[static_cast<std::size_t>(s)];
+    const bool solved =
+        constraint.rows() == 0 || (y1.columns() == static_cast<int>(selection.dependent.size()) &&
+                                   y1.solve_transposed(solve.dependent_right, lambda));
+    const double scale = 1.0 + (right.size() > 0 ? right.cwiseAbs().maxCoeff() : 0.0);
+    auto misfit = [&] {  // max |Q* lambda - right| relative to the right side
+      if (right.size() == 0) return 0.0;
       solve.check.noalias() = constraint.transpose() * lambda;
       solve.check -= right;
-      forces.residual = std::max(
-          forces.residual, solve.check.cwiseAbs().maxCoeff() / (1.0 + right.cwiseAbs().maxCoeff()));
+      return solve.check.cwiseAbs().maxCoeff() / scale;
+    };
+    double residual = solved ? misfit() : 0.0;
+    if (!solved || residual > 1e-9) {
+      // The dependent equations do not carry the others (Y1 nearly rank deficient, a chosen or
+      // preferred selection below Q's rank, or a motion that breaks the loops): the least-squares,
+      // least-norm lambda of all of them, as before (allocates).
+      Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(constraint.transpose());
+      solver.setThreshold(model.options().rank_tolerance);
+      const Eigen::VectorXd fitted = solver.solve(right);
+      const Eigen::VectorXd kept = lambda;
+      lambda = fitted;
+      const double fitted_residual = misfit();
+      if (solved && fitted_residual >= residual) {
+        lambda = kept;
+      } else {
+        residual = fitted_residual;
+      }
     }
+    forces.residual = std::max(forces.residual, residual);
 
     Eigen::Index row = 0;
     for (const int l : impl.loops[static_cast<std::size_t>(s)]) {

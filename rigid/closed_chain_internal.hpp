@@ -54,14 +54,16 @@ struct ClosedChainModel::Impl {
   };
   std::vector<std::vector<MassEntry>> mass_entries;
   // Per aggregate: the user's independent coordinates (Mechanism::independent) as positions in
-  // dofs[s], increasing; empty: the rank-revealing choice.
+  // dofs[s], increasing; empty: the preferred, structural or rank-revealing choice.
   std::vector<std::vector<int>> chosen_independent;
   // Per aggregate: the preferred coordinates (Mechanism::preferred_independent) the constraints
   // leave free, as positions in dofs[s], increasing: kept independent, the others chosen by the
-  // rank-revealing choice among themselves at each state. Empty with a user's choice.
+  // rank-revealing choice among themselves at each state. Empty with a user's choice. Without
+  // preferred coordinates, the structural split's independent ones (structural_preference).
   std::vector<std::vector<int>> preferred_kept;
-  // Per aggregate: preferred_kept is the structural preference (closed_chain_model.cpp,
-  // structural_independent), not the mechanism's.
+  // Per aggregate: preferred_kept is the structural split (closed_chain_choice.cpp,
+  // structural_independent), not the mechanism's preference; everything else treats it as a
+  // preference (the Newton closure and the assembly search hold it).
   std::vector<char> structural_preference;
   bool swallows_whole = false;
   std::vector<std::string> notes;  // ClosedChainModel::notes

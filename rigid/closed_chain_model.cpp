@@ -275,7 +275,7 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
       }
     }
   // M_SS couples two dofs of an aggregate only along a path to the root: the other entries stay
-  // zero at every state (a Stewart platform's legs: 81 of 441).
+  // zero at every state (a Stewart platform: 51 pairs, 81 of 441 entries).
   impl->mass_entries.resize(aggregates);
   for (int s = 0; s < aggregates; ++s) {
     const std::vector<int>& dofs = impl->dofs[s];

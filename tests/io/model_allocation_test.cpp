@@ -66,12 +66,15 @@ TEST_P(ModelAllocation, DynamicsIntoGivenStorageAllocateNothingPerRow) {
   for (int i = 0; i < rows; i += 7) {
     const Eigen::VectorXd qi = q.row(i).transpose(), qdi = qd.row(i).transpose(),
                           si = second.row(i).transpose();
-    EXPECT_EQ(Eigen::VectorXd(qdd.row(i).transpose()),
-              forward_dynamics(model, reference, qi, qdi, si, gravity));
-    EXPECT_EQ(Eigen::VectorXd(tau.row(i).transpose()),
-              inverse_dynamics(model, reference, qi, qdi, si, gravity));
+    // (A data with another history may hold another, equally valid selection: 1e-10.)
+    const Eigen::VectorXd expected_qdd = forward_dynamics(model, reference, qi, qdi, si, gravity);
+    EXPECT_LT((qdd.row(i).transpose() - expected_qdd).norm(), 1e-10 * (1 + expected_qdd.norm()));
+    const Eigen::VectorXd expected_tau = inverse_dynamics(model, reference, qi, qdi, si, gravity);
+    EXPECT_LT((tau.row(i).transpose() - expected_tau).norm(), 1e-10 * (1 + expected_tau.norm()));
   }
-  EXPECT_EQ(mass, mass_matrix(model, reference, q.row(rows - 1).transpose().eval()));
+  const Eigen::MatrixXd expected_mass =
+      mass_matrix(model, reference, q.row(rows - 1).transpose().eval());
+  EXPECT_LT((mass - expected_mass).norm(), 1e-12 * expected_mass.norm());
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ModelAllocation,

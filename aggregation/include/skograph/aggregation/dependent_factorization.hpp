@@ -1,6 +1,6 @@
 // Y1 = Q(:, dependent), the constraint columns of the dependent coordinates (constraint-embedding
-// Lemma 5), factorized block by block for X_S = -Y1^+ Y2 and the conditioning check of the
-// selection. The rows of Q and the dependent columns split into the connected components of Y1's
+// Lemma 5), factorized block by block for X_S = -Y1^+ Y2, the conditioning check of the selection
+// and the loop forces' least-norm multipliers (solve_transposed). The rows of Q and the dependent columns split into the connected components of Y1's
 // nonzero pattern, so Y1 is block diagonal up to permutations; each block is factorized by its own
 // Householder QR. A parallel robot whose legs close only through a shared platform, with the
 // platform's coordinates independent, has one small block per leg (the Stewart platform: five

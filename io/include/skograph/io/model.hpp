@@ -124,10 +124,11 @@ class ModelData {
   };
   std::vector<Moved> moved;
   // The workspace of the calls below (the state in the model's order, closed; an input in the
-  // model's order; a result before it goes back to the file's order), kept between calls so
-  // that the calls with an output argument allocate nothing once they have seen a state.
+  // model's order; zero rates for the mass matrix), kept between calls so that the calls with an
+  // output argument allocate nothing once they have seen a state. Not an input of those calls:
+  // they overwrite it first.
   struct State {
-    Eigen::VectorXd q, qd, input, result;
+    Eigen::VectorXd q, qd, input, zero_rates;
     Eigen::MatrixXd matrix;
     std::vector<int> independent_dofs;  // the model dofs data.independent names
   } state;
@@ -170,7 +171,9 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
                                  const Eigen::Vector3d& gravity = kStandardGravity);
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 // The same into `qdd`, `tau` (dofs) and `mass` (dofs x dofs): no allocation once `data` has
-// seen a state (the Python module's batch rows; tests/io/model_allocation_test.cpp).
+// seen a state, for closed chains at closed states (one that must be assembled runs the closure
+// search); the Python module's batch rows; tests/io/model_allocation_test.cpp. The inputs must
+// not be data.state's vectors.
 void forward_dynamics(const Model& model, ModelData& data,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd,

@@ -140,7 +140,8 @@ struct Mechanism {
   std::vector<std::string> warnings;
   // The coordinates the user wants independent in closed chains (issue 16: the actuated joints):
   // joint names (all their dofs) or dof names ("joint:k"); the YAML key `independent:` or the
-  // command line's --independent. Empty: the rank-revealing choice (select_coordinates).
+  // command line's --independent. Empty: the preferred coordinates below, else the structural
+  // split where the constraints split, else the rank-revealing choice (closed-chains.md).
   std::vector<std::string> independent;
   // Coordinates to prefer as independent when `independent` is empty (a loop file's name_mot, the
   // URDF+ `independent` attribute, the masters of URDF <mimic> joints), most wanted first: joint or
