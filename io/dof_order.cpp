@@ -29,16 +29,14 @@ DofOrder::DofOrder(const Mechanism& file, const Mechanism& model) : names_(dof_n
 Eigen::VectorXd DofOrder::vector(const Eigen::VectorXd& model_order) const {
   if (identity_) return model_order;
   Eigen::VectorXd result(model_order.size());
-  for (Eigen::Index i = 0; i < model_order.size(); ++i)
-    result(file_dof(static_cast<int>(i))) = model_order(i);
+  to_file(model_order, result);
   return result;
 }
 
 Eigen::VectorXd DofOrder::model_vector(const Eigen::VectorXd& file_order) const {
   if (identity_) return file_order;
   Eigen::VectorXd result(file_order.size());
-  for (Eigen::Index i = 0; i < file_order.size(); ++i)
-    result(i) = file_order(file_dof(static_cast<int>(i)));
+  to_model(file_order, result);
   return result;
 }
 
@@ -53,9 +51,7 @@ Eigen::MatrixXd DofOrder::rows(const Eigen::MatrixXd& model_order) const {
 Eigen::MatrixXd DofOrder::symmetric(const Eigen::MatrixXd& model_order) const {
   if (identity_) return model_order;
   Eigen::MatrixXd result(model_order.rows(), model_order.cols());
-  for (Eigen::Index i = 0; i < model_order.rows(); ++i)
-    for (Eigen::Index j = 0; j < model_order.cols(); ++j)
-      result(file_dof(static_cast<int>(i)), file_dof(static_cast<int>(j))) = model_order(i, j);
+  symmetric_to_file(model_order, result);
   return result;
 }
 

@@ -248,50 +248,35 @@ Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Ei
   return model.dof_order().vector(closed);
 }
 
-Eigen::VectorXd forward_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
-                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
-                                 const Eigen::Vector3d& gravity) {
-  check_size(model, tau, "tau");
-  const ClosedState state = io_detail::model_state(model, data, q, qd);
-  const Eigen::VectorXd force = model.dof_order().model_vector(tau);
-  if (model.is_closed_chain())
-    return model.dof_order().vector(forward_dynamics(*model.closed_chain(), *data.closed_chain(),
-                                                     state.q, state.qd, force, gravity));
-  return model.dof_order().vector(
-      forward_dynamics(model.tree(), data.tree(), state.q, state.qd, force, gravity));
+namespace {
+
+// data.state at (q, qd), closed, and `input` (file order, checked as `name`) in data.state.input
+// in the model's order: what the dynamics calls below start from.
+void prepare_state(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+                   const Eigen::Ref<const Eigen::VectorXd>& qd,
+                   const Eigen::Ref<const Eigen::VectorXd>& input, const char* name) {
+  check_size(model, input, name);
+  io_detail::update_state(model, data, q, qd);
+  data.state.input.resize(input.size());
+  model.dof_order().to_model(input, data.state.input);
 }
 
-Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
-                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
-                                 const Eigen::Vector3d& gravity) {
-  check_size(model, qdd, "qdd");
-  const ClosedState state = io_detail::model_state(model, data, q, qd);
-  const Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
-  if (!model.is_closed_chain())
-    return model.dof_order().vector(
-        inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, acceleration, gravity));
-  return model.dof_order().vector(actuator_forces(*model.closed_chain(), *data.closed_chain(),
-                                                  state.q, state.qd, acceleration, gravity));
-}
+}  // namespace
 
 void forward_dynamics(const Model& model, ModelData& data,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd,
                       const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity,
                       Eigen::Ref<Eigen::VectorXd> qdd) {
-  check_size(model, tau, "tau");
   check_size(model, qdd, "qdd");
-  io_detail::update_state(model, data, q, qd);
-  ModelData::State& state = data.state;
-  state.input.resize(tau.size());
-  model.dof_order().to_model(tau, state.input);
-  if (model.is_closed_chain())
-    model.dof_order().to_file(forward_dynamics(*model.closed_chain(), *data.closed_chain(), state.q,
-                                               state.qd, state.input, gravity),
-                              qdd);
-  else
-    model.dof_order().to_file(
-        forward_dynamics(model.tree(), data.tree(), state.q, state.qd, state.input, gravity), qdd);
+  prepare_state(model, data, q, qd, tau, "tau");
+  const ModelData::State& state = data.state;
+  model.dof_order().to_file(
+      model.is_closed_chain()
+          ? forward_dynamics(*model.closed_chain(), *data.closed_chain(), state.q, state.qd,
+                             state.input, gravity)
+          : forward_dynamics(model.tree(), data.tree(), state.q, state.qd, state.input, gravity),
+      qdd);
 }
 
 void inverse_dynamics(const Model& model, ModelData& data,
@@ -299,19 +284,32 @@ void inverse_dynamics(const Model& model, ModelData& data,
                       const Eigen::Ref<const Eigen::VectorXd>& qd,
                       const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Vector3d& gravity,
                       Eigen::Ref<Eigen::VectorXd> tau) {
-  check_size(model, qdd, "qdd");
   check_size(model, tau, "tau");
-  io_detail::update_state(model, data, q, qd);
-  ModelData::State& state = data.state;
-  state.input.resize(qdd.size());
-  model.dof_order().to_model(qdd, state.input);
-  if (model.is_closed_chain())
-    model.dof_order().to_file(actuator_forces(*model.closed_chain(), *data.closed_chain(), state.q,
-                                              state.qd, state.input, gravity),
-                              tau);
-  else
-    model.dof_order().to_file(
-        inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, state.input, gravity), tau);
+  prepare_state(model, data, q, qd, qdd, "qdd");
+  const ModelData::State& state = data.state;
+  model.dof_order().to_file(
+      model.is_closed_chain()
+          ? actuator_forces(*model.closed_chain(), *data.closed_chain(), state.q, state.qd,
+                            state.input, gravity)
+          : inverse_dynamics(model.tree(), data.tree(), state.q, state.qd, state.input, gravity),
+      tau);
+}
+
+// The value-returning calls: the ones above into a new vector or matrix.
+Eigen::VectorXd forward_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                 const Eigen::Vector3d& gravity) {
+  Eigen::VectorXd qdd(model.dof_count());
+  forward_dynamics(model, data, q, qd, tau, gravity, qdd);
+  return qdd;
+}
+
+Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                                 const Eigen::Vector3d& gravity) {
+  Eigen::VectorXd tau(model.dof_count());
+  inverse_dynamics(model, data, q, qd, qdd, gravity, tau);
+  return tau;
 }
 
 void mass_matrix(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -327,8 +325,9 @@ void mass_matrix(const Model& model, ModelData& data, const Eigen::Ref<const Eig
 }
 
 Eigen::MatrixXd mass_matrix(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
-  const ClosedState state = io_detail::model_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
-  return model.dof_order().symmetric(mass_matrix(model.tree(), data.tree(), state.q));
+  Eigen::MatrixXd mass(model.dof_count(), model.dof_count());
+  mass_matrix(model, data, q, mass);
+  return mass;
 }
 
 Eigen::VectorXd bias_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,

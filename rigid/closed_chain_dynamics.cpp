@@ -382,12 +382,13 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
 // (part II Algorithm 3.1) on the tree at the consistent accelerations, then X* block by block.
 // The same forces as the embedded model's recursion without building it: O(N) plus the X_S
 // blocks.
-const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
-                                        const Eigen::Vector3d& gravity) {
-  update_constraints(model, data, q, qd);
+namespace {
+
+// T_R = X* RNEA(X qdd_R + Xdot qd_R) at the constraints' last update (of this q, qd).
+const Eigen::VectorXd& reduced_forces_at_update(
+    const ClosedChainModel& model, ClosedChainData& data,
+    const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& qdd_independent, const Eigen::Vector3d& gravity) {
   check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
   ClosedChainData::Workspaces& work = *data.work;
   work.tree_acceleration.resize(model.dof_count());
@@ -398,20 +399,31 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
   return work.independent_forces;
 }
 
+}  // namespace
+
+const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedChainData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
+                                        const Eigen::Vector3d& gravity) {
+  update_constraints(model, data, q, qd);
+  return reduced_forces_at_update(model, data, q, qd, qdd_independent, gravity);
+}
+
 const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
                                        const Eigen::Ref<const Eigen::VectorXd>& q,
                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                        const Eigen::Vector3d& gravity) {
   ClosedChainData::Workspaces& work = *data.work;
-  update_constraints(model, data, q, qd);         // the independent dofs at this state
-  std::vector<int>& independent = work.actuated;  // kept: the next update swaps data.independent
-  independent.assign(data.independent.begin(), data.independent.end());
+  update_constraints(model, data, q, qd);  // the independent dofs at this state, once
+  const std::vector<int>& independent = data.independent;
   Eigen::VectorXd& qdd_independent = work.actuated_acceleration;
   qdd_independent.resize(static_cast<Eigen::Index>(independent.size()));
   for (std::size_t j = 0; j < independent.size(); ++j)
     qdd_independent(static_cast<Eigen::Index>(j)) = qdd(independent[j]);
-  const Eigen::VectorXd& reduced = inverse_dynamics(model, data, q, qd, qdd_independent, gravity);
+  const Eigen::VectorXd& reduced =
+      reduced_forces_at_update(model, data, q, qd, qdd_independent, gravity);
   Eigen::VectorXd& tau = work.actuated_forces;
   tau.setZero(model.dof_count());
   for (std::size_t j = 0; j < independent.size(); ++j)

@@ -62,13 +62,13 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
         constraint.rows() == 0 || (y1.columns() == static_cast<int>(selection.dependent.size()) &&
                                    y1.solve_transposed(solve.dependent_right, lambda));
     const double scale = 1.0 + (right.size() > 0 ? right.cwiseAbs().maxCoeff() : 0.0);
-    auto misfit = [&] {  // max |Q* lambda - right| relative to the right side
+    auto misfit = [&](const Eigen::VectorXd& multipliers) {  // max |Q* lambda - right|, relative
       if (right.size() == 0) return 0.0;
-      solve.check.noalias() = constraint.transpose() * lambda;
+      solve.check.noalias() = constraint.transpose() * multipliers;
       solve.check -= right;
       return solve.check.cwiseAbs().maxCoeff() / scale;
     };
-    double residual = solved ? misfit() : 0.0;
+    double residual = solved ? misfit(lambda) : 0.0;
     if (!solved || residual > 1e-9) {
       // The dependent equations do not carry the others (Y1 nearly rank deficient, a chosen or
       // preferred selection below Q's rank, or a motion that breaks the loops): the least-squares,
@@ -76,12 +76,9 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
       Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> solver(constraint.transpose());
       solver.setThreshold(model.options().rank_tolerance);
       const Eigen::VectorXd fitted = solver.solve(right);
-      const Eigen::VectorXd kept = lambda;
-      lambda = fitted;
-      const double fitted_residual = misfit();
-      if (solved && fitted_residual >= residual) {
-        lambda = kept;
-      } else {
+      const double fitted_residual = misfit(fitted);
+      if (!solved || fitted_residual < residual) {
+        lambda = fitted;
         residual = fitted_residual;
       }
     }

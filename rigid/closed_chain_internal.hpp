@@ -105,8 +105,7 @@ struct ClosedChainData::Workspaces {
   };
   std::vector<ForceSolve> force_solve;
   Eigen::VectorXd assembly_start, closure_start;           // the q given to assemble and close_all
-  std::vector<int> actuated;                               // actuator_forces: the independent dofs,
-  Eigen::VectorXd actuated_acceleration, actuated_forces;  // their qdd, the result
+  Eigen::VectorXd actuated_acceleration, actuated_forces;  // actuator_forces: qdd_R, tau
   Eigen::VectorXd tree_acceleration;                       // X qdd_R + Xdot qd_R (inverse dynamics)
   Eigen::MatrixXd mass_embedding;                          // M X (reduced_mass_matrix)
   std::unique_ptr<AggregationWorkspace> aggregation;
