@@ -39,8 +39,8 @@ namespace skograph::peers {
 namespace {
 
 struct ClosedSide {
-  explicit ClosedSide(const std::string& path)
-      : loaded(load_model(path)), model(*loaded.closed_chain()), data(model) {
+  explicit ClosedSide(const ClosedCase& mechanism)
+      : loaded(load(mechanism)), model(*loaded.closed_chain()), data(model) {
     const RigidBodyModel& tree = model.tree();
     const int n = model.dof_count();
     q.setZero(n);
@@ -56,8 +56,18 @@ struct ClosedSide {
       }
       if (tree.joint_dofs(j) > 0) dofs[name] = tree.joint_dof_offset(j);
     }
-    close_positions(model, data, q);
+    // An MJCF file is closed at qpos0 up to its printed digits; a parallel robot is assembled
+    // from the zero state, as every command does.
+    if (mechanism.loops_file.empty())
+      close_positions(model, data, q);
+    else
+      assemble(model, data, q);
     close_velocities(model, data, q, qd);
+  }
+  static Model load(const ClosedCase& mechanism) {
+    ReadOptions options;
+    options.loops_file = mechanism.loops_file;
+    return load_model(mechanism.path, options);
   }
   Model loaded;  // through the library's loading path (io/model.hpp)
   const ClosedChainModel& model;
@@ -69,6 +79,7 @@ struct ClosedSide {
 
 struct MujocoClosedSide {
   MujocoClosedSide(const std::string& path, const ClosedSide& reference) {
+    if (path.empty()) return;  // no twin (mujoco_file names why)
     char error[1024] = "";
     model = mj_loadXML(path.c_str(), nullptr, error, sizeof error);
     if (!model) {
@@ -95,6 +106,9 @@ struct MujocoClosedSide {
     }
     mj_forward(model, data);
     mj_fullM(model, dense.data(), data->qM);
+    for (int row = 0; row < data->nefc; ++row)
+      if (data->efc_type[row] == mjCNSTR_EQUALITY)
+        closure_error = std::max(closure_error, std::abs(data->efc_pos[row]));
   }
   ~MujocoClosedSide() {
     if (data) mj_deleteData(data);
@@ -105,6 +119,7 @@ struct MujocoClosedSide {
   mjModel* model = nullptr;
   mjData* data = nullptr;
   std::string failure;
+  double closure_error = 0.0;  // largest equality violation at the starting state
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense;
   JointDofs dofs;
 };
@@ -115,14 +130,32 @@ struct ClosedRow {
   double skograph = 0.0, multipliers = 0.0, mujoco = 0.0;  // us per call; 0 = none
 };
 
-ClosedRow bench_mechanism(const std::string& path, int rounds) {
+// The file MuJoCo reads: the MJCF file itself, or the twin of a parallel robot written in its
+// assembled configuration to the temporary directory (mjcf_twin.cpp).
+std::string mujoco_file(const ClosedCase& mechanism, const ClosedSide& sk, std::string& failure) {
+  if (mechanism.loops_file.empty()) return mechanism.path;
+  try {
+    const std::filesystem::path twin =
+        std::filesystem::temp_directory_path() / ("skograph_peers_" + mechanism.label + ".xml");
+    std::ofstream(twin) << mjcf_twin(sk.model, sk.q);
+    return twin.string();
+  } catch (const Error& e) {
+    failure = e.what();
+    return {};
+  }
+}
+
+ClosedRow bench_mechanism(const ClosedCase& mechanism, int rounds) {
   ClosedRow row;
-  row.mechanism = std::filesystem::path(path).filename().string();
-  ClosedSide sk(path);
+  row.mechanism = mechanism.label;
+  ClosedSide sk(mechanism);
   row.dofs = sk.model.dof_count();
   forward_dynamics(sk.model, sk.data, sk.q, sk.qd, sk.tau, sk.gravity);
   row.independent = static_cast<int>(sk.data.independent.size());
+  std::string twin_failure;
+  const std::string path = mujoco_file(mechanism, sk, twin_failure);
   MujocoClosedSide mj(path, sk);
+  if (!twin_failure.empty()) mj.failure = twin_failure;
   if (!mj.failure.empty())
     std::fprintf(stderr, "%s: not timed in MuJoCo: %s\n", row.mechanism.c_str(),
                  mj.failure.c_str());
@@ -161,12 +194,18 @@ ClosedRow bench_mechanism(const std::string& path, int rounds) {
     // Accelerations at rest with MuJoCo's constraints made nearly hard (impedance 0.9999 instead
     // of the default 0.9..0.95): its reference acceleration -b J qd - k r has no Jdot qd term, so
     // only at rest do the two solve the same equations; the soft default differs by the softness.
+    // A twin is compared under gravity alone: on the parallel robots' nearly massless links
+    // (1e-9 kg in their files) the generic forces give accelerations of 1e10, which the twin's
+    // mass bounds change.
+    const bool twin = !mechanism.loops_file.empty();
     const Eigen::VectorXd rest = Eigen::VectorXd::Zero(sk.model.dof_count());
     const Eigen::VectorXd qdd_rest =
-        forward_dynamics(sk.model, sk.data, sk.q, rest, sk.tau, sk.gravity);
+        forward_dynamics(sk.model, sk.data, sk.q, rest, twin ? rest : sk.tau, sk.gravity);
     std::vector<mjtNum> solimp(mj.model->eq_solimp, mj.model->eq_solimp + mjNIMP * mj.model->neq);
     std::vector<mjtNum> qvel(mj.data->qvel, mj.data->qvel + mj.model->nv);
+    std::vector<mjtNum> forces(mj.data->qfrc_applied, mj.data->qfrc_applied + mj.model->nv);
     std::fill(mj.data->qvel, mj.data->qvel + mj.model->nv, 0.0);
+    if (twin) std::fill(mj.data->qfrc_applied, mj.data->qfrc_applied + mj.model->nv, 0.0);
     const auto difference = [&] {
       mj_forward(mj.model, mj.data);
       double worst = 0.0, scale = 1e-300;
@@ -182,11 +221,13 @@ ClosedRow bench_mechanism(const std::string& path, int rounds) {
     const double hard = difference();
     std::copy(solimp.begin(), solimp.end(), mj.model->eq_solimp);
     std::copy(qvel.begin(), qvel.end(), mj.data->qvel);
+    std::copy(forces.begin(), forces.end(), mj.data->qfrc_applied);
     mj_forward(mj.model, mj.data);
     std::printf(
-        "  %-28s tree mass matrix vs MuJoCo: %.1e relative; accelerations at rest: %.1e relative "
-        "with MuJoCo's constraints nearly hard (%.1e soft)\n",
-        row.mechanism.c_str(), mass_difference(tree_mass, sk.dofs, mj.dense, mj.dofs), hard, soft);
+        "  %-28s tree mass matrix vs MuJoCo: %.1e relative; accelerations at rest%s: %.1e "
+        "relative with MuJoCo's constraints nearly hard (%.1e soft); MuJoCo's loop error %.1e\n",
+        row.mechanism.c_str(), mass_difference(tree_mass, sk.dofs, mj.dense, mj.dofs),
+        twin ? " under gravity" : "", hard, soft, mj.closure_error);
     mjModel* m = mj.model;
     mjData* d = mj.data;
     tasks.push_back({"mujoco", [&, m, d] {
@@ -242,9 +283,15 @@ std::string four_bar_chain_mjcf(int count) {
   return xml.str();
 }
 
-void bench_closed_chains(const std::vector<std::string>& files, int rounds) {
+void bench_closed_chains(const std::vector<ClosedCase>& mechanisms, int rounds) {
   std::vector<ClosedRow> rows;
-  for (const std::string& file : files) rows.push_back(bench_mechanism(file, rounds));
+  for (const ClosedCase& mechanism : mechanisms) {
+    try {
+      rows.push_back(bench_mechanism(mechanism, rounds));
+    } catch (const Error& e) {
+      std::fprintf(stderr, "%s: not timed: %s\n", mechanism.label.c_str(), e.what());
+    }
+  }
   std::printf(
       "\nclosed chains, forward dynamics (us per call; MuJoCo's ratio to embedding)\n| mechanism | "
       "dofs | independent | skograph embedding | skograph multipliers | MuJoCo |\n"

@@ -9,9 +9,11 @@
 //
 // Without models: the robots bench/models/*.urdf, the README's arm and humanoid and
 // ../shared/robots/benchmark/*.urdf (when present), and the closed chains examples/models/
-// fourbar.xml, delta_robot.xml, stewart_platform.xml and a chain of 64 four-bars (written to the
-// temporary directory). A model given on the command line is benched as a closed chain when it has
-// loops or couplings.
+// fourbar.xml, delta_robot.xml, stewart_platform.xml, a chain of 64 four-bars (written to the
+// temporary directory) and the parallel robots of ../shared/robots/example-parallel-robots (when
+// present; MuJoCo reads their twins, mjcf_twin.cpp). A model given on the command line is benched
+// as a closed chain when it has loops or couplings; a folder is a parallel robot (robot.urdf and
+// robot.yaml).
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -47,7 +49,19 @@ int main(int argc, char** argv) {
     }
   }
   const std::filesystem::path source = SKOGRAPH_SOURCE_DIR;
-  std::vector<std::string> robot_files, closed_files;
+  std::vector<std::string> robot_files;
+  std::vector<peers::ClosedCase> closed_cases;
+  const auto closed_file = [&](const std::string& file) {
+    closed_cases.push_back({std::filesystem::path(file).filename().string(), file, ""});
+  };
+  // A folder of example-parallel-robots: its URDF (robot.urdf, or talos_full_v2.urdf in
+  // true_talos_2_legs) and robot.yaml.
+  const auto parallel_robot = [&](const std::filesystem::path& folder) {
+    std::filesystem::path urdf = folder / "robot.urdf";
+    if (!std::filesystem::exists(urdf)) urdf = folder / "talos_full_v2.urdf";
+    closed_cases.push_back(
+        {folder.filename().string(), urdf.string(), (folder / "robot.yaml").string()});
+  };
   if (files.empty()) {
     std::vector<std::filesystem::path> found;
     for (const auto& directory :
@@ -60,16 +74,31 @@ int main(int argc, char** argv) {
     robot_files.push_back((source / "examples" / "models" / "humanoid.xml").string());
     for (const auto& path : found) robot_files.push_back(path.string());
     for (const char* name : {"fourbar.xml", "delta_robot.xml", "stewart_platform.xml"})
-      closed_files.push_back((source / "examples" / "models" / name).string());
+      closed_file((source / "examples" / "models" / name).string());
     const std::filesystem::path chain =
         std::filesystem::temp_directory_path() / "skograph_peers_fourbar_chain64.xml";
     std::ofstream(chain) << peers::four_bar_chain_mjcf(64);
-    closed_files.push_back(chain.string());
+    closed_file(chain.string());
+    const std::filesystem::path parallel =
+        source / ".." / "shared" / "robots" / "example-parallel-robots";
+    std::vector<std::filesystem::path> folders;
+    if (std::filesystem::is_directory(parallel))
+      for (const auto& entry : std::filesystem::directory_iterator(parallel))
+        if (std::filesystem::exists(entry.path() / "robot.yaml")) folders.push_back(entry.path());
+    std::sort(folders.begin(), folders.end());
+    for (const auto& folder : folders) parallel_robot(folder);
   } else {
     for (const std::string& file : files) {
+      if (std::filesystem::is_directory(file)) {
+        parallel_robot(file);
+        continue;
+      }
       const Mechanism mechanism = read_mechanism_file(file);
       const bool has_closures = !mechanism.loops.empty() || !mechanism.couplings.empty();
-      (has_closures ? closed_files : robot_files).push_back(file);
+      if (has_closures)
+        closed_file(file);
+      else
+        robot_files.push_back(file);
     }
   }
   std::printf("skograph against MuJoCo %s", mj_versionString());
@@ -79,6 +108,6 @@ int main(int argc, char** argv) {
   std::printf(": median us per call over %d interleaved rounds; (x) = peer time / skograph time\n",
               rounds);
   if (robots && !robot_files.empty()) peers::bench_robots(robot_files, rounds);
-  if (closed && !closed_files.empty()) peers::bench_closed_chains(closed_files, rounds);
+  if (closed && !closed_cases.empty()) peers::bench_closed_chains(closed_cases, rounds);
   return 0;
 }

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace skograph {
+class ClosedChainModel;
+}
+
 namespace skograph::peers {
 
 // One timed call; samples are ns per call, one per round.
@@ -34,9 +38,22 @@ using JointDofs = std::map<std::string, int>;
 double mass_difference(const Eigen::MatrixXd& a, const JointDofs& a_dofs, const Eigen::MatrixXd& b,
                        const JointDofs& b_dofs);
 
+// A closed mechanism of the benchmark: an MJCF file (MuJoCo reads the same file), or a parallel
+// robot's URDF with its loop file (assembled from the zero state; MuJoCo reads its twin).
+struct ClosedCase {
+  std::string label;       // the row's name
+  std::string path;        // the model file
+  std::string loops_file;  // a parallel robot's robot.yaml, else empty
+};
+
 // Sections of the benchmark (robots.cpp, closed_chains.cpp): each prints its tables.
 void bench_robots(const std::vector<std::string>& files, int rounds);
-void bench_closed_chains(const std::vector<std::string>& files, int rounds);
+void bench_closed_chains(const std::vector<ClosedCase>& mechanisms, int rounds);
+
+// MJCF text of a closed-chain model written in the closed configuration q (mjcf_twin.cpp); throws
+// Error for what MuJoCo cannot express (planar and floating joints, prismatic loops,
+// differentials).
+std::string mjcf_twin(const ClosedChainModel& model, const Eigen::VectorXd& q);
 
 // MJCF text of a chain of `count` planar four-bars (closed_chains.cpp).
 std::string four_bar_chain_mjcf(int count);
