@@ -16,6 +16,12 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   whole_current_ = false;
   block_count_ = 0;
   if (columns_ == 0) return;
+  if (whole_matrix_.rows() != rows_ || whole_matrix_.cols() != columns_) {
+    // Sized with the factorization, so that whole() (the conditioning check's fallback, first
+    // needed at some later update) does not allocate there.
+    whole_matrix_.resize(rows_, columns_);
+    whole_qr_ = Eigen::HouseholderQR<Eigen::MatrixXd>(rows_, columns_);
+  }
   components_.reset(rows_ + columns_);
   for (int c = 0; c < columns_; ++c)
     for (int i = 0; i < rows_; ++i)

@@ -456,6 +456,24 @@ CoordinateSelection preferred_selection(const Eigen::MatrixXd& constraint,
   return selection;
 }
 
+// Whether the kept selection of an aggregate still serves. Where its conditioning is at least
+// ClosedChainOptions::reselect_conditioning, yes. Below that, where even the rank-revealing choice
+// fell short of it when the selection was made (near a singular configuration, or on a mechanism
+// whose Y1 is always ill-conditioned, as robot_delta's), the selection is kept while its
+// conditioning stays above kKeptFraction of that choice's (`bar`, per aggregate in the
+// workspace): re-making it at every update, two rank-revealing QRs and four factorizations, cost
+// that robot three quarters of its forward dynamics. A half leaves the kept selection's check
+// clear of its bar, where the Frobenius and power-iteration bounds settle it without an SVD.
+constexpr double kKeptFraction = 0.5;
+bool selection_serves(const Eigen::MatrixXd& constraint, const CoordinateSelection& selection,
+                      double threshold, DependentFactorization& y1, double& bar) {
+  if (selection_conditioning_at_least(constraint, selection, threshold, y1)) {
+    bar = threshold;
+    return true;
+  }
+  return bar < threshold && selection_conditioning_at_least(constraint, selection, bar, y1);
+}
+
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd) {
@@ -476,12 +494,13 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   const std::vector<int>& kept =
       closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
   char& rejected = data.work->preferred_rejected[static_cast<std::size_t>(s)];
+  double& kept_conditioning = data.work->kept_conditioning[static_cast<std::size_t>(s)];
   if (!kept.empty() && rejected && has_selection(data, s) &&
       data.selection[s].rank >= data.nominal_rank[s]) {
     // The automatic selection that replaced the preferred one, kept while it is well conditioned.
     factorize_dependent(constraint, data.selection[s], y1);
-    if (selection_conditioning_at_least(constraint, data.selection[s],
-                                        options.reselect_conditioning, y1))
+    if (selection_serves(constraint, data.selection[s], options.reselect_conditioning, y1,
+                         kept_conditioning))
       return;
   }
   if (!kept.empty()) {
@@ -498,6 +517,7 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
     if (preferred.rank >= data.nominal_rank[s] &&
         selection_conditioning_at_least(constraint, preferred, options.reselect_conditioning, y1)) {
       data.selection[s] = std::move(preferred);
+      kept_conditioning = options.reselect_conditioning;
       return;
     }
     // A preference, not a choice: where the others cannot carry the constraints well (near a
@@ -506,8 +526,8 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   }
   if (has_selection(data, s) && data.selection[s].rank >= data.nominal_rank[s]) {
     factorize_dependent(constraint, data.selection[s], y1);
-    if (selection_conditioning_at_least(constraint, data.selection[s],
-                                        options.reselect_conditioning, y1))
+    if (selection_serves(constraint, data.selection[s], options.reselect_conditioning, y1,
+                         kept_conditioning))
       return;
   }
   CoordinateSelection selection = select_coordinates(constraint, options.rank_tolerance, false);
@@ -524,6 +544,11 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
   }
   data.selection[s] = std::move(selection);
   factorize_dependent(constraint, data.selection[s], y1);
+  // The bar the next updates hold this selection to (selection_serves): the option's, or a
+  // fraction of what the best choice reaches now where that is less (its SVD, only then).
+  kept_conditioning = options.reselect_conditioning;
+  if (!selection_conditioning_at_least(constraint, data.selection[s], kept_conditioning, y1))
+    kept_conditioning = kKeptFraction * selection_conditioning(constraint, data.selection[s]);
 }
 
 void check_vector(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what) {

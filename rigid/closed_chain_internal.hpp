@@ -83,6 +83,10 @@ struct ClosedChainData::Workspaces {
   // when that selection itself must be re-made, not at every update (its SVD dominated the
   // forward dynamics of such robots).
   std::vector<char> preferred_rejected;
+  // Per aggregate: the conditioning a kept selection must keep (selection_serves in
+  // closed_chain_constraints.cpp): ClosedChainOptions::reselect_conditioning, or, where even the
+  // rank-revealing choice fell below it when the selection was made, half of that choice's.
+  std::vector<double> kept_conditioning;
   std::vector<Eigen::MatrixXd> embedding_structure_order;
   std::vector<int> structure_rank;      // the ranks the structure was built with
   Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity

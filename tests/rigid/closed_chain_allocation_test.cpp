@@ -73,6 +73,34 @@ TEST(ClosedChainAllocation, ForwardDynamicsDoesNotAllocateAfterTheFirstCall) {
   });
 }
 
+// Where no selection reaches the re-selection threshold (an ill-conditioned Y1 everywhere, as on
+// example-parallel-robots' robot_delta; here a threshold of 0.999 on the cases whose best Y1 is
+// clearly below it, conditioning < 0.6), the selection made at the first call is kept: no
+// rank-revealing QR, no allocation, the same accelerations.
+TEST(ClosedChainAllocation, AKeptIllConditionedSelectionDoesNotAllocate) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  ClosedChainOptions options;
+  options.reselect_conditioning = 0.999;
+  int checked = 0;
+  for (const testing_support::ClosedCase& c : allocation_cases()) {
+    if (!c.mechanism.independent.empty()) continue;  // a chosen selection is never re-made
+    SCOPED_TRACE(c.name);
+    const ClosedChainModel model(c.mechanism, options);
+    ClosedChainData data(model);
+    const Eigen::VectorXd tau = Eigen::VectorXd::LinSpaced(model.dof_count(), -1, 1);
+    const Eigen::VectorXd first = forward_dynamics(model, data, c.q, c.qd, tau, gravity);
+    bool below = true;
+    for (int s = 0; s < model.aggregate_count(); ++s)
+      below = below && selection_conditioning(data.constraint_matrix[s], data.selection[s]) < 0.6;
+    if (!below) continue;
+    ++checked;
+    EXPECT_EQ(allocations_in([&] { forward_dynamics(model, data, c.q, c.qd, tau, gravity); }), 0);
+    EXPECT_EQ(forward_dynamics(model, data, c.q, c.qd, tau, gravity), first);
+  }
+  EXPECT_GE(checked, 5);
+}
+
 TEST(ClosedChainAllocation, ConstraintForcesDoNotAllocateAfterTheFirstCall) {
   if (!testing_support::counting_available())
     GTEST_SKIP() << "malloc is not counted under sanitizers";
