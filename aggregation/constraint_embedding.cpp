@@ -108,38 +108,19 @@ bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   const double estimate = 1.0 / (y1_norm * inverse_norm);
   if (estimate >= threshold) return true;
   if (static_cast<double>(r) * estimate < threshold) return false;
-  // Between the bounds: power iterations on the R of the whole Y1 give lower bounds on
-  // sigma_max = |R|_2 and on 1/sigma_min = |R^-1|_2 that rise toward them: with them c is at
-  // most 1 / (lower * lower), so below the threshold is decided. Once both have converged
-  // (relative change under 1e-4) and leave c clear of the threshold (a factor 1.5 above it), the
-  // selection is kept; only what stays close needs the SVD of Y1, which at every update dominated
-  // the forward dynamics of aggregates of 30 rows (wl16_like, digit_like_2legs_6D).
-  if (r <= 64) {
-    const Eigen::HouseholderQR<Eigen::MatrixXd>& whole = y1.whole();
-    Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1> x, y;
-    double largest = 0.0, inverse_largest = 0.0;
-    x.setOnes(r);
-    y.setOnes(r);
-    const auto upper = whole.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
-    for (int step = 0; step < 40; ++step) {
-      x.normalize();
-      const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1> rx = upper * x;
-      const double new_largest = rx.norm();
-      x.noalias() = upper.transpose() * rx;
-      y.normalize();
-      upper.solveInPlace(y);  // R^-1 y
-      const double new_inverse = y.norm();
-      upper.transpose().solveInPlace(y);  // R^-T R^-1 y
-      if (!(new_largest > 0.0) || !std::isfinite(new_inverse) || !y.allFinite()) break;
-      const bool converged = std::abs(new_largest - largest) <= 1e-4 * new_largest &&
-                             std::abs(new_inverse - inverse_largest) <= 1e-4 * new_inverse;
-      largest = std::max(largest, new_largest);
-      inverse_largest = std::max(inverse_largest, new_inverse);
-      const double bound = 1.0 / (largest * inverse_largest);
-      if (bound < threshold * (1.0 - 1e-9)) return false;  // clear of rounding
-      if (converged && bound >= 1.5 * threshold) return true;
-      if (converged) break;
-    }
+  // Between the bounds: power iterations on the R of each block of Y1 give lower bounds on
+  // sigma_max and on 1/sigma_min that rise toward them: with them c is at most
+  // 1 / (lower * lower), so below the threshold is decided. Once they have converged and leave c
+  // clear of the threshold (a factor 1.5 above it), the selection is kept; only what stays close
+  // needs the SVD of Y1, which at every update dominated the forward dynamics of aggregates of
+  // 30 rows (wl16_like, digit_like_2legs_6D).
+  switch (y1.conditioning_against(threshold)) {
+    case DependentFactorization::Conditioning::kBelow:
+      return false;
+    case DependentFactorization::Conditioning::kAbove:
+      return true;
+    case DependentFactorization::Conditioning::kUndecided:
+      break;
   }
   return selection_conditioning(Q, selection) >= threshold;
 }

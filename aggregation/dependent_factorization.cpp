@@ -13,15 +13,8 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const std::vector<int>& dependent) {
   rows_ = static_cast<int>(Q.rows());
   columns_ = static_cast<int>(dependent.size());
-  whole_current_ = false;
   block_count_ = 0;
   if (columns_ == 0) return;
-  if (whole_matrix_.rows() != rows_ || whole_matrix_.cols() != columns_) {
-    // Sized with the factorization, so that whole() (the conditioning check's fallback, first
-    // needed at some later update) does not allocate there.
-    whole_matrix_.resize(rows_, columns_);
-    whole_qr_ = Eigen::HouseholderQR<Eigen::MatrixXd>(rows_, columns_);
-  }
   components_.reset(rows_ + columns_);
   for (int c = 0; c < columns_; ++c)
     for (int i = 0; i < rows_; ++i)
@@ -65,6 +58,10 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
         block.matrix(i, j) = Q(block.rows[static_cast<std::size_t>(i)],
                                dependent[static_cast<std::size_t>(block.columns[j])]);
     block.qr.compute(block.matrix);
+    if (block.power_largest.size() != r) {  // conditioning_against's start, sized here
+      block.power_largest.setOnes(r);
+      block.power_inverse.setOnes(r);
+    }
   }
 }
 
@@ -203,19 +200,52 @@ double DependentFactorization::inverse_frobenius_squared() {
   return sum;
 }
 
-const Eigen::HouseholderQR<Eigen::MatrixXd>& DependentFactorization::whole() {
-  if (whole_current_) return whole_qr_;
-  whole_matrix_.setZero(rows_, columns_);
+DependentFactorization::Conditioning DependentFactorization::conditioning_against(
+    double threshold) {
+  using Vector64 = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 64, 1>;
+  double largest = 0.0, inverse_largest = 0.0;  // lower bounds on sigma_max and 1 / sigma_min
+  bool converged = true;
   for (int b = 0; b < block_count_; ++b) {
-    const Block& block = blocks_[static_cast<std::size_t>(b)];
-    for (std::size_t j = 0; j < block.columns.size(); ++j)
-      for (std::size_t i = 0; i < block.rows.size(); ++i)
-        whole_matrix_(block.rows[i], block.columns[j]) =
-            block.matrix(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    if (r > 64 || static_cast<Eigen::Index>(block.rows.size()) < r) return Conditioning::kUndecided;
+    const auto upper = block.qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
+    Eigen::VectorXd& x = block.power_largest;
+    Eigen::VectorXd& y = block.power_inverse;
+    if (!(x.squaredNorm() > 0.0)) x.setOnes();
+    if (!(y.squaredNorm() > 0.0)) y.setOnes();
+    double block_largest = 0.0, block_inverse = 0.0;
+    bool block_converged = false;
+    for (int step = 0; step < 40 && !block_converged; ++step) {
+      x.normalize();
+      const Vector64 rx = upper * x;
+      const double new_largest = rx.norm();
+      x.noalias() = upper.transpose() * rx;  // R* R x
+      y.normalize();
+      upper.solveInPlace(y);  // R^-1 y
+      const double new_inverse = y.norm();
+      upper.transpose().solveInPlace(y);  // R^-* R^-1 y
+      if (!(new_largest > 0.0) || !std::isfinite(new_inverse) || !y.allFinite()) {
+        x.setOnes();  // no warm start from here
+        y.setOnes();
+        return Conditioning::kUndecided;
+      }
+      block_converged = std::abs(new_largest - block_largest) <= 1e-4 * new_largest &&
+                        std::abs(new_inverse - block_inverse) <= 1e-4 * new_inverse;
+      block_largest = std::max(block_largest, new_largest);
+      block_inverse = std::max(block_inverse, new_inverse);
+      // Bounds valid for the whole Y1 at every step: c <= 1 / (largest * inverse_largest).
+      if (1.0 / (std::max(largest, block_largest) * std::max(inverse_largest, block_inverse)) <
+          threshold * (1.0 - 1e-9))
+        return Conditioning::kBelow;  // clear of rounding
+    }
+    largest = std::max(largest, block_largest);
+    inverse_largest = std::max(inverse_largest, block_inverse);
+    converged = converged && block_converged;
   }
-  whole_qr_.compute(whole_matrix_);
-  whole_current_ = true;
-  return whole_qr_;
+  if (converged && 1.0 / (largest * inverse_largest) >= 1.5 * threshold)
+    return Conditioning::kAbove;
+  return Conditioning::kUndecided;
 }
 
 }  // namespace skograph

@@ -1,11 +1,11 @@
 // Y1 = Q(:, dependent), the constraint columns of the dependent coordinates (constraint-embedding
 // Lemma 5), factorized block by block for X_S = -Y1^+ Y2, the conditioning check of the selection
-// and the loop forces' least-norm multipliers (solve_transposed). The rows of Q and the dependent columns split into the connected components of Y1's
-// nonzero pattern, so Y1 is block diagonal up to permutations; each block is factorized by its own
-// Householder QR. A parallel robot whose legs close only through a shared platform, with the
-// platform's coordinates independent, has one small block per leg (the Stewart platform: five
-// 3 x 3 blocks instead of one 15 x 15). Storage is reused: no allocation once the blocks' sizes
-// have been seen.
+// and the loop forces' least-norm multipliers (solve_transposed). The rows of Q and the dependent
+// columns split into the connected components of Y1's nonzero pattern, so Y1 is block diagonal up
+// to permutations; each block is factorized by its own Householder QR. A parallel robot whose legs
+// close only through a shared platform, with the platform's coordinates independent, has one small
+// block per leg (the Stewart platform: five 3 x 3 blocks instead of one 15 x 15). Storage is
+// reused: no allocation once the blocks' sizes have been seen.
 #pragma once
 
 #include <Eigen/Dense>
@@ -40,9 +40,14 @@ class DependentFactorization {
   // pivot of R is zero.
   double frobenius_squared() const;
   double inverse_frobenius_squared();
-  // The Householder QR of the whole Y1 (computed on first use after compute): the conditioning
-  // check's fallback when the Frobenius bracket does not settle it.
-  const Eigen::HouseholderQR<Eigen::MatrixXd>& whole();
+  // Whether sigma_min / sigma_max of Y1 is below `threshold` (kBelow), clearly above it (kAbove:
+  // at least 1.5 times it) or neither decided (kUndecided: the caller takes the SVD), by power
+  // iterations on each block's R: Y1's singular values are its blocks' together, so lower bounds
+  // on each block's sigma_max and 1/sigma_min bound the whole. Each block's iteration starts from
+  // the vectors it ended with at the previous factorization of the same size (an update along a
+  // motion converges in a step or two). Blocks of more than 64 columns are left undecided.
+  enum class Conditioning { kBelow, kAbove, kUndecided };
+  Conditioning conditioning_against(double threshold);
 
  private:
   struct Block {
@@ -50,6 +55,7 @@ class DependentFactorization {
     Eigen::MatrixXd matrix, right_hand_side, unit;
     Eigen::HouseholderQR<Eigen::MatrixXd> qr;
     Eigen::VectorXd workspace, vector_right_hand_side;
+    Eigen::VectorXd power_largest, power_inverse;  // conditioning_against's warm starts
   };
   // Applies the block's Q_f* to its right-hand side and solves R x = (Q_f* b)(top) in place.
   static void solve_block(Block& block);
@@ -58,9 +64,6 @@ class DependentFactorization {
   int block_count_ = 0, rows_ = 0, columns_ = 0;
   DisjointSets components_;
   std::vector<int> block_of_root_;
-  Eigen::MatrixXd whole_matrix_;
-  Eigen::HouseholderQR<Eigen::MatrixXd> whole_qr_;
-  bool whole_current_ = false;
 };
 
 }  // namespace skograph
