@@ -212,11 +212,19 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     const auto upper = block.qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
     Eigen::VectorXd& x = block.power_largest;
     Eigen::VectorXd& y = block.power_inverse;
-    if (!(x.squaredNorm() > 0.0)) x.setOnes();
-    if (!(y.squaredNorm() > 0.0)) y.setOnes();
+    // The previous update's vectors with a share of the fixed start mixed in, so that a vector
+    // settled on what is now the second direction (after a crossing along a motion, or a block of
+    // the same size that is another block now) still has a component along the first.
+    const double share = 0.1 / std::sqrt(static_cast<double>(r));
+    if (!(x.squaredNorm() > 0.0) || !x.allFinite()) x.setOnes();
+    if (!(y.squaredNorm() > 0.0) || !y.allFinite()) y.setOnes();
+    x.normalize();
+    y.normalize();
+    x.array() += share;
+    y.array() += share;
     double block_largest = 0.0, block_inverse = 0.0;
-    bool block_converged = false;
-    for (int step = 0; step < 40 && !block_converged; ++step) {
+    int settled = 0;  // consecutive steps with both estimates changing by under 1e-4
+    for (int step = 0; step < 40 && settled < 2; ++step) {
       x.normalize();
       const Vector64 rx = upper * x;
       const double new_largest = rx.norm();
@@ -230,8 +238,9 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
         y.setOnes();
         return Conditioning::kUndecided;
       }
-      block_converged = std::abs(new_largest - block_largest) <= 1e-4 * new_largest &&
-                        std::abs(new_inverse - block_inverse) <= 1e-4 * new_inverse;
+      const bool small = std::abs(new_largest - block_largest) <= 1e-4 * new_largest &&
+                         std::abs(new_inverse - block_inverse) <= 1e-4 * new_inverse;
+      settled = small ? settled + 1 : 0;
       block_largest = std::max(block_largest, new_largest);
       block_inverse = std::max(block_inverse, new_inverse);
       // Bounds valid for the whole Y1 at every step: c <= 1 / (largest * inverse_largest).
@@ -239,6 +248,7 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
           threshold * (1.0 - 1e-9))
         return Conditioning::kBelow;  // clear of rounding
     }
+    const bool block_converged = settled >= 2;
     largest = std::max(largest, block_largest);
     inverse_largest = std::max(inverse_largest, block_inverse);
     converged = converged && block_converged;

@@ -70,6 +70,16 @@ struct ClosedChainModel::Impl {
 };
 
 // Workspaces of ClosedChainData beyond the public per-aggregate results.
+// Where even the rank-revealing choice of an aggregate falls short of
+// ClosedChainOptions::reselect_conditioning, the selection it made is kept while its conditioning
+// stays above `conditioning` (half of that choice's), for at most a number of updates; the bar
+// holds only for the selection it was measured on (`dependent`).
+struct KeptSelectionBar {
+  double conditioning = 0.0;   // the option's threshold when there is no bar
+  std::vector<int> dependent;  // the selection's dependent columns
+  int updates = 0;             // updates it has been kept for
+};
+
 struct ClosedChainData::Workspaces {
   // Per aggregate: the exact Jacobian of the position error (Newton) and X_S with its rows in the
   // aggregated structure's member order (embed_hinge_maps).
@@ -83,10 +93,9 @@ struct ClosedChainData::Workspaces {
   // when that selection itself must be re-made, not at every update (its SVD dominated the
   // forward dynamics of such robots).
   std::vector<char> preferred_rejected;
-  // Per aggregate: the conditioning a kept selection must keep (selection_serves in
-  // closed_chain_constraints.cpp): ClosedChainOptions::reselect_conditioning, or, where even the
-  // rank-revealing choice fell below it when the selection was made, half of that choice's.
-  std::vector<double> kept_conditioning;
+  // Per aggregate: the bar an ill-conditioned selection is kept to (selection_serves in
+  // closed_chain_selection.cpp).
+  std::vector<KeptSelectionBar> kept_bar;
   std::vector<Eigen::MatrixXd> embedding_structure_order;
   std::vector<int> structure_rank;      // the ranks the structure was built with
   Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity
@@ -167,7 +176,7 @@ std::string format_residual(double value);
 // Spherical and floating joints: rotation-vector coordinates.
 bool uses_rotation_vector(JointType type);
 
-// Constraints and selection (closed_chain_constraints.cpp).
+// Constraints (closed_chain_constraints.cpp) and the selection (closed_chain_selection.cpp).
 // What aggregate_constraints forms: the position error, its Jacobian and Q for the Newton
 // closure (kPosition, kVelocity), Q and Qdot qd for the dynamics (kAcceleration).
 enum class Level { kPosition, kVelocity, kAcceleration };

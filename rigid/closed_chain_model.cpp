@@ -362,7 +362,7 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   work->orientation_flip.assign(aggregates, 0.0);
   work->dependent_factorization.resize(aggregates);
   work->preferred_rejected.assign(aggregates, 0);
-  work->kept_conditioning.assign(aggregates, model.options().reselect_conditioning);
+  work->kept_bar.assign(aggregates, KeptSelectionBar{model.options().reselect_conditioning, {}, 0});
   work->flipped_loop.assign(aggregates, -1);
   work->embedding_structure_order.resize(aggregates);
   for (int s = 0; s < aggregates; ++s) {

@@ -106,6 +106,7 @@ struct MujocoClosedSide {
     }
     mj_forward(model, data);
     mj_fullM(model, dense.data(), data->qM);
+    solver_iterations = data->solver_iter;
     for (int row = 0; row < data->nefc; ++row)
       if (data->efc_type[row] == mjCNSTR_EQUALITY)
         closure_error = std::max(closure_error, std::abs(data->efc_pos[row]));
@@ -120,6 +121,7 @@ struct MujocoClosedSide {
   mjData* data = nullptr;
   std::string failure;
   double closure_error = 0.0;  // largest equality violation at the starting state
+  int solver_iterations = 0;   // of MuJoCo's constraint solver at the timed state, first call
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense;
   JointDofs dofs;
 };
@@ -139,7 +141,7 @@ std::string mujoco_file(const ClosedCase& mechanism, const ClosedSide& sk, std::
         std::filesystem::temp_directory_path() / ("skograph_peers_" + mechanism.label + ".xml");
     std::ofstream(twin) << mjcf_twin(sk.model, sk.q);
     return twin.string();
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     failure = e.what();
     return {};
   }
@@ -225,9 +227,10 @@ ClosedRow bench_mechanism(const ClosedCase& mechanism, int rounds) {
     mj_forward(mj.model, mj.data);
     std::printf(
         "  %-28s tree mass matrix vs MuJoCo: %.1e relative; accelerations at rest%s: %.1e "
-        "relative with MuJoCo's constraints nearly hard (%.1e soft); MuJoCo's loop error %.1e\n",
+        "relative with MuJoCo's constraints nearly hard (%.1e soft); MuJoCo's loop error %.1e, "
+        "solver iterations %d\n",
         row.mechanism.c_str(), mass_difference(tree_mass, sk.dofs, mj.dense, mj.dofs),
-        twin ? " under gravity" : "", hard, soft, mj.closure_error);
+        twin ? " under gravity" : "", hard, soft, mj.closure_error, mj.solver_iterations);
     mjModel* m = mj.model;
     mjData* d = mj.data;
     tasks.push_back({"mujoco", [&, m, d] {
@@ -288,7 +291,7 @@ void bench_closed_chains(const std::vector<ClosedCase>& mechanisms, int rounds) 
   for (const ClosedCase& mechanism : mechanisms) {
     try {
       rows.push_back(bench_mechanism(mechanism, rounds));
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: not timed: %s\n", mechanism.label.c_str(), e.what());
     }
   }

@@ -168,6 +168,9 @@ class Writer {
   void write_coupling(const Coupling& coupling) {
     if (coupling.term_count() != 1)
       throw Error("no MuJoCo twin for the differential '" + coupling.name + "'");
+    for (const int j : {coupling.joint_a, coupling.joint_b})
+      if (tree_.joint_dofs(j) != 1)
+        throw Error("no MuJoCo twin for the coupling '" + coupling.name + "' of multi-dof joints");
     xml_ << "    <joint name=\"" << escaped(coupling.name) << "\" joint1=\""
          << escaped(mechanism_.joints[coupling.joint_a].name) << "\" joint2=\""
          << escaped(mechanism_.joints[coupling.joint_b].name) << "\" polycoef=\""

@@ -189,6 +189,42 @@ TEST(DependentFactorization, WideY1GivesTheDenseBasicSolution) {
   }
 }
 
+// conditioning_against against the SVD of the whole Y1 on random permuted block-diagonal Y1,
+// with one DependentFactorization reused across cases (its warm-start vectors carried from one
+// block pattern to the next, of equal sizes or not) and thresholds around the true conditioning:
+// "below" must be below, "above" at least the threshold.
+TEST(DependentFactorization, ConditioningAgainstAThresholdAgreesWithTheSvd) {
+  std::mt19937 rng(41);
+  DependentFactorization y1;
+  int below = 0, above = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const BlockCase c = random_block_case(rng);
+    const Eigen::MatrixXd dense = c.Q(Eigen::all, c.dependent);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(dense);
+    const Eigen::VectorXd sigma = svd.singularValues();
+    const double conditioning = sigma(sigma.size() - 1) / sigma(0);
+    y1.compute(c.Q, c.dependent);
+    for (const double factor : {0.3, 0.6, 0.9, 1.1, 1.7, 3.0}) {
+      const double threshold = factor * conditioning;
+      switch (y1.conditioning_against(threshold)) {
+        case DependentFactorization::Conditioning::kBelow:
+          EXPECT_LT(conditioning, threshold) << trial << " " << factor;
+          ++below;
+          break;
+        case DependentFactorization::Conditioning::kAbove:
+          EXPECT_GE(conditioning, threshold) << trial << " " << factor;
+          ++above;
+          break;
+        case DependentFactorization::Conditioning::kUndecided:
+          break;
+      }
+    }
+  }
+  // Most thresholds clear of the conditioning are decided.
+  EXPECT_GT(below, 300);
+  EXPECT_GT(above, 300);
+}
+
 TEST(DependentFactorization, NoAllocationOnceTheBlocksHaveBeenSeen) {
   if (!testing_support::counting_available())
     GTEST_SKIP() << "malloc is not counted under sanitizers";

@@ -74,9 +74,10 @@ TEST(ClosedChainAllocation, ForwardDynamicsDoesNotAllocateAfterTheFirstCall) {
 }
 
 // Where no selection reaches the re-selection threshold (an ill-conditioned Y1 everywhere, as on
-// example-parallel-robots' robot_delta; here a threshold of 0.999 on the cases whose best Y1 is
-// clearly below it, conditioning < 0.6), the selection made at the first call is kept: no
-// rank-revealing QR, no allocation, the same accelerations.
+// example-parallel-robots' robot_delta; here a threshold of 0.999 on the cases whose selection
+// after the first call, the rank-revealing choice, is clearly below it: conditioning < 0.6), that
+// selection is kept at the next calls: no rank-revealing QR, no allocation, the same
+// accelerations.
 TEST(ClosedChainAllocation, AKeptIllConditionedSelectionDoesNotAllocate) {
   if (!testing_support::counting_available())
     GTEST_SKIP() << "malloc is not counted under sanitizers";

@@ -645,15 +645,17 @@ TEST(ClosedChainModel, ReselectsIndependentCoordinatesAlongAFullCrankTurn) {
 
 // With a threshold no selection reaches (every Y1 of the four-bar is below 0.999), the selection
 // made where the conditioning fell short is kept while it stays within half of what the best
-// choice reached then, instead of being re-made at every update: along the crank turn it changes
-// less often than the best choice does, and never falls far below the best one.
+// choice reached then (for up to 32 updates), instead of being re-made at every update: along the
+// crank turn it is re-made where it degrades but lags behind the best choice (which re-making at
+// every update would never do), and, the best choice's conditioning changing slowly along the
+// turn, stays within 0.4 of the best one's now.
 TEST(ClosedChainModel, KeepsASelectionWhereNoneReachesTheThreshold) {
   ClosedChainOptions options;
   options.reselect_conditioning = 0.999;
   const ClosedChainModel model(four_bar(false), options);
   ClosedChainData data(model);
-  int kept_changes = 0, best_changes = 0;
-  std::vector<int> previous_kept, previous_best;
+  int kept_changes = 0, lagging = 0;
+  std::vector<int> previous;
   for (int i = 0; i <= 360; ++i) {
     const Eigen::VectorXd q = four_bar_configuration(false, 2 * M_PI * i / 360.0);
     Eigen::VectorXd qd = Eigen::VectorXd::Ones(3);
@@ -663,13 +665,12 @@ TEST(ClosedChainModel, KeepsASelectionWhereNoneReachesTheThreshold) {
     ASSERT_LT(best.conditioning, 0.999);
     const double current = selection_conditioning(data.constraint_matrix[0], data.selection[0]);
     EXPECT_GE(current, 0.4 * best.conditioning) << i;
-    if (!previous_kept.empty() && data.selection[0].dependent != previous_kept) ++kept_changes;
-    if (!previous_best.empty() && best.dependent != previous_best) ++best_changes;
-    previous_kept = data.selection[0].dependent;
-    previous_best = best.dependent;
+    if (data.selection[0].dependent != best.dependent) ++lagging;  // kept, not re-made
+    if (!previous.empty() && data.selection[0].dependent != previous) ++kept_changes;
+    previous = data.selection[0].dependent;
   }
-  EXPECT_GT(kept_changes, 0);
-  EXPECT_LT(kept_changes, best_changes);
+  EXPECT_GT(kept_changes, 0);  // re-made where it degraded
+  EXPECT_GT(lagging, 0);       // and kept where the best choice had already moved on
 }
 
 }  // namespace

@@ -43,8 +43,9 @@ double selection_conditioning(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                               const CoordinateSelection& selection);
 
 // selection_conditioning(Q, selection) >= threshold, decided without the SVD when the Frobenius
-// bounds c/r <= 1 / (|Y1|_F |R^-1|_F) <= c (Y1 = Q_f R, r = rank) settle it: the per-update check
-// of a kept selection along a motion.
+// bounds c/r <= 1 / (|Y1|_F |R^-1|_F) <= c (Y1 = Q_f R, r = rank) or power iterations on the
+// blocks' R (DependentFactorization::conditioning_against) settle it: the per-update check of a
+// kept selection along a motion.
 bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const CoordinateSelection& selection, double threshold);
 

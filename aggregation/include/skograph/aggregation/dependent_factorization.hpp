@@ -44,8 +44,10 @@ class DependentFactorization {
   // at least 1.5 times it) or neither decided (kUndecided: the caller takes the SVD), by power
   // iterations on each block's R: Y1's singular values are its blocks' together, so lower bounds
   // on each block's sigma_max and 1/sigma_min bound the whole. Each block's iteration starts from
-  // the vectors it ended with at the previous factorization of the same size (an update along a
-  // motion converges in a step or two). Blocks of more than 64 columns are left undecided.
+  // the vectors it ended with at the previous factorization of the same size, with a share of a
+  // fixed vector mixed in (an update along a motion settles in a few steps); "clearly above"
+  // needs two consecutive steps that change both bounds by under 1e-4. Blocks of more than 64
+  // columns are left undecided.
   enum class Conditioning { kBelow, kAbove, kUndecided };
   Conditioning conditioning_against(double threshold);
 
