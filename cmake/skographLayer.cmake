@@ -27,6 +27,8 @@ function(skograph_add_layer name)
     $<BUILD_INTERFACE:${SKOGRAPH_BUILD_INCLUDE_DIR}>
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # The headers use C++20 (std::span, ranges): a consumer's target gets it from the package.
+  target_compile_features(${target} PUBLIC cxx_std_20)
   # Warnings are the build's business, not the installed package's.
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC}
                         PRIVATE ${ARG_PRIVATE} $<BUILD_INTERFACE:skograph_warnings>)
