@@ -13,6 +13,8 @@
 // MuJoCo refuses moving bodies without mass, which these robots have (the crosses of spherical
 // joints made of three hinges): the twin gives every body at least 1e-6 kg and 1e-9 kg m^2
 // (compiler boundmass, boundinertia), which the printed mass-matrix comparison shows.
+#include <tinyxml2.h>
+
 #include <Eigen/Geometry>
 #include <map>
 #include <sstream>
@@ -26,29 +28,6 @@
 namespace skograph::peers {
 namespace {
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string numbers(std::initializer_list<double> values) {
   std::ostringstream text;
   text.precision(17);
@@ -60,13 +39,11 @@ std::string numbers(std::initializer_list<double> values) {
   return text.str();
 }
 
-std::string pose_attributes(const Eigen::Isometry3d& pose) {
-  const Eigen::Vector3d p = pose.translation();
-  const Eigen::Quaterniond r(pose.linear());
-  return "pos=\"" + numbers({p.x(), p.y(), p.z()}) + "\" quat=\"" +
-         numbers({r.w(), r.x(), r.y(), r.z()}) + "\"";
+std::string vector3(const Eigen::Vector3d& v) {
+  return numbers({v.x(), v.y(), v.z()});
 }
 
+// Written through tinyxml2's printer, which escapes the names.
 class Writer {
  public:
   Writer(const ClosedChainModel& model, const Eigen::VectorXd& q)
@@ -76,19 +53,30 @@ class Writer {
   }
 
   std::string write() {
-    xml_ << "<mujoco model=\"" << escaped(mechanism_.name) << "_twin\">\n"
-         << "  <compiler angle=\"radian\" boundmass=\"1e-6\" boundinertia=\"1e-9\"/>\n"
-         << "  <worldbody>\n";
-    bodies_below(-1, 2);
-    xml_ << "  </worldbody>\n  <equality>\n";
+    xml_.OpenElement("mujoco");
+    xml_.PushAttribute("model", (mechanism_.name + "_twin").c_str());
+    xml_.OpenElement("compiler");
+    xml_.PushAttribute("angle", "radian");
+    xml_.PushAttribute("boundmass", "1e-6");
+    xml_.PushAttribute("boundinertia", "1e-9");
+    xml_.CloseElement();
+    xml_.OpenElement("worldbody");
+    bodies_below(-1);
+    xml_.CloseElement();
+    xml_.OpenElement("equality");
     for (const LoopClosure& loop : mechanism_.loops) write_loop(loop);
     for (const Coupling& coupling : mechanism_.couplings) write_coupling(coupling);
-    xml_ << "  </equality>\n</mujoco>\n";
-    return xml_.str();
+    xml_.CloseElement();
+    xml_.CloseElement();
+    return xml_.CStr();
   }
 
  private:
-  void bodies_below(int link, int depth) {
+  void attribute(const char* name, const std::string& value) {
+    xml_.PushAttribute(name, value.c_str());
+  }
+
+  void bodies_below(int link) {
     const auto found = children_.find(link);
     if (found == children_.end()) return;
     for (const int j : found->second) {
@@ -97,21 +85,27 @@ class Writer {
       const int offset = tree_.joint_dof_offset(j);
       const Eigen::Isometry3d pose =
           joint.origin * joint_motion(tree_.joint_geometry(j), q_.data() + offset);
-      const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
-      xml_ << indent << "<body name=\"" << escaped(child.name) << "\" " << pose_attributes(pose)
-           << ">\n";
-      const Eigen::Vector3d axis = tree_.joint_geometry(j).axis;
+      const Eigen::Quaterniond rotation(pose.linear());
+      xml_.OpenElement("body");
+      attribute("name", child.name);
+      attribute("pos", vector3(pose.translation()));
+      attribute("quat", numbers({rotation.w(), rotation.x(), rotation.y(), rotation.z()}));
       switch (joint.type) {
         case JointType::kRevolute:
         case JointType::kContinuous:
         case JointType::kPrismatic:
-          xml_ << indent << "  <joint name=\"" << escaped(joint.name) << "\" type=\""
-               << (joint.type == JointType::kPrismatic ? "slide" : "hinge") << "\" axis=\""
-               << numbers({axis.x(), axis.y(), axis.z()}) << "\" ref=\"" << numbers({q_(offset)})
-               << "\"/>\n";
+          xml_.OpenElement("joint");
+          attribute("name", joint.name);
+          attribute("type", joint.type == JointType::kPrismatic ? "slide" : "hinge");
+          attribute("axis", vector3(tree_.joint_geometry(j).axis));
+          attribute("ref", numbers({q_(offset)}));
+          xml_.CloseElement();
           break;
         case JointType::kSpherical:
-          xml_ << indent << "  <joint name=\"" << escaped(joint.name) << "\" type=\"ball\"/>\n";
+          xml_.OpenElement("joint");
+          attribute("name", joint.name);
+          attribute("type", "ball");
+          xml_.CloseElement();
           break;
         case JointType::kFixed:
           break;
@@ -121,13 +115,14 @@ class Writer {
       }
       if (child.mass > 0.0) {
         const Eigen::Matrix3d& i = child.inertia;
-        const Eigen::Vector3d& c = child.center_of_mass;
-        xml_ << indent << "  <inertial pos=\"" << numbers({c.x(), c.y(), c.z()}) << "\" mass=\""
-             << numbers({child.mass}) << "\" fullinertia=\""
-             << numbers({i(0, 0), i(1, 1), i(2, 2), i(0, 1), i(0, 2), i(1, 2)}) << "\"/>\n";
+        xml_.OpenElement("inertial");
+        attribute("pos", vector3(child.center_of_mass));
+        attribute("mass", numbers({child.mass}));
+        attribute("fullinertia", numbers({i(0, 0), i(1, 1), i(2, 2), i(0, 1), i(0, 2), i(1, 2)}));
+        xml_.CloseElement();
       }
-      bodies_below(joint.child, depth + 1);
-      xml_ << indent << "</body>\n";
+      bodies_below(joint.child);
+      xml_.CloseElement();
     }
   }
 
@@ -137,16 +132,21 @@ class Writer {
     const int body1 = parent_first ? loop.parent : loop.child;
     const int body2 = parent_first ? loop.child : loop.parent;
     const Eigen::Isometry3d& frame1 = parent_first ? loop.parent_origin : loop.child_origin;
-    const std::string bodies =
-        "body1=\"" + escaped(mechanism_.links[body1].name) + "\"" +
-        (body2 >= 0 ? " body2=\"" + escaped(mechanism_.links[body2].name) + "\"" : std::string());
+    const auto equality = [&](const char* element, const std::string& name) {
+      xml_.OpenElement(element);
+      attribute("name", name);
+      attribute("body1", mechanism_.links[body1].name);
+      if (body2 >= 0) attribute("body2", mechanism_.links[body2].name);
+    };
     const auto connect = [&](const std::string& name, const Eigen::Vector3d& anchor) {
-      xml_ << "    <connect name=\"" << escaped(name) << "\" " << bodies << " anchor=\""
-           << numbers({anchor.x(), anchor.y(), anchor.z()}) << "\"/>\n";
+      equality("connect", name);
+      attribute("anchor", vector3(anchor));
+      xml_.CloseElement();
     };
     switch (loop.type) {
       case LoopType::kWeld:
-        xml_ << "    <weld name=\"" << escaped(loop.name) << "\" " << bodies << "/>\n";
+        equality("weld", loop.name);
+        xml_.CloseElement();
         break;
       case LoopType::kSpherical:
         connect(loop.name, frame1.translation());
@@ -171,17 +171,19 @@ class Writer {
     for (const int j : {coupling.joint_a, coupling.joint_b})
       if (tree_.joint_dofs(j) != 1)
         throw Error("no MuJoCo twin for the coupling '" + coupling.name + "' of multi-dof joints");
-    xml_ << "    <joint name=\"" << escaped(coupling.name) << "\" joint1=\""
-         << escaped(mechanism_.joints[coupling.joint_a].name) << "\" joint2=\""
-         << escaped(mechanism_.joints[coupling.joint_b].name) << "\" polycoef=\""
-         << numbers({0.0, coupling.ratio, 0.0, 0.0, 0.0}) << "\"/>\n";
+    xml_.OpenElement("joint");
+    attribute("name", coupling.name);
+    attribute("joint1", mechanism_.joints[coupling.joint_a].name);
+    attribute("joint2", mechanism_.joints[coupling.joint_b].name);
+    attribute("polycoef", numbers({0.0, coupling.ratio, 0.0, 0.0, 0.0}));
+    xml_.CloseElement();
   }
 
   const RigidBodyModel& tree_;
   const Mechanism& mechanism_;
   const Eigen::VectorXd& q_;
   std::map<int, std::vector<int>> children_;  // link (-1 = world) -> joints below it, file order
-  std::ostringstream xml_;
+  tinyxml2::XMLPrinter xml_;
 };
 
 }  // namespace
