@@ -197,7 +197,7 @@ CoordinateSelection preferred_selection(const Eigen::MatrixXd& constraint,
 // leaves the check clear of its bar, where the Frobenius and power-iteration bounds settle it
 // without an SVD.
 constexpr double kKeptFraction = 0.5;
-constexpr int kKeptUpdates = 32;
+constexpr int kKeptUpdates = 64;
 bool selection_serves(const Eigen::MatrixXd& constraint, const CoordinateSelection& selection,
                       double threshold, DependentFactorization& y1, KeptSelectionBar& bar) {
   if (selection_conditioning_at_least(constraint, selection, threshold, y1)) return true;

@@ -645,7 +645,7 @@ TEST(ClosedChainModel, ReselectsIndependentCoordinatesAlongAFullCrankTurn) {
 
 // With a threshold no selection reaches (every Y1 of the four-bar is below 0.999), the selection
 // made where the conditioning fell short is kept while it stays within half of what the best
-// choice reached then (for up to 32 updates), instead of being re-made at every update: along the
+// choice reached then (for up to 64 updates), instead of being re-made at every update: along the
 // crank turn it is re-made where it degrades but lags behind the best choice (which re-making at
 // every update would never do), and, the best choice's conditioning changing slowly along the
 // turn, stays within 0.4 of the best one's now.
