@@ -14,6 +14,7 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   rows_ = static_cast<int>(Q.rows());
   columns_ = static_cast<int>(dependent.size());
   block_count_ = 0;
+  inverse_frobenius_squared_ = -1.0;
   if (columns_ == 0) return;
   components_.reset(rows_ + columns_);
   for (int c = 0; c < columns_; ++c)
@@ -175,6 +176,8 @@ double DependentFactorization::frobenius_squared() const {
 
 // |R^-1|_F column by column (R^-1 e_j), block by block.
 double DependentFactorization::inverse_frobenius_squared() {
+  if (inverse_frobenius_squared_ >= 0.0) return inverse_frobenius_squared_;
+  inverse_frobenius_squared_ = std::numeric_limits<double>::infinity();
   double sum = 0.0;
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
@@ -197,6 +200,7 @@ double DependentFactorization::inverse_frobenius_squared() {
       }
     }
   }
+  inverse_frobenius_squared_ = sum;
   return sum;
 }
 

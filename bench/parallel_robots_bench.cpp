@@ -6,11 +6,12 @@
 //                                  (counter ns_per_dof: the time per tree dof)
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "bench/parallel_robot_files.hpp"
 #include "skograph/io/model.hpp"
 
 namespace {
@@ -23,10 +24,8 @@ struct Robot {
   explicit Robot(const fs::path& folder) : model(load(folder)) {}
   static Model load(const fs::path& folder) {
     ReadOptions options;
-    options.loops_file = (folder / "robot.yaml").string();
-    const fs::path urdf =
-        fs::exists(folder / "robot.urdf") ? folder / "robot.urdf" : folder / "talos_full_v2.urdf";
-    return load_model(urdf.string(), options);
+    options.loops_file = bench::parallel_robot_loops(folder).string();
+    return load_model(bench::parallel_robot_urdf(folder).string(), options);
   }
 };
 
@@ -75,14 +74,8 @@ void BM_ParallelRobotFd(benchmark::State& state, const fs::path& folder) {
 }
 
 const bool kRegistered = [] {
-  const fs::path robots =
-      fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots" / "example-parallel-robots";
-  std::error_code error;
-  if (!fs::is_directory(robots, error)) return false;
-  std::vector<fs::path> folders;
-  for (const auto& entry : fs::directory_iterator(robots, error))
-    if (fs::exists(entry.path() / "robot.yaml")) folders.push_back(entry.path());
-  std::sort(folders.begin(), folders.end());
+  const std::vector<fs::path> folders = bench::parallel_robot_folders(
+      fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots" / "example-parallel-robots");
   for (const fs::path& folder : folders) {
     const std::string name = folder.filename().string();
     benchmark::RegisterBenchmark(("BM_AssembleFromZero/" + name).c_str(), BM_AssembleFromZero,

@@ -19,11 +19,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "bench/parallel_robot_files.hpp"
 #include "peers.hpp"
 #include "skograph/io/mechanism_file.hpp"
 
@@ -31,7 +33,9 @@
 #include <dart/config.hpp>
 #endif
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   using namespace skograph;
   int rounds = 15;
   bool robots = true, closed = true;
@@ -54,13 +58,10 @@ int main(int argc, char** argv) {
   const auto closed_file = [&](const std::string& file) {
     closed_cases.push_back({std::filesystem::path(file).filename().string(), file, ""});
   };
-  // A folder of example-parallel-robots: its URDF (robot.urdf, or talos_full_v2.urdf in
-  // true_talos_2_legs) and robot.yaml.
+  // A folder of example-parallel-robots: its URDF and robot.yaml.
   const auto parallel_robot = [&](const std::filesystem::path& folder) {
-    std::filesystem::path urdf = folder / "robot.urdf";
-    if (!std::filesystem::exists(urdf)) urdf = folder / "talos_full_v2.urdf";
-    closed_cases.push_back(
-        {folder.filename().string(), urdf.string(), (folder / "robot.yaml").string()});
+    closed_cases.push_back({folder.filename().string(), bench::parallel_robot_urdf(folder).string(),
+                            bench::parallel_robot_loops(folder).string()});
   };
   if (files.empty()) {
     std::vector<std::filesystem::path> found;
@@ -79,14 +80,9 @@ int main(int argc, char** argv) {
         std::filesystem::temp_directory_path() / "skograph_peers_fourbar_chain64.xml";
     std::ofstream(chain) << peers::four_bar_chain_mjcf(64);
     closed_file(chain.string());
-    const std::filesystem::path parallel =
-        source / ".." / "shared" / "robots" / "example-parallel-robots";
-    std::vector<std::filesystem::path> folders;
-    if (std::filesystem::is_directory(parallel))
-      for (const auto& entry : std::filesystem::directory_iterator(parallel))
-        if (std::filesystem::exists(entry.path() / "robot.yaml")) folders.push_back(entry.path());
-    std::sort(folders.begin(), folders.end());
-    for (const auto& folder : folders) parallel_robot(folder);
+    for (const auto& folder : bench::parallel_robot_folders(source / ".." / "shared" / "robots" /
+                                                            "example-parallel-robots"))
+      parallel_robot(folder);
   } else {
     for (const std::string& file : files) {
       if (std::filesystem::is_directory(file)) {
@@ -110,4 +106,16 @@ int main(int argc, char** argv) {
   if (robots && !robot_files.empty()) peers::bench_robots(robot_files, rounds);
   if (closed && !closed_cases.empty()) peers::bench_closed_chains(closed_cases, rounds);
   return 0;
+}
+
+}  // namespace
+
+// A file that cannot be read or modelled gets one line naming it and exit status 2, as in the CLI.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "skograph_peers: %s\n", e.what());
+    return 2;
+  }
 }

@@ -37,7 +37,8 @@ class DependentFactorization {
   int columns() const { return columns_; }
   int block_count() const { return block_count_; }
   // |Y1|_F^2 and |R^-1|_F^2 = |Y1^+|_F^2 (sum over the blocks); the latter is infinite when a
-  // pivot of R is zero.
+  // pivot of R is zero, and computed once per factorization (a selection is often checked more
+  // than once at the same Y1).
   double frobenius_squared() const;
   double inverse_frobenius_squared();
   // Whether sigma_min / sigma_max of Y1 is below `threshold` (kBelow), clearly above it (kAbove:
@@ -64,6 +65,7 @@ class DependentFactorization {
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
+  double inverse_frobenius_squared_ = -1.0;  // < 0: not computed since the last compute()
   DisjointSets components_;
   std::vector<int> block_of_root_;
 };
