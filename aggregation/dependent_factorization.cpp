@@ -1,9 +1,81 @@
 #include "skograph/aggregation/dependent_factorization.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace skograph {
+
+namespace {
+
+// factors = the Householder QR of `matrix` in Eigen's convention (as HouseholderQR's matrixQR()
+// and hCoeffs(), unblocked): column k's reflection maps x = factors(k:, k) to [beta; 0] with
+// beta = -sign(x_0) |x|, essential = x(1:) / (x_0 - beta), tau = (beta - x_0) / beta, and none
+// (tau = 0) when x(1:) vanishes.
+void householder_in_place(const Eigen::MatrixXd& matrix, Eigen::MatrixXd& factors,
+                          Eigen::VectorXd& coefficients) {
+  factors = matrix;
+  const Eigen::Index m = factors.rows(), n = factors.cols(), size = std::min(m, n);
+  coefficients.resize(size);
+  for (Eigen::Index k = 0; k < size; ++k) {
+    double* column = factors.data() + k * m;
+    double tail = 0.0;
+    for (Eigen::Index i = k + 1; i < m; ++i) tail += column[i] * column[i];
+    const double first = column[k];
+    double tau = 0.0, beta = first;
+    if (tail > std::numeric_limits<double>::min()) {
+      beta = std::sqrt(first * first + tail);
+      if (first >= 0.0) beta = -beta;
+      const double denominator = first - beta;
+      for (Eigen::Index i = k + 1; i < m; ++i) column[i] /= denominator;
+      tau = (beta - first) / beta;
+    } else {
+      for (Eigen::Index i = k + 1; i < m; ++i) column[i] = 0.0;
+    }
+    column[k] = beta;
+    coefficients(k) = tau;
+    if (tau == 0.0) continue;
+    for (Eigen::Index j = k + 1; j < n; ++j) {
+      double* target = factors.data() + j * m;
+      double dot = target[k];
+      for (Eigen::Index i = k + 1; i < m; ++i) dot += column[i] * target[i];
+      dot *= tau;
+      target[k] -= dot;
+      for (Eigen::Index i = k + 1; i < m; ++i) target[i] -= dot * column[i];
+    }
+  }
+}
+
+// Solves the upper-triangular R x = b in place on the columns of b (R: the top rows x rows of
+// `factors`).
+void solve_upper(const Eigen::MatrixXd& factors, Eigen::Index rows, Eigen::Ref<Eigen::MatrixXd> b) {
+  for (Eigen::Index j = 0; j < b.cols(); ++j)
+    for (Eigen::Index i = rows - 1; i >= 0; --i) {
+      double value = b(i, j);
+      for (Eigen::Index k = i + 1; k < rows; ++k) value -= factors(i, k) * b(k, j);
+      b(i, j) = value / factors(i, i);
+    }
+}
+
+}  // namespace
+
+void DependentFactorization::apply_reflections(const Block& block, Eigen::Index count, bool forward,
+                                               Eigen::Ref<Eigen::MatrixXd> target) {
+  const Eigen::Index m = target.rows();
+  for (Eigen::Index step = 0; step < count; ++step) {
+    const Eigen::Index k = forward ? step : count - 1 - step;
+    const double tau = block.coefficients(k);
+    if (tau == 0.0) continue;
+    const double* v = block.factors.data() + k * block.factors.rows();
+    for (Eigen::Index j = 0; j < target.cols(); ++j) {
+      double dot = target(k, j);
+      for (Eigen::Index i = k + 1; i < m; ++i) dot += v[i] * target(i, j);
+      dot *= tau;
+      target(k, j) -= dot;
+      for (Eigen::Index i = k + 1; i < m; ++i) target(i, j) -= dot * v[i];
+    }
+  }
+}
 
 // The blocks are the connected components of the bipartite graph rows -- dependent columns with
 // an edge per nonzero of Y1 (nodes 0..m-1 the rows, m..m+r-1 the columns); rows no dependent
@@ -58,7 +130,7 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
       for (Eigen::Index i = 0; i < m; ++i)
         block.matrix(i, j) = Q(block.rows[static_cast<std::size_t>(i)],
                                dependent[static_cast<std::size_t>(block.columns[j])]);
-    block.qr.compute(block.matrix);
+    householder_in_place(block.matrix, block.factors, block.coefficients);
     if (block.power_largest.size() != r) {  // conditioning_against's start, sized here
       block.power_largest.setOnes(r);
       block.power_inverse.setOnes(r);
@@ -74,14 +146,9 @@ void DependentFactorization::solve_block(Block& block) {
   const auto r = static_cast<Eigen::Index>(block.columns.size());
   const Eigen::Index rank = std::min(m, r);
   Eigen::MatrixXd& rhs = block.right_hand_side;
-  if (rhs.cols() == 0) return;
-  block.workspace.resize(rhs.cols());
-  const Eigen::MatrixXd& qr = block.qr.matrixQR();
-  for (Eigen::Index k = 0; k < rank; ++k)
-    rhs.middleRows(k, m - k).applyHouseholderOnTheLeft(
-        qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k), block.workspace.data());
-  if (rank > 0)
-    qr.topLeftCorner(rank, rank).triangularView<Eigen::Upper>().solveInPlace(rhs.topRows(rank));
+  if (rhs.cols() == 0 || m == 0) return;
+  apply_reflections(block, rank, true, rhs);
+  solve_upper(block.factors, rank, rhs.topRows(rank));
 }
 
 void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q,
@@ -119,16 +186,11 @@ void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,
     block.vector_right_hand_side.resize(m);
     for (Eigen::Index i = 0; i < m; ++i)
       block.vector_right_hand_side(i) = b(block.rows[static_cast<std::size_t>(i)]);
-    const Eigen::MatrixXd& qr = block.qr.matrixQR();
     const Eigen::Index rank = std::min(m, r);
-    double workspace = 0.0;
-    for (Eigen::Index k = 0; k < rank; ++k)
-      block.vector_right_hand_side.tail(m - k).applyHouseholderOnTheLeft(
-          qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k), &workspace);
-    if (rank > 0)
-      qr.topLeftCorner(rank, rank)
-          .triangularView<Eigen::Upper>()
-          .solveInPlace(block.vector_right_hand_side.head(rank));
+    if (m > 0) {
+      apply_reflections(block, rank, true, block.vector_right_hand_side);
+      solve_upper(block.factors, rank, block.vector_right_hand_side.head(rank));
+    }
     for (std::size_t c = 0; c < block.columns.size(); ++c)
       x(block.columns[c]) = static_cast<Eigen::Index>(c) < rank
                                 ? block.vector_right_hand_side(static_cast<Eigen::Index>(c))
@@ -143,7 +205,7 @@ bool DependentFactorization::solve_transposed(const Eigen::Ref<const Eigen::Vect
     const auto r = static_cast<Eigen::Index>(block.columns.size());
     if (static_cast<Eigen::Index>(block.rows.size()) < r) return false;
     for (Eigen::Index i = 0; i < r; ++i)
-      if (!(std::abs(block.qr.matrixQR()(i, i)) > 0.0)) return false;
+      if (!(std::abs(block.factors(i, i)) > 0.0)) return false;
   }
   y.setZero();
   for (int n = 0; n < block_count_; ++n) {
@@ -154,14 +216,13 @@ bool DependentFactorization::solve_transposed(const Eigen::Ref<const Eigen::Vect
     w.resize(m);
     for (Eigen::Index i = 0; i < r; ++i) w(i) = c(block.columns[static_cast<std::size_t>(i)]);
     w.tail(m - r).setZero();
-    const Eigen::MatrixXd& qr = block.qr.matrixQR();
     // R* z = c by forward substitution, then Q_f [z; 0] = H_0 ... H_(r-1) [z; 0].
-    if (r > 0)
-      qr.topLeftCorner(r, r).triangularView<Eigen::Upper>().transpose().solveInPlace(w.head(r));
-    double workspace = 0.0;
-    for (Eigen::Index k = r - 1; k >= 0; --k)
-      w.tail(m - k).applyHouseholderOnTheLeft(qr.col(k).tail(m - k - 1), block.qr.hCoeffs()(k),
-                                              &workspace);
+    for (Eigen::Index i = 0; i < r; ++i) {
+      double value = w(i);
+      for (Eigen::Index k = 0; k < i; ++k) value -= block.factors(k, i) * w(k);
+      w(i) = value / block.factors(i, i);
+    }
+    if (m > 0) apply_reflections(block, r, false, w);
     for (Eigen::Index i = 0; i < m; ++i) y(block.rows[static_cast<std::size_t>(i)]) = w(i);
   }
   return true;
@@ -185,10 +246,9 @@ double DependentFactorization::inverse_frobenius_squared() {
     if (static_cast<Eigen::Index>(block.rows.size()) < r)
       return std::numeric_limits<double>::infinity();  // no full column rank
     for (Eigen::Index i = 0; i < r; ++i)
-      if (!(std::abs(block.qr.matrixQR()(i, i)) > 0.0))
-        return std::numeric_limits<double>::infinity();
+      if (!(std::abs(block.factors(i, i)) > 0.0)) return std::numeric_limits<double>::infinity();
     // Column j of R^-1 by back substitution: zero below row j, so about r^3 / 6 products.
-    const Eigen::MatrixXd& qr = block.qr.matrixQR();
+    const Eigen::MatrixXd& qr = block.factors;
     block.unit.resize(r, 1);
     for (Eigen::Index j = 0; j < r; ++j) {
       double* x = block.unit.data();
@@ -213,7 +273,7 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto r = static_cast<Eigen::Index>(block.columns.size());
     if (r > 64 || static_cast<Eigen::Index>(block.rows.size()) < r) return Conditioning::kUndecided;
-    const auto upper = block.qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>();
+    const auto upper = block.factors.topLeftCorner(r, r).triangularView<Eigen::Upper>();
     Eigen::VectorXd& x = block.power_largest;
     Eigen::VectorXd& y = block.power_inverse;
     // The previous update's vectors with a share of the fixed start mixed in, so that a vector

@@ -56,12 +56,20 @@ class DependentFactorization {
   struct Block {
     std::vector<int> rows, columns;  // rows of Q; positions in `dependent`
     Eigen::MatrixXd matrix, right_hand_side, unit;
-    Eigen::HouseholderQR<Eigen::MatrixXd> qr;
-    Eigen::VectorXd workspace, vector_right_hand_side;
+    // Householder QR of `matrix` in Eigen's layout (R on and above the diagonal, each reflection's
+    // essential part below it, H_k = I - coefficients(k) v v* with v = [1; essential]), computed
+    // by plain loops: Eigen's generic path costs ten times the arithmetic on blocks this small.
+    Eigen::MatrixXd factors;
+    Eigen::VectorXd coefficients;
+    Eigen::VectorXd vector_right_hand_side;
     Eigen::VectorXd power_largest, power_inverse;  // conditioning_against's warm starts
   };
   // Applies the block's Q_f* to its right-hand side and solves R x = (Q_f* b)(top) in place.
   static void solve_block(Block& block);
+  // Q_f* (forward = true: H_(k-1) ... H_0) or Q_f (H_0 ... H_(k-1)) of the block's first `count`
+  // reflections applied to the columns of `target` (the block's rows).
+  static void apply_reflections(const Block& block, Eigen::Index count, bool forward,
+                                Eigen::Ref<Eigen::MatrixXd> target);
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
