@@ -23,7 +23,7 @@ void householder_in_place(const Eigen::MatrixXd& matrix, Eigen::MatrixXd& factor
     for (Eigen::Index i = k + 1; i < m; ++i) tail += column[i] * column[i];
     const double first = column[k];
     double tau = 0.0, beta = first;
-    if (tail > std::numeric_limits<double>::min()) {
+    if (!(tail <= std::numeric_limits<double>::min())) {  // as Eigen: a NaN tail spreads
       beta = std::sqrt(first * first + tail);
       if (first >= 0.0) beta = -beta;
       const double denominator = first - beta;
@@ -53,7 +53,8 @@ void solve_upper(const Eigen::MatrixXd& factors, Eigen::Index rows, Eigen::Ref<E
     for (Eigen::Index i = rows - 1; i >= 0; --i) {
       double value = b(i, j);
       for (Eigen::Index k = i + 1; k < rows; ++k) value -= factors(i, k) * b(k, j);
-      b(i, j) = value / factors(i, i);
+      if (value != 0.0) value /= factors(i, i);  // a zero pivot over a zero entry stays 0
+      b(i, j) = value;
     }
 }
 
@@ -175,8 +176,8 @@ void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixX
   }
 }
 
-// One right-hand side as a vector, the reflections applied as Eigen's HouseholderQR::solve
-// applies them (the same roundoff as the dense solve this replaced, without its copy).
+// One right-hand side as a vector: the same reflections in the same order as Eigen's
+// HouseholderQR::solve (results agree with it to roundoff), without its copy.
 void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,
                                    Eigen::Ref<Eigen::VectorXd> x) {
   for (int n = 0; n < block_count_; ++n) {

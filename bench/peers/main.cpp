@@ -27,6 +27,7 @@
 
 #include "bench/parallel_robot_files.hpp"
 #include "peers.hpp"
+#include "skograph/graph/error.hpp"
 #include "skograph/io/mechanism_file.hpp"
 
 #ifdef SKOGRAPH_PEERS_WITH_DART
@@ -110,12 +111,16 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-// A file that cannot be read or modelled gets one line naming it and exit status 2, as in the CLI.
+// As in the CLI: an input the library refuses (a file that cannot be read or modelled, named in
+// the message) gets one line and exit status 2, any other failure one line and status 1.
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const std::exception& e) {
+  } catch (const skograph::Error& e) {
     std::fprintf(stderr, "skograph_peers: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "skograph_peers: %s\n", e.what());
+    return 1;
   }
 }

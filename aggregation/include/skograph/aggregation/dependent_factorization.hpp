@@ -58,7 +58,8 @@ class DependentFactorization {
     Eigen::MatrixXd matrix, right_hand_side, unit;
     // Householder QR of `matrix` in Eigen's layout (R on and above the diagonal, each reflection's
     // essential part below it, H_k = I - coefficients(k) v v* with v = [1; essential]), computed
-    // by plain loops: Eigen's generic path costs ten times the arithmetic on blocks this small.
+    // by plain loops: Eigen's generic path took about twice the instructions on blocks this
+    // small (block expressions per column).
     Eigen::MatrixXd factors;
     Eigen::VectorXd coefficients;
     Eigen::VectorXd vector_right_hand_side;
@@ -66,7 +67,7 @@ class DependentFactorization {
   };
   // Applies the block's Q_f* to its right-hand side and solves R x = (Q_f* b)(top) in place.
   static void solve_block(Block& block);
-  // Q_f* (forward = true: H_(k-1) ... H_0) or Q_f (H_0 ... H_(k-1)) of the block's first `count`
+  // Q_f* (forward: H_(count-1) ... H_0) or Q_f (H_0 ... H_(count-1)) of the block's first `count`
   // reflections applied to the columns of `target` (the block's rows).
   static void apply_reflections(const Block& block, Eigen::Index count, bool forward,
                                 Eigen::Ref<Eigen::MatrixXd> target);
