@@ -8,6 +8,16 @@ namespace skograph {
 
 namespace {
 
+// Applies H = I - tau v v* (v = [1; essential], the essential part at v[k + 1 .. m - 1]) to rows
+// k .. m - 1 of one column: the one reflection step of the factorization and of its solves.
+inline void reflect(const double* v, double tau, Eigen::Index k, Eigen::Index m, double* column) {
+  double dot = column[k];
+  for (Eigen::Index i = k + 1; i < m; ++i) dot += v[i] * column[i];
+  dot *= tau;
+  column[k] -= dot;
+  for (Eigen::Index i = k + 1; i < m; ++i) column[i] -= dot * v[i];
+}
+
 // factors = the Householder QR of `matrix` in Eigen's convention (as HouseholderQR's matrixQR()
 // and hCoeffs(), unblocked): column k's reflection maps x = factors(k:, k) to [beta; 0] with
 // beta = -sign(x_0) |x|, essential = x(1:) / (x_0 - beta), tau = (beta - x_0) / beta, and none
@@ -35,14 +45,7 @@ void householder_in_place(const Eigen::MatrixXd& matrix, Eigen::MatrixXd& factor
     column[k] = beta;
     coefficients(k) = tau;
     if (tau == 0.0) continue;
-    for (Eigen::Index j = k + 1; j < n; ++j) {
-      double* target = factors.data() + j * m;
-      double dot = target[k];
-      for (Eigen::Index i = k + 1; i < m; ++i) dot += column[i] * target[i];
-      dot *= tau;
-      target[k] -= dot;
-      for (Eigen::Index i = k + 1; i < m; ++i) target[i] -= dot * column[i];
-    }
+    for (Eigen::Index j = k + 1; j < n; ++j) reflect(column, tau, k, m, factors.data() + j * m);
   }
 }
 
@@ -68,13 +71,7 @@ void DependentFactorization::apply_reflections(const Block& block, Eigen::Index 
     const double tau = block.coefficients(k);
     if (tau == 0.0) continue;
     const double* v = block.factors.data() + k * block.factors.rows();
-    for (Eigen::Index j = 0; j < target.cols(); ++j) {
-      double dot = target(k, j);
-      for (Eigen::Index i = k + 1; i < m; ++i) dot += v[i] * target(i, j);
-      dot *= tau;
-      target(k, j) -= dot;
-      for (Eigen::Index i = k + 1; i < m; ++i) target(i, j) -= dot * v[i];
-    }
+    for (Eigen::Index j = 0; j < target.cols(); ++j) reflect(v, tau, k, m, target.col(j).data());
   }
 }
 
