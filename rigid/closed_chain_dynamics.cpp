@@ -140,6 +140,48 @@ Vector6d force_to_world(const Eigen::Isometry3d& pose, const Vector6d& force) {
   return world;
 }
 
+// D = L L* in place (the lower triangle of `square` is read, L is left there): the Cholesky-
+// Crout loops, for the few independent coordinates of an aggregate. False at a pivot <= 0, where
+// Eigen's LLT reports NumericalIssue.
+bool cholesky_in_place(Eigen::MatrixXd& square) {
+  const Eigen::Index r = square.rows();
+  for (Eigen::Index j = 0; j < r; ++j) {
+    double pivot = square(j, j);
+    for (Eigen::Index k = 0; k < j; ++k) pivot -= square(j, k) * square(j, k);
+    if (pivot <= 0.0) return false;
+    const double diagonal = std::sqrt(pivot);
+    square(j, j) = diagonal;
+    const double inverse = 1.0 / diagonal;
+    for (Eigen::Index i = j + 1; i < r; ++i) {
+      double value = square(i, j);
+      for (Eigen::Index k = 0; k < j; ++k) value -= square(i, k) * square(j, k);
+      square(i, j) = value * inverse;
+    }
+  }
+  return true;
+}
+
+// B <- L^-1 B by forward substitution, column by column (L from cholesky_in_place).
+template <typename Matrix>
+void solve_lower(const Eigen::MatrixXd& lower, Matrix& right) {
+  const Eigen::Index r = lower.rows();
+  for (Eigen::Index c = 0; c < right.cols(); ++c)
+    for (Eigen::Index i = 0; i < r; ++i) {
+      double value = right(i, c);
+      for (Eigen::Index k = 0; k < i; ++k) value -= lower(i, k) * right(k, c);
+      right(i, c) = value / lower(i, i);
+    }
+}
+
+// b <- L^-* b by back substitution.
+void solve_lower_transposed(const Eigen::MatrixXd& lower, Eigen::VectorXd& right) {
+  for (Eigen::Index i = lower.rows() - 1; i >= 0; --i) {
+    double value = right(i);
+    for (Eigen::Index k = i + 1; k < lower.rows(); ++k) value -= lower(k, i) * right(k);
+    right(i) = value / lower(i, i);
+  }
+}
+
 // The aggregate step of the world-frame articulated-body gather (see forward_dynamics below).
 void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& tau) {
@@ -217,29 +259,44 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
     step.residual(j) -= value * rate(i);
     step.projected.row(j) += value * X.row(i);
   }
-  step.innovation.noalias() = X.transpose() * step.residual;
-  step.inertia.noalias() = X.transpose() * step.projected;
-  step.gain.noalias() = X.transpose() * step.force_rows;
+  // The X* products as column dot products (X is n x r with r a handful of columns: Eigen's
+  // general products spend more on dispatch and blocking than on arithmetic at these sizes).
+  const Eigen::Index r = X.cols();
+  step.factor.resize(r, r);
+  step.whitened_gain.resize(r, 6);
+  step.whitened_innovation.resize(r);
+  for (Eigen::Index a = 0; a < r; ++a) {
+    const auto column = X.col(a);
+    step.whitened_innovation(a) = column.dot(step.residual);
+    for (Eigen::Index b = 0; b <= a; ++b) step.factor(a, b) = column.dot(step.projected.col(b));
+    for (int c = 0; c < 6; ++c) step.whitened_gain(a, c) = column.dot(step.force_rows.col(c));
+  }
   step.massless = total_inertia.isZero(0.0);
   if (step.massless) {
     // A massless aggregate: no inertia, no force on the parent; its accelerations stay zero.
-    step.gain.setZero();
-    step.innovation.setZero();
+    step.whitened_gain.setZero();
+    step.whitened_innovation.setZero();
     step.articulated.setZero();
     step.force.setZero();
     return;
   }
-  step.cholesky.compute(step.inertia);
-  if (step.cholesky.info() != Eigen::Success)
+  // D = L L*, then W = L^-1 K and w = L^-1 epsilon, so that K* D^-1 K = W* W, K* D^-1 epsilon =
+  // W* w, and the scatter's qdd_R = D^-1 (epsilon - K a_p) = L^-* (w - W a_p).
+  if (!cholesky_in_place(step.factor))
     throw SingularMassMatrixError(impl.nodes[s].front(), singular_aggregate_message(model, s));
-  step.solved_innovation = step.cholesky.solve(step.innovation);  // D^-1 epsilon
-  step.solved_gain = step.cholesky.solve(step.gain);              // D^-1 K
+  solve_lower(step.factor, step.whitened_gain);
+  solve_lower(step.factor, step.whitened_innovation);
   // P_agg = R_total - K* D^-1 K, z_agg = f_bias + F* Xdot qd_R + K* D^-1 epsilon.
-  step.articulated = total_inertia;
-  step.articulated.noalias() -= step.gain.transpose() * step.solved_gain;
   step.force = total_force;
-  step.force.noalias() += step.force_rows.transpose() * rate;
-  step.force.noalias() += step.gain.transpose() * step.solved_innovation;
+  for (int c = 0; c < 6; ++c) {
+    const auto gain_column = step.whitened_gain.col(c);
+    step.force(c) += step.force_rows.col(c).dot(rate) + gain_column.dot(step.whitened_innovation);
+    for (int d = 0; d <= c; ++d) {
+      const double value = total_inertia(c, d) - gain_column.dot(step.whitened_gain.col(d));
+      step.articulated(c, d) = value;
+      step.articulated(d, c) = value;
+    }
+  }
 }
 
 }  // namespace
@@ -343,8 +400,10 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       const Eigen::MatrixXd& X = data.embedding[s];
       step.independent_acceleration.setZero(X.cols());
       if (!step.massless) {
-        step.independent_acceleration = step.solved_innovation;
-        step.independent_acceleration.noalias() -= step.solved_gain * parent_acceleration;
+        for (Eigen::Index a = 0; a < X.cols(); ++a)
+          step.independent_acceleration(a) =
+              step.whitened_innovation(a) - step.whitened_gain.row(a).dot(parent_acceleration);
+        solve_lower_transposed(step.factor, step.independent_acceleration);
       }
       step.dof_acceleration = data.embedding_rate[s];
       step.dof_acceleration.noalias() += X * step.independent_acceleration;

@@ -156,11 +156,13 @@ struct ClosedChainData::Workspaces {
   std::vector<NodeStep> node_step;
   struct AggregateStep {
     bool massless = false;
-    Eigen::MatrixXd force_rows, projected, inertia, gain, solved_gain;
-    Eigen::VectorXd mass_values;  // M_SS at Impl::mass_entries
-    Eigen::VectorXd bias, forces, residual, innovation, solved_innovation;
+    Eigen::MatrixXd force_rows, projected;
+    Eigen::MatrixXd factor;         // L of D = X* M_SS X = L L* (lower triangle)
+    Eigen::MatrixXd whitened_gain;  // W = L^-1 K (r x 6)
+    Eigen::VectorXd mass_values;    // M_SS at Impl::mass_entries
+    Eigen::VectorXd bias, forces, residual;
+    Eigen::VectorXd whitened_innovation;  // w = L^-1 epsilon
     Eigen::VectorXd independent_acceleration, dof_acceleration;
-    Eigen::LLT<Eigen::MatrixXd> cholesky;
     Matrix6d articulated = Matrix6d::Zero();
     Vector6d force = Vector6d::Zero();
   };
