@@ -10,6 +10,7 @@
 #include "graph_command.hpp"
 #include "kinematics_command.hpp"
 #include "model_commands.hpp"
+#include "operators_command.hpp"
 #include "simulate_command.hpp"
 #include "skograph/config.hpp"
 #include "skograph/graph/digraph.hpp"
@@ -57,6 +58,12 @@ constexpr CommandHelp kCommands[] = {
      "                        frame poses, velocities and accelerations, Jacobians of the named\n"
      "                        frames, centre of mass, energies; closed chains: Jacobians in the\n"
      "                        independent coordinates and singularity measures\n"},
+    {"operators",
+     "  operators MODEL [--state STATE.json] [--frames NAME,...|all] [--json]\n"
+     "                        part II's operators at the state: log det M, M^-1 by the\n"
+     "                        innovations factorization, the innovations factors and their\n"
+     "                        inverse, D per joint, operational-space inertia and compliance of\n"
+     "                        the named frames (closed chains: of M_R)\n"},
     {"bench",
      "  bench MODEL --algo id|fd|mass|fd-crba [--reps N] [--json]\n"
      "                        median time per call of a dynamics algorithm\n"},
@@ -91,7 +98,7 @@ constexpr const char* kModelNote =
     "--independent JOINT,... (the coordinates to keep independent: the actuated joints)\n";
 constexpr const char* kOneLineUsage =
     "usage: skograph <command> [options]; commands: graph dynamics simulate assemble kinematics "
-    "bench export"
+    "operators bench export"
 #if SKOGRAPH_HAVE_VIZ
     " render analyze demo"
 #endif
@@ -215,6 +222,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "simulate") status = simulate_command(rest, out, err);
     if (command == "assemble") status = assemble_command(rest, out, err);
     if (command == "kinematics") status = kinematics_command(rest, out, err);
+    if (command == "operators") status = operators_command(rest, out, err);
     if (command == "bench") status = bench_command(rest, out);
     if (command == "export") status = export_command(rest, out, err);
 #if SKOGRAPH_HAVE_VIZ

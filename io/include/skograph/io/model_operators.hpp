@@ -1,0 +1,54 @@
+// The operators of part II of a loaded model at one configuration, in the file's dof order
+// (docs/operators.md): the innovations factors of M and their inverse, M^-1 by that
+// factorization, log det M, the Riccati D per joint, and the operational-space compliance and
+// inertia of frames. What `skograph operators` prints and the Python module returns. Trees: the
+// mechanism's SKO model, rows the file's dofs. Closed chains: the constraint-embedded model
+// (constraint-embedding sections 5-7) at the closed q, whose M is M_R = X* M X, rows the
+// independent dofs in the file's order, as `skograph export` (model_sko, io/model.hpp).
+//
+//   ModelData data(model);
+//   const ModelOperators ops = model_operators(model, data, q);
+//   // ops.mass_inverse * M = I; ops.innovations_factor * D * ops.innovations_factor* = M
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "skograph/io/model.hpp"
+
+namespace skograph {
+
+struct ModelOperators {
+  std::vector<std::string> dofs;        // the rows and columns of every matrix below
+  double log_det_mass = 0.0;            // log det M = sum_k log det D(k) (part II Eq. 53)
+  Eigen::MatrixXd mass_inverse;         // M^-1 = [I - H psi K]* D^-1 [I - H psi K] (Eq. 51)
+  Eigen::MatrixXd innovations_factor;   // [I + H A K], M = [I + H A K] D [I + H A K]* (Eq. 49)
+  Eigen::MatrixXd innovations_inverse;  // [I - H psi K] = [I + H A K]^-1 (Eq. 50)
+  Eigen::MatrixXd innovations_inertia;  // D = diag(D(k)) in these rows
+  // D(k) = H(k) P(k) H*(k) per joint (closed chains: per joint outside the loops and per
+  // aggregate), ordered by their first dof in `dofs`, with the names of their dofs.
+  std::vector<Eigen::MatrixXd> joint_blocks;
+  std::vector<std::vector<std::string>> joint_block_dofs;
+};
+
+// Computes everything above at q (closed chains: closed first, as every call of io/model.hpp).
+// SingularMassMatrixError when M is singular at q (a joint that moves no mass; D(k) singular).
+ModelOperators model_operators(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+
+// The operational-space compliance J M^-1 J* and inertia (J M^-1 J*)^-1 of a frame (part II
+// section 6.2, Eq. 59-60), J its 6 x dofs Jacobian in world axes about the frame's origin
+// (frame_jacobian with FrameAxes::kWorld, io/model_kinematics.hpp; closed chains J X in the
+// independent coordinates) and M^-1 from the innovations factorization. The inertia exists only
+// where J has full row rank (six independent directions of motion): `has_inertia` false, and
+// `inertia` empty, otherwise.
+struct OperationalSpace {
+  Eigen::MatrixXd compliance;  // 6 x 6: [angular; linear] rows and columns
+  Eigen::MatrixXd inertia;     // 6 x 6 when has_inertia
+  bool has_inertia = false;
+};
+std::vector<OperationalSpace> operational_space(const Model& model, ModelData& data,
+                                                const Eigen::VectorXd& q,
+                                                const std::vector<std::string>& frames);
+
+}  // namespace skograph

@@ -1,0 +1,147 @@
+// The operators of io/model_operators.hpp against dense references built from the mass matrix
+// (CRBA, io/model.hpp) and the frame Jacobians: M^-1 against M's Cholesky inverse, log det M
+// against the Cholesky factor's diagonal, M = F D F* and F F^-1 = I (part II Eq. 49-50), the
+// Riccati D of a leaf joint equal to M's diagonal entry and of a base joint to 1 / (M^-1)(1, 1)
+// (F is unit triangular with ancestors first, so these two entries of M and M^-1 see one D each),
+// the operational-space compliance against J M^-1 J* and the inertia as its inverse. Closed
+// chains: the same against M_R = X* M X and J X. Trees and closed chains of examples/.
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "skograph/io/model.hpp"
+#include "skograph/io/model_kinematics.hpp"
+#include "skograph/io/model_operators.hpp"
+
+namespace skograph {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+
+double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / (1.0 + b.cwiseAbs().maxCoeff());
+}
+
+struct Case {
+  std::string file, frame;
+};
+
+class ModelOperatorsTest : public testing::TestWithParam<Case> {};
+
+TEST_P(ModelOperatorsTest, AgreeWithTheDenseMassMatrixAndTheFrameJacobian) {
+  const Model model = load_model(GetParam().file);
+  ModelData data(model);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> uniform(-0.6, 0.6);
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(model.dof_count());
+  for (Eigen::Index i = 0; i < q.size(); ++i) q(i) = uniform(rng);
+  // Closed chains: a closed configuration near the random one (the operators close q first).
+  if (model.is_closed_chain()) q = assemble_positions(model, data, q);
+  const ModelOperators ops = model_operators(model, data, q);
+  const Eigen::MatrixXd mass =
+      model.is_closed_chain() ? reduced_mass_matrix(model, data, q) : mass_matrix(model, data, q);
+  const auto n = mass.rows();
+  ASSERT_EQ(static_cast<Eigen::Index>(ops.dofs.size()), n);
+  if (model.is_closed_chain()) {
+    EXPECT_EQ(ops.dofs, data.independent);
+  }
+  const Eigen::LLT<Eigen::MatrixXd> cholesky(mass);
+  ASSERT_EQ(cholesky.info(), Eigen::Success);
+  const Eigen::MatrixXd inverse = cholesky.solve(Eigen::MatrixXd::Identity(n, n));
+  EXPECT_LT(difference(ops.mass_inverse, inverse), 1e-9);
+  double log_det = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i)
+    log_det += 2.0 * std::log(Eigen::MatrixXd(cholesky.matrixL())(i, i));
+  EXPECT_NEAR(ops.log_det_mass, log_det, 1e-9 * (1.0 + std::abs(log_det)));
+  const Eigen::MatrixXd& F = ops.innovations_factor;
+  EXPECT_LT(difference(F * ops.innovations_inertia * F.transpose(), mass), 1e-10);
+  EXPECT_LT(difference(F * ops.innovations_inverse, Eigen::MatrixXd::Identity(n, n)), 1e-10);
+  // The D blocks are innovations_inertia's diagonal blocks, in dof order, covering every dof.
+  Eigen::Index row = 0;
+  for (std::size_t b = 0; b < ops.joint_blocks.size(); ++b) {
+    const auto size = ops.joint_blocks[b].rows();
+    ASSERT_EQ(static_cast<Eigen::Index>(ops.joint_block_dofs[b].size()), size);
+    for (Eigen::Index i = 0; i < size; ++i)
+      EXPECT_EQ(ops.joint_block_dofs[b][i], ops.dofs[row + i]);
+    EXPECT_LT(difference(ops.joint_blocks[b], ops.innovations_inertia.block(row, row, size, size)),
+              1e-14);
+    row += size;
+  }
+  EXPECT_EQ(row, n);
+  if (!model.is_closed_chain()) {
+    // The last dof of a joint with no descendants (the file lists its last joint last) and the
+    // first dof of the first joint (a base joint) each see one D.
+    const Eigen::MatrixXd& last = ops.joint_blocks.back();
+    if (last.rows() == 1) {
+      EXPECT_NEAR(last(0, 0), mass(n - 1, n - 1), 1e-10 * mass(n - 1, n - 1));
+    }
+    const Eigen::MatrixXd& first = ops.joint_blocks.front();
+    if (first.rows() == 1) {
+      EXPECT_NEAR(first(0, 0), 1.0 / inverse(0, 0), 1e-9 * first(0, 0));
+    }
+  }
+  // Operational space of the case's frame and of the last link.
+  const std::vector<std::string> frames = {GetParam().frame, model.mechanism().links.back().name};
+  const std::vector<OperationalSpace> spaces = operational_space(model, data, q, frames);
+  ASSERT_EQ(spaces.size(), frames.size());
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    SCOPED_TRACE(frames[f]);
+    Eigen::MatrixXd jacobian = frame_jacobian(model, data, q, frames[f], FrameAxes::kWorld);
+    if (model.is_closed_chain()) jacobian = jacobian * embedding_matrix(model, data, q);
+    const Eigen::MatrixXd compliance = jacobian * inverse * jacobian.transpose();
+    EXPECT_LT(difference(spaces[f].compliance, compliance), 1e-9);
+    const bool full_rank =
+        Eigen::FullPivLU<Eigen::MatrixXd>(jacobian).setThreshold(1e-9).rank() == 6;
+    EXPECT_EQ(spaces[f].has_inertia, full_rank);
+    if (spaces[f].has_inertia) {
+      EXPECT_LT(difference(spaces[f].inertia * compliance, Eigen::MatrixXd::Identity(6, 6)), 1e-7);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, ModelOperatorsTest,
+    testing::Values(Case{(kExamples / "arm7.urdf").string(), "link7"},
+                    Case{(kExamples / "humanoid.yaml").string(), "torso"},
+                    Case{(kExamples / "space_arm.urdf").string(), "s_link3"},
+                    Case{(kExamples / "stewart_platform.yaml").string(), "platform"},
+                    Case{(kExamples / "delta_robot.yaml").string(), "platform"},
+                    Case{(kExamples / "fourbar.yaml").string(), "coupler"}),
+    [](const testing::TestParamInfo<Case>& parameter) {
+      std::string name = fs::path(parameter.param.file).stem().string();
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
+
+TEST(ModelOperators, AJointThatMovesNoMassIsRefusedInOneSentence) {
+  // A massless link on a moving joint at the tip of a two-link arm: M is singular.
+  const std::string urdf = R"(<robot name="r">
+  <link name="base"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)";
+  const fs::path file = fs::temp_directory_path() / "skograph_operators_massless.urdf";
+  { std::ofstream(file) << urdf; }
+  const Model model = load_model(file.string());
+  fs::remove(file);
+  if (model.massless_joints().empty()) GTEST_SKIP() << "the loader fused the massless link";
+  ModelData data(model);
+  try {
+    model_operators(model, data, Eigen::VectorXd::Zero(model.dof_count()));
+    FAIL() << "no error";
+  } catch (const SingularMassMatrixError& e) {
+    EXPECT_NE(std::string(e.what()).find("'j2' moves no mass"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace skograph
