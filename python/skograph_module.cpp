@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "py_model.hpp"
 #include "skograph/config.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
@@ -41,18 +42,6 @@ namespace skograph::python {
 namespace {
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-// A loaded model with the workspace of its one-state calls (those hold the GIL, which serializes
-// them); batches make a workspace per thread.
-struct PyModel {
-  Model model;
-  ReadOptions options;  // how it was read (pickled with the path)
-  std::unique_ptr<ModelData> data;
-  PyModel(Model loaded, ReadOptions read)
-      : model(std::move(loaded)),
-        options(std::move(read)),
-        data(std::make_unique<ModelData>(model)) {}
-};
 
 std::shared_ptr<PyModel> load(const std::string& path, bool strict,
                               const std::optional<std::vector<std::string>>& independent,
@@ -287,8 +276,8 @@ PYBIND11_MODULE(_skograph, m) {
   });
 
   using Gravity = std::optional<Eigen::Vector3d>;
-  py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model")
-      .def_property_readonly("file", [](const PyModel& self) { return self.model.file(); })
+  py::class_<PyModel, std::shared_ptr<PyModel>> model_class(m, "Model");
+  model_class.def_property_readonly("file", [](const PyModel& self) { return self.model.file(); })
       .def_property_readonly("dofs", [](const PyModel& self) { return self.model.dof_names(); })
       .def_property_readonly("dof_count",
                              [](const PyModel& self) { return self.model.dof_count(); })
@@ -784,6 +773,7 @@ PYBIND11_MODULE(_skograph, m) {
                "': " + std::to_string(self.model.dof_count()) + " dofs" +
                (self.model.is_closed_chain() ? ", closed chain>" : ">");
       });
+  bind_operators(model_class);
 
   m.def("load_model", &load, py::arg("path"), py::arg("strict") = false,
         py::arg("independent") = py::none(), py::arg("loops") = py::none(),

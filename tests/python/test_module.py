@@ -340,6 +340,43 @@ class Kinematics(unittest.TestCase):
             model.jacobian(Q[0], "link7", frame="sideways")
 
 
+class Operators(unittest.TestCase):
+    """Issue 28: part II's operators are what `skograph operators --json` prints, and are M's:
+    M^-1 M = I, log det M, M = F D F*, the operational-space inertia the compliance's inverse."""
+
+    def test_the_calls_are_the_command_lines_json_and_the_mass_matrixs(self):
+        for name, state_name, frame in (("arm7.urdf", "arm7_state.json", "link7"),
+                                        ("stewart_platform.yaml", "stewart_platform_state.json", "platform")):
+            with self.subTest(model=name):
+                path, state_path = os.path.join(MODELS, name), os.path.join(MODELS, state_name)
+                report = json.loads(cli("operators", path, "--state", state_path, "--frames", frame,
+                                        "--json").stdout)
+                model = skograph.load_model(path)
+                state = model.read_state(state_path)
+                q = model.close(state["q"], state["qd"])[0]
+                ops = model.operators(q)
+                self.assertEqual(ops["dofs"], report["dofs"])
+                for key in ("M_inverse", "innovations_factor", "innovations_inverse"):
+                    self.assertTrue(close(ops[key], report[key], 1e-12), key)
+                self.assertAlmostEqual(ops["log_det_M"], report["log_det_M"], places=10)
+                self.assertEqual(len(ops["D"]), len(report["D"]))
+                mass = model.reduced_mass_matrix(q) if model.is_closed_chain else model.mass_matrix(q)
+                n = mass.shape[0]
+                self.assertTrue(close(model.mass_inverse(q) @ mass, np.eye(n), 1e-9))
+                self.assertAlmostEqual(model.log_det_mass(q), np.linalg.slogdet(mass)[1], places=8)
+                F, D, F_inverse = model.innovations_factors(q)
+                self.assertTrue(close(F @ D @ F.T, mass, 1e-10))
+                self.assertTrue(close(F @ F_inverse, np.eye(n), 1e-10))
+                space = model.operational_space(q, [frame])[frame]
+                J = model.reduced_jacobian(q, frame)
+                self.assertTrue(close(space["compliance"], J @ np.linalg.solve(mass, J.T), 1e-9))
+                self.assertTrue(close(space["compliance"], report["operational_space_compliance"][frame], 1e-12))
+                if space["inertia"] is None:
+                    self.assertIsNone(report["operational_space"][frame])
+                else:
+                    self.assertTrue(close(space["inertia"] @ space["compliance"], np.eye(6), 1e-7))
+
+
 def export_paths(model_name, state_name, prefix, files):
     """The example model and state, and the files of an export into a fresh folder of WORK."""
     folder = os.path.join(WORK, prefix + "_" + model_name.replace(".", "_"))

@@ -1,0 +1,85 @@
+// Model.operators, mass_inverse, log_det_mass, innovations_factors and operational_space: the
+// operators of part II at one configuration (io/model_operators.hpp), as `skograph operators`.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include "py_model.hpp"
+#include "skograph/io/model_operators.hpp"
+
+namespace py = pybind11;
+
+namespace skograph::python {
+
+void bind_operators(ModelClass& model_class) {
+  model_class
+      .def(
+          "operators",
+          [](PyModel& self, const Eigen::VectorXd& q) {
+            const ModelOperators ops = model_operators(self.model, *self.data, q);
+            py::dict result;
+            result["dofs"] = ops.dofs;
+            result["log_det_M"] = ops.log_det_mass;
+            result["M_inverse"] = ops.mass_inverse;
+            result["innovations_factor"] = ops.innovations_factor;
+            result["innovations_inverse"] = ops.innovations_inverse;
+            result["innovations_inertia"] = ops.innovations_inertia;
+            result["D"] = ops.joint_blocks;
+            result["D_dofs"] = ops.joint_block_dofs;
+            return result;
+          },
+          py::arg("q"),
+          "Part II's operators at q (1-D, dofs; closed chains are closed first), as `skograph "
+          "operators --json`: {'dofs': the rows and columns (a closed chain's independent dofs: "
+          "these are of M_R = X* M X), 'log_det_M': float (Eq. 53), 'M_inverse': (n, n) by the "
+          "innovations factorization (Eq. 51, M never inverted), 'innovations_factor': F = "
+          "[I + H A K] with M = F D F* (Eq. 49), 'innovations_inverse': F^-1 = [I - H psi K] "
+          "(Eq. 50), 'innovations_inertia': D (n, n), 'D': [D(k) per joint in dof order], "
+          "'D_dofs': [the dof names of each block]}. skograph.Error when M is singular at q")
+      .def(
+          "mass_inverse",
+          [](PyModel& self, const Eigen::VectorXd& q) {
+            return model_operators(self.model, *self.data, q).mass_inverse;
+          },
+          py::arg("q"),
+          "M^-1 (n, n) at q by the innovations factorization (part II Eq. 51), never inverting M; "
+          "closed chains: M_R^-1 over the independent dofs")
+      .def(
+          "log_det_mass",
+          [](PyModel& self, const Eigen::VectorXd& q) {
+            return model_operators(self.model, *self.data, q).log_det_mass;
+          },
+          py::arg("q"), "log det M at q = sum of log det D(k) (part II Eq. 53); closed chains: M_R")
+      .def(
+          "innovations_factors",
+          [](PyModel& self, const Eigen::VectorXd& q) {
+            const ModelOperators ops = model_operators(self.model, *self.data, q);
+            return py::make_tuple(ops.innovations_factor, ops.innovations_inertia,
+                                  ops.innovations_inverse);
+          },
+          py::arg("q"),
+          "(F, D, F_inverse), each (n, n): M = F D F* with F = [I + H A K] unit triangular "
+          "(ancestors first in the file's order) and D block diagonal (part II Lemma 11, Eq. "
+          "49-50). Not CHOLMOD's L L* (Model.factor), which has F's pattern but other values")
+      .def(
+          "operational_space",
+          [](PyModel& self, const Eigen::VectorXd& q, const std::vector<std::string>& frames) {
+            const std::vector<OperationalSpace> spaces =
+                operational_space(self.model, *self.data, q, frames);
+            py::dict result;
+            for (std::size_t f = 0; f < frames.size(); ++f) {
+              py::dict entry;
+              entry["compliance"] = spaces[f].compliance;
+              entry["inertia"] =
+                  spaces[f].has_inertia ? py::cast(spaces[f].inertia) : py::object(py::none());
+              result[py::str(frames[f])] = entry;
+            }
+            return result;
+          },
+          py::arg("q"), py::arg("frames"),
+          "{frame: {'compliance': J M^-1 J* (6, 6), 'inertia': its inverse (6, 6), or None where "
+          "the frame has fewer than six independent directions of motion}} at q, J the frame's "
+          "Jacobian in world axes about its origin ([angular; linear] rows, as Model.jacobian; "
+          "closed chains J X with M_R), part II Eq. 59-60");
+}
+
+}  // namespace skograph::python
