@@ -67,7 +67,8 @@ OperatorsArguments parse_arguments(const std::vector<std::string>& args) {
 void write_rows(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
   for (Eigen::Index i = 0; i < matrix.rows(); ++i) {
     text << "   ";
-    for (Eigen::Index j = 0; j < matrix.cols(); ++j) text << " " << std::setw(12) << matrix(i, j);
+    for (Eigen::Index j = 0; j < matrix.cols(); ++j)
+      text << " " << std::setw(12) << matrix(i, j) + 0.0;  // no "-0"
     text << "\n";
   }
 }

@@ -127,9 +127,11 @@ std::vector<OperationalSpace> operational_space(const Model& model, ModelData& d
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(space.compliance);
     const Eigen::VectorXd& values = eigen.eigenvalues();
     space.has_inertia = values(5) > 0.0 && values(0) > 1e-12 * values(5);
-    if (space.has_inertia)
+    if (space.has_inertia) {
       space.inertia = eigen.eigenvectors() * values.cwiseInverse().asDiagonal() *
                       eigen.eigenvectors().transpose();
+      space.inertia = 0.5 * (space.inertia + space.inertia.transpose());  // exactly symmetric
+    }
     result.push_back(std::move(space));
   }
   return result;
