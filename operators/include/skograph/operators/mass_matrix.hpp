@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "skograph/operators/block_buffer.hpp"
+#include "skograph/operators/inverse_dynamics.hpp"
 #include "skograph/operators/sko_model.hpp"
 
 namespace skograph {
@@ -40,5 +41,51 @@ void composite_body_inertias(const SkoModel& model, CompositeInertiaWorkspace& w
 // `mass` is resized (allocating) only when its size differs from the number of hinge dofs.
 void mass_matrix(const SkoModel& model, CompositeInertiaWorkspace& workspace,
                  Eigen::MatrixXd& mass);
+
+// The two other O(N^2) ways to the mass matrix of the serial-chain paper (section 3), generalized
+// to SKO trees and forests, for comparison with Algorithm 4.2 above (tests check all three agree;
+// `skograph bench --algo mass-direct|mass-symmetry|mass-sko` times them):
+//   mass_matrix_direct    "Direct Method": column j of M is the Newton-Euler inverse dynamics
+//                         T = H A M A* H* e_j (thetadot = 0, a = b = 0, Eq. 23), N calls of O(N).
+//   mass_matrix_symmetry  "Symmetry Based Method": with only dof j of node k accelerating, the
+//                         nodes outside k's subtree stay at rest, so the Newton-Euler sweeps over
+//                         that subtree alone give the column's entries M(i, j) of every node i in
+//                         it; the entries of k's ancestors are those rows' own columns (M = M*).
+//                         O(size of the subtree) per column: O(N * depth) in all.
+struct MassMatrixMethodsWorkspace {
+  explicit MassMatrixMethodsWorkspace(const SkoStructure& structure);
+  Eigen::VectorXd zero_hinge, unit_hinge, zero_node;  // inputs of the direct method's calls
+  Eigen::VectorXd acceleration, force;                // alpha, f of one column, node layout
+  InverseDynamicsWorkspace inverse_dynamics;
+};
+void mass_matrix_direct(const SkoModel& model, MassMatrixMethodsWorkspace& workspace,
+                        Eigen::MatrixXd& mass);
+void mass_matrix_symmetry(const SkoModel& model, MassMatrixMethodsWorkspace& workspace,
+                          Eigen::MatrixXd& mass);
+
+// Inverse dynamics by composite body inertias (serial-chain paper, Lemma 3.2, on trees): with
+// x = H* thetaddot + a (plus the base acceleration at the bases) and alpha = A* x,
+//   f = A (M alpha + b) = R alpha + z,   z(k) = b(k) + sum_{children c} A(k, c) [z(c) + R(c) x(c)]
+// (A M A* = R A* + A~ R by part II Lemma 4, Eq. 17, so the lemma's y = A~ R x, plus A b for the
+// gyroscopic forces the lemma leaves out), T = H f. The tips-to-base sweep for z and the
+// base-to-tips sweep for alpha do not depend on each other (the lemma's point: they can run in
+// parallel); R comes from composite_body_inertias. Same inputs and result as inverse_dynamics
+// (operators/inverse_dynamics.hpp) without thetadot (V is not needed for T). O(N); no allocation.
+struct CompositeInverseDynamicsWorkspace {
+  explicit CompositeInverseDynamicsWorkspace(const SkoStructure& structure);
+  CompositeInertiaWorkspace composite;
+  Eigen::VectorXd motion;        // x = H* thetaddot + a, node layout
+  Eigen::VectorXd acceleration;  // alpha = A* x
+  Eigen::VectorXd correction;    // z
+  Eigen::VectorXd force;         // f = R alpha + z
+  Eigen::VectorXd generalized_force;
+  std::vector<int> base_offset;  // as InverseDynamicsWorkspace
+  int base_acceleration_size = 0;
+};
+const Eigen::VectorXd& inverse_dynamics_by_composite_inertias(
+    const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetaddot,
+    const Eigen::Ref<const Eigen::VectorXd>& a, const Eigen::Ref<const Eigen::VectorXd>& b,
+    const Eigen::Ref<const Eigen::VectorXd>& base_acceleration,
+    CompositeInverseDynamicsWorkspace& workspace);
 
 }  // namespace skograph
