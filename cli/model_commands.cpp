@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <optional>
+#include "bench_algorithms.hpp"
 #include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
 #include "skograph/io/model.hpp"
@@ -38,7 +39,7 @@ constexpr const char* kDynamicsUsage =
 constexpr int kDenseMassDofs = 2000;
 constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
-    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba [--solver embedding|multipliers] "
+    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|ALGO [--solver embedding|multipliers] "
     "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 
 // The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.
@@ -204,23 +205,6 @@ int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
   if (model.is_closed_chain()) return run_closed_dynamics(args, model, out);
   return run_tree_dynamics(args, model, out);
 }
-// Median wall time per call of `call`: batches of calls long enough (>= 0.2 ms) for the clock,
-// `reps` batches, the median batch divided by its size.
-template <class Call>
-double median_ns_per_call(int reps, Call call) {
-  using Clock = std::chrono::steady_clock;
-  auto batch_seconds = [&](long calls) {
-    const auto start = Clock::now();
-    for (long i = 0; i < calls; ++i) call();
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  long calls = 1;
-  while (batch_seconds(calls) < 2e-4 && calls < (1L << 30)) calls *= 2;
-  std::vector<double> per_call(static_cast<size_t>(reps));
-  for (double& t : per_call) t = batch_seconds(calls) * 1e9 / static_cast<double>(calls);
-  std::nth_element(per_call.begin(), per_call.begin() + reps / 2, per_call.end());
-  return per_call[static_cast<size_t>(reps / 2)];
-}
 
 // A generic state: every coordinate, rate and input nonzero and distinct.
 struct BenchState {
@@ -333,10 +317,15 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     }
   }
   if (file.empty()) throw UsageError(std::string("no MODEL given (") + kBenchUsage + ")");
-  if (algo != "id" && algo != "fd" && algo != "mass" && algo != "fd-crba")
+  const std::vector<std::string>& family = family_algorithms();
+  const bool in_family = std::ranges::find(family, algo) != family.end();
+  if (algo != "id" && algo != "fd" && algo != "mass" && algo != "fd-crba" && !in_family) {
+    std::string expected = "id, fd, mass, fd-crba";
+    for (const std::string& name : family) expected += ", " + name;
     throw UsageError(
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
-        " (expected id, fd, mass or fd-crba)");
+        " (expected " + expected + ")");
+  }
   if (solver && algo != "fd") throw UsageError("--solver applies to --algo fd only");
 
   const Model loaded = load_model(file, options);
@@ -344,6 +333,10 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   const bool closed = loaded.is_closed_chain();
   double ns = 0.0, sink = 0.0;  // sink keeps the calls observable
   int n = 0, independent_count = 0;
+  if (closed && in_family)
+    throw UsageError(file + ": --algo " + algo +
+                     " runs on trees (the SKO model of the spanning tree is not the closed "
+                     "chain's); closed chains take id, fd, mass or fd-crba");
   if (closed) {
     const ClosedChainModel& model = *loaded.closed_chain();
     ClosedChainData data(model);
@@ -360,7 +353,8 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     }
   } else {
     const RigidBodyModel& model = loaded.tree();
-    if ((algo == "mass" || algo == "fd-crba") && model.dof_count() > kDenseLimit)
+    if ((algo == "mass" || algo == "fd-crba" || family_builds_dense_matrix(algo)) &&
+        model.dof_count() > kDenseLimit)
       throw UsageError(file + ": --algo " + algo + " builds a dense mass matrix, and " +
                        std::to_string(model.dof_count()) + " dofs are too many for it (at most " +
                        std::to_string(kDenseLimit) + "; id and fd are O(N))");
@@ -368,7 +362,9 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     n = model.dof_count();
     BenchState state(n);
     independent_count = n;
-    ns = bench_tree(model, data, state, algo, reps, sink);
+    ns = in_family ? bench_family(model, data, state.q, state.qd, state.qdd, state.tau,
+                                  state.gravity, algo, reps, sink)
+                   : bench_tree(model, data, state, algo, reps, sink);
   }
   if (!std::isfinite(sink))
     throw UsageError(file + ": the dynamics are not finite (singular mass matrix?)");

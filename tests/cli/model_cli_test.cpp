@@ -151,7 +151,11 @@ TEST(ModelCli, DynamicsOfAPendulumMatchesTheClosedForm) {
 }
 
 TEST(ModelCli, BenchReportsAPositiveMedianForEachAlgorithm) {
-  for (const std::string algo : {"id", "fd", "mass", "fd-crba"}) {
+  // The world-frame recursions and the serial-chain paper's families on the SKO model (issue 28).
+  for (const std::string algo :
+       {"id", "fd", "mass", "fd-crba", "id-sko", "id-composite", "mass-sko", "mass-direct",
+        "mass-symmetry", "fd-direct", "fd-symmetry", "fd-sko-crba", "fd-innovations", "fd-cg",
+        "fd-pcg", "fd-sko"}) {
     const CliRun run =
         run_cli("bench " + example("arm7.urdf") + " --algo " + algo + " --reps 3 --json");
     ASSERT_EQ(run.status, 0) << run.err;
@@ -298,6 +302,9 @@ TEST(ModelCli, BadStatesAndBadUsageAreOneLineAndExitStatusTwo) {
   expect_bad_input("dynamics " + model + " --state /nonexistent/s.json", "/nonexistent/s.json", 0,
                    "cannot open");
   expect_bad_input("bench " + model + " --algo crba", "bench", 0, "unknown --algo 'crba'");
+  expect_bad_input("bench " + model + " --algo crba", "bench", 0, "mass-symmetry");
+  expect_bad_input("bench " + example("fourbar.yaml") + " --algo fd-innovations", "bench", 0,
+                   "runs on trees");
   expect_bad_input("bench " + model + " --algo id --reps 0", "bench", 0,
                    "--reps must be an integer");
   expect_bad_input("dynamics " + model + " --frobnicate", "dynamics", 0, "unknown option");
