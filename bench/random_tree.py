@@ -5,6 +5,7 @@ joints about random axes, random origins and inertias, joints in shuffled order 
 list them) or as a DOT digraph (edges in shuffled order).
 
     random_tree.py urdf N [SEED] > tree.urdf
+    random_tree.py chain N [SEED] > chain.urdf   (a serial chain: body k's parent is body k-1)
     random_tree.py dot N [SEED] > tree.dot
 """
 import random
@@ -15,8 +16,8 @@ def parents(n, rnd):
     return [rnd.randrange(0, k) if k > 0 else -1 for k in range(n)]
 
 
-def urdf(n, rnd, out):
-    parent = parents(n, rnd)
+def urdf(n, rnd, out, chain=False):
+    parent = [k - 1 for k in range(n)] if chain else parents(n, rnd)
     out.write(f'<robot name="random_tree_{n}">\n<link name="base"/>\n')
     for k in range(n):
         m = rnd.uniform(0.5, 2.0)
@@ -51,7 +52,10 @@ def dot(n, rnd, out):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('urdf', 'dot'):
-        sys.exit('usage: random_tree.py urdf|dot N [SEED]')
+    if len(sys.argv) < 3 or sys.argv[1] not in ('urdf', 'chain', 'dot'):
+        sys.exit('usage: random_tree.py urdf|chain|dot N [SEED]')
     generator = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
-    (urdf if sys.argv[1] == 'urdf' else dot)(int(sys.argv[2]), generator, sys.stdout)
+    if sys.argv[1] == 'dot':
+        dot(int(sys.argv[2]), generator, sys.stdout)
+    else:
+        urdf(int(sys.argv[2]), generator, sys.stdout, chain=sys.argv[1] == 'chain')
