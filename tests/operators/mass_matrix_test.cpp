@@ -74,5 +74,45 @@ TEST(MassMatrix, UnrelatedNodePairsGiveZeroBlocksAndOutputIsResized) {
   EXPECT_LT(relative_error(mass, testing_support::dense_mass_matrix(model)), 1e-10);
 }
 
+// Part II section 4.2 prints the mass matrix's block pattern for the canonical tree of part I
+// Fig. 2c (parent(1) = 3, parent(2) = 4, parent(3) = parent(4) = parent(5) = 6, parent(6) = 7,
+// 1-based): zero blocks exactly for the unrelated pairs. Random node dimensions 1..9 with at least
+// one hinge dof each, every method of computing M.
+TEST(MassMatrix, HasThePatternPartIIPrintsForTheCanonicalTreeOfFigure2c) {
+  const std::vector<std::string> printed = testing_support::pattern_rows(
+      "X.X..XX"
+      ".X.X.XX"
+      "X.X..XX"
+      ".X.X.XX"
+      "....XXX"
+      "XXXXXXX"
+      "XXXXXXX",
+      7);
+  const std::vector<int> parent = {2, 3, 5, 5, 5, 6, Forest::kNone};
+  for (int trial = 0; trial < 5; ++trial) {
+    std::mt19937 rng(2600 + trial);
+    std::vector<int> dims(7), hinge(7);
+    for (int k = 0; k < 7; ++k) {
+      dims[k] = 1 + static_cast<int>(rng() % 9);
+      hinge[k] = 1 + static_cast<int>(rng() % dims[k]);
+    }
+    auto structure = std::make_shared<const SkoStructure>(Forest(parent), dims, hinge);
+    SkoModel model(structure);
+    for (int k = 0; k < 7; ++k) {
+      if (parent[k] != Forest::kNone)
+        model.weight(k) = testing_support::random_matrix(dims[parent[k]], dims[k], rng);
+      model.hinge_map(k) = testing_support::random_matrix(hinge[k], dims[k], rng);
+      model.inertia(k) = testing_support::random_spd(dims[k], rng);
+    }
+    CompositeInertiaWorkspace workspace(model.structure());
+    Eigen::MatrixXd mass;
+    mass_matrix(model, workspace, mass);
+    EXPECT_EQ(testing_support::block_pattern(mass, structure->hinge, structure->hinge), printed);
+    EXPECT_EQ(testing_support::block_pattern(testing_support::dense_mass_matrix(model),
+                                             structure->hinge, structure->hinge, 1e-12),
+              printed);
+  }
+}
+
 }  // namespace
 }  // namespace skograph
