@@ -1,6 +1,7 @@
 #include "bench_algorithms.hpp"
 
 #include <Eigen/Cholesky>
+#include <span>
 
 #include "skograph/operators/forward_dynamics.hpp"
 #include "skograph/operators/forward_dynamics_alternatives.hpp"

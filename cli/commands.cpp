@@ -33,7 +33,7 @@ struct CommandHelp {
 };
 constexpr CommandHelp kCommands[] = {
     {"graph",
-     "  graph FILE [--json] [--loops LOOPS.yaml]\n"
+     "  graph FILE [--json] [--adjacency A.mtx] [--loops LOOPS.yaml]\n"
      "                        analyze a digraph (.dot, .gv) or a model's standard digraph\n"},
     {"dynamics",
      "  dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none]\n"
@@ -138,11 +138,11 @@ bool asks_for_help(const std::vector<std::string>& args) {
 // option's value.
 std::string input_file(const std::vector<std::string>& args) {
   static const char* const kValued[] = {
-      "--state",  "--t",      "--dt",        "--out",         "--mass",  "--factor",
-      "--perm",   "--kernel", "--resolvent", "--ordering",    "--what",  "--matrix",
-      "--format", "--size",   "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
-      "--rtol",   "--atol",   "--method",    "--independent", "--loops", "--frames",
-      "--solver"};
+      "--state",  "--t",        "--dt",        "--out",         "--mass",  "--factor",
+      "--perm",   "--kernel",   "--resolvent", "--ordering",    "--what",  "--matrix",
+      "--format", "--size",     "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
+      "--rtol",   "--atol",     "--method",    "--independent", "--loops", "--frames",
+      "--solver", "--adjacency"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

@@ -358,6 +358,13 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
       throw UsageError(file + ": --algo " + algo + " builds a dense mass matrix, and " +
                        std::to_string(model.dof_count()) + " dofs are too many for it (at most " +
                        std::to_string(kDenseLimit) + "; id and fd are O(N))");
+    if (model.dof_count() == 0) throw UsageError(file + ": the model has no dofs to time");
+    // The SKO family's forward dynamics solve with M, which a joint moving no mass leaves
+    // singular (the world-frame fd prescribes zero acceleration there instead).
+    if (in_family && algo.starts_with("fd-") && !loaded.massless_joints().empty())
+      throw UsageError(file + ": --algo " + algo + " solves with M, which is singular (joint '" +
+                       loaded.mechanism().joints[loaded.massless_joints().front()].name +
+                       "' moves no mass)");
     RigidBodyData data(model);
     n = model.dof_count();
     BenchState state(n);

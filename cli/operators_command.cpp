@@ -90,12 +90,12 @@ int operators_command(const std::vector<std::string>& arguments, std::ostream& o
     const ClosedState closed =
         close_state(model, data, order.vector(state.q), order.vector(state.qd));
     operators = model_operators(model, data, closed.q);
-    if (!frames.empty()) spaces = operational_space(model, data, closed.q, frames);
+    spaces = operational_space(model, data, closed.q, frames, operators.mass_inverse);
     close_state(model, data, closed.q, closed.qd);  // data.independent at the state
   } catch (const InputError&) {
     throw;
   } catch (const SingularMassMatrixError& e) {
-    throw UsageError(args.file + ": " + e.what() + " at this state");
+    throw UsageError(args.file + ": " + e.what());
   } catch (const Error& e) {  // cannot close, singular configuration
     throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
@@ -129,7 +129,8 @@ int operators_command(const std::vector<std::string>& arguments, std::ostream& o
 
   std::ostringstream text;
   text << std::setprecision(6);
-  text << "skograph operators " << args.file << ": " << operators.dofs.size() << " dofs";
+  text << "skograph operators " << args.file << ": " << operators.dofs.size()
+       << (operators.dofs.size() == 1 ? " dof" : " dofs");
   if (model.is_closed_chain())
     text << " (the independent of " << model.dof_count()
          << "; the constraint-embedded model, M_R = X* M X)";

@@ -1,5 +1,8 @@
 #include "skograph/graph/numbering.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace skograph {
 
 Permutation canonical_numbering(const Forest& forest) {
@@ -74,6 +77,53 @@ Eigen::SparseMatrix<double> adjacency_matrix(const Forest& forest) {
     if (forest.parent(k) != Forest::kNone) s.insert(forest.parent(k), k) = 1.0;
   s.makeCompressed();
   return s;
+}
+
+// Part I Eq. 2: A(i, j) = 1 for each edge i -> j.
+Eigen::SparseMatrix<double> adjacency_matrix(const Digraph& graph) {
+  const int n = graph.node_count();
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(graph.edges().size());
+  for (const auto& [from, to] : graph.edges()) entries.emplace_back(from, to, 1.0);
+  Eigen::SparseMatrix<double> a(n, n);
+  // Parallel edges: one entry of 1, not their count.
+  a.setFromTriplets(entries.begin(), entries.end(), [](double, double) { return 1.0; });
+  return a;
+}
+
+// Part I Eq. 12: the weight of edge i -> j at block (i, j).
+Eigen::SparseMatrix<double> bwa_matrix(const Digraph& graph, const std::vector<int>& dims,
+                                       const std::vector<Eigen::MatrixXd>& weights) {
+  const int n = graph.node_count();
+  if (static_cast<int>(dims.size()) != n || weights.size() != graph.edges().size())
+    throw std::invalid_argument("bwa_matrix: one dimension per node and one weight per edge");
+  std::vector<int> offset(static_cast<std::size_t>(n) + 1, 0);
+  for (int k = 0; k < n; ++k) {
+    if (dims[static_cast<std::size_t>(k)] < 0)
+      throw std::invalid_argument("bwa_matrix: a negative dimension");
+    offset[static_cast<std::size_t>(k) + 1] =
+        offset[static_cast<std::size_t>(k)] + dims[static_cast<std::size_t>(k)];
+  }
+  std::vector<Eigen::Triplet<double>> entries;
+  for (std::size_t e = 0; e < weights.size(); ++e) {
+    const auto [from, to] = graph.edges()[e];
+    const Eigen::MatrixXd& w = weights[e];
+    if (w.rows() != dims[static_cast<std::size_t>(from)] ||
+        w.cols() != dims[static_cast<std::size_t>(to)])
+      throw std::invalid_argument("bwa_matrix: weight " + std::to_string(e + 1) + " is " +
+                                  std::to_string(w.rows()) + " x " + std::to_string(w.cols()) +
+                                  ", its edge's blocks " +
+                                  std::to_string(dims[static_cast<std::size_t>(from)]) + " x " +
+                                  std::to_string(dims[static_cast<std::size_t>(to)]));
+    for (Eigen::Index c = 0; c < w.cols(); ++c)
+      for (Eigen::Index r = 0; r < w.rows(); ++r)
+        if (w(r, c) != 0.0)
+          entries.emplace_back(offset[static_cast<std::size_t>(from)] + static_cast<int>(r),
+                               offset[static_cast<std::size_t>(to)] + static_cast<int>(c), w(r, c));
+  }
+  Eigen::SparseMatrix<double> bwa(offset.back(), offset.back());
+  bwa.setFromTriplets(entries.begin(), entries.end());
+  return bwa;
 }
 
 }  // namespace skograph

@@ -32,16 +32,8 @@ Eigen::MatrixXd in_rows(const Eigen::MatrixXd& hinge_layout, const std::vector<i
   return result;
 }
 
-// M^-1 of the exported model in its rows, by Eq. 51 (operators/innovations.hpp).
-Eigen::MatrixXd mass_inverse_in_rows(const ModelSko& exported) {
-  ForwardDynamicsWorkspace workspace(exported.sko->structure_ptr());
-  Eigen::MatrixXd inverse;
-  mass_matrix_inverse(*exported.sko, workspace, inverse);
-  return in_rows(inverse, hinge_rows_of(exported));
-}
-
 // M^-1 and the innovations factors need every D(k) invertible: a joint that moves no mass (every
-// link below it massless) leaves M singular.
+// link below it massless) leaves M singular at every configuration.
 void require_invertible_mass(const Model& model) {
   if (model.massless_joints().empty()) return;
   throw SingularMassMatrixError(-1,
@@ -50,91 +42,160 @@ void require_invertible_mass(const Model& model) {
                                     "' moves no mass: every link below it is massless)");
 }
 
+void require_dense_size(const Model& model) {
+  if (model.dof_count() <= kOperatorsDofLimit) return;
+  throw Error("M^-1 and the innovations factors are dense " + std::to_string(model.dof_count()) +
+              " x " + std::to_string(model.dof_count()) + " matrices; at most " +
+              std::to_string(kOperatorsDofLimit) + " dofs");
+}
+
+// The SKO model at q, checked; a singular D(k) of node k named by its joint (trees: the tree's
+// node k is the mechanism's joint k; closed chains: the first member of the embedded node).
+template <class Compute>
+auto on_exported_model(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                       Compute compute) {
+  require_invertible_mass(model);
+  const ModelSko exported = model_sko(model, data, q, true);
+  try {
+    return compute(exported);
+  } catch (const SingularMassMatrixError& e) {
+    int joint = e.node();
+    if (joint >= 0 && model.is_closed_chain())
+      joint = data.closed_chain()->structure->members(joint).front();
+    if (joint < 0) throw;
+    throw SingularMassMatrixError(
+        joint, "the mass matrix is singular at this configuration (joint '" +
+                   model.mechanism().joints[static_cast<std::size_t>(joint)].name +
+                   "': its D = H P H* is singular)");
+  }
+}
+
+Eigen::MatrixXd mass_inverse_in_rows(const ModelSko& exported) {
+  ForwardDynamicsWorkspace workspace(exported.sko->structure_ptr());
+  Eigen::MatrixXd inverse;
+  mass_matrix_inverse(*exported.sko, workspace, inverse);
+  return in_rows(inverse, hinge_rows_of(exported));
+}
+
 }  // namespace
 
 // Part II section 6: Lemma 11 (Eq. 49-51) and Corollary 6.1 (Eq. 53) on the model's SKO model.
 ModelOperators model_operators(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
-  require_invertible_mass(model);
-  const ModelSko exported = model_sko(model, data, q, true);
-  const SkoModel& sko = *exported.sko;
-  const std::vector<int> rows = hinge_rows_of(exported);
-  ModelOperators result;
-  result.dofs = exported.row_names;
-  ArticulatedBodyWorkspace workspace(sko.structure_ptr());
-  InnovationsFactors factors;
-  innovations_factors(sko, workspace, factors);
-  result.innovations_factor = in_rows(factors.newton_euler_factor, rows);
-  result.innovations_inverse = in_rows(factors.inverse_factor, rows);
-  result.innovations_inertia = in_rows(factors.innovations_inertia, rows);
-  result.log_det_mass = mass_matrix_log_determinant(sko, workspace);
-  result.mass_inverse = mass_inverse_in_rows(exported);
-  // D(k) per node with hinge entries, ordered by the first row its entries take.
-  const SkoStructure& structure = sko.structure();
-  std::vector<int> nodes;
-  for (int k = 0; k < sko.size(); ++k)
-    if (structure.hinge.dim(k) > 0) nodes.push_back(k);
-  const auto first_row = [&](int k) {
-    int first = rows[static_cast<std::size_t>(structure.hinge.offset(k))];
-    for (int d = 1; d < structure.hinge.dim(k); ++d)
-      first = std::min(first, rows[static_cast<std::size_t>(structure.hinge.offset(k) + d)]);
-    return first;
-  };
-  std::ranges::sort(nodes, {}, first_row);
-  for (const int k : nodes) {
-    // The block in the rows' order: its entries sorted by row.
-    std::vector<int> entries(static_cast<std::size_t>(structure.hinge.dim(k)));
-    std::iota(entries.begin(), entries.end(), 0);
-    std::ranges::sort(entries, {}, [&](int d) {
+  require_dense_size(model);
+  return on_exported_model(model, data, q, [&](const ModelSko& exported) {
+    const SkoModel& sko = *exported.sko;
+    const std::vector<int> rows = hinge_rows_of(exported);
+    ModelOperators result;
+    result.dofs = exported.row_names;
+    ForwardDynamicsWorkspace forward(sko.structure_ptr());
+    ArticulatedBodyWorkspace& workspace = forward.articulated;
+    InnovationsFactors factors;
+    innovations_factors(sko, workspace, factors);  // the Riccati quantities first
+    result.innovations_factor = in_rows(factors.newton_euler_factor, rows);
+    result.innovations_inverse = in_rows(factors.inverse_factor, rows);
+    result.innovations_inertia = in_rows(factors.innovations_inertia, rows);
+    double log_det = 0.0;
+    for (int k = 0; k < sko.size(); ++k) log_det += innovations_log_determinant(workspace, k);
+    result.log_det_mass = log_det;
+    Eigen::MatrixXd inverse;
+    mass_matrix_inverse(sko, forward, inverse);
+    result.mass_inverse = in_rows(inverse, rows);
+    // D(k) per node with hinge entries, ordered by the first row its entries take.
+    const SkoStructure& structure = sko.structure();
+    std::vector<int> nodes;
+    for (int k = 0; k < sko.size(); ++k)
+      if (structure.hinge.dim(k) > 0) nodes.push_back(k);
+    const auto row_of = [&](int k, int d) {
       return rows[static_cast<std::size_t>(structure.hinge.offset(k) + d)];
-    });
-    const auto block = workspace.innovations_inertia[k];
-    const auto size = static_cast<Eigen::Index>(entries.size());
-    Eigen::MatrixXd sorted(size, size);
-    std::vector<std::string> names;
-    for (Eigen::Index i = 0; i < size; ++i) {
-      for (Eigen::Index j = 0; j < size; ++j)
-        sorted(i, j) =
-            block(entries[static_cast<std::size_t>(i)], entries[static_cast<std::size_t>(j)]);
-      names.push_back(result.dofs[static_cast<std::size_t>(rows[static_cast<std::size_t>(
-          structure.hinge.offset(k) + entries[static_cast<std::size_t>(i)])])]);
+    };
+    const auto first_row = [&](int k) {
+      int first = row_of(k, 0);
+      for (int d = 1; d < structure.hinge.dim(k); ++d) first = std::min(first, row_of(k, d));
+      return first;
+    };
+    std::ranges::sort(nodes, {}, first_row);
+    for (const int k : nodes) {
+      // The block in the rows' order: its entries sorted by row.
+      std::vector<int> entries(static_cast<std::size_t>(structure.hinge.dim(k)));
+      std::iota(entries.begin(), entries.end(), 0);
+      std::ranges::sort(entries, {}, [&](int d) { return row_of(k, d); });
+      const auto block = workspace.innovations_inertia[k];
+      const auto size = static_cast<Eigen::Index>(entries.size());
+      Eigen::MatrixXd sorted(size, size);
+      std::vector<std::string> names;
+      for (Eigen::Index i = 0; i < size; ++i) {
+        const int di = entries[static_cast<std::size_t>(i)];
+        for (Eigen::Index j = 0; j < size; ++j)
+          sorted(i, j) = block(di, entries[static_cast<std::size_t>(j)]);
+        names.push_back(result.dofs[static_cast<std::size_t>(row_of(k, di))]);
+      }
+      result.joint_blocks.push_back(std::move(sorted));
+      result.joint_block_dofs.push_back(std::move(names));
     }
-    result.joint_blocks.push_back(std::move(sorted));
-    result.joint_block_dofs.push_back(std::move(names));
-  }
-  return result;
+    return result;
+  });
 }
 
-// Part II Eq. 59-60: B* Omega B = J M^-1 J*, here with the frame's Jacobian J (a frame need not
-// sit at a node's origin) and M^-1 by Eq. 51.
+// Part II Corollary 6.1, Eq. 53.
+double mass_log_determinant(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
+  return on_exported_model(model, data, q, [](const ModelSko& exported) {
+    ArticulatedBodyWorkspace workspace(exported.sko->structure_ptr());
+    return mass_matrix_log_determinant(*exported.sko, workspace);
+  });
+}
+
+// Part II Lemma 11, Eq. 51.
+Eigen::MatrixXd mass_matrix_inverse(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
+  require_dense_size(model);
+  return on_exported_model(model, data, q, mass_inverse_in_rows);
+}
+
+// Part II Eq. 59 with the frame's Jacobian J (a frame need not sit at a node's origin).
 std::vector<OperationalSpace> operational_space(const Model& model, ModelData& data,
                                                 const Eigen::VectorXd& q,
-                                                const std::vector<std::string>& frames) {
+                                                const std::vector<std::string>& frames,
+                                                const Eigen::MatrixXd& mass_inverse) {
+  std::vector<OperationalSpace> result;
+  if (frames.empty()) return result;
   std::vector<Eigen::MatrixXd> jacobians =
       frame_jacobians(model, data, q, frames, FrameAxes::kWorld);
   if (model.is_closed_chain()) {
     const Eigen::MatrixXd X = embedding_matrix(model, data, q);
     for (Eigen::MatrixXd& jacobian : jacobians) jacobian = jacobian * X;
   }
-  require_invertible_mass(model);
-  const Eigen::MatrixXd inverse = mass_inverse_in_rows(model_sko(model, data, q, true));
-  std::vector<OperationalSpace> result;
   for (const Eigen::MatrixXd& jacobian : jacobians) {
     OperationalSpace space;
-    space.compliance = jacobian * inverse * jacobian.transpose();
+    space.compliance = jacobian * mass_inverse * jacobian.transpose();
     space.compliance = 0.5 * (space.compliance + space.compliance.transpose());
-    // Full row rank of J <=> the compliance is positive definite; a relative bound on its
-    // eigenvalues tells a rank-deficient J from roundoff.
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(space.compliance);
-    const Eigen::VectorXd& values = eigen.eigenvalues();
-    space.has_inertia = values(5) > 0.0 && values(0) > 1e-12 * values(5);
-    if (space.has_inertia) {
-      space.inertia = eigen.eigenvectors() * values.cwiseInverse().asDiagonal() *
-                      eigen.eigenvectors().transpose();
-      space.inertia = 0.5 * (space.inertia + space.inertia.transpose());  // exactly symmetric
+    // Full row rank of J <=> the compliance is positive definite. Scaled to a unit diagonal
+    // (S C S, S = diag(C)^-1/2), its eigenvalues no longer mix radians and metres: a relative
+    // bound on them tells a rank-deficient J from roundoff.
+    const Eigen::VectorXd diagonal = space.compliance.diagonal();
+    if ((diagonal.array() > 0.0).all()) {
+      const Eigen::VectorXd scale = diagonal.cwiseSqrt().cwiseInverse();
+      const Eigen::MatrixXd scaled = scale.asDiagonal() * space.compliance * scale.asDiagonal();
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(scaled);
+      const Eigen::VectorXd& values = eigen.eigenvalues();
+      space.has_inertia = values(0) > 1e-10 * values(5);
+      if (space.has_inertia) {
+        // (S C S)^-1 = S^-1 C^-1 S^-1, so C^-1 = S (S C S)^-1 S.
+        space.inertia = scale.asDiagonal() * eigen.eigenvectors() *
+                        values.cwiseInverse().asDiagonal() * eigen.eigenvectors().transpose() *
+                        scale.asDiagonal();
+        space.inertia = 0.5 * (space.inertia + space.inertia.transpose());  // exactly symmetric
+      }
     }
     result.push_back(std::move(space));
   }
   return result;
+}
+
+std::vector<OperationalSpace> operational_space(const Model& model, ModelData& data,
+                                                const Eigen::VectorXd& q,
+                                                const std::vector<std::string>& frames) {
+  if (frames.empty()) return {};
+  for (const std::string& name : frames) model_frame(model, name);  // unknown: InputError first
+  return operational_space(model, data, q, frames, mass_matrix_inverse(model, data, q));
 }
 
 }  // namespace skograph

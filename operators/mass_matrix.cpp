@@ -64,10 +64,6 @@ void mass_matrix(const SkoModel& model, CompositeInertiaWorkspace& workspace,
   }
 }
 
-}  // namespace skograph
-
-namespace skograph {
-
 MassMatrixMethodsWorkspace::MassMatrixMethodsWorkspace(const SkoStructure& structure)
     : zero_hinge(Eigen::VectorXd::Zero(structure.hinge.total())),
       unit_hinge(Eigen::VectorXd::Zero(structure.hinge.total())),
@@ -133,10 +129,6 @@ void mass_matrix_symmetry(const SkoModel& model, MassMatrixMethodsWorkspace& wor
     }
   }
 }
-
-}  // namespace skograph
-
-namespace skograph {
 
 CompositeInverseDynamicsWorkspace::CompositeInverseDynamicsWorkspace(const SkoStructure& structure)
     : composite(structure),

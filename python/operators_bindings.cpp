@@ -28,8 +28,9 @@ void bind_operators(ModelClass& model_class) {
             return result;
           },
           py::arg("q"),
-          "Part II's operators at q (1-D, dofs; closed chains are closed first), as `skograph "
-          "operators --json`: {'dofs': the rows and columns (a closed chain's independent dofs: "
+          "Part II's operators at q (1-D, dofs; closed chains are closed first): the keys of "
+          "`skograph operators --json` other than the frames' (Model.operational_space), and "
+          "innovations_inertia: {'dofs': the rows and columns (a closed chain's independent dofs: "
           "these are of M_R = X* M X), 'log_det_M': float (Eq. 53), 'M_inverse': (n, n) by the "
           "innovations factorization (Eq. 51, M never inverted), 'innovations_factor': F = "
           "[I + H A K] with M = F D F* (Eq. 49), 'innovations_inverse': F^-1 = [I - H psi K] "
@@ -38,7 +39,7 @@ void bind_operators(ModelClass& model_class) {
       .def(
           "mass_inverse",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            return model_operators(self.model, *self.data, q).mass_inverse;
+            return mass_matrix_inverse(self.model, *self.data, q);
           },
           py::arg("q"),
           "M^-1 (n, n) at q by the innovations factorization (part II Eq. 51), never inverting M; "
@@ -46,7 +47,7 @@ void bind_operators(ModelClass& model_class) {
       .def(
           "log_det_mass",
           [](PyModel& self, const Eigen::VectorXd& q) {
-            return model_operators(self.model, *self.data, q).log_det_mass;
+            return mass_log_determinant(self.model, *self.data, q);
           },
           py::arg("q"), "log det M at q = sum of log det D(k) (part II Eq. 53); closed chains: M_R")
       .def(
@@ -57,8 +58,9 @@ void bind_operators(ModelClass& model_class) {
                                   ops.innovations_inverse);
           },
           py::arg("q"),
-          "(F, D, F_inverse), each (n, n): M = F D F* with F = [I + H A K] unit triangular "
-          "(ancestors first in the file's order) and D block diagonal (part II Lemma 11, Eq. "
+          "(F, D, F_inverse), each (n, n): M = F D F* with F = [I + H A K] (identity diagonal "
+          "blocks, F(i, k) nonzero only where joint i is an ancestor of joint k: triangular when "
+          "the file lists parents first) and D block diagonal (part II Lemma 11, Eq. "
           "49-50). Not CHOLMOD's L L* (Model.factor), which has F's pattern but other values")
       .def(
           "operational_space",
@@ -79,7 +81,7 @@ void bind_operators(ModelClass& model_class) {
           "{frame: {'compliance': J M^-1 J* (6, 6), 'inertia': its inverse (6, 6), or None where "
           "the frame has fewer than six independent directions of motion}} at q, J the frame's "
           "Jacobian in world axes about its origin ([angular; linear] rows, as Model.jacobian; "
-          "closed chains J X with M_R), part II Eq. 59-60");
+          "closed chains J X with M_R), part II Eq. 59");
 }
 
 }  // namespace skograph::python

@@ -7,6 +7,8 @@
 #include <Eigen/Cholesky>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "support/cli_support.hpp"
 
 namespace {
@@ -50,16 +52,24 @@ void check_against_dynamics(const std::string& model, const std::string& state,
   ASSERT_EQ(cholesky.info(), Eigen::Success);
   const Eigen::VectorXd diagonal = Eigen::MatrixXd(cholesky.matrixL()).diagonal();
   EXPECT_NEAR(ops["log_det_M"].get<double>(), 2.0 * diagonal.array().log().sum(), 1e-8);
-  // M = F D F* with D block diagonal from the "D" blocks in dof order.
+  // M = F D F* with D from the "D" blocks placed at their dofs ("D_dofs").
   Eigen::MatrixXd d = Eigen::MatrixXd::Zero(n, n);
-  Eigen::Index row = 0;
-  for (const Json& block : ops["D"]) {
-    const Eigen::MatrixXd b = matrix_of(block);
-    ASSERT_LE(row + b.rows(), n);
-    d.block(row, row, b.rows(), b.rows()) = b;
-    row += b.rows();
+  Eigen::Index placed = 0;
+  ASSERT_EQ(ops["D"].size(), ops["D_dofs"].size());
+  for (std::size_t b = 0; b < ops["D"].size(); ++b) {
+    const Eigen::MatrixXd block = matrix_of(ops["D"][b]);
+    std::vector<Eigen::Index> at;
+    for (const Json& name : ops["D_dofs"][b]) {
+      const auto found = std::find(ops["dofs"].begin(), ops["dofs"].end(), name);
+      ASSERT_NE(found, ops["dofs"].end());
+      at.push_back(found - ops["dofs"].begin());
+    }
+    ASSERT_EQ(static_cast<Eigen::Index>(at.size()), block.rows());
+    for (Eigen::Index i = 0; i < block.rows(); ++i)
+      for (Eigen::Index j = 0; j < block.cols(); ++j) d(at[i], at[j]) = block(i, j);
+    placed += block.rows();
   }
-  EXPECT_EQ(row, n);
+  EXPECT_EQ(placed, n);
   const Eigen::MatrixXd f = matrix_of(ops["innovations_factor"]);
   EXPECT_LT(difference(f * d * f.transpose(), mass), 1e-8);
   EXPECT_LT(difference(f * matrix_of(ops["innovations_inverse"]), identity), 1e-8);
@@ -97,6 +107,17 @@ TEST(OperatorsCli, TextNamesWhatItPrints) {
   for (const char* part : {"log det M", "M^-1", "innovations factor", "D = H P H*",
                            "operational space of coupler", "compliance"})
     EXPECT_NE(run.out.find(part), std::string::npos) << part;
+}
+
+TEST(OperatorsCli, ASingularMassMatrixIsOneLine) {
+  const std::string urdf = skograph::io_test::write_file("massless_tip.urdf", R"(<robot name="r">
+  <link name="base"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)");
+  expect_one_line_error(run_cli("operators " + urdf), "'j2' moves no mass");
 }
 
 TEST(OperatorsCli, BadInputIsOneLine) {

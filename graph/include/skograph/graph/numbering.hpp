@@ -4,9 +4,11 @@
 // A numbering is a Permutation: number[k] is the new 0-based index of node k.
 #pragma once
 
+#include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <vector>
 
+#include "skograph/graph/digraph.hpp"
 #include "skograph/graph/forest.hpp"
 
 namespace skograph {
@@ -34,5 +36,15 @@ Forest renumber(const Forest& forest, const Permutation& number);
 Eigen::SparseMatrix<double> permutation_matrix(const Permutation& number);
 // The adjacency matrix S of part I Eq. 7: S(parent(k), k) = 1.
 Eigen::SparseMatrix<double> adjacency_matrix(const Forest& forest);
+
+// The adjacency matrix of any digraph (part I Eq. 2, section 2): entry (i, j) = 1 when node j is a
+// child of node i (an edge i -> j), nodes in the digraph's (input) order; parallel edges give one
+// entry, a self-loop a diagonal one. Not only trees: loops, DAGs, several roots.
+Eigen::SparseMatrix<double> adjacency_matrix(const Digraph& graph);
+// The block weighted adjacency (BWA) matrix of any digraph (part I Eq. 12): node i owns a block of
+// dims[i] rows and columns, and block (i, j) is weights[e] (dims[i] x dims[j]) for the edge
+// e = i -> j of graph.edges() (parallel edges add). std::invalid_argument on mismatched sizes.
+Eigen::SparseMatrix<double> bwa_matrix(const Digraph& graph, const std::vector<int>& dims,
+                                       const std::vector<Eigen::MatrixXd>& weights);
 
 }  // namespace skograph

@@ -33,15 +33,24 @@ struct ModelOperators {
 };
 
 // Computes everything above at q (closed chains: closed first, as every call of io/model.hpp).
-// SingularMassMatrixError when M is singular at q (a joint that moves no mass; D(k) singular).
+// SingularMassMatrixError naming a joint when M is singular at q (a joint that moves no mass; a
+// singular D(k)); Error when the model has more than kOperatorsDofLimit dofs (the results are
+// dense N x N matrices: 5000 dofs take 1 GB).
+constexpr int kOperatorsDofLimit = 5000;
 ModelOperators model_operators(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+// log det M alone (Eq. 53): O(N), no dense matrix (trees: M; closed chains: M_R).
+double mass_log_determinant(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+// M^-1 alone (Eq. 51), rows as ModelOperators::dofs: O(N^2).
+Eigen::MatrixXd mass_matrix_inverse(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 
 // The operational-space compliance J M^-1 J* and inertia (J M^-1 J*)^-1 of a frame (part II
-// section 6.2, Eq. 59-60), J its 6 x dofs Jacobian in world axes about the frame's origin
+// section 6.2, Eq. 59, with the frame's own Jacobian instead of a node's pick-off: M^-1 dense, not
+// the Omega recursion of Eq. 60), J its 6 x dofs Jacobian in world axes about the frame's origin
 // (frame_jacobian with FrameAxes::kWorld, io/model_kinematics.hpp; closed chains J X in the
 // independent coordinates) and M^-1 from the innovations factorization. The inertia exists only
-// where J has full row rank (six independent directions of motion): `has_inertia` false, and
-// `inertia` empty, otherwise.
+// where J has full row rank (six independent directions of motion; decided on the compliance
+// scaled to a unit diagonal, so that the angular and linear units do not matter): `has_inertia`
+// false, and `inertia` empty, otherwise.
 struct OperationalSpace {
   Eigen::MatrixXd compliance;  // 6 x 6: [angular; linear] rows and columns
   Eigen::MatrixXd inertia;     // 6 x 6 when has_inertia
@@ -50,5 +59,10 @@ struct OperationalSpace {
 std::vector<OperationalSpace> operational_space(const Model& model, ModelData& data,
                                                 const Eigen::VectorXd& q,
                                                 const std::vector<std::string>& frames);
+// The same with M^-1 already at hand (ModelOperators::mass_inverse at the same q).
+std::vector<OperationalSpace> operational_space(const Model& model, ModelData& data,
+                                                const Eigen::VectorXd& q,
+                                                const std::vector<std::string>& frames,
+                                                const Eigen::MatrixXd& mass_inverse);
 
 }  // namespace skograph

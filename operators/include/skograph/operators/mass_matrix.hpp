@@ -1,4 +1,5 @@
-// Composite body inertias and the mass matrix of an SKO model (part II section 4.2).
+// Composite body inertias and the mass matrix of an SKO model (part II section 4.2), with the
+// serial-chain paper's other ways to M and its composite-body inverse dynamics (section 3).
 //
 //   CompositeInertiaWorkspace ws(model.structure());
 //   composite_body_inertias(model, ws);   // R(k), O(N)
