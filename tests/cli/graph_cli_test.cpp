@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/cli_support.hpp"
 
@@ -90,6 +91,43 @@ TEST(GraphCli, NoSpanningArborescenceOmitsTreeKeysAndSaysWhy) {
 }
 
 // Each kind of bad input: exit status 2, exactly one line on stderr naming the file, no stdout.
+// graph --adjacency (part I Eq. 2 for any digraph): the Matrix Market file holds a 1 at (i, j)
+// exactly for the edges i -> j, nodes in input order (1-based in the file), here a DAG with two
+// parents of one node and a cycle-free loop closure; with "-" the matrix alone on stdout.
+TEST(GraphCli, AdjacencyIsTheDigraphsEdgesInInputOrder) {
+  const std::string dot =
+      write_temp("adjacency.dot", "digraph { w -> a; a -> b; w -> c; b -> c; c -> c2; }");
+  const std::string out = (scratch_dir() / "adjacency.mtx").string();
+  const CliRun run = run_cli(dot + " --adjacency " + out);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("digraph: 5 nodes, 5 edges"), std::string::npos) << run.out;
+  std::ifstream in(out);
+  std::string header, comment;
+  std::getline(in, header);
+  EXPECT_EQ(header, "%%MatrixMarket matrix coordinate real general");
+  while (in.peek() == '%') std::getline(in, comment);
+  int rows = 0, cols = 0, entries = 0;
+  in >> rows >> cols >> entries;
+  EXPECT_EQ(rows, 5);
+  EXPECT_EQ(cols, 5);
+  std::set<std::pair<int, int>> found;
+  for (int e = 0; e < entries; ++e) {
+    int i = 0, j = 0;
+    double value = 0.0;
+    in >> i >> j >> value;
+    EXPECT_EQ(value, 1.0);
+    found.insert({i, j});
+  }
+  // w=1, a=2, b=3, c=4, c2=5 in input order.
+  EXPECT_EQ(found, (std::set<std::pair<int, int>>{{1, 2}, {2, 3}, {1, 4}, {3, 4}, {4, 5}}));
+  const CliRun piped = run_cli(dot + " --adjacency -");
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(piped.out.rfind("%%MatrixMarket", 0), 0u) << piped.out;
+  EXPECT_EQ(piped.out.find("digraph:"), std::string::npos);
+  const CliRun missing = run_cli(dot + " --adjacency");
+  EXPECT_EQ(missing.status, 2);
+}
+
 TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
   struct Case {
     std::string name, text, expected;

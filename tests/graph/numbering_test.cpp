@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <random>
+#include <stdexcept>
 
 #include "support/random_graphs.hpp"
 
@@ -79,6 +81,84 @@ TEST(Numbering, RejectsWhatIsNotCanonical) {
   EXPECT_TRUE(is_canonical(branched, {3, 2, 1, 0}));
   EXPECT_FALSE(is_strictly_canonical(branched, {3, 2, 1, 0}));  // segment {1, 3} is not consecutive
   EXPECT_TRUE(is_strictly_canonical(branched, {3, 2, 0, 1}));
+}
+
+// Part I Eq. 2 for any digraph: S(i, j) = 1 exactly when j is a child of i (parallel edges one
+// entry), checked entry by entry on random digraphs with several parents, cycles and self-loops;
+// nilpotent (S^n = 0) exactly when the digraph has no directed cycle (part I section 3.1); on a
+// forest the same matrix as the forest's adjacency_matrix (Eq. 7).
+TEST(DigraphAdjacency, IsEq2OnAnyDigraphAndNilpotentExactlyWithoutCycles) {
+  std::mt19937 rng(71);
+  for (int trial = 0; trial < 60; ++trial) {
+    Digraph g;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int v = 0; v < n; ++v) g.add_node("n" + std::to_string(v));
+    const bool acyclic = trial % 2 == 0;
+    Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(n, n);
+    const int edges = static_cast<int>(rng() % static_cast<unsigned>(2 * n + 1));
+    for (int e = 0; e < edges; ++e) {
+      int from = static_cast<int>(rng() % static_cast<unsigned>(n));
+      int to = static_cast<int>(rng() % static_cast<unsigned>(n));
+      if (acyclic) {
+        if (from == to) continue;
+        if (from > to) std::swap(from, to);  // edges up the index order: no directed cycle
+      }
+      g.add_edge(from, to);
+      expected(from, to) = 1.0;
+    }
+    const Eigen::MatrixXd s = Eigen::MatrixXd(adjacency_matrix(g));
+    EXPECT_EQ(s, expected) << "trial " << trial;
+    Eigen::MatrixXd power = Eigen::MatrixXd::Identity(n, n);
+    for (int k = 0; k < n; ++k) power = power * s;
+    // A directed cycle keeps a nonzero entry in every power; without one S^n = 0.
+    bool cycle = false;
+    {
+      Eigen::MatrixXd reach = s;
+      for (int k = 0; k < n; ++k) reach = (reach + reach * s).cwiseMin(1.0);
+      cycle = reach.diagonal().maxCoeff() > 0.0;
+    }
+    EXPECT_EQ(power.isZero(0.0), !cycle) << "trial " << trial;
+    if (acyclic) {
+      EXPECT_FALSE(cycle);
+    }
+  }
+  // A forest read as a digraph: the same matrix as the Forest overload.
+  Digraph tree;
+  for (int v = 0; v < 6; ++v) tree.add_node("t" + std::to_string(v));
+  const std::vector<int> parent = {-1, 0, 0, 1, 1, 2};
+  for (int v = 1; v < 6; ++v) tree.add_edge(parent[static_cast<std::size_t>(v)], v);
+  EXPECT_EQ(Eigen::MatrixXd(adjacency_matrix(tree)),
+            Eigen::MatrixXd(adjacency_matrix(Forest(parent))));
+}
+
+// Part I Eq. 12: block (i, j) of the BWA matrix is the weight of the edge i -> j, zero elsewhere;
+// with 1 x 1 unit weights it is the adjacency matrix.
+TEST(DigraphAdjacency, BwaMatrixIsEq12) {
+  Digraph g;
+  for (int v = 0; v < 4; ++v) g.add_node("n" + std::to_string(v));
+  for (const auto& [from, to] :
+       std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {3, 1}, {0, 3}})
+    g.add_edge(from, to);
+  const std::vector<int> dims = {1, 3, 2, 4};
+  std::vector<Eigen::MatrixXd> weights;
+  for (const auto& [from, to] : g.edges())
+    weights.push_back(Eigen::MatrixXd::Random(dims[static_cast<std::size_t>(from)],
+                                              dims[static_cast<std::size_t>(to)]));
+  const Eigen::MatrixXd bwa = Eigen::MatrixXd(bwa_matrix(g, dims, weights));
+  const std::vector<int> offset = {0, 1, 4, 6, 10};
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(10, 10);
+  for (std::size_t e = 0; e < weights.size(); ++e) {
+    const auto [from, to] = g.edges()[e];
+    expected.block(offset[static_cast<std::size_t>(from)], offset[static_cast<std::size_t>(to)],
+                   dims[static_cast<std::size_t>(from)], dims[static_cast<std::size_t>(to)]) =
+        weights[e];
+  }
+  EXPECT_EQ(bwa, expected);
+  const std::vector<Eigen::MatrixXd> ones(g.edges().size(), Eigen::MatrixXd::Ones(1, 1));
+  EXPECT_EQ(Eigen::MatrixXd(bwa_matrix(g, std::vector<int>(4, 1), ones)),
+            Eigen::MatrixXd(adjacency_matrix(g)));
+  weights.pop_back();
+  EXPECT_THROW(bwa_matrix(g, dims, weights), std::invalid_argument);
 }
 
 }  // namespace
