@@ -1,13 +1,16 @@
 // Base-invariant free-flying dynamics against the regular algorithms on random free-flying trees:
 // decoupled operational-space inertias P + S (Lemma 4.1) versus (J M^-1 J*)^-1 through the
-// operators, base-invariant forward dynamics (Algorithm 3.3) versus inverse dynamics.
+// operators, base-invariant forward dynamics (Algorithm 3.3) versus inverse dynamics, and the
+// Section 4 statements on Upsilon(k).
 #include "skograph/rigid/free_flying.hpp"
 
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <memory>
 #include <random>
 
+#include "skograph/operators/operational_space.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {
@@ -80,6 +83,70 @@ TEST(FreeFlyingData, RejectsGroundedSystems) {
   options.floating_base = false;
   const RigidBodyModel model(testing_support::random_mechanism(options, rng));
   EXPECT_THROW(FreeFlyingData{model}, std::invalid_argument);
+}
+
+// The free-flying paper, Section 4: Upsilon(k) of Eq. 34 (the base-to-tips recursion over the
+// articulated-body quantities, part II's Omega(k, k) of Lemma 5) is the inverse of the
+// operational-space inertia, Lambda(k) Upsilon(k) = I (Eq. 35, 37a, Lambda = P + S from the dual
+// sweep), Upsilon(base) = P^-1(base), and Upsilon(k) is invertible at every link of a free flyer
+// while "for ground-based manipulators, Upsilon(k) is singular for the first 5 links": on a
+// seven-link revolute arm its rank is the number of hinges between link k and the ground.
+Mechanism seven_link_arm(bool free_flying, std::mt19937& rng) {
+  testing_support::RandomMechanismOptions options;
+  options.links = 7;
+  options.floating_base = false;
+  options.planar = false;
+  options.rotation_vectors = false;
+  Mechanism arm = testing_support::random_mechanism(options, rng);
+  for (Joint& joint : arm.joints) {
+    joint.parent = joint.child - 1;
+    joint.type = joint.child == 0 && free_flying ? JointType::kFloating : JointType::kRevolute;
+  }
+  return arm;
+}
+
+TEST(FreeFlyingUpsilon, SingularNearTheGroundInvertibleEverywhereOnAFreeFlyer) {
+  for (int trial = 0; trial < 4; ++trial) {
+    for (const bool free_flying : {false, true}) {
+      SCOPED_TRACE(testing::Message()
+                   << "trial " << trial << (free_flying ? " free" : " grounded"));
+      std::mt19937 rng(1300 + trial);
+      const RigidBodyModel model(seven_link_arm(free_flying, rng));
+      RigidBodyData data(model);
+      const Eigen::VectorXd q = rigid_random_state(model.dof_count(), rng);
+      update_positions(model, q, data);
+      synchronize_sko_model(model, data);
+      OperationalSpaceWorkspace workspace(data.sko.structure_ptr());
+      const BlockDiagonal& upsilon = operational_space_compliance_diagonal(data.sko, workspace);
+      std::unique_ptr<FreeFlyingData> free;
+      std::vector<Matrix6d> lambda;
+      if (free_flying) {
+        free = std::make_unique<FreeFlyingData>(model);
+        lambda = decoupled_operational_space_inertias(model, data, *free, q);
+      }
+      for (int link = 0; link < 7; ++link) {
+        const int k = model.node_of_link(link);
+        const Matrix6d block = upsilon.block(k);
+        const Eigen::JacobiSVD<Matrix6d> svd(block);
+        const Vector6d sigma = svd.singularValues();
+        const int rank = static_cast<int>((sigma.array() > 1e-9 * sigma(0)).count());
+        // Hinge dofs between the link and the ground: link + 1 revolutes, or 6 + link.
+        EXPECT_EQ(rank, free_flying ? 6 : std::min(link + 1, 6)) << "link " << link;
+        if (!free_flying) continue;
+        EXPECT_LT((lambda[static_cast<std::size_t>(k)] * block - Matrix6d::Identity())
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  1e-8)
+            << "link " << link;
+        if (link == 0) {
+          const Matrix6d base_inverse =
+              free->articulated_inertia[static_cast<std::size_t>(k)].inverse();
+          EXPECT_LT((block - base_inverse).cwiseAbs().maxCoeff(),
+                    1e-10 * (1 + base_inverse.cwiseAbs().maxCoeff()));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
