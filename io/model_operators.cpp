@@ -7,6 +7,7 @@
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/operators/articulated_body.hpp"
 #include "skograph/operators/forward_dynamics.hpp"
+#include "skograph/operators/forward_dynamics_alternatives.hpp"
 #include "skograph/operators/innovations.hpp"
 
 namespace skograph {
@@ -196,6 +197,70 @@ std::vector<OperationalSpace> operational_space(const Model& model, ModelData& d
   if (frames.empty()) return {};
   for (const std::string& name : frames) model_frame(model, name);  // unknown: InputError first
   return operational_space(model, data, q, frames, mass_matrix_inverse(model, data, q));
+}
+
+std::optional<ForwardDynamicsMethod> parse_forward_dynamics_method(const std::string& name) {
+  if (name == "articulated-body") return ForwardDynamicsMethod::kArticulatedBody;
+  if (name == "cholesky") return ForwardDynamicsMethod::kCholesky;
+  if (name == "innovations") return ForwardDynamicsMethod::kInnovations;
+  if (name == "conjugate-gradient") return ForwardDynamicsMethod::kConjugateGradient;
+  if (name == "preconditioned-conjugate-gradient")
+    return ForwardDynamicsMethod::kPreconditionedConjugateGradient;
+  return std::nullopt;
+}
+
+// Serial-chain paper sections 3-5 on the tree's SKO model: a = the Coriolis accelerations with
+// the world's -g at the base nodes (carried by A* to the whole forest).
+Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                    const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                    const Eigen::Vector3d& gravity, ForwardDynamicsMethod method) {
+  if (model.is_closed_chain())
+    throw Error(
+        "the serial-chain paper's forward-dynamics methods run on trees; a closed chain's "
+        "forward dynamics is constraint embedding or the multiplier method");
+  if (method != ForwardDynamicsMethod::kArticulatedBody) require_dense_size(model);
+  require_invertible_mass(model);
+  const DofOrder& order = model.dof_order();
+  for (const auto& [vector, name] :
+       {std::pair{&q, "q"}, std::pair{&qd, "qd"}, std::pair{&tau, "tau"}})
+    if (vector->size() != model.dof_count())
+      throw std::invalid_argument(std::string(name) + " has " + std::to_string(vector->size()) +
+                                  " entries, the model " + std::to_string(model.dof_count()) +
+                                  " dofs");
+  const RigidBodyModel& tree = model.tree();
+  RigidBodyData& rigid = data.tree();
+  const Eigen::VectorXd rates = order.model_vector(qd);
+  update_kinematics(tree, order.model_vector(q), rates, rigid);
+  synchronize_sko_model(tree, rigid);
+  Eigen::VectorXd coriolis = rigid.coriolis;
+  for (const int k : tree.forest().bases())
+    coriolis.segment<3>(6 * k + 3) -= rigid.link_pose[k].linear().transpose() * gravity;
+  const Eigen::VectorXd force = order.model_vector(tau);
+  const SkoModel& sko = rigid.sko;
+  Eigen::VectorXd qdd;
+  if (method == ForwardDynamicsMethod::kArticulatedBody) {
+    ForwardDynamicsWorkspace workspace(sko.structure_ptr());
+    qdd = forward_dynamics(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
+  } else {
+    AlternativeForwardDynamicsWorkspace workspace(sko.structure_ptr());
+    if (method == ForwardDynamicsMethod::kCholesky) {
+      qdd = forward_dynamics_cholesky(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
+    } else if (method == ForwardDynamicsMethod::kInnovations) {
+      qdd = forward_dynamics_innovations(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
+    } else {
+      ConjugateGradientOptions options;
+      if (method == ForwardDynamicsMethod::kPreconditionedConjugateGradient)
+        options.preconditioner = ConjugateGradientPreconditioner::kCompositeBodyInertia;
+      const ConjugateGradientReport report = forward_dynamics_conjugate_gradient(
+          sko, rates, force, coriolis, rigid.gyroscopic, options, workspace);
+      if (!report.converged)
+        throw Error("conjugate gradients did not converge in " + std::to_string(report.iterations) +
+                    " iterations (relative residual " + std::to_string(report.relative_residual) +
+                    ")");
+      qdd = workspace.generalized_acceleration;
+    }
+  }
+  return order.vector(qdd);
 }
 
 }  // namespace skograph

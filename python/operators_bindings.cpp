@@ -3,7 +3,11 @@
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+#include <string>
+
 #include "py_model.hpp"
+#include "skograph/graph/error.hpp"
 #include "skograph/io/model_operators.hpp"
 
 namespace py = pybind11;
@@ -81,7 +85,29 @@ void bind_operators(ModelClass& model_class) {
           "{frame: {'compliance': J M^-1 J* (6, 6), 'inertia': its inverse (6, 6), or None where "
           "the frame has fewer than six independent directions of motion}} at q, J the frame's "
           "Jacobian in world axes about its origin ([angular; linear] rows, as Model.jacobian; "
-          "closed chains J X with M_R), part II Eq. 59");
+          "closed chains J X with M_R), part II Eq. 59")
+      .def(
+          "forward_dynamics_by",
+          [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+             const Eigen::VectorXd& tau, const std::string& method,
+             const std::optional<Eigen::Vector3d>& gravity) {
+            const std::optional<ForwardDynamicsMethod> chosen =
+                parse_forward_dynamics_method(method);
+            if (!chosen)
+              throw UsageError("unknown method '" + method +
+                               "' (articulated-body, cholesky, innovations, conjugate-gradient or "
+                               "preconditioned-conjugate-gradient)");
+            return forward_dynamics_by(self.model, *self.data, q, qd, tau,
+                                       gravity ? *gravity : kStandardGravity, *chosen);
+          },
+          py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("method"),
+          py::arg("gravity") = py::none(),
+          "qdd (dofs) of a tree by one of the serial-chain paper's families on its SKO model: "
+          "'articulated-body' (O(N), part II Algorithm 6.1), 'cholesky' (O(N^3): M by composite "
+          "bodies, a dense Cholesky solve), 'innovations' (O(N^2): the innovations factors), "
+          "'conjugate-gradient' and 'preconditioned-conjugate-gradient' (M p by Newton-Euler; "
+          "preconditioner H R H*). The same qdd as forward_dynamics to roundoff; skograph.Error "
+          "for a closed chain");
 }
 
 }  // namespace skograph::python

@@ -377,6 +377,30 @@ class Operators(unittest.TestCase):
                     self.assertTrue(close(space["inertia"] @ space["compliance"], np.eye(6), 1e-7))
 
 
+class ForwardDynamicsFamilies(unittest.TestCase):
+    """Issue 28: every family of the serial-chain paper gives forward_dynamics' qdd on trees."""
+
+    def test_every_method_gives_the_same_qdd(self):
+        for name, state_name in (("arm7.urdf", "arm7_state.json"), ("humanoid.yaml", "humanoid_state.json"),
+                                 ("space_arm.urdf", "space_arm_state.json")):
+            with self.subTest(model=name):
+                model = skograph.load_model(os.path.join(MODELS, name))
+                state = model.read_state(os.path.join(MODELS, state_name))
+                q, qd, tau, g = state["q"], state["qd"], state["tau"], state["gravity"]
+                reference = model.forward_dynamics(q, qd, tau, gravity=g)
+                for method in ("articulated-body", "cholesky", "innovations", "conjugate-gradient",
+                               "preconditioned-conjugate-gradient"):
+                    self.assertTrue(close(model.forward_dynamics_by(q, qd, tau, method, gravity=g),
+                                          reference, 1e-9), method)
+        closed = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
+        zero = np.zeros(closed.dof_count)
+        with self.assertRaises(skograph.Error):
+            closed.forward_dynamics_by(zero, zero, zero, "cholesky")
+        with self.assertRaises(skograph.Error):
+            model.forward_dynamics_by(np.zeros(model.dof_count), np.zeros(model.dof_count),
+                                      np.zeros(model.dof_count), "newton")
+
+
 def export_paths(model_name, state_name, prefix, files):
     """The example model and state, and the files of an export into a fresh folder of WORK."""
     folder = os.path.join(WORK, prefix + "_" + model_name.replace(".", "_"))

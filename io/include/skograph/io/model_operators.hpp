@@ -12,6 +12,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,25 @@ std::vector<OperationalSpace> operational_space(const Model& model, ModelData& d
                                                 const Eigen::VectorXd& q,
                                                 const std::vector<std::string>& frames,
                                                 const Eigen::MatrixXd& mass_inverse);
+
+// Forward dynamics by the other families of the serial-chain paper (sections 3-4;
+// operators/forward_dynamics_alternatives.hpp), on a tree's SKO model, file order in and out:
+// the same qdd as forward_dynamics (io/model.hpp) to roundoff (conjugate gradients: to their
+// 1e-14 relative residual). Error for a closed chain (its forward dynamics is constraint
+// embedding or the multiplier method) or a model above kOperatorsDofLimit dofs (the dense
+// methods); SingularMassMatrixError when M is singular.
+enum class ForwardDynamicsMethod {
+  kArticulatedBody,                 // O(N), part II Algorithm 6.1 on the SKO model
+  kCholesky,                        // O(N^3): M by composite bodies, a dense Cholesky solve
+  kInnovations,                     // O(N^2): the innovations factors, triangular solves
+  kConjugateGradient,               // O(N) per iteration: M p by Newton-Euler
+  kPreconditionedConjugateGradient  // the same with the block diagonal H R H* of M
+};
+// "articulated-body", "cholesky", "innovations", "conjugate-gradient",
+// "preconditioned-conjugate-gradient"; nullopt otherwise.
+std::optional<ForwardDynamicsMethod> parse_forward_dynamics_method(const std::string& name);
+Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                                    const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                                    const Eigen::Vector3d& gravity, ForwardDynamicsMethod method);
 
 }  // namespace skograph
