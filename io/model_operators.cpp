@@ -9,6 +9,8 @@
 #include "skograph/operators/forward_dynamics.hpp"
 #include "skograph/operators/forward_dynamics_alternatives.hpp"
 #include "skograph/operators/innovations.hpp"
+#include "skograph/operators/mass_matrix.hpp"
+#include "skograph/operators/operational_space.hpp"
 
 namespace skograph {
 
@@ -197,6 +199,49 @@ std::vector<OperationalSpace> operational_space(const Model& model, ModelData& d
   if (frames.empty()) return {};
   for (const std::string& name : frames) model_frame(model, name);  // unknown: InputError first
   return operational_space(model, data, q, frames, mass_matrix_inverse(model, data, q));
+}
+
+// Part II Lemmas 4-8 and Lemma 5 (Eq. 23-24) per node of the exported SKO model.
+NodeQuantities node_quantities(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
+  return on_exported_model(model, data, q, [&](const ModelSko& exported) {
+    const SkoModel& sko = *exported.sko;
+    const DofOrder& order = model.dof_order();
+    // Each node's joints (tree nodes are the model's joints).
+    std::vector<std::vector<int>> joints(static_cast<std::size_t>(sko.size()));
+    for (int k = 0; k < sko.size(); ++k)
+      joints[static_cast<std::size_t>(k)] = model.is_closed_chain()
+                                                ? data.closed_chain()->structure->members(k)
+                                                : std::vector<int>{k};
+    const auto first_joint = [&](int k) {
+      int first = order.file_joint(joints[static_cast<std::size_t>(k)].front());
+      for (const int j : joints[static_cast<std::size_t>(k)])
+        first = std::min(first, order.file_joint(j));
+      return first;
+    };
+    std::vector<int> nodes(static_cast<std::size_t>(sko.size()));
+    std::iota(nodes.begin(), nodes.end(), 0);
+    std::ranges::sort(nodes, {}, first_joint);
+    CompositeInertiaWorkspace composite(sko.structure());
+    composite_body_inertias(sko, composite);
+    OperationalSpaceWorkspace space(sko.structure_ptr());
+    const BlockDiagonal& omega = operational_space_compliance_diagonal(sko, space);
+    const ArticulatedBodyWorkspace& riccati = space.articulated;  // filled by the call above
+    NodeQuantities result;
+    for (const int k : nodes) {
+      std::string name;
+      for (const int j : joints[static_cast<std::size_t>(k)])
+        name +=
+            (name.empty() ? "" : "+") + model.mechanism().joints[static_cast<std::size_t>(j)].name;
+      result.nodes.push_back(name);
+      result.composite_inertia.emplace_back(composite.composite_inertia[k]);
+      result.articulated_inertia.emplace_back(riccati.articulated_inertia[k]);
+      result.articulated_inertia_plus.emplace_back(riccati.articulated_inertia_plus[k]);
+      result.innovations_inertia.emplace_back(riccati.innovations_inertia[k]);
+      result.kalman_gain.emplace_back(riccati.kalman_gain[k]);
+      result.compliance.emplace_back(omega.block(k));
+    }
+    return result;
+  });
 }
 
 std::optional<ForwardDynamicsMethod> parse_forward_dynamics_method(const std::string& name) {

@@ -87,6 +87,27 @@ void bind_operators(ModelClass& model_class) {
           "Jacobian in world axes about its origin ([angular; linear] rows, as Model.jacobian; "
           "closed chains J X with M_R), part II Eq. 59")
       .def(
+          "node_quantities",
+          [](PyModel& self, const Eigen::VectorXd& q) {
+            const NodeQuantities nodes = node_quantities(self.model, *self.data, q);
+            py::dict result;
+            result["nodes"] = nodes.nodes;
+            result["R"] = nodes.composite_inertia;
+            result["P"] = nodes.articulated_inertia;
+            result["P_plus"] = nodes.articulated_inertia_plus;
+            result["D"] = nodes.innovations_inertia;
+            result["G"] = nodes.kalman_gain;
+            result["Omega"] = nodes.compliance;
+            return result;
+          },
+          py::arg("q"),
+          "Part II's Lyapunov and Riccati quantities per node of the SKO model at q: {'nodes': "
+          "names (a tree's joints in file order; a closed chain's embedded nodes, aggregates "
+          "named 'a+b+...'), 'R': composite inertias (Lemma 4), 'P', 'P_plus', 'D', 'G': the "
+          "Riccati P(k), P+(k), D(k) = H P H*, G(k) = P H* D^-1 (Lemma 7, Eq. 32), 'Omega': the "
+          "operational-space compliance Omega(k, k) at the node (Lemma 5, Eq. 23-24)}, each a "
+          "list of matrices in the node's own frame (6 x 6 for a link, [angular; linear])")
+      .def(
           "forward_dynamics_by",
           [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
              const Eigen::VectorXd& tau, const std::string& method,

@@ -377,6 +377,34 @@ class Operators(unittest.TestCase):
                     self.assertTrue(close(space["inertia"] @ space["compliance"], np.eye(6), 1e-7))
 
 
+class NodeQuantities(unittest.TestCase):
+    """Issue 28: the per-node Riccati and Lyapunov quantities satisfy part II's identities."""
+
+    def test_log_det_compliance_and_leaves(self):
+        model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        q = model.read_state(os.path.join(MODELS, "arm7_state.json"))["q"]
+        nodes = model.node_quantities(q)
+        self.assertEqual(nodes["nodes"], ["joint%d" % i for i in range(1, 8)])
+        # Eq. 53: log det M = sum log det D(k).
+        self.assertAlmostEqual(sum(np.linalg.slogdet(d)[1] for d in nodes["D"]),
+                               np.linalg.slogdet(model.mass_matrix(q))[1], places=9)
+        # The tip: nothing articulated beyond it, so P = R there.
+        self.assertTrue(close(nodes["P"][-1], nodes["R"][-1], 1e-12))
+        # Omega(k, k) of Eq. 23-24 is J M^-1 J* at the link's origin, in the link's axes.
+        for index, link in ((3, "link4"), (6, "link7")):
+            rotation = model.frame_pose(q, link)[:3, :3]
+            axes = np.kron(np.eye(2), rotation)
+            compliance = model.operational_space(q, [link])[link]["compliance"]
+            self.assertTrue(close(axes @ nodes["Omega"][index] @ axes.T, compliance, 1e-9), link)
+        closed = skograph.load_model(os.path.join(MODELS, "fourbar_chain.yaml"))
+        zero = np.zeros(closed.dof_count)
+        closed_q = closed.close(zero, zero)[0]
+        aggregated = closed.node_quantities(closed_q)
+        self.assertTrue(any("+" in name for name in aggregated["nodes"]))
+        self.assertAlmostEqual(sum(np.linalg.slogdet(d)[1] for d in aggregated["D"]),
+                               closed.log_det_mass(closed_q), places=9)
+
+
 class ForwardDynamicsFamilies(unittest.TestCase):
     """Issue 28: every family of the serial-chain paper gives forward_dynamics' qdd on trees."""
 

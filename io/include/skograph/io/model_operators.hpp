@@ -66,6 +66,22 @@ std::vector<OperationalSpace> operational_space(const Model& model, ModelData& d
                                                 const std::vector<std::string>& frames,
                                                 const Eigen::MatrixXd& mass_inverse);
 
+// The Riccati and Lyapunov quantities of each node of the model's SKO model at q (part II Lemmas
+// 4-8): for a tree one node per joint, in the file's joint order, named by its joint; for a closed
+// chain the constraint-embedded model's nodes (a joint outside the loops, or an aggregate named by
+// its joints joined with '+'), ordered by their first joint in the file. Each block is in its
+// node's own frame (a link's frame; an aggregate's member frames stacked, 6|S| rows).
+struct NodeQuantities {
+  std::vector<std::string> nodes;
+  std::vector<Eigen::MatrixXd> composite_inertia;         // R(k), Lemma 4 (forward Lyapunov)
+  std::vector<Eigen::MatrixXd> articulated_inertia;       // P(k), Lemma 7 (Riccati)
+  std::vector<Eigen::MatrixXd> articulated_inertia_plus;  // P+(k) = tau-bar(k) P(k), Eq. 32
+  std::vector<Eigen::MatrixXd> innovations_inertia;       // D(k) = H P H*, Eq. 32
+  std::vector<Eigen::MatrixXd> kalman_gain;               // G(k) = P H* D^-1, Eq. 32
+  std::vector<Eigen::MatrixXd> compliance;  // Omega(k, k), Lemma 5 (backward Lyapunov, Eq. 23-24)
+};
+NodeQuantities node_quantities(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+
 // Forward dynamics by the other families of the serial-chain paper (sections 3-4;
 // operators/forward_dynamics_alternatives.hpp), on a tree's SKO model, file order in and out:
 // the same qdd as forward_dynamics (io/model.hpp) to roundoff (conjugate gradients: to their
