@@ -106,7 +106,8 @@ void bind_operators(ModelClass& model_class) {
           "named 'a+b+...'), 'R': composite inertias (Lemma 4), 'P', 'P_plus', 'D', 'G': the "
           "Riccati P(k), P+(k), D(k) = H P H*, G(k) = P H* D^-1 (Lemma 7, Eq. 32), 'Omega': the "
           "operational-space compliance Omega(k, k) at the node (Lemma 5, Eq. 23-24)}, each a "
-          "list of matrices in the node's own frame (6 x 6 for a link, [angular; linear])")
+          "list of matrices in the node's own frame ([angular; linear]; R, P, P_plus, Omega 6 x 6 "
+          "for a link, D r x r and G 6 x r for its r dofs)")
       .def(
           "forward_dynamics_by",
           [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

@@ -90,7 +90,6 @@ TEST(GraphCli, NoSpanningArborescenceOmitsTreeKeysAndSaysWhy) {
   EXPECT_NE(text.out.find("spanning tree: none (no spanning arborescence"), std::string::npos);
 }
 
-// Each kind of bad input: exit status 2, exactly one line on stderr naming the file, no stdout.
 // graph --adjacency (part I Eq. 2 for any digraph): the Matrix Market file holds a 1 at (i, j)
 // exactly for the edges i -> j, nodes in input order (1-based in the file), here a DAG with two
 // parents of one node and a cycle-free loop closure; with "-" the matrix alone on stdout.
@@ -128,6 +127,7 @@ TEST(GraphCli, AdjacencyIsTheDigraphsEdgesInInputOrder) {
   EXPECT_EQ(missing.status, 2);
 }
 
+// Each kind of bad input: exit status 2, exactly one line on stderr naming the file, no stdout.
 TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
   struct Case {
     std::string name, text, expected;

@@ -82,7 +82,7 @@ struct NodeQuantities {
 };
 NodeQuantities node_quantities(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 
-// Forward dynamics by the other families of the serial-chain paper (sections 3-4;
+// Forward dynamics by the families of the serial-chain paper (sections 3-5;
 // operators/forward_dynamics_alternatives.hpp), on a tree's SKO model, file order in and out:
 // the same qdd as forward_dynamics (io/model.hpp) to roundoff (conjugate gradients: to their
 // 1e-14 relative residual). Error for a closed chain (its forward dynamics is constraint
