@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/operators/articulated_body.hpp"
@@ -283,27 +284,43 @@ Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const E
   const Eigen::VectorXd force = order.model_vector(tau);
   const SkoModel& sko = rigid.sko;
   Eigen::VectorXd qdd;
-  if (method == ForwardDynamicsMethod::kArticulatedBody) {
-    ForwardDynamicsWorkspace workspace(sko.structure_ptr());
-    qdd = forward_dynamics(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
-  } else {
-    AlternativeForwardDynamicsWorkspace workspace(sko.structure_ptr());
-    if (method == ForwardDynamicsMethod::kCholesky) {
-      qdd = forward_dynamics_cholesky(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
-    } else if (method == ForwardDynamicsMethod::kInnovations) {
-      qdd = forward_dynamics_innovations(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
+  try {
+    if (method == ForwardDynamicsMethod::kArticulatedBody) {
+      ForwardDynamicsWorkspace workspace(sko.structure_ptr());
+      qdd = forward_dynamics(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
     } else {
-      ConjugateGradientOptions options;
-      if (method == ForwardDynamicsMethod::kPreconditionedConjugateGradient)
-        options.preconditioner = ConjugateGradientPreconditioner::kCompositeBodyInertia;
-      const ConjugateGradientReport report = forward_dynamics_conjugate_gradient(
-          sko, rates, force, coriolis, rigid.gyroscopic, options, workspace);
-      if (!report.converged)
-        throw Error("conjugate gradients did not converge in " + std::to_string(report.iterations) +
-                    " iterations (relative residual " + std::to_string(report.relative_residual) +
-                    ")");
-      qdd = workspace.generalized_acceleration;
+      AlternativeForwardDynamicsWorkspace workspace(sko.structure_ptr());
+      if (method == ForwardDynamicsMethod::kCholesky) {
+        qdd = forward_dynamics_cholesky(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
+      } else if (method == ForwardDynamicsMethod::kInnovations) {
+        qdd =
+            forward_dynamics_innovations(sko, rates, force, coriolis, rigid.gyroscopic, workspace);
+      } else {
+        ConjugateGradientOptions options;
+        if (method == ForwardDynamicsMethod::kPreconditionedConjugateGradient)
+          options.preconditioner = ConjugateGradientPreconditioner::kCompositeBodyInertia;
+        const ConjugateGradientReport report = forward_dynamics_conjugate_gradient(
+            sko, rates, force, coriolis, rigid.gyroscopic, options, workspace);
+        if (!report.converged)
+          throw Error("conjugate gradients did not converge in " +
+                      std::to_string(report.iterations) + " iterations (relative residual " +
+                      std::to_string(report.relative_residual) + ")");
+        qdd = workspace.generalized_acceleration;
+      }
     }
+  } catch (const SingularMassMatrixError& e) {
+    // A singular D(k) of the articulated-body sweep: tree node k is the model's joint k.
+    if (e.node() < 0) throw;
+    throw SingularMassMatrixError(
+        e.node(), "the mass matrix is singular at this configuration (joint '" +
+                      model.mechanism().joints[static_cast<std::size_t>(e.node())].name +
+                      "': its D = H P H* is singular)");
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error&) {
+    // The dense Cholesky, the innovations factors or the preconditioner met a pivot <= 0.
+    throw SingularMassMatrixError(-1,
+                                  "the mass matrix is not positive definite at this configuration");
   }
   return order.vector(qdd);
 }

@@ -134,6 +134,76 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// A tree whose file lists a child's joint before its parent's (the model walks them depth first,
+// so the file's order and the model's differ): node_quantities names the nodes in the file's
+// joint order with the D blocks model_operators gives in that order, Omega(k, k) is J M^-1 J* at
+// the link's origin in its axes, and every forward_dynamics_by method gives forward_dynamics' qdd
+// in the file's order. A closed chain's nodes are its aggregates, named by their joints.
+TEST(ModelOperators, NodeQuantitiesAndMethodsKeepTheFilesOrder) {
+  const std::string yaml = R"(name: shuffled
+links:
+  - {name: b1, mass: 2.0, com: [0.1, 0, 0], inertia: {ixx: 0.02, iyy: 0.03, izz: 0.04}}
+  - {name: b2, mass: 1.5, com: [0.2, 0.05, 0], inertia: {ixx: 0.01, iyy: 0.02, izz: 0.02}}
+  - {name: b3, mass: 1.0, com: [0.1, 0, 0.02], inertia: {ixx: 0.01, iyy: 0.01, izz: 0.015}}
+  - {name: b4, mass: 0.8, com: [0, 0.1, 0], inertia: {ixx: 0.005, iyy: 0.006, izz: 0.007}}
+joints:
+  - {name: j3, type: revolute, parent: b2, child: b3, origin: {xyz: [0.4, 0, 0]}, axis: [0, 1, 0], limits: {lower: -3, upper: 3}}
+  - {name: j1, type: revolute, parent: world, child: b1, origin: {xyz: [0, 0, 0.5]}, axis: [0, 0, 1], limits: {lower: -3, upper: 3}}
+  - {name: j4, type: revolute, parent: b1, child: b4, origin: {xyz: [0, 0.3, 0]}, axis: [1, 0, 0], limits: {lower: -3, upper: 3}}
+  - {name: j2, type: revolute, parent: b1, child: b2, origin: {xyz: [0.3, 0, 0]}, axis: [0, 1, 0], limits: {lower: -3, upper: 3}}
+)";
+  const fs::path file = fs::temp_directory_path() / "skograph_operators_shuffled.yaml";
+  { std::ofstream(file) << yaml; }
+  const Model model = load_model(file.string());
+  fs::remove(file);
+  ASSERT_EQ(model.dof_names(), (std::vector<std::string>{"j3", "j1", "j4", "j2"}));
+  ModelData data(model);
+  const Eigen::Vector4d q(0.3, -0.5, 0.7, 0.2), qd(0.4, 1.0, -0.6, 0.3), tau(0.5, -1.0, 0.2, 0.8);
+  const NodeQuantities nodes = node_quantities(model, data, q);
+  EXPECT_EQ(nodes.nodes, (std::vector<std::string>{"j3", "j1", "j4", "j2"}));
+  const ModelOperators ops = model_operators(model, data, q);
+  ASSERT_EQ(ops.joint_blocks.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(ops.joint_block_dofs[k].front(), nodes.nodes[k]);
+    EXPECT_LT(difference(nodes.innovations_inertia[k], ops.joint_blocks[k]), 1e-14);
+  }
+  for (std::size_t k = 0; k < 4; ++k) {
+    const std::string link = std::vector<std::string>{"b3", "b1", "b4", "b2"}[k];
+    const Eigen::Matrix3d rotation = frame_pose(model, data, q, link).linear();
+    Eigen::MatrixXd axes = Eigen::MatrixXd::Zero(6, 6);
+    axes.topLeftCorner(3, 3) = rotation;
+    axes.bottomRightCorner(3, 3) = rotation;
+    const Eigen::MatrixXd compliance = operational_space(model, data, q, {link})[0].compliance;
+    EXPECT_LT(difference(axes * nodes.compliance[k] * axes.transpose(), compliance), 1e-10) << link;
+  }
+  const Eigen::VectorXd reference = forward_dynamics(model, data, q, qd, tau);
+  for (const char* name : {"articulated-body", "cholesky", "innovations", "conjugate-gradient",
+                           "preconditioned-conjugate-gradient"}) {
+    const std::optional<ForwardDynamicsMethod> method = parse_forward_dynamics_method(name);
+    ASSERT_TRUE(method.has_value()) << name;
+    EXPECT_LT(difference(forward_dynamics_by(model, data, q, qd, tau, kStandardGravity, *method),
+                         reference),
+              1e-10)
+        << name;
+  }
+  EXPECT_FALSE(parse_forward_dynamics_method("newton").has_value());
+
+  const Model chain = load_model((kExamples / "fourbar_chain.yaml").string());
+  ModelData chain_data(chain);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(chain.dof_count());
+  const NodeQuantities aggregates =
+      node_quantities(chain, chain_data, close_state(chain, chain_data, zero, zero).q);
+  ASSERT_EQ(aggregates.nodes.size(), 8u);
+  for (int i = 1; i <= 8; ++i) {
+    const std::string n = std::to_string(i);
+    EXPECT_EQ(aggregates.nodes[static_cast<std::size_t>(i - 1)],
+              "rocker" + n + "_joint+crank" + n + "_joint+coupler" + n + "_joint");
+  }
+  EXPECT_THROW(forward_dynamics_by(chain, chain_data, zero, zero, zero, kStandardGravity,
+                                   ForwardDynamicsMethod::kCholesky),
+               Error);
+}
+
 TEST(ModelOperators, AJointThatMovesNoMassIsRefusedInOneSentence) {
   // A massless link on a moving joint at the tip of a two-link arm: M is singular.
   const std::string urdf = R"(<robot name="r">
