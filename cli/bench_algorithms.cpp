@@ -1,7 +1,6 @@
 #include "bench_algorithms.hpp"
 
 #include <Eigen/Cholesky>
-#include <span>
 
 #include "skograph/operators/forward_dynamics.hpp"
 #include "skograph/operators/forward_dynamics_alternatives.hpp"
@@ -22,63 +21,37 @@ bool family_builds_dense_matrix(const std::string& algo) {
          algo == "fd-sko-crba" || algo == "fd-innovations";
 }
 
-namespace {
-
-// The SKO model at (q, qd) and a = the Coriolis accelerations with the world's -g added at the
-// base nodes (a is carried by A*, so this accelerates the whole forest; as
-// forward_dynamics_through_operators does).
-struct SkoState {
-  const RigidBodyModel& model;
-  RigidBodyData& data;
-  const Eigen::Vector3d gravity;
-  Eigen::VectorXd coriolis;
-  Eigen::VectorXd base_acceleration;
-  void update(const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
-    update_kinematics(model, q, qd, data);
-    synchronize_sko_model(model, data);
-    coriolis = data.coriolis;
-    const std::span<const int> bases = model.forest().bases();
-    for (std::size_t i = 0; i < bases.size(); ++i) {
-      const Eigen::Vector3d down = -(data.link_pose[bases[i]].linear().transpose() * gravity);
-      base_acceleration.segment<6>(6 * static_cast<Eigen::Index>(i)) << 0, 0, 0, down;
-      coriolis.segment<3>(6 * bases[i] + 3) += down;
-    }
-  }
-};
-
-}  // namespace
-
 double bench_family(const RigidBodyModel& model, RigidBodyData& data, const Eigen::VectorXd& q,
                     const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
                     const Eigen::VectorXd& tau, const Eigen::Vector3d& gravity,
                     const std::string& algo, int reps, double& sink) {
-  SkoState state{
-      model, data, gravity, Eigen::VectorXd(),
-      Eigen::VectorXd::Zero(6 * static_cast<Eigen::Index>(model.forest().bases().size()))};
-  state.update(q, qd);  // sizes every workspace below
+  // Each call from (q, qd): the kinematics, the SKO model, -g at the bases
+  // (rigid_body_model.hpp: update_sko_dynamics_state).
+  const auto update = [&] { update_sko_dynamics_state(model, q, qd, gravity, data); };
+  update();  // sizes every workspace below
   const SkoModel& sko = data.sko;
   const SkoStructure& structure = sko.structure();
   if (algo == "id-sko") {
     InverseDynamicsWorkspace work(structure);
     return median_ns_per_call(reps, [&] {
-      state.update(q, qd);
-      sink += inverse_dynamics(sko, qd, qdd, data.coriolis, data.gyroscopic,
-                               state.base_acceleration, work)(0);
+      update();
+      sink += inverse_dynamics(sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
+                               work)(0);
     });
   }
   if (algo == "id-composite") {
     CompositeInverseDynamicsWorkspace work(structure);
     return median_ns_per_call(reps, [&] {
-      state.update(q, qd);
+      update();
       sink += inverse_dynamics_by_composite_inertias(sko, qdd, data.coriolis, data.gyroscopic,
-                                                     state.base_acceleration, work)(0);
+                                                     data.base_acceleration, work)(0);
     });
   }
   Eigen::MatrixXd mass(model.dof_count(), model.dof_count());
   if (algo == "mass-sko") {
     CompositeInertiaWorkspace work(structure);
     return median_ns_per_call(reps, [&] {
-      state.update(q, qd);
+      update();
       mass_matrix(sko, work, mass);
       sink += mass(0, 0);
     });
@@ -97,16 +70,17 @@ double bench_family(const RigidBodyModel& model, RigidBodyData& data, const Eige
     };
     if (algo == "mass-" + name)
       return median_ns_per_call(reps, [&] {
-        state.update(q, qd);
+        update();
         build();
         sink += mass(0, 0);
       });
     if (algo == "fd-" + name)
       return median_ns_per_call(reps, [&] {
-        state.update(q, qd);
+        update();
         build();
         cholesky.compute(mass);
-        solution = tau - generalized_bias(sko, state.coriolis, data.gyroscopic, bias_work);
+        solution =
+            tau - generalized_bias(sko, data.coriolis_with_gravity, data.gyroscopic, bias_work);
         cholesky.solveInPlace(solution);
         sink += solution(0);
       });
@@ -114,31 +88,32 @@ double bench_family(const RigidBodyModel& model, RigidBodyData& data, const Eige
   AlternativeForwardDynamicsWorkspace alternatives(sko.structure_ptr());
   if (algo == "fd-sko-crba")
     return median_ns_per_call(reps, [&] {
-      state.update(q, qd);
-      sink +=
-          forward_dynamics_cholesky(sko, qd, tau, state.coriolis, data.gyroscopic, alternatives)(0);
+      update();
+      sink += forward_dynamics_cholesky(sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
+                                        alternatives)(0);
     });
   if (algo == "fd-innovations")
     return median_ns_per_call(reps, [&] {
-      state.update(q, qd);
-      sink += forward_dynamics_innovations(sko, qd, tau, state.coriolis, data.gyroscopic,
-                                           alternatives)(0);
+      update();
+      sink += forward_dynamics_innovations(sko, qd, tau, data.coriolis_with_gravity,
+                                           data.gyroscopic, alternatives)(0);
     });
   if (algo == "fd-cg" || algo == "fd-pcg") {
     ConjugateGradientOptions options;
     if (algo == "fd-pcg")
       options.preconditioner = ConjugateGradientPreconditioner::kCompositeBodyInertia;
     return median_ns_per_call(reps, [&] {
-      state.update(q, qd);
-      forward_dynamics_conjugate_gradient(sko, qd, tau, state.coriolis, data.gyroscopic, options,
-                                          alternatives);
+      update();
+      forward_dynamics_conjugate_gradient(sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
+                                          options, alternatives);
       sink += alternatives.generalized_acceleration(0);
     });
   }
   ForwardDynamicsWorkspace articulated(sko.structure_ptr());  // fd-sko
   return median_ns_per_call(reps, [&] {
-    state.update(q, qd);
-    sink += forward_dynamics(sko, qd, tau, state.coriolis, data.gyroscopic, articulated)(0);
+    update();
+    sink +=
+        forward_dynamics(sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic, articulated)(0);
   });
 }
 

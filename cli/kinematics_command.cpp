@@ -23,48 +23,6 @@ constexpr const char* kKinematicsUsage =
     "usage: skograph kinematics MODEL [--state S.json] [--frames NAME,...|all] [--json] "
     "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 
-struct KinematicsArguments {
-  std::string file, state_file;
-  std::vector<std::string> frames;  // Jacobians of these
-  bool all_frames = false, json = false;
-  ReadOptions read;
-};
-
-KinematicsArguments parse_arguments(const std::vector<std::string>& args) {
-  KinematicsArguments parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (parse_model_option(args, i, parsed.read, kKinematicsUsage)) continue;
-    const std::string& arg = args[i];
-    if (arg == "--state" || arg == "--frames") {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kKinematicsUsage + ")");
-      const std::string& value = args[++i];
-      if (arg == "--state") {
-        parsed.state_file = value;
-      } else if (value == "all") {
-        parsed.all_frames = true;
-      } else {
-        std::stringstream list(value);
-        for (std::string name; std::getline(list, name, ',');)
-          if (!name.empty()) parsed.frames.push_back(name);
-        if (parsed.frames.empty())
-          throw UsageError("--frames needs frame names or 'all' (" + std::string(kKinematicsUsage) +
-                           ")");
-      }
-    } else if (arg == "--json") {
-      parsed.json = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError("unknown option '" + arg + "' (" + kKinematicsUsage + ")");
-    } else if (parsed.file.empty()) {
-      parsed.file = arg;
-    } else {
-      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
-    }
-  }
-  if (parsed.file.empty())
-    throw UsageError(std::string("no MODEL given (") + kKinematicsUsage + ")");
-  return parsed;
-}
-
 Json rows_json(const Eigen::MatrixXd& m) {
   return report::matrix_json(m);
 }
@@ -92,7 +50,7 @@ std::string vector_text(const Eigen::VectorXd& v) {
 
 int kinematics_command(const std::vector<std::string>& arguments, std::ostream& out,
                        std::ostream&) {
-  const KinematicsArguments args = parse_arguments(arguments);
+  const FrameCommandArguments args = parse_frame_command_arguments(arguments, kKinematicsUsage);
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();

@@ -22,48 +22,6 @@ constexpr const char* kOperatorsUsage =
     "usage: skograph operators MODEL [--state S.json] [--frames NAME,...|all] [--json] "
     "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
 
-struct OperatorsArguments {
-  std::string file, state_file;
-  std::vector<std::string> frames;
-  bool all_frames = false, json = false;
-  ReadOptions read;
-};
-
-OperatorsArguments parse_arguments(const std::vector<std::string>& args) {
-  OperatorsArguments parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (parse_model_option(args, i, parsed.read, kOperatorsUsage)) continue;
-    const std::string& arg = args[i];
-    if (arg == "--state" || arg == "--frames") {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kOperatorsUsage + ")");
-      const std::string& value = args[++i];
-      if (arg == "--state") {
-        parsed.state_file = value;
-      } else if (value == "all") {
-        parsed.all_frames = true;
-      } else {
-        std::stringstream list(value);
-        for (std::string name; std::getline(list, name, ',');)
-          if (!name.empty()) parsed.frames.push_back(name);
-        if (parsed.frames.empty())
-          throw UsageError("--frames needs frame names or 'all' (" + std::string(kOperatorsUsage) +
-                           ")");
-      }
-    } else if (arg == "--json") {
-      parsed.json = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError("unknown option '" + arg + "' (" + kOperatorsUsage + ")");
-    } else if (parsed.file.empty()) {
-      parsed.file = arg;
-    } else {
-      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
-    }
-  }
-  if (parsed.file.empty())
-    throw UsageError(std::string("no MODEL given (") + kOperatorsUsage + ")");
-  return parsed;
-}
-
 void write_rows(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
   for (Eigen::Index i = 0; i < matrix.rows(); ++i) {
     text << "   ";
@@ -76,7 +34,7 @@ void write_rows(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
 }  // namespace
 
 int operators_command(const std::vector<std::string>& arguments, std::ostream& out, std::ostream&) {
-  const OperatorsArguments args = parse_arguments(arguments);
+  const FrameCommandArguments args = parse_frame_command_arguments(arguments, kOperatorsUsage);
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <ostream>
+#include <sstream>
 
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
@@ -98,6 +99,40 @@ bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, Re
   else
     options.independent = parse_name_list(arg, args[++i]);
   return true;
+}
+
+FrameCommandArguments parse_frame_command_arguments(const std::vector<std::string>& args,
+                                                    const std::string& usage) {
+  FrameCommandArguments parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (parse_model_option(args, i, parsed.read, usage)) continue;
+    const std::string& arg = args[i];
+    if (arg == "--state" || arg == "--frames") {
+      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
+      const std::string& value = args[++i];
+      if (arg == "--state") {
+        parsed.state_file = value;
+      } else if (value == "all") {
+        parsed.all_frames = true;
+      } else {
+        std::stringstream list(value);
+        for (std::string name; std::getline(list, name, ',');)
+          if (!name.empty()) parsed.frames.push_back(name);
+        if (parsed.frames.empty())
+          throw UsageError("--frames needs frame names or 'all' (" + usage + ")");
+      }
+    } else if (arg == "--json") {
+      parsed.json = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      throw UsageError("unknown option '" + arg + "' (" + usage + ")");
+    } else if (parsed.file.empty()) {
+      parsed.file = arg;
+    } else {
+      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
+    }
+  }
+  if (parsed.file.empty()) throw UsageError("no MODEL given (" + usage + ")");
+  return parsed;
 }
 
 }  // namespace skograph::cli

@@ -49,6 +49,17 @@ std::vector<std::string> parse_name_list(const std::string& option, const std::s
 bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, ReadOptions& options,
                         const std::string& usage);
 
+// The arguments of the frame commands (kinematics, operators): MODEL [--state S.json]
+// [--frames NAME,...|all] [--json] and the model options; UsageError (naming `usage`) otherwise.
+struct FrameCommandArguments {
+  std::string file, state_file;
+  std::vector<std::string> frames;  // the frames --frames names
+  bool all_frames = false, json = false;
+  ReadOptions read;
+};
+FrameCommandArguments parse_frame_command_arguments(const std::vector<std::string>& args,
+                                                    const std::string& usage);
+
 // The value of a number option (--t, --dt): a finite number, the whole argument; otherwise
 // UsageError "--t must be a number of seconds, not 'x'".
 double parse_number(const std::string& option, const std::string& value);

@@ -255,8 +255,8 @@ std::optional<ForwardDynamicsMethod> parse_forward_dynamics_method(const std::st
   return std::nullopt;
 }
 
-// Serial-chain paper sections 3-5 on the tree's SKO model: a = the Coriolis accelerations with
-// the world's -g at the base nodes (carried by A* to the whole forest).
+// Serial-chain paper sections 3-5 on the tree's SKO model, a with the world's -g at the base
+// nodes (update_sko_dynamics_state).
 Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                     const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                     const Eigen::Vector3d& gravity, ForwardDynamicsMethod method) {
@@ -276,11 +276,8 @@ Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const E
   const RigidBodyModel& tree = model.tree();
   RigidBodyData& rigid = data.tree();
   const Eigen::VectorXd rates = order.model_vector(qd);
-  update_kinematics(tree, order.model_vector(q), rates, rigid);
-  synchronize_sko_model(tree, rigid);
-  Eigen::VectorXd coriolis = rigid.coriolis;
-  for (const int k : tree.forest().bases())
-    coriolis.segment<3>(6 * k + 3) -= rigid.link_pose[k].linear().transpose() * gravity;
+  update_sko_dynamics_state(tree, order.model_vector(q), rates, gravity, rigid);
+  const Eigen::VectorXd& coriolis = rigid.coriolis_with_gravity;
   const Eigen::VectorXd force = order.model_vector(tau);
   const SkoModel& sko = rigid.sko;
   Eigen::VectorXd qdd;

@@ -80,11 +80,16 @@ InverseDynamicsWorkspace::InverseDynamicsWorkspace(const SkoStructure& structure
       acceleration(Eigen::VectorXd::Zero(structure.node.total())),
       force(Eigen::VectorXd::Zero(structure.node.total())),
       generalized_force(Eigen::VectorXd::Zero(structure.hinge.total())),
-      base_offset(structure.size(), -1) {
+      base_offset(base_acceleration_offsets(structure, base_acceleration_size)) {}
+
+std::vector<int> base_acceleration_offsets(const SkoStructure& structure, int& size) {
+  std::vector<int> offset(static_cast<std::size_t>(structure.size()), -1);
+  size = 0;
   for (const int k : structure.forest.bases()) {
-    base_offset[k] = base_acceleration_size;
-    base_acceleration_size += structure.node.dim(k);
+    offset[static_cast<std::size_t>(k)] = size;
+    size += structure.node.dim(k);
   }
+  return offset;
 }
 
 namespace {

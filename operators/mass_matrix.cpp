@@ -137,12 +137,7 @@ CompositeInverseDynamicsWorkspace::CompositeInverseDynamicsWorkspace(const SkoSt
       correction(Eigen::VectorXd::Zero(structure.node.total())),
       force(Eigen::VectorXd::Zero(structure.node.total())),
       generalized_force(Eigen::VectorXd::Zero(structure.hinge.total())),
-      base_offset(structure.size(), -1) {
-  for (const int k : structure.forest.bases()) {
-    base_offset[k] = base_acceleration_size;
-    base_acceleration_size += structure.node.dim(k);
-  }
-}
+      base_offset(base_acceleration_offsets(structure, base_acceleration_size)) {}
 
 // Serial-chain paper Lemma 3.2 and its recursions, on a tree with the bias terms a and b.
 const Eigen::VectorXd& inverse_dynamics_by_composite_inertias(

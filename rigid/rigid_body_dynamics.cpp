@@ -369,11 +369,10 @@ const Eigen::MatrixXd& mass_matrix_through_operators(const RigidBodyModel& model
   return data.mass;
 }
 
-const Eigen::VectorXd& forward_dynamics_through_operators(
-    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
-    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
-    const Eigen::Vector3d& gravity) {
-  check_size(tau, model.dof_count(), "tau");
+void update_sko_dynamics_state(const RigidBodyModel& model,
+                               const Eigen::Ref<const Eigen::VectorXd>& q,
+                               const Eigen::Ref<const Eigen::VectorXd>& qd,
+                               const Eigen::Vector3d& gravity, RigidBodyData& data) {
   update_kinematics(model, q, qd, data);
   synchronize_sko_model(model, data);
   fill_base_acceleration(model, gravity, data);
@@ -382,6 +381,14 @@ const Eigen::VectorXd& forward_dynamics_through_operators(
   const std::span<const int> bases = model.forest().bases();
   for (std::size_t i = 0; i < bases.size(); ++i)
     data.coriolis_with_gravity.segment<6>(6 * bases[i]) += data.base_acceleration.segment<6>(6 * i);
+}
+
+const Eigen::VectorXd& forward_dynamics_through_operators(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity) {
+  check_size(tau, model.dof_count(), "tau");
+  update_sko_dynamics_state(model, q, qd, gravity, data);
   return forward_dynamics(data.sko, qd, tau, data.coriolis_with_gravity, data.gyroscopic,
                           forward_workspace(data));
 }

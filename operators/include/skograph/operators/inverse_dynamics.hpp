@@ -23,6 +23,10 @@
 
 namespace skograph {
 
+// Where each base node's block sits in a stacked base acceleration (over forest().bases(), in
+// that order; -1 for the other nodes), and in `size` the stack's length.
+std::vector<int> base_acceleration_offsets(const SkoStructure& structure, int& size);
+
 // Sized once from the structure; the recursions write only into these buffers.
 struct InverseDynamicsWorkspace {
   explicit InverseDynamicsWorkspace(const SkoStructure& structure);
@@ -31,8 +35,9 @@ struct InverseDynamicsWorkspace {
   Eigen::VectorXd acceleration;       // alpha, node layout
   Eigen::VectorXd force;              // f (inter-node forces), node layout
   Eigen::VectorXd generalized_force;  // T (or C), hinge layout
-  std::vector<int> base_offset;       // offset of base node k in base_acceleration; -1 otherwise
-  int base_acceleration_size = 0;     // sum of m_k over the base nodes
+  // (Declared in this order: base_offset's initializer sets base_acceleration_size.)
+  int base_acceleration_size = 0;  // sum of m_k over the base nodes
+  std::vector<int> base_offset;    // offset of base node k in base_acceleration; -1 otherwise
 };
 
 // T = H A (M A* (H* thetaddot + a) + b) by Algorithm 3.1 of part II (Eq. 10): a base-to-tips

@@ -80,8 +80,8 @@ struct CompositeInverseDynamicsWorkspace {
   Eigen::VectorXd correction;    // z
   Eigen::VectorXd force;         // f = R alpha + z
   Eigen::VectorXd generalized_force;
-  std::vector<int> base_offset;  // as InverseDynamicsWorkspace
-  int base_acceleration_size = 0;
+  int base_acceleration_size = 0;  // as InverseDynamicsWorkspace (declared before base_offset)
+  std::vector<int> base_offset;
 };
 const Eigen::VectorXd& inverse_dynamics_by_composite_inertias(
     const SkoModel& model, const Eigen::Ref<const Eigen::VectorXd>& thetaddot,

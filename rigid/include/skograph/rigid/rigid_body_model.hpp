@@ -180,6 +180,15 @@ void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data);
 void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                        const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
 
+// What the operators layer's dynamics read at (q, qd) with gravity g (operators/*.hpp): the
+// kinematics (update_kinematics), the SKO model (synchronize_sko_model), data.base_acceleration
+// (-g in each base node's frame, over forest().bases()) and data.coriolis_with_gravity (a with
+// that -g added at the base nodes; A* carries it to the whole forest). O(N).
+void update_sko_dynamics_state(const RigidBodyModel& model,
+                               const Eigen::Ref<const Eigen::VectorXd>& q,
+                               const Eigen::Ref<const Eigen::VectorXd>& qd,
+                               const Eigen::Vector3d& gravity, RigidBodyData& data);
+
 // tau = M(q) qdd + C(q, qd) with gravity g entered as the base acceleration -g (conventions.md):
 // part II Algorithm 3.1 (the Newton-Euler scatter and gather of operators/inverse_dynamics.hpp)
 // specialized to rigid nodes (rigid/rigid_kernels.hpp) in one pass over the positions,
