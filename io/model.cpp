@@ -5,8 +5,10 @@
 #include <utility>
 
 #include "model_internal.hpp"
+#include "skograph/io/base_change.hpp"
 #include "skograph/io/loop_file.hpp"
 #include "skograph/io/mechanism_file.hpp"
+#include "skograph/rigid/base_change.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
 #include "skograph/rigid/tree_order.hpp"
@@ -148,6 +150,13 @@ Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
     }
     read.independent = options.independent;
   }
+  if (!options.base.empty()) {
+    try {
+      read = change_base(read, options.base);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(path, 0, "base body '" + options.base + "': " + e.what());
+    }
+  }
   return read;
 }
 
@@ -156,6 +165,7 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
   Mechanism ordered = depth_first_order(fused);
   Model model;
   model.file_ = source;
+  model.source_ = std::make_shared<const Mechanism>(mechanism);
   model.order_ = DofOrder(fused, ordered);
   model.warnings_ = fused.warnings;
   model.notes_ = fused.notes;
@@ -191,6 +201,11 @@ Declaration loop_declaration(const Mechanism& mechanism, const std::string& mess
 }
 
 Model load_model(const std::string& path, const ReadOptions& options) {
+  if (!options.base.empty()) {  // the file's model first: states are read in its coordinates
+    ReadOptions as_declared = options;
+    as_declared.base.clear();
+    return with_base(load_model(path, as_declared), options.base);
+  }
   return build_model(load_mechanism(path, options), path, options.strict);
 }
 

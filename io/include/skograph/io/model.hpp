@@ -65,15 +65,27 @@ class Model {
   const DofOrder& dof_order() const { return order_; }
   // The top joints of the massless moving subtrees (model joint indices): they move no mass.
   const std::vector<int>& massless_joints() const { return massless_; }
+  // The mechanism build_model was given (every link a node, fixed bodies not yet fused).
+  const Mechanism& source_mechanism() const { return *source_; }
+  // The model as the file declares it when this one has another base body
+  // (io/base_change.hpp: with_base): state files and the dof names of the file are that model's.
+  // Null otherwise.
+  const Model* file_model() const { return file_model_.get(); }
+  // The base body with_base gave the model ("" when none).
+  const std::string& base() const { return base_; }
 
  private:
   friend Model build_model(Mechanism mechanism, const std::string& source, bool strict);
+  friend Model with_base(const Model& model, const std::string& link);
   std::string file_;
   DofOrder order_;
   std::vector<std::string> warnings_, notes_;
   std::vector<int> massless_;
   std::shared_ptr<const RigidBodyModel> tree_;
   std::shared_ptr<const ClosedChainModel> closed_chain_;
+  std::shared_ptr<const Mechanism> source_;
+  std::shared_ptr<const Model> file_model_;
+  std::string base_;
 };
 
 // The file's mechanism with the options applied (the independent coordinates checked against it

@@ -22,6 +22,9 @@ struct ReadOptions {
   // link with two parents: rigid/tree_joint_choice.hpp); load_mechanism adds the loop file's
   // name_mot, the actuated joints.
   std::vector<std::string> tree_joints;
+  // A free-flying model's base body (io/base_change.hpp): load_mechanism roots the mechanism at
+  // this link, load_model gives the model with_base makes. Empty: the file's base.
+  std::string base;
 };
 
 }  // namespace skograph

@@ -1,0 +1,183 @@
+#include "skograph/io/base_change.hpp"
+
+#include <map>
+#include <stdexcept>
+
+#include "skograph/io/model_kinematics.hpp"
+#include "skograph/rigid/base_change.hpp"
+#include "skograph/rigid/spatial.hpp"
+
+namespace skograph {
+
+Model with_base(const Model& model, const std::string& link) {
+  const Model& file = model.file_model() ? *model.file_model() : model;
+  BaseChange change;
+  Mechanism changed;
+  try {
+    changed = change_base(file.source_mechanism(), link, &change);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file.file(), 0, "base body '" + link + "': " + e.what());
+  }
+  if (change.removed_joint.empty()) return file;
+  Model rebased = build_model(std::move(changed), file.file());
+  rebased.file_model_ = std::make_shared<const Model>(file);
+  rebased.base_ = link;
+  return rebased;
+}
+
+namespace {
+
+bool is_free_joint(const Joint& joint) {
+  return joint.type == JointType::kFloating && joint.parent < 0;
+}
+
+// Whether `joint` of `model` is in `other` with the same coordinates: a joint of the same name
+// that is not a floating joint from the world (the path's joints keep their coordinates when
+// reversed), or the floating joint of the same name and child link.
+bool shared_joint(const Mechanism& model, const Joint& joint, const Mechanism& other) {
+  const int j = other.find_joint(joint.name);
+  if (j < 0) return false;
+  const Joint& twin = other.joints[static_cast<std::size_t>(j)];
+  if (!is_free_joint(joint) && !is_free_joint(twin)) return true;
+  return is_free_joint(joint) && is_free_joint(twin) &&
+         model.links[static_cast<std::size_t>(joint.child)].name ==
+             other.links[static_cast<std::size_t>(twin.child)].name;
+}
+
+// The floating joints from the world of `model` that `other` lacks.
+std::vector<int> unshared_free_joints(const Mechanism& model, const Mechanism& other) {
+  std::vector<int> joints;
+  for (std::size_t j = 0; j < model.joints.size(); ++j) {
+    const Joint& joint = model.joints[j];
+    if (shared_joint(model, joint, other)) continue;
+    if (!is_free_joint(joint))
+      throw std::invalid_argument("joint '" + joint.name +
+                                  "' is not in the other model: the two models are not one "
+                                  "mechanism with two base bodies");
+    joints.push_back(static_cast<int>(j));
+  }
+  return joints;
+}
+
+// The file-order positions of a joint's dofs.
+std::vector<int> dof_positions(const Model& model, const Joint& joint) {
+  std::map<std::string, int> position;
+  for (std::size_t i = 0; i < model.dof_names().size(); ++i)
+    position[model.dof_names()[i]] = static_cast<int>(i);
+  const int dofs = joint_dof_count(joint.type);
+  std::vector<int> positions;
+  for (int d = 0; d < dofs; ++d)
+    positions.push_back(position.at(dofs == 1 ? joint.name : joint.name + ":" + std::to_string(d)));
+  return positions;
+}
+
+// The link frame of a floating joint's child from the motion of its declared frame (the frame
+// the other model knows by the link's name): declared = X_link_declared.
+struct LinkFrame {
+  Eigen::Matrix3d rotation;  // R_link_declared
+  Eigen::Vector3d offset;    // the link frame's origin in the declared frame
+  Matrix6d velocity_map;     // [omega; v] of the link frame from the declared frame's
+};
+LinkFrame link_frame(const Eigen::Isometry3d& declared) {
+  LinkFrame frame;
+  frame.rotation = declared.linear();
+  frame.offset = declared.inverse().translation();
+  frame.velocity_map.setZero();
+  frame.velocity_map.topLeftCorner<3, 3>() = frame.rotation;
+  frame.velocity_map.bottomRightCorner<3, 3>() = frame.rotation;
+  frame.velocity_map.bottomLeftCorner<3, 3>() = -frame.rotation * cross_matrix(frame.offset);
+  return frame;
+}
+
+}  // namespace
+
+// Lemma A.1 (beta_k = T_{k,n} beta_n) by kinematics, and tau_k = T_{n,k}* tau_n (Eq. 44).
+ModelState convert_state(const Model& from, const Model& to, const ModelState& state) {
+  const Mechanism& source = from.mechanism();
+  const Mechanism& target = to.mechanism();
+  const std::vector<int> computed = unshared_free_joints(target, source);
+  const std::vector<int> dropped = unshared_free_joints(source, target);
+  ModelData data(from);
+  const ClosedState closed = close_state(from, data, state.q, state.qd);
+  const bool accelerations = state.qdd.size() > 0;
+  ModelState converted;
+  converted.q.setZero(to.dof_count());
+  converted.qd.setZero(to.dof_count());
+  if (accelerations) converted.qdd.setZero(to.dof_count());
+  if (state.tau.size() > 0) converted.tau.setZero(to.dof_count());
+
+  // The shared joints' coordinates, by dof name.
+  std::map<std::string, int> source_position;
+  for (std::size_t i = 0; i < from.dof_names().size(); ++i)
+    source_position[from.dof_names()[i]] = static_cast<int>(i);
+  for (const Joint& joint : target.joints) {
+    if (!shared_joint(target, joint, source)) continue;
+    const std::vector<int> positions = dof_positions(to, joint);
+    const std::vector<int> sources = dof_positions(from, joint);
+    for (std::size_t d = 0; d < positions.size(); ++d) {
+      converted.q[positions[d]] = closed.q[sources[d]];
+      converted.qd[positions[d]] = closed.qd[sources[d]];
+      if (accelerations) converted.qdd[positions[d]] = state.qdd[sources[d]];
+      if (state.tau.size() > 0) converted.tau[positions[d]] = state.tau[sources[d]];
+    }
+  }
+
+  // The new floating joints: their child's pose, body velocity and its derivative in `from`.
+  std::vector<std::string> frames;
+  for (const int j : computed)
+    frames.push_back(target.links[static_cast<std::size_t>(target.joints[j].child)].name);
+  const std::vector<FrameMotion> motions =
+      frame_motions(from, data, closed.q, closed.qd,
+                    accelerations ? state.qdd : Eigen::VectorXd::Zero(from.dof_count()), frames,
+                    FrameAxes::kLocal);
+  for (std::size_t f = 0; f < computed.size(); ++f) {
+    const Joint& joint = target.joints[static_cast<std::size_t>(computed[f])];
+    const LinkFrame frame =
+        link_frame(target.links[static_cast<std::size_t>(joint.child)].declared_frame);
+    const Eigen::Isometry3d pose =
+        joint.origin.inverse() * motions[f].pose *
+        target.links[static_cast<std::size_t>(joint.child)].declared_frame.inverse();
+    const Eigen::AngleAxisd rotation(pose.linear());
+    const std::vector<int> positions = dof_positions(to, joint);
+    Vector6d q, velocity = frame.velocity_map * motions[f].velocity;
+    q << rotation.angle() * rotation.axis(), pose.translation();
+    for (int d = 0; d < 6; ++d) {
+      converted.q[positions[static_cast<std::size_t>(d)]] = q[d];
+      converted.qd[positions[static_cast<std::size_t>(d)]] = velocity[d];
+    }
+    if (!accelerations) continue;
+    // The classical accelerations of the link's origin, then the derivative of [omega; v] in
+    // the link's axes: v_dot = a - omega x v.
+    const Eigen::Vector3d omega = motions[f].velocity.head<3>();
+    const Eigen::Vector3d omega_dot = motions[f].acceleration.head<3>();
+    const Eigen::Vector3d origin_acceleration =
+        frame.rotation * (motions[f].acceleration.tail<3>() + omega_dot.cross(frame.offset) +
+                          omega.cross(omega.cross(frame.offset)));
+    Vector6d derivative;
+    derivative << frame.rotation * omega_dot,
+        origin_acceleration - velocity.head<3>().cross(velocity.tail<3>());
+    for (int d = 0; d < 6; ++d)
+      converted.qdd[positions[static_cast<std::size_t>(d)]] = derivative[d];
+  }
+
+  // The dropped floating joints' forces: tau_to += (A J)* tau, with A J the rows of T_{from,to}
+  // that give their body velocity from the new coordinates.
+  if (state.tau.size() > 0 && !dropped.empty()) {
+    ModelData target_data(to);
+    for (const int j : dropped) {
+      const Joint& joint = source.joints[static_cast<std::size_t>(j)];
+      const std::string& link = source.links[static_cast<std::size_t>(joint.child)].name;
+      const LinkFrame frame =
+          link_frame(source.links[static_cast<std::size_t>(joint.child)].declared_frame);
+      const Eigen::MatrixXd rows = frame.velocity_map * frame_jacobian(to, target_data, converted.q,
+                                                                       link, FrameAxes::kLocal);
+      const std::vector<int> sources = dof_positions(from, joint);
+      Vector6d force;
+      for (int d = 0; d < 6; ++d) force[d] = state.tau[sources[static_cast<std::size_t>(d)]];
+      converted.tau += rows.transpose() * force;
+    }
+  }
+  return converted;
+}
+
+}  // namespace skograph

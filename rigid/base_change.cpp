@@ -1,0 +1,112 @@
+#include "skograph/rigid/base_change.hpp"
+
+#include <stdexcept>
+
+#include "skograph/rigid/tree_joint_choice.hpp"
+
+namespace skograph {
+
+namespace {
+
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
+  return text;
+}
+
+bool name_taken(const Mechanism& mechanism, const std::string& name) {
+  int link = -1;
+  Eigen::Isometry3d pose;
+  return mechanism.find_joint(name) >= 0 || mechanism.locate_frame(name, link, pose);
+}
+
+// "F" and "F:k" become "N" and "N:k".
+void rename_joint_in(std::vector<std::string>& names, const std::string& from,
+                     const std::string& to) {
+  for (std::string& name : names) {
+    if (name == from) name = to;
+    if (name.rfind(from + ":", 0) == 0) name = to + name.substr(from.size());
+  }
+}
+
+}  // namespace
+
+// Appendix A, Lemma A.1: the tree rooted at the new base body; the coordinates of the path keep
+// their meaning, the base's six become the new base's.
+Mechanism change_base(const Mechanism& mechanism, const std::string& link, BaseChange* change) {
+  const int base = mechanism.find_link(link);
+  if (base < 0) throw std::invalid_argument("the mechanism has no link '" + link + "'");
+  // The path from `link` up to the world: its joints, nearest first.
+  std::vector<int> path;
+  for (int k = base, steps = 0; k >= 0; ++steps) {
+    const int j = mechanism.parent_joint(k);
+    if (j < 0 || steps > static_cast<int>(mechanism.joints.size()))
+      throw std::invalid_argument("link '" + mechanism.links[static_cast<std::size_t>(k)].name +
+                                  "' hangs from no chain of joints to the world");
+    path.push_back(j);
+    k = mechanism.joints[static_cast<std::size_t>(j)].parent;
+  }
+  const int root_joint = path.back();
+  const Joint floating = mechanism.joints[static_cast<std::size_t>(root_joint)];
+  if (floating.type != JointType::kFloating)
+    throw std::invalid_argument(
+        "link '" + link + "' belongs to a tree that hangs from the world by joint '" +
+        floating.name + "' (" + joint_type_name(floating.type) +
+        "), not by a floating joint: only a free-flying system can change its base body");
+  BaseChange made;
+  if (path.size() == 1) {
+    made.new_joint = floating.name;
+    if (change) *change = made;
+    return mechanism;
+  }
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    const Joint& joint = mechanism.joints[static_cast<std::size_t>(path[i])];
+    if (joint_dof_count(joint.type) > 1)
+      throw std::invalid_argument("joint '" + joint.name + "' (" + joint_type_name(joint.type) +
+                                  ") lies between link '" + link + "' and the base link '" +
+                                  mechanism.links[static_cast<std::size_t>(floating.child)].name +
+                                  "': only 0- and 1-dof joints can be reversed");
+  }
+  for (const Coupling& coupling : mechanism.couplings)
+    for (int i = -1; i < coupling.term_count(); ++i)
+      if ((i < 0 ? coupling.joint_a : coupling.term_joint(i)) == root_joint)
+        throw std::invalid_argument("coupling '" + coupling.name + "' names the floating joint '" +
+                                    floating.name + "'");
+
+  // The link's world pose at q = 0: the joints' origins along the path (every motion is the
+  // identity at zero).
+  Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();
+  for (auto j = path.rbegin(); j != path.rend(); ++j)
+    pose = pose * mechanism.joints[static_cast<std::size_t>(*j)].origin;
+
+  Mechanism changed = mechanism;
+  made.removed_joint = floating.name;
+  made.new_joint = link + "_floating";
+  while (name_taken(mechanism, made.new_joint)) made.new_joint += "_";
+  Joint& replaced = changed.joints[static_cast<std::size_t>(root_joint)];
+  replaced.name = made.new_joint;
+  replaced.child = base;
+  replaced.origin = pose;
+  // F keeps naming the old base's frame; choose_tree_joints re-expresses it if that frame moves.
+  changed.frames.push_back(
+      {floating.name, floating.child,
+       mechanism.links[static_cast<std::size_t>(floating.child)].declared_frame, true});
+  rename_joint_in(changed.independent, floating.name, made.new_joint);
+  rename_joint_in(changed.preferred_independent, floating.name, made.new_joint);
+
+  // The path's joints now enter `link` from both sides; the spanning tree from the world keeps
+  // every joint and reverses the path's.
+  const std::size_t notes = changed.notes.size();
+  const TreeJointChoice choice = choose_tree_joints(changed, {});
+  if (!choice.cut.empty())
+    throw std::logic_error("change_base: a tree's joints lost a joint to a loop closure");
+  changed.notes.resize(notes);
+  made.reversed = choice.reversed;
+  changed.notes.push_back("base body '" + link + "': floating joint '" + made.new_joint +
+                          "' replaces '" + made.removed_joint + "', reversed " +
+                          quoted_names(made.reversed) + " (axis turned, same coordinate)");
+  if (change) *change = made;
+  return changed;
+}
+
+}  // namespace skograph
