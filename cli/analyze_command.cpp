@@ -16,7 +16,8 @@ namespace {
 
 constexpr const char* kAnalyzeUsage =
     "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] "
-    "[--max-diagram-nodes N] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--max-diagram-nodes N] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base "
+    "LINK]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {

@@ -25,7 +25,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kAssembleUsage =
     "usage: skograph assemble MODEL [--state S.json] [--out CLOSED.json] [--json] [--strict] "
-    "[--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 struct AssembleArguments {
   std::string file, state_file, out;
@@ -65,7 +65,7 @@ int assemble_command(const std::vector<std::string>& arguments, std::ostream& ou
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();
-  const MechanismState given = load_state(args.state_file, model.mechanism());
+  const MechanismState given = load_state(args.state_file, model);
   ModelData data(model);
   ClosedState closed;
   bool singular = false;

@@ -154,7 +154,7 @@ std::vector<std::string> force_column_names(const ClosedChainModel& model) {
 int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std::ostream& out) {
   const ClosedChainModel& model = *loaded.closed_chain();
   const DofOrder& order = loaded.dof_order();
-  const MechanismState state = load_state(args.state_file, model.mechanism());
+  const MechanismState state = load_state(args.state_file, loaded);
   const RigidBodyModel& tree = model.tree();
   check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
   const int n = model.dof_count();

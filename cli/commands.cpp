@@ -98,7 +98,9 @@ constexpr const char* kModelNote =
     "MODEL: .urdf, .yaml/.yml, .xml/.mjcf (MJCF), .sdf; every model command takes --strict\n"
     "(refuse physically inconsistent inertias and massless moving subtrees), --loops LOOPS.yaml\n"
     "(a loop file closing the model's loops: closed_loop, type, name_mot) and, for closed chains,\n"
-    "--independent JOINT,... (the coordinates to keep independent: the actuated joints)\n";
+    "--independent JOINT,... (the coordinates to keep independent: the actuated joints) and, for\n"
+    "free-flying systems, --base LINK (that link as the base body; state files stay in the file's\n"
+    "coordinates and are converted, outputs name the new dofs)\n";
 constexpr const char* kOneLineUsage =
     "usage: skograph <command> [options]; commands: graph dynamics simulate assemble kinematics "
     "operators bench export"
@@ -138,11 +140,11 @@ bool asks_for_help(const std::vector<std::string>& args) {
 // option's value.
 std::string input_file(const std::vector<std::string>& args) {
   static const char* const kValued[] = {
-      "--state",  "--t",        "--dt",        "--out",         "--mass",  "--factor",
-      "--perm",   "--kernel",   "--resolvent", "--ordering",    "--what",  "--matrix",
-      "--format", "--size",     "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
-      "--rtol",   "--atol",     "--method",    "--independent", "--loops", "--frames",
-      "--solver", "--adjacency"};
+      "--state",  "--t",         "--dt",        "--out",         "--mass",  "--factor",
+      "--perm",   "--kernel",    "--resolvent", "--ordering",    "--what",  "--matrix",
+      "--format", "--size",      "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
+      "--rtol",   "--atol",      "--method",    "--independent", "--loops", "--frames",
+      "--solver", "--adjacency", "--base"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

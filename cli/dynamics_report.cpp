@@ -4,6 +4,7 @@
 
 #include <iomanip>
 
+#include "skograph/io/base_change.hpp"
 #include "warnings.hpp"
 
 namespace skograph::cli {
@@ -36,8 +37,8 @@ std::string gravity_text(const Eigen::Vector3d& gravity) {
   return text.str();
 }
 
-MechanismState load_state(const std::string& state_file, const Mechanism& mechanism) {
-  return state_file.empty() ? zero_state(mechanism) : read_state_file(state_file, mechanism);
+MechanismState load_state(const std::string& state_file, const Model& model) {
+  return read_model_state(state_file, model);
 }
 
 // A ClosureError of a run on (file, state file) as one line naming the model (and the state).

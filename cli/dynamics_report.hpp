@@ -40,7 +40,9 @@ void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix);
 std::string gravity_text(const Eigen::Vector3d& gravity);
 
 // The state file's state, or the zero state without one.
-MechanismState load_state(const std::string& state_file, const Mechanism& mechanism);
+// In the model's coordinates: a state file names the file's joints, and --base converts it
+// (io/base_change.hpp: read_model_state).
+MechanismState load_state(const std::string& state_file, const Model& model);
 // A closure failure or singular configuration of a run on (file, state file) as one line naming
 // the model (and the state); the loop file instead, with its line, when the failing loop came
 // from one (io/model.hpp: loop_declaration).

@@ -30,7 +30,7 @@ constexpr const char* kExportUsage =
     "[--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis] "
     "[--constraints G.mtx] [--constraint-labels G.txt] [--constraint-bias b.mtx] [--kkt K.mtx] "
     "[--kkt-rhs r.mtx] [--kkt-labels K.txt] [--kkt-eps E] [--strict] "
-    "[--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 struct ExportOptions {
   std::string model, state, mass, factor, permutation, kernel, resolvent;
@@ -231,9 +231,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
   ModelData data(model);
   // The state in the model's order (state files name the fused model's joints), shown in the
   // file's order to the library.
-  const MechanismState state = options.state.empty()
-                                   ? zero_state(model.mechanism())
-                                   : read_state_file(options.state, model.mechanism());
+  const MechanismState state = load_state(options.state, model);
   // Trees: the mechanism's SKO model, rows in the file's dof order. Closed chains: the
   // constraint-embedded model (constraint-embedding sections 5-7), whose M is the reduced
   // M_R = X* M X, rows in the order of the independent dofs as the file lists them.

@@ -17,7 +17,8 @@ namespace skograph::cli {
 
 int graph_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   constexpr const char* kUsage =
-      "usage: skograph graph FILE [--json] [--adjacency A.mtx] [--strict] [--loops LOOPS.yaml]";
+      "usage: skograph graph FILE [--json] [--adjacency A.mtx] [--strict] [--loops LOOPS.yaml] "
+      "[--base LINK]";
   std::string file, adjacency;
   bool json = false;
   ReadOptions options;

@@ -21,7 +21,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kKinematicsUsage =
     "usage: skograph kinematics MODEL [--state S.json] [--frames NAME,...|all] [--json] "
-    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 Json rows_json(const Eigen::MatrixXd& m) {
   return report::matrix_json(m);
@@ -54,7 +54,7 @@ int kinematics_command(const std::vector<std::string>& arguments, std::ostream& 
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();
-  const MechanismState state = load_state(args.state_file, model.mechanism());
+  const MechanismState state = load_state(args.state_file, model);
   ModelData data(model);
   // The closed state, and the accelerations: the state's qdd, else the forward dynamics of tau.
   Eigen::VectorXd q, qd, qdd;

@@ -31,7 +31,8 @@ using report::vector_json;
 
 constexpr const char* kDynamicsUsage =
     "usage: skograph dynamics MODEL [--state STATE.json] [--json] [--mass dense|sparse|none] "
-    "[--solver embedding|multipliers] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--solver embedding|multipliers] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml] "
+    "[--base LINK]";
 // Above this many dofs `dynamics` gives M sparse unless --mass dense asks (a dense 2000 x 2000
 // matrix is 32 MB of numbers); a dense M (dynamics --mass dense, bench's mass and fd-crba) is
 // refused above kDenseLimit dofs (5000: a 200 MB matrix, about 350 MB as text), so that no input
@@ -40,7 +41,7 @@ constexpr int kDenseMassDofs = 2000;
 constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|ALGO [--solver embedding|multipliers] "
-    "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 // The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.
 ClosedChainSolver solver_option(const std::vector<std::string>& args, std::size_t& i,
@@ -132,7 +133,7 @@ Json sparse_mass_json(const Eigen::SparseMatrix<double>& mass) {
 
 int run_tree_dynamics(const DynamicsArguments& args, const Model& model, std::ostream& out) {
   const DofOrder& order = model.dof_order();
-  const MechanismState state = load_state(args.state_file, model.mechanism());
+  const MechanismState state = load_state(args.state_file, model);
   check_forces_move_mass(model, state.tau, state_source(args.state_file));
   // Everything through the library's file-order calls (io/model.hpp).
   const MechanismState shown = in_file_order(order, state);

@@ -20,7 +20,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kOperatorsUsage =
     "usage: skograph operators MODEL [--state S.json] [--frames NAME,...|all] [--json] "
-    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 void write_rows(std::ostringstream& text, const Eigen::MatrixXd& matrix) {
   for (Eigen::Index i = 0; i < matrix.rows(); ++i) {
@@ -38,7 +38,7 @@ int operators_command(const std::vector<std::string>& arguments, std::ostream& o
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();
-  const MechanismState state = load_state(args.state_file, model.mechanism());
+  const MechanismState state = load_state(args.state_file, model);
   const std::vector<std::string> frames = args.all_frames ? frame_names(model) : args.frames;
   for (const std::string& name : frames) model_frame(model, name);  // unknown: one line
   ModelData data(model);

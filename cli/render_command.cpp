@@ -20,7 +20,7 @@ constexpr const char* kRenderUsage =
     "usage: skograph render MODEL|FILE.dot --what "
     "digraph|spanning-tree|aggregated|segments|sparsity [--matrix M|E|A|L|M_R] [--ordering "
     "canonical|root-first|amd] [--state S.json] [--format svg|png|pdf|dot] [--size PIXELS] "
-    "[--strict] [--loops LOOPS.yaml] -o OUT";
+    "[--strict] [--loops LOOPS.yaml] [--base LINK] -o OUT";
 
 struct RenderRequest {
   std::string file, output;

@@ -34,7 +34,7 @@ using report::vector_json;
 constexpr const char* kUsage =
     "usage: skograph simulate MODEL [--state STATE.json] --t T --dt H [--method dopri5|rk4] "
     "[--rtol R] [--atol A] [--out TRAJ.csv [--loop-forces]] [--json] [--strict] "
-    "[--independent JOINT,...] [--loops LOOPS.yaml]";
+    "[--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 struct SimulateArguments {
   std::string file, state_file, csv, duration_text, step_text;
@@ -143,9 +143,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   const std::optional<ClosedChainModel> tree_model =
       loaded.is_closed_chain() ? std::nullopt : std::optional<ClosedChainModel>(loaded.mechanism());
   const ClosedChainModel& model = loaded.is_closed_chain() ? *loaded.closed_chain() : *tree_model;
-  const MechanismState state = args.state_file.empty()
-                                   ? zero_state(model.mechanism())
-                                   : read_state_file(args.state_file, model.mechanism());
+  const MechanismState state = load_state(args.state_file, loaded);
   check_forces_move_mass(
       loaded, state.tau,
       args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);

@@ -90,12 +90,17 @@ bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, Re
     options.strict = true;
     return true;
   }
-  if (arg != "--independent" && arg != "--loops") return false;
+  if (arg != "--independent" && arg != "--loops" && arg != "--base") return false;
   if (i + 1 >= args.size())
-    throw UsageError(arg + (arg == "--loops" ? " needs a file (" : " needs joint names (") + usage +
-                     ")");
+    throw UsageError(arg +
+                     (arg == "--loops"  ? " needs a file ("
+                      : arg == "--base" ? " needs a link name ("
+                                        : " needs joint names (") +
+                     usage + ")");
   if (arg == "--loops")
     options.loops_file = args[++i];
+  else if (arg == "--base")
+    options.base = args[++i];
   else
     options.independent = parse_name_list(arg, args[++i]);
   return true;

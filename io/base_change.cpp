@@ -1,8 +1,10 @@
 #include "skograph/io/base_change.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
+#include "model_internal.hpp"
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/rigid/base_change.hpp"
 #include "skograph/rigid/spatial.hpp"
@@ -22,6 +24,7 @@ Model with_base(const Model& model, const std::string& link) {
   Model rebased = build_model(std::move(changed), file.file());
   rebased.file_model_ = std::make_shared<const Model>(file);
   rebased.base_ = link;
+  rebased.reversed_ = change.reversed;
   return rebased;
 }
 
@@ -59,6 +62,15 @@ std::vector<int> unshared_free_joints(const Mechanism& model, const Mechanism& o
   return joints;
 }
 
+// Whether the joint is reversed between the two models (each reversed or not against the file).
+bool reversed_between(const Model& a, const Model& b, const std::string& joint) {
+  auto in = [&](const Model& model) {
+    const std::vector<std::string>& names = model.reversed_joints();
+    return std::find(names.begin(), names.end(), joint) != names.end();
+  };
+  return in(a) != in(b);
+}
+
 // The file-order positions of a joint's dofs.
 std::vector<int> dof_positions(const Model& model, const Joint& joint) {
   std::map<std::string, int> position;
@@ -93,6 +105,10 @@ LinkFrame link_frame(const Eigen::Isometry3d& declared) {
 
 // Lemma A.1 (beta_k = T_{k,n} beta_n) by kinematics, and tau_k = T_{n,k}* tau_n (Eq. 44).
 ModelState convert_state(const Model& from, const Model& to, const ModelState& state) {
+  io_detail::check_size(from, state.q, "q");
+  io_detail::check_size(from, state.qd, "qd");
+  if (state.qdd.size() > 0) io_detail::check_size(from, state.qdd, "qdd");
+  if (state.tau.size() > 0) io_detail::check_size(from, state.tau, "tau");
   const Mechanism& source = from.mechanism();
   const Mechanism& target = to.mechanism();
   const std::vector<int> computed = unshared_free_joints(target, source);
@@ -114,6 +130,27 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
     if (!shared_joint(target, joint, source)) continue;
     const std::vector<int> positions = dof_positions(to, joint);
     const std::vector<int> sources = dof_positions(from, joint);
+    if (joint.type == JointType::kSpherical && reversed_between(from, to, joint.name)) {
+      // r' = -r, and w, wdot, tau turned by -R(r) (rigid/base_change.hpp).
+      auto part = [&](const Eigen::VectorXd& v) {
+        return Eigen::Vector3d(v[sources[0]], v[sources[1]], v[sources[2]]);
+      };
+      const Eigen::Vector3d r = part(closed.q);
+      const Eigen::Matrix3d turn = -rotation_from_vector(r);
+      const Eigen::Vector3d rates = turn * part(closed.qd);
+      const Eigen::Vector3d rate_derivatives =
+          accelerations ? Eigen::Vector3d(turn * part(state.qdd)) : Eigen::Vector3d::Zero();
+      const Eigen::Vector3d torque =
+          state.tau.size() > 0 ? Eigen::Vector3d(turn * part(state.tau)) : Eigen::Vector3d::Zero();
+      for (int d = 0; d < 3; ++d) {
+        const int at = positions[static_cast<std::size_t>(d)];
+        converted.q[at] = -r[d];
+        converted.qd[at] = rates[d];
+        if (accelerations) converted.qdd[at] = rate_derivatives[d];
+        if (state.tau.size() > 0) converted.tau[at] = torque[d];
+      }
+      continue;
+    }
     for (std::size_t d = 0; d < positions.size(); ++d) {
       converted.q[positions[d]] = closed.q[sources[d]];
       converted.qd[positions[d]] = closed.qd[sources[d]];
@@ -178,6 +215,23 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
     }
   }
   return converted;
+}
+
+MechanismState read_model_state(const std::string& path, const Model& model) {
+  const Model& file = model.file_model() ? *model.file_model() : model;
+  MechanismState state =
+      path.empty() ? zero_state(file.mechanism()) : read_state_file(path, file.mechanism());
+  if (!model.file_model()) return state;
+  const DofOrder& from = file.dof_order();
+  const ModelState converted = convert_state(file, model,
+                                             {from.vector(state.q), from.vector(state.qd),
+                                              from.vector(state.qdd), from.vector(state.tau)});
+  const DofOrder& to = model.dof_order();
+  state.q = to.model_vector(converted.q);
+  state.qd = to.model_vector(converted.qd);
+  state.qdd = to.model_vector(converted.qdd);
+  state.tau = to.model_vector(converted.tau);
+  return state;
 }
 
 }  // namespace skograph

@@ -22,6 +22,7 @@
 #include "skograph/config.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
+#include "skograph/io/base_change.hpp"
 #include "skograph/io/model.hpp"
 #include "skograph/io/model_constraints.hpp"
 #include "skograph/io/model_kinematics.hpp"
@@ -45,11 +46,13 @@ using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 std::shared_ptr<PyModel> load(const std::string& path, bool strict,
                               const std::optional<std::vector<std::string>>& independent,
-                              const std::optional<std::string>& loops) {
+                              const std::optional<std::string>& loops,
+                              const std::optional<std::string>& base) {
   ReadOptions options;
   options.strict = strict;
   if (independent) options.independent = *independent;
   if (loops) options.loops_file = *loops;
+  if (base) options.base = *base;
   return std::make_shared<PyModel>(load_model(path, options), options);
 }
 
@@ -745,7 +748,7 @@ PYBIND11_MODULE(_skograph, m) {
       .def(
           "read_state",
           [](PyModel& self, const std::string& path) {
-            const MechanismState state = read_state_file(path, self.model.mechanism());
+            const MechanismState state = read_model_state(path, self.model);
             const DofOrder& order = self.model.dof_order();
             py::dict result;
             result["q"] = Eigen::VectorXd(order.vector(state.q));
@@ -756,17 +759,57 @@ PYBIND11_MODULE(_skograph, m) {
             return result;
           },
           py::arg("path"))
+      .def(
+          "with_base",
+          [](const PyModel& self, const std::string& link) {
+            ReadOptions options = self.options;
+            options.base = link;
+            return std::make_shared<PyModel>(with_base(self.model, link), options);
+          },
+          py::arg("link"),
+          "The same free-flying model with `link` as its base body (free-flying paper, Appendix "
+          "A): a floating joint '<link>_floating' replaces the base's, the joints between are "
+          "reversed (a 1-dof joint keeps its coordinate, a spherical one's changes sign). The "
+          "operational-space inertias of the links are the same; convert_state carries states "
+          "over. skograph.Error for a fixed-base model, an unknown link or a planar joint on the "
+          "way")
+      .def_property_readonly(
+          "base", [](const PyModel& self) { return self.model.base(); },
+          "The base body with_base (or load_model's base) gave the model; '' for the file's")
+      .def(
+          "convert_state",
+          [](const PyModel& self, const PyModel& target, const Eigen::VectorXd& q,
+             const Eigen::VectorXd& qd, const std::optional<Eigen::VectorXd>& qdd,
+             const std::optional<Eigen::VectorXd>& tau) {
+            const ModelState converted = convert_state(
+                self.model, target.model,
+                {q, qd, qdd ? *qdd : Eigen::VectorXd(), tau ? *tau : Eigen::VectorXd()});
+            py::dict result;
+            result["q"] = converted.q;
+            result["qd"] = converted.qd;
+            if (qdd) result["qdd"] = converted.qdd;
+            if (tau) result["tau"] = converted.tau;
+            return result;
+          },
+          py::arg("target"), py::arg("q"), py::arg("qd"), py::arg("qdd") = py::none(),
+          py::arg("tau") = py::none(),
+          "This model's state (q, qd and optionally qdd, tau; file dof order) in the coordinates "
+          "of `target`, the same mechanism with another base body (with_base): {'q', 'qd' "
+          "[, 'qdd', 'tau']}. Every link keeps its pose, velocity and acceleration; tau does the "
+          "same work (tau_k = T_{n,k}* tau_n, the paper's Eq. 44)")
       .def(py::pickle(
           [](const PyModel& self) {
             return py::make_tuple(self.model.file(), self.options.strict, self.options.independent,
-                                  self.options.loops_file);
+                                  self.options.loops_file, self.options.base);
           },
           [](const py::tuple& state) {
+            // Four entries: pickled before --base existed.
+            const auto text = [&](std::size_t k) {
+              const std::string value = state.size() > k ? state[k].cast<std::string>() : "";
+              return value.empty() ? std::nullopt : std::optional<std::string>(value);
+            };
             return load(state[0].cast<std::string>(), state[1].cast<bool>(),
-                        state[2].cast<std::vector<std::string>>(),
-                        state[3].cast<std::string>().empty()
-                            ? std::nullopt
-                            : std::optional<std::string>(state[3].cast<std::string>()));
+                        state[2].cast<std::vector<std::string>>(), text(3), text(4));
           }))
       .def("__repr__", [](const PyModel& self) {
         return "<skograph.Model '" + self.model.file() +
@@ -777,8 +820,11 @@ PYBIND11_MODULE(_skograph, m) {
 
   m.def("load_model", &load, py::arg("path"), py::arg("strict") = false,
         py::arg("independent") = py::none(), py::arg("loops") = py::none(),
+        py::arg("base") = py::none(),
         "The ready model of a URDF, YAML, MJCF or SDF file (tree or closed chain); independent: "
-        "the joints (or dofs) a closed chain keeps as its independent coordinates");
+        "the joints (or dofs) a closed chain keeps as its independent coordinates; loops: a loop "
+        "file closing the model's loops; base: a link of a free-flying model to serve as its base "
+        "body (Model.with_base)");
   m.def("_graph_report", &graph_report_call, py::arg("path"), py::arg("strict"), py::arg("loops"));
 #if SKOGRAPH_HAVE_VIZ
   m.def("_render", &render_call, py::arg("path"), py::arg("output"), py::arg("what"),

@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "skograph/rigid/tree_joint_choice.hpp"
-
 namespace skograph {
 
 namespace {
@@ -61,11 +59,11 @@ Mechanism change_base(const Mechanism& mechanism, const std::string& link, BaseC
   }
   for (std::size_t i = 0; i + 1 < path.size(); ++i) {
     const Joint& joint = mechanism.joints[static_cast<std::size_t>(path[i])];
-    if (joint_dof_count(joint.type) > 1)
+    if (joint_dof_count(joint.type) > 1 && joint.type != JointType::kSpherical)
       throw std::invalid_argument("joint '" + joint.name + "' (" + joint_type_name(joint.type) +
                                   ") lies between link '" + link + "' and the base link '" +
                                   mechanism.links[static_cast<std::size_t>(floating.child)].name +
-                                  "': only 0- and 1-dof joints can be reversed");
+                                  "': only fixed, 1-dof and spherical joints can be reversed");
   }
   for (const Coupling& coupling : mechanism.couplings)
     for (int i = -1; i < coupling.term_count(); ++i)
@@ -87,24 +85,54 @@ Mechanism change_base(const Mechanism& mechanism, const std::string& link, BaseC
   replaced.name = made.new_joint;
   replaced.child = base;
   replaced.origin = pose;
-  // F keeps naming the old base's frame; choose_tree_joints re-expresses it if that frame moves.
-  changed.frames.push_back(
-      {floating.name, floating.child,
-       mechanism.links[static_cast<std::size_t>(floating.child)].declared_frame, true});
   rename_joint_in(changed.independent, floating.name, made.new_joint);
   rename_joint_in(changed.preferred_independent, floating.name, made.new_joint);
 
-  // The path's joints now enter `link` from both sides; the spanning tree from the world keeps
-  // every joint and reverses the path's.
-  const std::size_t notes = changed.notes.size();
-  const TreeJointChoice choice = choose_tree_joints(changed, {});
-  if (!choice.cut.empty())
-    throw std::logic_error("change_base: a tree's joints lost a joint to a loop closure");
-  changed.notes.resize(notes);
-  made.reversed = choice.reversed;
+  // Reverse the path's joints from the new base outwards: joint j between `parent` (old) and
+  // `child` (old) now runs child -> parent. X_child_parent(q) = motion(q)^-1 origin^-1, so the
+  // parent's new frame is the old joint frame (it moves by `origin`), the joint frame sits at the
+  // child's link frame, and motion(q)^-1 is the motion about -axis by q (revolute, prismatic)
+  // or by the rotation vector -q (spherical: rigid/base_change.hpp). moved[k]: link k's new
+  // frame in its old one.
+  const std::size_t link_count = mechanism.links.size();
+  std::vector<Eigen::Isometry3d> moved(link_count, Eigen::Isometry3d::Identity());
+  std::vector<char> is_moved(link_count, 0);
+  std::vector<int> alias_links;  // each reversed joint keeps naming its old child's frame
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    Joint& joint = changed.joints[static_cast<std::size_t>(path[i])];
+    const int old_parent = joint.parent, old_child = joint.child;
+    moved[static_cast<std::size_t>(old_parent)] = joint.origin;
+    is_moved[static_cast<std::size_t>(old_parent)] = 1;
+    joint.origin = moved[static_cast<std::size_t>(old_child)].inverse();
+    joint.axis = -joint.axis;
+    joint.parent = old_child;
+    joint.child = old_parent;
+    made.reversed.push_back(joint.name);
+    alias_links.push_back(old_child);
+  }
+  // The other joints leaving a moved link, in its new frame.
+  std::vector<char> on_path(changed.joints.size(), 0);
+  for (const int j : path) on_path[static_cast<std::size_t>(j)] = 1;
+  for (std::size_t j = 0; j < changed.joints.size(); ++j) {
+    Joint& joint = changed.joints[j];
+    if (!on_path[j] && joint.parent >= 0 && is_moved[static_cast<std::size_t>(joint.parent)])
+      joint.origin = moved[static_cast<std::size_t>(joint.parent)].inverse() * joint.origin;
+  }
+  // F keeps naming the old base's frame, as a URDF joint names its child link's frame.
+  changed.frames.push_back(
+      {floating.name, floating.child,
+       mechanism.links[static_cast<std::size_t>(floating.child)].declared_frame, true});
+  for (std::size_t k = 0; k < link_count; ++k)
+    if (is_moved[k]) move_link_frame(changed, static_cast<int>(k), moved[k]);
+  for (std::size_t i = 0; i < made.reversed.size(); ++i)
+    changed.frames.push_back(
+        {made.reversed[i], alias_links[i],
+         changed.links[static_cast<std::size_t>(alias_links[i])].declared_frame, true});
   changed.notes.push_back("base body '" + link + "': floating joint '" + made.new_joint +
                           "' replaces '" + made.removed_joint + "', reversed " +
-                          quoted_names(made.reversed) + " (axis turned, same coordinate)");
+                          quoted_names(made.reversed) +
+                          " (axis turned, same coordinate; a spherical joint's rotation vector "
+                          "and rates change sign)");
   if (change) *change = made;
   return changed;
 }

@@ -124,6 +124,20 @@ const char* inertia_consistency_text(InertiaConsistency consistency) {
   return "";
 }
 
+void move_link_frame(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved) {
+  const Eigen::Isometry3d to_new = moved.inverse();
+  Link& link = mechanism.links[static_cast<std::size_t>(k)];
+  link.center_of_mass = to_new * link.center_of_mass;
+  link.inertia = to_new.linear() * link.inertia * to_new.linear().transpose();
+  link.declared_frame = to_new * link.declared_frame;
+  for (Frame& frame : mechanism.frames)
+    if (frame.link == k) frame.pose = to_new * frame.pose;
+  for (LoopClosure& loop : mechanism.loops) {
+    if (loop.parent == k) loop.parent_origin = to_new * loop.parent_origin;
+    if (loop.child == k) loop.child_origin = to_new * loop.child_origin;
+  }
+}
+
 int Mechanism::parent_joint(int link) const {
   for (size_t i = 0; i < joints.size(); ++i)
     if (joints[i].child == link) return static_cast<int>(i);

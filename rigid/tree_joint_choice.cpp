@@ -55,22 +55,6 @@ LoopType loop_type_of(const Joint& joint) {
   }
 }
 
-// Link k's mass properties and the frames on it, from its old frame to its new one, which sits at
-// `moved` in the old frame.
-void reexpress_link(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved) {
-  const Eigen::Isometry3d to_new = moved.inverse();
-  Link& link = mechanism.links[static_cast<std::size_t>(k)];
-  link.center_of_mass = to_new * link.center_of_mass;
-  link.inertia = to_new.linear() * link.inertia * to_new.linear().transpose();
-  link.declared_frame = to_new * link.declared_frame;
-  for (Frame& frame : mechanism.frames)
-    if (frame.link == k) frame.pose = to_new * frame.pose;
-  for (LoopClosure& loop : mechanism.loops) {
-    if (loop.parent == k) loop.parent_origin = to_new * loop.parent_origin;
-    if (loop.child == k) loop.child_origin = to_new * loop.child_origin;
-  }
-}
-
 std::string quoted_list(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
@@ -226,7 +210,7 @@ TreeJointChoice choose_tree_joints(Mechanism& mechanism, const std::vector<std::
   }
   for (int k = 0; k < n; ++k)
     if (is_moved[static_cast<std::size_t>(k)])
-      reexpress_link(mechanism, k, moved[static_cast<std::size_t>(k)]);
+      move_link_frame(mechanism, k, moved[static_cast<std::size_t>(k)]);
   for (Frame& alias : reversed_aliases) {
     if (alias.link >= 0)
       alias.pose = mechanism.links[static_cast<std::size_t>(alias.link)].declared_frame;

@@ -136,14 +136,20 @@ TEST(BaseChange, SpaceArmUnderEveryBaseBody) {
   check_every_base(file, rng);
 }
 
+TEST(BaseChange, HumanoidWithSphericalJointsUnderEveryBaseBody) {
+  const Model file = load_model((kExamples / "humanoid.xml").string());
+  std::mt19937 rng(8);
+  check_every_base(file, rng);
+}
+
 TEST(BaseChange, RandomFreeFlyingTreesUnderEveryBaseBody) {
   for (int seed = 0; seed < 4; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(300 + seed);
     testing_support::RandomMechanismOptions options;
     options.links = 8 + 3 * seed;
-    options.rotation_vectors = false;  // spherical and planar joints cannot be reversed
-    options.planar = false;
+    options.rotation_vectors = seed % 2 == 0;  // spherical joints reversed too
+    options.planar = false;                    // a planar joint cannot be reversed
     const Model file = build_model(testing_support::random_mechanism(options, rng), "random");
     check_every_base(file, rng);
   }
@@ -184,16 +190,17 @@ TEST(BaseChange, RefusesWhatHasNoBaseToChange) {
   Mechanism mechanism;
   mechanism.links = {{"a", 1.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Identity()},
                      {"b", 1.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Identity()}};
-  Joint floating, ball;
+  Joint floating, slider;
   floating.name = "float";
   floating.type = JointType::kFloating;
   floating.child = 0;
-  ball.name = "ball";
-  ball.type = JointType::kSpherical;
-  ball.parent = 0;
-  ball.child = 1;
-  mechanism.joints = {floating, ball};
-  expect_refusal(build_model(mechanism, "two_bodies"), "b", "only 0- and 1-dof joints");
+  slider.name = "slider";
+  slider.type = JointType::kPlanar;
+  slider.parent = 0;
+  slider.child = 1;
+  mechanism.joints = {floating, slider};
+  expect_refusal(build_model(mechanism, "two_bodies"), "b",
+                 "only fixed, 1-dof and spherical joints");
 }
 
 }  // namespace

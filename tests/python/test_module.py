@@ -405,6 +405,44 @@ class NodeQuantities(unittest.TestCase):
                                closed.log_det_mass(closed_q), places=9)
 
 
+class BaseChange(unittest.TestCase):
+    """Issue 28: Model.with_base (free-flying paper, Appendix A) is the command line's --base, keeps
+    every link's motion and operational-space inertia, and survives pickling."""
+
+    def test_with_base_is_the_command_lines_and_keeps_the_links_motion(self):
+        path = os.path.join(MODELS, "space_arm.urdf")
+        state_path = os.path.join(MODELS, "space_arm_state.json")
+        model = skograph.load_model(path)
+        rebased = model.with_base("s_link4")
+        self.assertEqual(rebased.base, "s_link4")
+        self.assertEqual(rebased.dofs[:6], ["s_link4_floating:%d" % k for k in range(6)])
+        self.assertEqual(skograph.load_model(path, base="s_link4").dofs, rebased.dofs)
+        report = json.loads(cli("dynamics", path, "--state", state_path, "--base", "s_link4",
+                                "--json").stdout)
+        state = model.read_state(state_path)
+        converted = model.convert_state(rebased, state["q"], state["qd"], qdd=state["qdd"],
+                                        tau=state["tau"])
+        self.assertEqual(set(converted), {"q", "qd", "qdd", "tau"})
+        self.assertTrue(close(rebased.read_state(state_path)["q"], converted["q"], 1e-12))
+        self.assertTrue(close(np.array(report["q"]), converted["q"], 1e-12))
+        g = state["gravity"]
+        qdd = rebased.forward_dynamics(converted["q"], converted["qd"], converted["tau"], gravity=g)
+        self.assertTrue(close(np.array(report["qdd"]), qdd, 1e-9))
+        # The joints' accelerations do not depend on the base body; nor do the links' motions.
+        file_qdd = model.forward_dynamics(state["q"], state["qd"], state["tau"], gravity=g)
+        self.assertTrue(close(qdd[6:], file_qdd[6:], 1e-9))
+        for link in ("bus", "s_link2", "s_link6"):
+            self.assertTrue(close(rebased.frame_pose(converted["q"], link),
+                                  model.frame_pose(state["q"], link), 1e-12), link)
+            self.assertTrue(close(rebased.operational_space(converted["q"], [link])[link]["inertia"],
+                                  model.operational_space(state["q"], [link])[link]["inertia"], 1e-9),
+                            link)
+        again = pickle.loads(pickle.dumps(rebased))
+        self.assertEqual((again.base, again.dofs), (rebased.base, rebased.dofs))
+        with self.assertRaises(skograph.Error):
+            skograph.load_model(os.path.join(MODELS, "arm7.urdf")).with_base("link3")
+
+
 class ForwardDynamicsFamilies(unittest.TestCase):
     """Issue 28: every family of the serial-chain paper gives forward_dynamics' qdd on trees."""
 

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "skograph/io/model.hpp"
+#include "skograph/io/state_reader.hpp"
 
 namespace skograph {
 
@@ -33,6 +34,13 @@ struct ModelState {
 };
 // The state of `from` as `to` describes it, the two being the same links with different base
 // bodies (with_base). Closed chains are assembled in `from` first (close_state).
+// std::invalid_argument for vectors of the wrong size or two models that are not one mechanism.
 ModelState convert_state(const Model& from, const Model& to, const ModelState& state);
+
+// A state file (io/state_reader.hpp) in the model's coordinates, in its mechanism's dof order:
+// read against the joints of the file's model and converted when the model has another base body
+// (file_model()). An empty path gives the zero state (the file's, converted). InputError naming
+// the state file, as read_state_file.
+MechanismState read_model_state(const std::string& path, const Model& model);
 
 }  // namespace skograph

@@ -71,8 +71,9 @@ class Model {
   // (io/base_change.hpp: with_base): state files and the dof names of the file are that model's.
   // Null otherwise.
   const Model* file_model() const { return file_model_.get(); }
-  // The base body with_base gave the model ("" when none).
+  // The base body with_base gave the model ("" when none), and the joints it reversed.
   const std::string& base() const { return base_; }
+  const std::vector<std::string>& reversed_joints() const { return reversed_; }
 
  private:
   friend Model build_model(Mechanism mechanism, const std::string& source, bool strict);
@@ -86,6 +87,7 @@ class Model {
   std::shared_ptr<const Mechanism> source_;
   std::shared_ptr<const Model> file_model_;
   std::string base_;
+  std::vector<std::string> reversed_;
 };
 
 // The file's mechanism with the options applied (the independent coordinates checked against it

@@ -29,15 +29,22 @@ struct BaseChange {
 //   the joint list, by a floating joint `new_joint` from the world to `link`, whose frame is
 //   `link`'s world pose at q = 0, so that q = 0 is the same configuration in both mechanisms;
 //   F's name stays a frame name (B's frame), as a URDF joint names its child link's frame;
-// - the joints from `link` up to B are reversed as rigid/tree_joint_choice.hpp reverses joints:
-//   the axis turns, q and qd keep their meaning, the links whose frame moved are re-expressed
-//   (their declared frames, which name the links, stay where the file put them);
+// - the joints from `link` up to B are reversed (their child becomes their parent): the old
+//   parent's frame moves to the old joint frame, the links whose frame moved are re-expressed
+//   (their declared frames, which name the links, stay where the file put them), and each
+//   reversed joint's name keeps naming its old child's frame. A revolute or prismatic joint's
+//   axis turns and q, qd, qdd and tau keep their values (the motion about -axis by q is the
+//   inverse of the one about axis by q, as rigid/tree_joint_choice.hpp reverses joints); a
+//   spherical joint with rotation vector r and rates w (child frame) becomes r' = -r,
+//   w' = -R(r) w, wdot' = -R(r) wdot, tau' = -R(r) tau (the inverse rotation, its rates seen from
+//   the new child, the same power);
 // - names of F's dofs in `independent` and `preferred_independent` become the new joint's.
 // `new_joint` is "<link>_floating" (with '_' appended while a joint or frame already has that
 // name). A `link` that is already the base gives the mechanism unchanged. Throws
 // std::invalid_argument: no link of that name; the link's tree hangs from the world by a joint
-// that is not floating (a fixed-base system has no base to change); a joint of the path that is
-// neither 0- nor 1-dof (the reversal keeps q's meaning for those only); a coupling naming F.
+// that is not floating (a fixed-base system has no base to change); a planar or floating joint on
+// the path (their inverse motion is no joint of the same kind in the same coordinates); a
+// coupling naming F.
 Mechanism change_base(const Mechanism& mechanism, const std::string& link,
                       BaseChange* change = nullptr);
 

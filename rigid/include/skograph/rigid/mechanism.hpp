@@ -162,6 +162,10 @@ struct Mechanism {
   int parent_joint(int link) const;
 };
 
+// Gives link k a new frame, which sits at `moved` in its old frame: its mass properties, declared
+// frame, the named frames and loop frames on it are re-expressed (the joints are the caller's).
+void move_link_frame(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved);
+
 // The dofs (offsets in the joints' order: joint j's dofs follow those of joints 0..j-1) that the
 // names of Mechanism::independent denote, increasing, without repeats. std::invalid_argument
 // "independent: 'x' is not a joint of the mechanism" for a name that is neither a joint nor a dof
