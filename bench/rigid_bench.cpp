@@ -155,6 +155,35 @@ void BM_ForwardDynamicsBaseInvariant(benchmark::State& state) {
   report(state, *p);
 }
 
+// The same with the dual sweep on a second thread (started per call).
+void BM_ForwardDynamicsBaseInvariantTwoThreads(benchmark::State& state) {
+  auto p = make_problem(static_cast<int>(state.range(0)));
+  FreeFlyingData free_flying(p->model);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(base_invariant_forward_dynamics(p->model, p->data, free_flying, p->q,
+                                                             p->qd, p->tau, kGravity, 2));
+  report(state, *p);
+}
+
+// Algorithm 3.3 on a free-flying serial chain of state.range(0) links with state.range(1)
+// threads: there the dual sweep never waits for the regular one (the paper's case).
+void BM_ForwardDynamicsBaseInvariantChain(benchmark::State& state) {
+  testing_support::RandomMechanismOptions options;
+  options.links = static_cast<int>(state.range(0));
+  options.planar = false;
+  std::mt19937 rng(7);
+  Mechanism chain = testing_support::random_mechanism(options, rng);
+  for (Joint& joint : chain.joints)
+    if (joint.child > 0) joint.parent = joint.child - 1;
+  Problem p(std::move(chain));
+  FreeFlyingData free_flying(p.model);
+  const int threads = static_cast<int>(state.range(1));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(base_invariant_forward_dynamics(p.model, p.data, free_flying, p.q,
+                                                             p.qd, p.tau, kGravity, threads));
+  report(state, p);
+}
+
 // 7 = the arm; others: random trees (floating base, mixed joints). Dense-matrix algorithms stop at
 // 10^3 links (a 10^4-link tree has ~1.4e4 dofs: a 1.6 GB mass matrix).
 BENCHMARK(BM_UpdateKinematics)->Arg(7)->Arg(10000)->Arg(-10000);
@@ -162,6 +191,15 @@ BENCHMARK(BM_InverseDynamics)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-100
 BENCHMARK(BM_ForwardDynamicsArticulated)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-10000);
 BENCHMARK(BM_ForwardDynamicsThroughOperators)->Arg(7)->Arg(100)->Arg(1000)->Arg(10000);
 BENCHMARK(BM_ForwardDynamicsBaseInvariant)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-10000);
+BENCHMARK(BM_ForwardDynamicsBaseInvariantChain)
+    ->Args({100, 1})
+    ->Args({100, 2})
+    ->Args({1000, 1})
+    ->Args({1000, 2})
+    ->Args({10000, 1})
+    ->Args({10000, 2})
+    ->UseRealTime();
+BENCHMARK(BM_ForwardDynamicsBaseInvariantTwoThreads)->Arg(100)->Arg(1000)->Arg(10000)->Arg(-10000);
 BENCHMARK(BM_MassMatrix)->Arg(7)->Arg(100)->Arg(1000);
 BENCHMARK(BM_ForwardDynamicsCompositeCholesky)->Arg(7)->Arg(100)->Arg(1000);
 

@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <stdexcept>
+#include <thread>
 
 namespace skograph {
 namespace {
@@ -19,8 +20,10 @@ Matrix6d inverse_rigid_body_transform(const Matrix6d& phi) {
   return inverse;
 }
 
-// The regular articulated-body gather (part II Lemma 7, Eq. 33 and Eq. 58a-d) keeping both P and
-// P+ (and z, z+ when with_forces): the dual scatter needs P+(k) and z+(k) of every child.
+// The regular articulated-body gather (part II Lemma 7, Eq. 33 and Eq. 58a-d; the paper's
+// Algorithms 2.2-2.3) keeping both P and P+ (and z, z+ when with_forces), and each node's
+// contribution to its parent, phi P+ phi* and phi z+, which the dual sweep takes from the
+// siblings of a node; published (ready[k] = generation) for a dual sweep on another thread.
 void regular_gather(const RigidBodyModel& model, const RigidBodyData& data,
                     const Eigen::Ref<const Eigen::VectorXd>& tau, bool with_forces,
                     FreeFlyingData& ff) {
@@ -29,48 +32,60 @@ void regular_gather(const RigidBodyModel& model, const RigidBodyData& data,
     Matrix6d& inertia = ff.articulated_inertia[k];
     Vector6d& force = ff.residual_force[k];
     inertia = model.link_inertia(k);
-    for (const int j : forest.children(k))
-      inertia.noalias() += data.phi[j] * ff.articulated_inertia_plus[j] * data.phi[j].transpose();
+    for (const int j : forest.children(k)) inertia += ff.transported_inertia_plus[j];
     if (with_forces) {
       force = ff.gyroscopic_with_gravity.segment<6>(6 * k);
-      for (const int j : forest.children(k))
-        force.noalias() += data.phi[j] * ff.residual_force_plus[j];
+      for (const int j : forest.children(k)) force += ff.transported_force_plus[j];
       force.noalias() += inertia * data.coriolis.segment<6>(6 * k);
     }
     const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
     Matrix6d& inertia_plus = ff.articulated_inertia_plus[k];
     inertia_plus = inertia;
     ff.residual_force_plus[k] = force;
-    if (dofs == 0) continue;
-    HingeMatrix& projected = ff.projected_inertia[k];
-    HingeSquare& inverse = ff.innovations_inverse[k];
-    projected.noalias() = inertia.lazyProduct(data.hinge[k]);
-    const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
-    const Eigen::LLT<HingeSquare> cholesky(d);
-    for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
-    const HingeMatrix gain = projected.lazyProduct(inverse);
-    inertia_plus.noalias() -= gain.lazyProduct(projected.transpose());
-    if (with_forces) {
-      JointVector residual = tau.segment(offset, dofs);
-      residual.noalias() -= data.hinge[k].transpose() * force;
-      ff.scaled_innovation[k].noalias() = inverse * residual;
-      ff.residual_force_plus[k].noalias() += projected * ff.scaled_innovation[k];
+    if (dofs > 0) {
+      HingeMatrix& projected = ff.projected_inertia[k];
+      HingeSquare& inverse = ff.innovations_inverse[k];
+      projected.noalias() = inertia.lazyProduct(data.hinge[k]);
+      const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
+      const Eigen::LLT<HingeSquare> cholesky(d);
+      for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+      const HingeMatrix gain = projected.lazyProduct(inverse);
+      inertia_plus.noalias() -= gain.lazyProduct(projected.transpose());
+      if (with_forces) {
+        JointVector residual = tau.segment(offset, dofs);
+        residual.noalias() -= data.hinge[k].transpose() * force;
+        ff.scaled_innovation[k].noalias() = inverse * residual;
+        ff.residual_force_plus[k].noalias() += projected * ff.scaled_innovation[k];
+      }
     }
+    if (forest.parent(k) != Forest::kNone) {
+      ff.transported_inertia_plus[k].noalias() =
+          data.phi[k] * inertia_plus.lazyProduct(data.phi[k].transpose());
+      if (with_forces)
+        ff.transported_force_plus[k].noalias() = data.phi[k] * ff.residual_force_plus[k];
+    }
+    ff.ready[static_cast<std::size_t>(k)].store(ff.generation, std::memory_order_release);
   }
 }
 
-// The dual scatter (Algorithms 3.1-3.2 on a tree): for a child k of p, the parent side of k at
-// O_p is Y = P(p) + S(p) - phi P+(k) phi* (all of p's articulated inertia but k's sub-tree), with
-// bias y = z(p) - P(p) a(p) + z_s(p) - phi z+(k); moved to O_k (S+ = phi^-1 Y phi^-*, z_s+ =
-// phi^-1 y) and articulated through hinge k seen from the child: S = S+ - S+ H* D_s^-1 H S+,
-// z_s = z_s+ - S+ H* D_s^-1 (T + H z_s+) - S a(k), D_s = H S+ H*. A floating base has the
-// world on its parent side through a free joint: S = 0, z_s = -T.
-void dual_scatter(const RigidBodyModel& model, const RigidBodyData& data,
-                  const Eigen::Ref<const Eigen::VectorXd>& tau, bool with_forces,
-                  FreeFlyingData& ff) {
+// The dual sweep (Algorithms 3.1-3.2 on a tree), base to tips, its own recursion: for a child k
+// of p the parent side of hinge k is the lump of p, p's own parent side S(p), z_s(p) and p's other
+// children's sub-trees (phi P+ phi*, phi z+ of the regular sweep: a serial chain has none, so
+// there the two sweeps are independent, as in the paper; on a tree a branch waits for its
+// siblings), at O_p: Y = M(p) + S(p) + sum phi P+ phi*, y = b(p) + z_s(p) + sum phi z+. Moved to
+// O_k, S+ = phi^-1 Y phi^-* and z_s+ = phi^-1 y (the parent side rigidly at hinge k), then
+// articulated through hinge k as seen from the child: D_s = H S+ H*, S = S+ - S+ H* D_s^-1 H S+,
+// z_s = z_s+ - S+ H* D_s^-1 (T + H z_s+) - S a(k). A floating base has the world on its parent
+// side through a free joint: S = 0, z_s = -T.
+void dual_sweep(const RigidBodyModel& model, const RigidBodyData& data,
+                const Eigen::Ref<const Eigen::VectorXd>& tau, bool with_forces,
+                FreeFlyingData& ff) {
   const Forest& forest = model.forest();
-  // Parents before children: post-order backwards (sequential in a canonical numbering).
-  // Backwards by index (clang 14 cannot compile libstdc++ 12's views::reverse of a span).
+  auto wait_for = [&](int j) {
+    while (ff.ready[static_cast<std::size_t>(j)].load(std::memory_order_acquire) != ff.generation) {
+    }
+  };
+  // Parents before children: post-order backwards.
   const std::span<const int> post_order = forest.post_order();
   for (auto position = post_order.rbegin(); position != post_order.rend(); ++position) {
     const int k = *position;
@@ -80,38 +95,109 @@ void dual_scatter(const RigidBodyModel& model, const RigidBodyData& data,
     if (p == Forest::kNone) {
       dual.setZero();
       if (with_forces) dual_force = -tau.segment<6>(offset);
-    } else {
-      const Matrix6d& phi = data.phi[k];
-      const Matrix6d inverse_phi = inverse_rigid_body_transform(phi);
-      const Matrix6d parent_side = ff.articulated_inertia[p] + ff.dual_inertia[p] -
-                                   phi * ff.articulated_inertia_plus[k] * phi.transpose();
-      const Matrix6d dual_plus = inverse_phi * parent_side * inverse_phi.transpose();
-      dual = dual_plus;
-      Vector6d dual_force_plus = Vector6d::Zero();
-      if (with_forces) {
-        const Vector6d parent_bias = ff.residual_force[p] -
-                                     ff.articulated_inertia[p] * data.coriolis.segment<6>(6 * p) +
-                                     ff.dual_residual_force[p] - phi * ff.residual_force_plus[k];
-        dual_force_plus = inverse_phi * parent_bias;
-        dual_force = dual_force_plus;
-      }
-      if (dofs > 0) {
-        const HingeMatrix projected = dual_plus.lazyProduct(data.hinge[k]);
-        const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
-        const Eigen::LLT<HingeSquare> cholesky(d);
-        HingeMatrix gain(6, dofs);  // S+ H* D_s^-1
-        for (int i = 0; i < 6; ++i)
-          gain.row(i) = cholesky.solve(projected.row(i).transpose()).transpose();
-        dual.noalias() -= gain.lazyProduct(projected.transpose());
-        if (with_forces) {
-          JointVector hinge_force = tau.segment(offset, dofs);
-          hinge_force.noalias() += data.hinge[k].transpose() * dual_force_plus;
-          dual_force.noalias() -= gain * hinge_force;
-        }
-      }
-      if (with_forces) dual_force.noalias() -= dual * data.coriolis.segment<6>(6 * k);
+      continue;
     }
+    Matrix6d parent_side = model.link_inertia(p) + ff.dual_inertia[p];
+    Vector6d parent_bias = Vector6d::Zero();
+    if (with_forces)
+      parent_bias = ff.gyroscopic_with_gravity.segment<6>(6 * p) + ff.dual_residual_force[p];
+    for (const int sibling : forest.children(p)) {
+      if (sibling == k) continue;
+      wait_for(sibling);
+      parent_side += ff.transported_inertia_plus[sibling];
+      if (with_forces) parent_bias += ff.transported_force_plus[sibling];
+    }
+    const Matrix6d inverse_phi = inverse_rigid_body_transform(data.phi[k]);
+    Matrix6d& dual_plus = ff.dual_inertia_plus[k];
+    dual_plus.noalias() = inverse_phi * parent_side.lazyProduct(inverse_phi.transpose());
+    dual = dual_plus;
+    Vector6d& dual_force_plus = ff.dual_residual_force_plus[k];
+    if (with_forces) {
+      dual_force_plus.noalias() = inverse_phi * parent_bias;
+      dual_force = dual_force_plus;
+    }
+    if (dofs > 0) {
+      const HingeMatrix projected = dual_plus.lazyProduct(data.hinge[k]);
+      const HingeSquare d = data.hinge[k].transpose().lazyProduct(projected);
+      const Eigen::LLT<HingeSquare> cholesky(d);
+      HingeSquare& inverse = ff.dual_innovations_inverse[k];
+      for (int i = 0; i < dofs; ++i) inverse.col(i) = cholesky.solve(JointVector::Unit(dofs, i));
+      HingeMatrix& gain = ff.dual_gain[k];  // S+ H* D_s^-1
+      gain.noalias() = projected * inverse;
+      dual.noalias() -= gain.lazyProduct(projected.transpose());
+      if (with_forces) {
+        JointVector hinge_force = tau.segment(offset, dofs);
+        hinge_force.noalias() += data.hinge[k].transpose() * dual_force_plus;
+        dual_force.noalias() -= gain * hinge_force;
+      }
+    }
+    if (with_forces) dual_force.noalias() -= dual * data.coriolis.segment<6>(6 * k);
   }
+}
+
+// Step 3 for the nodes [begin, end), link by link and independently: Lemma 3.2 (Eq. 25) for
+// alpha(k) and alpha+(k), then
+// Eq. 26 for the hinge accelerations. alpha+(k) is the parent side's acceleration at O_k: the
+// subtree pulls with f = P+ alpha+ + z+ and the parent side with -f = S+ alpha+ + z_s+ (our
+// z(k) carries the hinge's Coriolis term, so the paper's a_s vanishes there); the sum of the
+// two inertias is Lambda of the parent link moved to O_k, positive definite on a free flyer.
+void link_accelerations(const RigidBodyModel& model, const RigidBodyData& data, int begin, int end,
+                        FreeFlyingData& ff) {
+  for (int k = begin; k < end; ++k) {
+    const Matrix6d system_inertia = ff.articulated_inertia[k] + ff.dual_inertia[k];
+    const Vector6d system_force = ff.residual_force[k] + ff.dual_residual_force[k] -
+                                  ff.articulated_inertia[k] * data.coriolis.segment<6>(6 * k);
+    ff.acceleration.segment<6>(6 * k) = -Eigen::LLT<Matrix6d>(system_inertia).solve(system_force);
+    if (model.forest().parent(k) == Forest::kNone) {
+      ff.acceleration_plus.segment<6>(6 * k).setZero();  // the world, gravity being forces
+    } else {
+      const Matrix6d inertia_plus = ff.articulated_inertia_plus[k] + ff.dual_inertia_plus[k];
+      const Vector6d force_plus = ff.residual_force_plus[k] + ff.dual_residual_force_plus[k];
+      ff.acceleration_plus.segment<6>(6 * k) =
+          -Eigen::LLT<Matrix6d>(inertia_plus).solve(force_plus);
+    }
+    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    if (dofs == 0) continue;
+    const JointVector projected_acceleration =
+        ff.projected_inertia[k].transpose() * ff.acceleration_plus.segment<6>(6 * k);
+    ff.generalized_acceleration.segment(offset, dofs) =
+        ff.scaled_innovation[k] - ff.innovations_inverse[k] * projected_acceleration;
+  }
+}
+
+// Step 2 (both sweeps) and, with forces, step 3. On two threads: the dual sweep on the second
+// one (the paper's step 2 (a) and (b) simultaneously), then each thread half of step 3 once the
+// regular sweep is done.
+void sweeps_and_accelerations(const RigidBodyModel& model, const RigidBodyData& data,
+                              const Eigen::Ref<const Eigen::VectorXd>& tau, bool with_forces,
+                              int threads, FreeFlyingData& ff) {
+  ++ff.generation;
+  const int nodes = model.node_count();
+  if (threads < 2) {
+    regular_gather(model, data, tau, with_forces, ff);
+    dual_sweep(model, data, tau, with_forces, ff);
+    if (with_forces) link_accelerations(model, data, 0, nodes, ff);
+    return;
+  }
+  std::atomic<bool> regular_done{false}, dual_done{false};
+  auto wait_for = [](const std::atomic<bool>& done) {
+    while (!done.load(std::memory_order_acquire)) {
+    }
+  };
+  std::thread helper([&] {
+    dual_sweep(model, data, tau, with_forces, ff);
+    dual_done.store(true, std::memory_order_release);
+    if (!with_forces) return;
+    wait_for(regular_done);
+    link_accelerations(model, data, nodes / 2, nodes, ff);
+  });
+  regular_gather(model, data, tau, with_forces, ff);
+  regular_done.store(true, std::memory_order_release);
+  if (with_forces) {
+    wait_for(dual_done);
+    link_accelerations(model, data, 0, nodes / 2, ff);
+  }
+  helper.join();
 }
 
 void check_free_flying(const RigidBodyModel& model) {
@@ -131,20 +217,31 @@ FreeFlyingData::FreeFlyingData(const RigidBodyModel& model) {
   articulated_inertia_plus.assign(nodes, Matrix6d::Zero());
   residual_force.assign(nodes, Vector6d::Zero());
   residual_force_plus.assign(nodes, Vector6d::Zero());
+  transported_inertia_plus.assign(nodes, Matrix6d::Zero());
+  transported_force_plus.assign(nodes, Vector6d::Zero());
   dual_inertia.assign(nodes, Matrix6d::Zero());
+  dual_inertia_plus.assign(nodes, Matrix6d::Zero());
   dual_residual_force.assign(nodes, Vector6d::Zero());
+  dual_residual_force_plus.assign(nodes, Vector6d::Zero());
+  dual_compliance.assign(nodes, Matrix6d::Zero());
+  ready = std::vector<std::atomic<unsigned>>(static_cast<std::size_t>(nodes));
   operational_space_inertia.assign(nodes, Matrix6d::Zero());
   projected_inertia.resize(nodes);
   innovations_inverse.resize(nodes);
   scaled_innovation.resize(nodes);
+  dual_gain.resize(nodes);
+  dual_innovations_inverse.resize(nodes);
   for (int k = 0; k < nodes; ++k) {
     const int dofs = model.joint_dofs(k);
     projected_inertia[k].setZero(6, dofs);
     innovations_inverse[k].setZero(dofs, dofs);
     scaled_innovation[k].setZero(dofs);
+    dual_gain[k].setZero(6, dofs);
+    dual_innovations_inverse[k].setZero(dofs, dofs);
   }
   gyroscopic_with_gravity = Eigen::VectorXd::Zero(6 * nodes);
   acceleration = Eigen::VectorXd::Zero(6 * nodes);
+  acceleration_plus = Eigen::VectorXd::Zero(6 * nodes);
   generalized_acceleration = Eigen::VectorXd::Zero(model.dof_count());
 }
 
@@ -152,8 +249,7 @@ const std::vector<Matrix6d>& decoupled_operational_space_inertias(
     const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
     const Eigen::Ref<const Eigen::VectorXd>& q) {
   update_positions(model, q, data);
-  regular_gather(model, data, data.zero_dofs, false, free_flying);
-  dual_scatter(model, data, data.zero_dofs, false, free_flying);
+  sweeps_and_accelerations(model, data, data.zero_dofs, false, 1, free_flying);
   for (int k = 0; k < model.node_count(); ++k)
     free_flying.operational_space_inertia[k] =
         free_flying.articulated_inertia[k] + free_flying.dual_inertia[k];
@@ -163,7 +259,7 @@ const std::vector<Matrix6d>& decoupled_operational_space_inertias(
 const Eigen::VectorXd& base_invariant_forward_dynamics(
     const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
-    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity) {
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity, int threads) {
   if (tau.size() != model.dof_count())
     throw std::invalid_argument("base_invariant_forward_dynamics: size of tau");
   update_kinematics(model, q, qd, data);
@@ -177,27 +273,41 @@ const Eigen::VectorXd& base_invariant_forward_dynamics(
     ff.gyroscopic_with_gravity.segment<3>(6 * k + 3) =
         data.gyroscopic.segment<3>(6 * k + 3) - weight;
   }
-  regular_gather(model, data, tau, true, ff);
-  dual_scatter(model, data, tau, true, ff);
-  // Lemma 3.2 (Eq. 25) link by link, then Eq. 26 for the hinge accelerations.
-  for (int k = 0; k < model.node_count(); ++k) {
-    const Matrix6d system_inertia = ff.articulated_inertia[k] + ff.dual_inertia[k];
-    const Vector6d system_force = ff.residual_force[k] + ff.dual_residual_force[k] -
-                                  ff.articulated_inertia[k] * data.coriolis.segment<6>(6 * k);
-    ff.acceleration.segment<6>(6 * k) = -Eigen::LLT<Matrix6d>(system_inertia).solve(system_force);
-  }
-  for (int k = 0; k < model.node_count(); ++k) {
-    const int p = model.forest().parent(k), dofs = model.joint_dofs(k),
-              offset = model.joint_dof_offset(k);
-    if (dofs == 0) continue;
-    const Vector6d alpha_plus =
-        p == Forest::kNone ? Vector6d::Zero()
-                           : Vector6d(data.phi[k].transpose() * ff.acceleration.segment<6>(6 * p));
-    JointVector projected_acceleration = ff.projected_inertia[k].transpose() * alpha_plus;
-    ff.generalized_acceleration.segment(offset, dofs) =
-        ff.scaled_innovation[k] - ff.innovations_inverse[k] * projected_acceleration;
-  }
+  sweeps_and_accelerations(model, data, tau, true, threads, ff);
   return ff.generalized_acceleration;
+}
+
+// Eq. 36 on a tree: Upsilon from the dual quantities, tips to base. A leaf t starts from
+// Upsilon(t) = Lambda(t)^-1 = [P(t) + S(t)]^-1 (the dual model's base, P(t) = M(t)); then across
+// hinge k towards the parent, with tau_s = I - G_s H (G_s = S+ H* D_s^-1):
+//   Upsilon+(k) = tau_s* Upsilon(k) tau_s + H* D_s^-1 H,   Upsilon(p) = phi^-* Upsilon+(k) phi^-1,
+// from p's first child (every child gives the same Upsilon(p): it does not depend on the base).
+const std::vector<Matrix6d>& dual_operational_space_compliances(
+    const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
+    const Eigen::Ref<const Eigen::VectorXd>& q) {
+  FreeFlyingData& ff = free_flying;
+  decoupled_operational_space_inertias(model, data, ff, q);
+  const Forest& forest = model.forest();
+  for (const int k : forest.post_order()) {
+    Matrix6d& upsilon = ff.dual_compliance[k];
+    const std::span<const int> children = forest.children(k);
+    if (children.empty()) {
+      upsilon = ff.operational_space_inertia[k].llt().solve(Matrix6d::Identity());
+      continue;
+    }
+    const int c = children.front();
+    Matrix6d upsilon_plus = ff.dual_compliance[c];
+    if (model.joint_dofs(c) > 0) {
+      Matrix6d dual_projection = Matrix6d::Identity();  // tau_s = I - G_s H
+      dual_projection.noalias() -= ff.dual_gain[c] * data.hinge[c].transpose();
+      upsilon_plus = dual_projection.transpose() * ff.dual_compliance[c] * dual_projection;
+      upsilon_plus.noalias() +=
+          data.hinge[c] * ff.dual_innovations_inverse[c] * data.hinge[c].transpose();
+    }
+    const Matrix6d inverse_phi = inverse_rigid_body_transform(data.phi[c]);
+    upsilon.noalias() = inverse_phi.transpose() * upsilon_plus * inverse_phi;
+  }
+  return ff.dual_compliance;
 }
 
 }  // namespace skograph

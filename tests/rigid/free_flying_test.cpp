@@ -75,7 +75,89 @@ TEST_P(FreeFlying, BaseInvariantForwardDynamicsInvertsInverseDynamics) {
   EXPECT_LT((free_flying.acceleration - data.acceleration).cwiseAbs().maxCoeff(), 1e-7);
 }
 
+// Eq. 25's second half: alpha+(k), from P+ + S+ and z+ + z_s+ alone, is the parent's acceleration
+// moved to O_k, phi*(p, k) alpha(p); the two threads of Algorithm 3.3 give the one thread's qdd.
+TEST_P(FreeFlying, AlphaPlusIsTheParentsAccelerationAndTwoThreadsAgree) {
+  std::mt19937 rng(1200 + GetParam());
+  const RigidBodyModel model(
+      testing_support::random_mechanism(free_flying_options(GetParam()), rng));
+  RigidBodyData data(model);
+  FreeFlyingData free_flying(model);
+  const int n = model.dof_count();
+  const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
+  const Eigen::VectorXd tau = rigid_random_state(n, rng, 5.0);
+  const Eigen::VectorXd qdd =
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity);
+  const Eigen::VectorXd& alpha = free_flying.acceleration;
+  for (int k = 0; k < model.node_count(); ++k) {
+    const int p = model.forest().parent(k);
+    const Vector6d parent = p == Forest::kNone
+                                ? Vector6d::Zero()
+                                : Vector6d(data.phi[k].transpose() * alpha.segment<6>(6 * p));
+    EXPECT_LT((free_flying.acceleration_plus.segment<6>(6 * k) - parent).cwiseAbs().maxCoeff(),
+              1e-8 * (1 + parent.cwiseAbs().maxCoeff()))
+        << "node " << k;
+  }
+  for (int round = 0; round < 3; ++round)
+    EXPECT_EQ(base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity, 2),
+              qdd);
+}
+
+// Eq. 36: the dual recursion's Upsilon(k) is part II's Omega(k, k) (Eq. 34's recursion) at every
+// link, and Lambda(k)^-1.
+TEST_P(FreeFlying, DualUpsilonRecursionMatchesTheRegularOne) {
+  std::mt19937 rng(1400 + GetParam());
+  const RigidBodyModel model(
+      testing_support::random_mechanism(free_flying_options(GetParam()), rng));
+  RigidBodyData data(model);
+  FreeFlyingData free_flying(model);
+  const Eigen::VectorXd q = rigid_random_state(model.dof_count(), rng);
+  const std::vector<Matrix6d> dual =
+      dual_operational_space_compliances(model, data, free_flying, q);
+  update_positions(model, q, data);
+  synchronize_sko_model(model, data);
+  OperationalSpaceWorkspace workspace(data.sko.structure_ptr());
+  const BlockDiagonal& regular = operational_space_compliance_diagonal(data.sko, workspace);
+  for (int k = 0; k < model.node_count(); ++k) {
+    const Matrix6d block = regular.block(k);
+    EXPECT_LT((dual[static_cast<std::size_t>(k)] - block).cwiseAbs().maxCoeff(),
+              1e-8 * (1 + block.cwiseAbs().maxCoeff()))
+        << "node " << k;
+    EXPECT_LT((free_flying.operational_space_inertia[static_cast<std::size_t>(k)] *
+                   dual[static_cast<std::size_t>(k)] -
+               Matrix6d::Identity())
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-7)
+        << "node " << k;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, FreeFlying, ::testing::Range(0, 4));
+
+// On a serial chain the dual sweep needs nothing of the regular one: two threads, long chain.
+TEST(FreeFlyingThreads, SerialChainSweepsRunApart) {
+  std::mt19937 rng(77);
+  testing_support::RandomMechanismOptions options;
+  options.links = 300;
+  options.planar = false;
+  Mechanism chain = testing_support::random_mechanism(options, rng);
+  for (Joint& joint : chain.joints)
+    if (joint.child > 0) joint.parent = joint.child - 1;
+  const RigidBodyModel model(chain);
+  RigidBodyData data(model);
+  FreeFlyingData free_flying(model);
+  const int n = model.dof_count();
+  const Eigen::VectorXd q = rigid_random_state(n, rng, 0.5), qd = rigid_random_state(n, rng);
+  const Eigen::VectorXd tau = rigid_random_state(n, rng);
+  const Eigen::VectorXd reference = forward_dynamics(model, data, q, qd, tau, kGravity);
+  const Eigen::VectorXd one =
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity, 1);
+  const Eigen::VectorXd two =
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity, 2);
+  EXPECT_EQ(one, two);
+  EXPECT_LT((one - reference).cwiseAbs().maxCoeff(), 1e-6 * (1 + reference.cwiseAbs().maxCoeff()));
+}
 
 TEST(FreeFlyingData, RejectsGroundedSystems) {
   std::mt19937 rng(5);
