@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "skograph/io/model_kinematics.hpp"
@@ -12,6 +13,7 @@
 #include "skograph/operators/innovations.hpp"
 #include "skograph/operators/mass_matrix.hpp"
 #include "skograph/operators/operational_space.hpp"
+#include "skograph/rigid/free_flying.hpp"
 
 namespace skograph {
 
@@ -252,6 +254,7 @@ std::optional<ForwardDynamicsMethod> parse_forward_dynamics_method(const std::st
   if (name == "conjugate-gradient") return ForwardDynamicsMethod::kConjugateGradient;
   if (name == "preconditioned-conjugate-gradient")
     return ForwardDynamicsMethod::kPreconditionedConjugateGradient;
+  if (name == "base-invariant") return ForwardDynamicsMethod::kBaseInvariant;
   return std::nullopt;
 }
 
@@ -276,6 +279,17 @@ Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const E
   const RigidBodyModel& tree = model.tree();
   RigidBodyData& rigid = data.tree();
   const Eigen::VectorXd rates = order.model_vector(qd);
+  if (method == ForwardDynamicsMethod::kBaseInvariant) {
+    std::optional<FreeFlyingData> free_flying;
+    try {
+      free_flying.emplace(tree);
+    } catch (const std::invalid_argument& e) {
+      throw Error(std::string("the base-invariant algorithm needs a free-flying tree: ") +
+                  e.what());
+    }
+    return order.vector(base_invariant_forward_dynamics(
+        tree, rigid, *free_flying, order.model_vector(q), rates, order.model_vector(tau), gravity));
+  }
   update_sko_dynamics_state(tree, order.model_vector(q), rates, gravity, rigid);
   const Eigen::VectorXd& coriolis = rigid.coriolis_with_gravity;
   const Eigen::VectorXd force = order.model_vector(tau);

@@ -117,8 +117,8 @@ void bind_operators(ModelClass& model_class) {
                 parse_forward_dynamics_method(method);
             if (!chosen)
               throw UsageError("unknown method '" + method +
-                               "' (articulated-body, cholesky, innovations, conjugate-gradient or "
-                               "preconditioned-conjugate-gradient)");
+                               "' (articulated-body, cholesky, innovations, conjugate-gradient, "
+                               "preconditioned-conjugate-gradient or base-invariant)");
             return forward_dynamics_by(self.model, *self.data, q, qd, tau,
                                        gravity ? *gravity : kStandardGravity, *chosen);
           },
@@ -128,8 +128,10 @@ void bind_operators(ModelClass& model_class) {
           "'articulated-body' (O(N), part II Algorithm 6.1), 'cholesky' (O(N^3): M by composite "
           "bodies, a dense Cholesky solve), 'innovations' (O(N^2): the innovations factors), "
           "'conjugate-gradient' and 'preconditioned-conjugate-gradient' (M p by Newton-Euler; "
-          "preconditioner H R H*). The same qdd as forward_dynamics to roundoff; skograph.Error "
-          "for a closed chain");
+          "preconditioner H R H*), and for free-flying trees 'base-invariant' (the free-flying "
+          "paper's Algorithm 3.3: regular and dual sweeps, every link's acceleration by Lemma "
+          "3.2). "
+          "The same qdd as forward_dynamics to roundoff; skograph.Error for a closed chain");
 }
 
 }  // namespace skograph::python

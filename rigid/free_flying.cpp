@@ -1,8 +1,11 @@
 #include "skograph/rigid/free_flying.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/Geometry>
 #include <stdexcept>
 #include <thread>
+
+#include "skograph/rigid/rigid_kernels.hpp"
 
 namespace skograph {
 namespace {
@@ -82,8 +85,8 @@ void dual_sweep(const RigidBodyModel& model, const RigidBodyData& data,
                 FreeFlyingData& ff) {
   const Forest& forest = model.forest();
   auto wait_for = [&](int j) {
-    while (ff.ready[static_cast<std::size_t>(j)].load(std::memory_order_acquire) != ff.generation) {
-    }
+    while (ff.ready[static_cast<std::size_t>(j)].load(std::memory_order_acquire) != ff.generation)
+      std::this_thread::yield();
   };
   // Parents before children: post-order backwards.
   const std::span<const int> post_order = forest.post_order();
@@ -181,8 +184,7 @@ void sweeps_and_accelerations(const RigidBodyModel& model, const RigidBodyData& 
   }
   std::atomic<bool> regular_done{false}, dual_done{false};
   auto wait_for = [](const std::atomic<bool>& done) {
-    while (!done.load(std::memory_order_acquire)) {
-    }
+    while (!done.load(std::memory_order_acquire)) std::this_thread::yield();
   };
   std::thread helper([&] {
     dual_sweep(model, data, tau, with_forces, ff);
@@ -198,6 +200,19 @@ void sweeps_and_accelerations(const RigidBodyModel& model, const RigidBodyData& 
     link_accelerations(model, data, 0, nodes / 2, ff);
   }
   helper.join();
+}
+
+// Gravity as the forces m g at the centers of mass: b(k) - [c x m g; m g] in link axes.
+void gravity_as_forces(const RigidBodyModel& model, const RigidBodyData& data,
+                       const Eigen::Vector3d& gravity, FreeFlyingData& ff) {
+  for (int k = 0; k < model.node_count(); ++k) {
+    const Link& link = model.mechanism().links[model.link_of_node(k)];
+    const Eigen::Vector3d weight = link.mass * (data.link_pose[k].linear().transpose() * gravity);
+    ff.gyroscopic_with_gravity.segment<3>(6 * k) =
+        data.gyroscopic.segment<3>(6 * k) - link.center_of_mass.cross(weight);
+    ff.gyroscopic_with_gravity.segment<3>(6 * k + 3) =
+        data.gyroscopic.segment<3>(6 * k + 3) - weight;
+  }
 }
 
 void check_free_flying(const RigidBodyModel& model) {
@@ -264,15 +279,7 @@ const Eigen::VectorXd& base_invariant_forward_dynamics(
     throw std::invalid_argument("base_invariant_forward_dynamics: size of tau");
   update_kinematics(model, q, qd, data);
   FreeFlyingData& ff = free_flying;
-  // Gravity as the forces m g at the centers of mass: b(k) - [c x m g; m g] in link axes.
-  for (int k = 0; k < model.node_count(); ++k) {
-    const Link& link = model.mechanism().links[model.link_of_node(k)];
-    const Eigen::Vector3d weight = link.mass * (data.link_pose[k].linear().transpose() * gravity);
-    ff.gyroscopic_with_gravity.segment<3>(6 * k) =
-        data.gyroscopic.segment<3>(6 * k) - link.center_of_mass.cross(weight);
-    ff.gyroscopic_with_gravity.segment<3>(6 * k + 3) =
-        data.gyroscopic.segment<3>(6 * k + 3) - weight;
-  }
+  gravity_as_forces(model, data, gravity, ff);
   sweeps_and_accelerations(model, data, tau, true, threads, ff);
   return ff.generalized_acceleration;
 }
@@ -308,6 +315,50 @@ const std::vector<Matrix6d>& dual_operational_space_compliances(
     upsilon.noalias() = inverse_phi.transpose() * upsilon_plus * inverse_phi;
   }
   return ff.dual_compliance;
+}
+
+// Algorithm 3.4: no joint coordinates. Step 1 from each link's own state and its parent's: the
+// relative transform X_p_k = pose(p)^-1 pose(k) (phi(p, k)), the hinge's relative velocity
+// V(k) - phi*(p, k) V(p), a(k) = V(k) x that, b(k) = V(k) x* M(k) V(k); steps 2-3 as in
+// Algorithm 3.3.
+const Eigen::VectorXd& decoupled_link_accelerations(
+    const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
+    std::span<const Eigen::Isometry3d> poses, const Eigen::Ref<const Eigen::VectorXd>& velocities,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity, int threads) {
+  const int nodes = model.node_count();
+  if (static_cast<int>(poses.size()) != nodes || velocities.size() != 6 * nodes ||
+      tau.size() != model.dof_count())
+    throw std::invalid_argument(
+        "decoupled_link_accelerations: one pose and six velocities per node, one tau per dof");
+  for (int k = 0; k < nodes; ++k)
+    if (model.joint_geometry(k).type == JointType::kPlanar)
+      throw std::invalid_argument("decoupled_link_accelerations: joint '" +
+                                  model.mechanism().joints[k].name +
+                                  "' is planar: its hinge map needs its coordinates");
+  data.phi_valid = false;
+  data.sko_synchronized = false;
+  for (const int k : model.parents_first()) {
+    const int p = model.parents()[k];
+    const Eigen::Isometry3d relative_pose =
+        p < 0 ? poses[static_cast<std::size_t>(k)]
+              : Eigen::Isometry3d(poses[static_cast<std::size_t>(p)].inverse() *
+                                  poses[static_cast<std::size_t>(k)]);
+    data.rotation[k] = relative_pose.linear();
+    data.translation[k] = relative_pose.translation();
+    data.link_pose[k] = poses[static_cast<std::size_t>(k)];
+    const Vector6d velocity = velocities.segment<6>(6 * k);
+    Vector6d relative = velocity;
+    if (p >= 0)
+      relative -= kernels::motion_to_child(data.rotation[k], data.translation[k],
+                                           velocities.segment<6>(6 * p));
+    data.velocity.segment<6>(6 * k) = velocity;
+    data.coriolis.segment<6>(6 * k) = kernels::cross_motion(velocity, relative);
+    data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
+  }
+  rigid_body_transforms(model, data);
+  gravity_as_forces(model, data, gravity, free_flying);
+  sweeps_and_accelerations(model, data, tau, true, threads, free_flying);
+  return free_flying.acceleration;
 }
 
 }  // namespace skograph

@@ -454,14 +454,20 @@ class ForwardDynamicsFamilies(unittest.TestCase):
                 state = model.read_state(os.path.join(MODELS, state_name))
                 q, qd, tau, g = state["q"], state["qd"], state["tau"], state["gravity"]
                 reference = model.forward_dynamics(q, qd, tau, gravity=g)
-                for method in ("articulated-body", "cholesky", "innovations", "conjugate-gradient",
-                               "preconditioned-conjugate-gradient"):
+                methods = ["articulated-body", "cholesky", "innovations", "conjugate-gradient",
+                           "preconditioned-conjugate-gradient"]
+                if name == "space_arm.urdf":  # free-flying: the free-flying paper's Algorithm 3.3
+                    methods.append("base-invariant")
+                for method in methods:
                     self.assertTrue(close(model.forward_dynamics_by(q, qd, tau, method, gravity=g),
                                           reference, 1e-9), method)
         closed = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
         zero = np.zeros(closed.dof_count)
         with self.assertRaises(skograph.Error):
             closed.forward_dynamics_by(zero, zero, zero, "cholesky")
+        grounded = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
+        with self.assertRaises(skograph.Error):
+            grounded.forward_dynamics_by(np.zeros(7), np.zeros(7), np.zeros(7), "base-invariant")
         with self.assertRaises(skograph.Error):
             model.forward_dynamics_by(np.zeros(model.dof_count), np.zeros(model.dof_count),
                                       np.zeros(model.dof_count), "newton")

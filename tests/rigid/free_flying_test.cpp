@@ -133,6 +133,37 @@ TEST_P(FreeFlying, DualUpsilonRecursionMatchesTheRegularOne) {
   }
 }
 
+// Algorithm 3.4: from the links' own poses and velocities alone (a fresh workspace that never saw
+// q or qd), the same link accelerations and hinge accelerations as Algorithm 3.3 and the
+// articulated-body algorithm.
+TEST_P(FreeFlying, NonMinimalCoordinatesGiveTheSameAccelerations) {
+  std::mt19937 rng(1500 + GetParam());
+  testing_support::RandomMechanismOptions options = free_flying_options(GetParam());
+  options.planar = false;
+  const RigidBodyModel model(testing_support::random_mechanism(options, rng));
+  RigidBodyData data(model);
+  FreeFlyingData minimal(model);
+  const int n = model.dof_count();
+  const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
+  const Eigen::VectorXd tau = rigid_random_state(n, rng, 5.0);
+  const Eigen::VectorXd qdd =
+      base_invariant_forward_dynamics(model, data, minimal, q, qd, tau, kGravity);
+  const std::vector<Eigen::Isometry3d> poses = data.link_pose;
+  const Eigen::VectorXd velocities = data.velocity;
+  for (const int threads : {1, 2}) {
+    RigidBodyData fresh(model);
+    FreeFlyingData free_flying(model);
+    const Eigen::VectorXd alpha = decoupled_link_accelerations(model, fresh, free_flying, poses,
+                                                               velocities, tau, kGravity, threads);
+    EXPECT_LT((alpha - minimal.acceleration).cwiseAbs().maxCoeff(),
+              1e-9 * (1 + minimal.acceleration.cwiseAbs().maxCoeff()))
+        << threads << " threads";
+    EXPECT_LT((free_flying.generalized_acceleration - qdd).cwiseAbs().maxCoeff(),
+              1e-9 * (1 + qdd.cwiseAbs().maxCoeff()))
+        << threads << " threads";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, FreeFlying, ::testing::Range(0, 4));
 
 // On a serial chain the dual sweep needs nothing of the regular one: two threads, long chain.

@@ -54,6 +54,8 @@ TEST(RigidAllocation, StepFunctionsDoNotAllocate) {
   EXPECT_EQ(
       allocations_in([&] { decoupled_operational_space_inertias(model, data, free_flying, q); }),
       0);
+  EXPECT_EQ(
+      allocations_in([&] { dual_operational_space_compliances(model, data, free_flying, q); }), 0);
 }
 
 }  // namespace

@@ -89,14 +89,15 @@ NodeQuantities node_quantities(const Model& model, ModelData& data, const Eigen:
 // embedding or the multiplier method) or a model above kOperatorsDofLimit dofs (the dense
 // methods); SingularMassMatrixError when M is singular.
 enum class ForwardDynamicsMethod {
-  kArticulatedBody,                 // O(N), part II Algorithm 6.1 on the SKO model
-  kCholesky,                        // O(N^3): M by composite bodies, a dense Cholesky solve
-  kInnovations,                     // O(N^2): the innovations factors, triangular solves
-  kConjugateGradient,               // O(N) per iteration: M p by Newton-Euler
-  kPreconditionedConjugateGradient  // the same with the block diagonal H R H* of M
+  kArticulatedBody,                  // O(N), part II Algorithm 6.1 on the SKO model
+  kCholesky,                         // O(N^3): M by composite bodies, a dense Cholesky solve
+  kInnovations,                      // O(N^2): the innovations factors, triangular solves
+  kConjugateGradient,                // O(N) per iteration: M p by Newton-Euler
+  kPreconditionedConjugateGradient,  // the same with the block diagonal H R H* of M
+  kBaseInvariant  // O(N), free-flying trees only: the free-flying paper's Algorithm 3.3
 };
 // "articulated-body", "cholesky", "innovations", "conjugate-gradient",
-// "preconditioned-conjugate-gradient"; nullopt otherwise.
+// "preconditioned-conjugate-gradient", "base-invariant"; nullopt otherwise.
 std::optional<ForwardDynamicsMethod> parse_forward_dynamics_method(const std::string& name);
 Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                     const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,

@@ -20,7 +20,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 #include <atomic>
+#include <span>
 #include <vector>
 
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -75,6 +77,21 @@ const std::vector<Matrix6d>& decoupled_operational_space_inertias(
 const Eigen::VectorXd& base_invariant_forward_dynamics(
     const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity, int threads = 1);
+
+// Algorithm 3.4, the decoupled forward dynamics in non-minimal coordinates: the state is each
+// link's own, its world pose and its spatial velocity [omega; v] in its frame (node order, as
+// update_kinematics leaves data.link_pose and data.velocity), without joint coordinates; tau in
+// dof order acts across the hinges. Step 1 takes each link's Coriolis and gyroscopic terms from
+// its own and its parent's state alone, steps 2-3 are Algorithm 3.3's (threads likewise).
+// Returns free_flying.acceleration: alpha(k), inertial, in link frames, node layout (step 4,
+// integrating alpha and V per link, is the caller's); free_flying.generalized_acceleration holds
+// the hinge accelerations (Eq. 26). The states must be consistent with the joints (each relative
+// pose and velocity a motion the joint allows). std::invalid_argument for wrong sizes or a planar
+// joint (its hinge map needs its coordinates). O(N); no allocation (threads = 1).
+const Eigen::VectorXd& decoupled_link_accelerations(
+    const RigidBodyModel& model, RigidBodyData& data, FreeFlyingData& free_flying,
+    std::span<const Eigen::Isometry3d> poses, const Eigen::Ref<const Eigen::VectorXd>& velocities,
     const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity, int threads = 1);
 
 // Upsilon(k) = Lambda(k)^-1 for every link by the dual recursion (Eq. 36, tips to base over the
