@@ -243,6 +243,25 @@ NodeQuantities node_quantities(const Model& model, ModelData& data, const Eigen:
       result.kalman_gain.emplace_back(riccati.kalman_gain[k]);
       result.compliance.emplace_back(omega.block(k));
     }
+    std::vector<int> position(static_cast<std::size_t>(sko.size()));
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      position[static_cast<std::size_t>(nodes[i])] = static_cast<int>(i);
+    for (const int k : nodes) {
+      const int p = sko.forest().parent(k);
+      if (p == Forest::kNone) {
+        result.parent.emplace_back();
+        result.transform.emplace_back();
+        result.gain_to_parent.emplace_back();
+        result.projected_transform.emplace_back();
+        continue;
+      }
+      const Eigen::MatrixXd phi = sko.weight(k);
+      result.parent.push_back(
+          result.nodes[static_cast<std::size_t>(position[static_cast<std::size_t>(p)])]);
+      result.transform.push_back(phi);
+      result.gain_to_parent.emplace_back(phi * riccati.kalman_gain[k]);
+      result.projected_transform.emplace_back(phi * riccati.complement_projector[k]);
+    }
     return result;
   });
 }

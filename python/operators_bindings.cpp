@@ -98,6 +98,10 @@ void bind_operators(ModelClass& model_class) {
             result["D"] = nodes.innovations_inertia;
             result["G"] = nodes.kalman_gain;
             result["Omega"] = nodes.compliance;
+            result["parent"] = nodes.parent;
+            result["phi"] = nodes.transform;
+            result["K"] = nodes.gain_to_parent;
+            result["psi"] = nodes.projected_transform;
             return result;
           },
           py::arg("q"),
@@ -105,9 +109,12 @@ void bind_operators(ModelClass& model_class) {
           "names (a tree's joints in file order; a closed chain's embedded nodes, aggregates "
           "named 'a+b+...'), 'R': composite inertias (Lemma 4), 'P', 'P_plus', 'D', 'G': the "
           "Riccati P(k), P+(k), D(k) = H P H*, G(k) = P H* D^-1 (Lemma 7, Eq. 32), 'Omega': the "
-          "operational-space compliance Omega(k, k) at the node (Lemma 5, Eq. 23-24)}, each a "
+          "operational-space compliance Omega(k, k) at the node (Lemma 5, Eq. 23-24), 'parent': "
+          "the parent node's name ('' at a base), 'phi', 'K', 'psi': phi(p, k), K(p, k) = phi G "
+          "and psi(p, k) = phi (I - G H) towards the parent (Eq. 32-33; empty at a base)}, each a "
           "list of matrices in the node's own frame ([angular; linear]; R, P, P_plus, Omega 6 x 6 "
-          "for a link, D r x r and G 6 x r for its r dofs)")
+          "for a link, D r x r and G 6 x r for its r dofs; phi and psi parent rows x node "
+          "columns)")
       .def(
           "forward_dynamics_by",
           [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

@@ -4,8 +4,8 @@
 // (Lemma A.1), the kinetic energy 1/2 qd* M qd is the same in both coordinate sets (Eq. 44),
 // forward dynamics gives every link the same acceleration, the operational-space inertia Lambda(k)
 // and compliance Omega(k) of every link are the same (the paper's Section 4 claim), by
-// (J M^-1 J*)^-1 and by the decoupled recursion Lambda = P + S of rigid/free_flying.hpp, and the
-// way back restores the file's coordinates.
+// (J M^-1 J*)^-1 and by the decoupled recursions of rigid/free_flying.hpp (Lambda = P + S, the
+// dual Upsilon recursion), and the way back restores the file's coordinates.
 #include "skograph/io/base_change.hpp"
 
 #include <gtest/gtest.h>
@@ -44,16 +44,21 @@ std::vector<std::string> link_names(const Model& model) {
   return names;
 }
 
-// The decoupled Lambda(k) = P(k) + S(k) of a link at its declared frame (the frame its name
-// names, on the body it was fused into when fusion took it) in world axes, as operational_space
-// gives it: Lambda_d = A* Lambda A with V_link = A V_declared, then turned by the frame's rotation.
-Matrix6d decoupled_lambda(const Model& model, ModelData& data, const Eigen::VectorXd& q_file,
-                          const std::string& link) {
+// The decoupled Lambda(k) = P(k) + S(k) (Lemma 4.1) and Upsilon(k) by the dual recursion (Eq. 36)
+// of a link at its declared frame (the frame its name names, on the body it was fused into when
+// fusion took it) in world axes, as operational_space gives them: with V_link = A V_declared,
+// Lambda_d = A* Lambda A and Upsilon_d = A^-1 Upsilon A^-*, then turned by the frame's rotation.
+struct Decoupled {
+  Matrix6d inertia, compliance;
+};
+Decoupled decoupled_operational_space(const Model& model, ModelData& data,
+                                      const Eigen::VectorXd& q_file, const std::string& link) {
   const RigidBodyModel& tree = model.tree();
   FreeFlyingData free_flying(tree);
   const Eigen::VectorXd q = model.dof_order().model_vector(q_file);
-  const std::vector<Matrix6d>& lambdas =
-      decoupled_operational_space_inertias(tree, data.tree(), free_flying, q);
+  const std::vector<Matrix6d>& upsilons =
+      dual_operational_space_compliances(tree, data.tree(), free_flying, q);
+  const std::vector<Matrix6d>& lambdas = free_flying.operational_space_inertia;  // the same call
   int index = -1;  // the link carrying the frame (a link fused into its body: that body)
   Eigen::Isometry3d declared;
   EXPECT_TRUE(tree.mechanism().locate_frame(link, index, declared)) << link;
@@ -63,12 +68,13 @@ Matrix6d decoupled_lambda(const Model& model, ModelData& data, const Eigen::Vect
   map.topLeftCorner<3, 3>() = rotation;
   map.bottomRightCorner<3, 3>() = rotation;
   map.bottomLeftCorner<3, 3>() = -rotation * cross_matrix(offset);
-  const Matrix6d local =
-      map.transpose() * lambdas[static_cast<std::size_t>(tree.node_of_link(index))] * map;
+  const Matrix6d inverse_map = map.inverse();
+  const std::size_t node = static_cast<std::size_t>(tree.node_of_link(index));
   Matrix6d turn = Matrix6d::Zero();
   turn.topLeftCorner<3, 3>() = turn.bottomRightCorner<3, 3>() =
       frame_pose(model, data, q_file, link).linear();
-  return turn * local * turn.transpose();
+  return {turn * map.transpose() * lambdas[node] * map * turn.transpose(),
+          turn * inverse_map * upsilons[node] * inverse_map.transpose() * turn.transpose()};
 }
 
 // Every check of the file comment, for `file` rebased at each of its links.
@@ -84,6 +90,14 @@ void check_every_base(const Model& file, std::mt19937& rng) {
   const Eigen::MatrixXd mass = mass_matrix(file, file_data, state.q);
   const double energy = 0.5 * state.qd.dot(mass * state.qd);
   const std::vector<OperationalSpace> spaces = operational_space(file, file_data, state.q, links);
+  std::vector<Decoupled> file_decoupled;
+  for (const std::string& link : links) {
+    file_decoupled.push_back(decoupled_operational_space(file, file_data, state.q, link));
+    // The recursions and J M^-1 J* agree on the file's model too.
+    const OperationalSpace& space = spaces[file_decoupled.size() - 1];
+    EXPECT_LT(difference(file_decoupled.back().inertia, space.inertia), 1e-11) << link;
+    EXPECT_LT(difference(file_decoupled.back().compliance, space.compliance), 1e-11) << link;
+  }
 
   for (const std::string& base : links) {
     SCOPED_TRACE("base " + base);
@@ -109,16 +123,18 @@ void check_every_base(const Model& file, std::mt19937& rng) {
     // Section 4: Lambda(k) and Omega(k) do not depend on the base body.
     const std::vector<OperationalSpace> rebased_spaces =
         operational_space(rebased, data, converted.q, links);
-    // The decoupled recursion holds 1e-12; J M_k^-1 J* through the dense M_k^-1 and a 6 x 6
-    // inverse loses a few digits more where a light link is the base (M_k's condition number).
+    // The O(N) recursions agree to 1e-12 under every base; J M_k^-1 J* through the dense M_k^-1
+    // and a 6 x 6 inverse loses a digit more where a light link is the base (M_k's condition).
     for (std::size_t k = 0; k < links.size(); ++k) {
       EXPECT_LT(difference(rebased_spaces[k].compliance, spaces[k].compliance), 1e-11) << links[k];
       ASSERT_TRUE(rebased_spaces[k].has_inertia && spaces[k].has_inertia) << links[k];
       EXPECT_LT(difference(rebased_spaces[k].inertia, spaces[k].inertia), 1e-11) << links[k];
-      EXPECT_LT(
-          difference(decoupled_lambda(rebased, data, converted.q, links[k]), spaces[k].inertia),
-          1e-12)
-          << links[k];
+      const Decoupled decoupled = decoupled_operational_space(rebased, data, converted.q, links[k]);
+      EXPECT_LT(difference(decoupled.inertia, file_decoupled[k].inertia), 1e-12) << links[k];
+      // Omega(k) = Lambda(k)^-1 (Eq. 35), by Eq. 36's recursion: its entries span four orders
+      // of magnitude (the space arm's 120 kg bus and 0.8 kg tip of 4e-4 kg m^2; the humanoid's
+      // hands), so its largest-entry-relative rounding reaches 1.1e-11 (the humanoid's hand).
+      EXPECT_LT(difference(decoupled.compliance, file_decoupled[k].compliance), 5e-11) << links[k];
     }
     // The way back: the file's coordinates again (the floating joint's rotation vector is
     // unique for angles below pi).

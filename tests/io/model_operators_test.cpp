@@ -176,6 +176,28 @@ joints:
     const Eigen::MatrixXd compliance = operational_space(model, data, q, {link})[0].compliance;
     EXPECT_LT(difference(axes * nodes.compliance[k] * axes.transpose(), compliance), 1e-10) << link;
   }
+  // Lemma 7's recursion against Lemma 4's: P(p) - R(p) = sum over children of
+  // psi P(k) phi* - phi R(k) phi* (both add M(p)), and psi P = phi P+ (P+ = tau-bar P, Eq. 32).
+  for (std::size_t p = 0; p < 4; ++p) {
+    Eigen::MatrixXd difference_of_sums = Eigen::MatrixXd::Zero(6, 6);
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (nodes.parent[k] != nodes.nodes[p]) continue;
+      const Eigen::MatrixXd& phi = nodes.transform[k];
+      difference_of_sums +=
+          nodes.projected_transform[k] * nodes.articulated_inertia[k] * phi.transpose() -
+          phi * nodes.composite_inertia[k] * phi.transpose();
+      EXPECT_LT(difference(nodes.projected_transform[k] * nodes.articulated_inertia[k],
+                           phi * nodes.articulated_inertia_plus[k]),
+                1e-12);
+      EXPECT_LT(difference(nodes.gain_to_parent[k], phi * nodes.kalman_gain[k]), 1e-14);
+    }
+    EXPECT_LT(
+        difference(nodes.articulated_inertia[p] - nodes.composite_inertia[p], difference_of_sums),
+        1e-12)
+        << nodes.nodes[p];
+  }
+  EXPECT_EQ(nodes.parent, (std::vector<std::string>{"j2", "", "j1", "j1"}));
+  EXPECT_EQ(nodes.transform[1].size(), 0);
   const Eigen::VectorXd reference = forward_dynamics(model, data, q, qd, tau);
   for (const char* name : {"articulated-body", "cholesky", "innovations", "conjugate-gradient",
                            "preconditioned-conjugate-gradient"}) {

@@ -390,6 +390,12 @@ class NodeQuantities(unittest.TestCase):
                                np.linalg.slogdet(model.mass_matrix(q))[1], places=9)
         # The tip: nothing articulated beyond it, so P = R there.
         self.assertTrue(close(nodes["P"][-1], nodes["R"][-1], 1e-12))
+        # Towards the parent: psi P = phi P+ (Eq. 32) and K = phi G; the base has no parent.
+        self.assertEqual(nodes["parent"][:2], ["", "joint1"])
+        self.assertEqual(nodes["phi"][0].size, 0)
+        for k in range(1, 7):
+            self.assertTrue(close(nodes["psi"][k] @ nodes["P"][k], nodes["phi"][k] @ nodes["P_plus"][k], 1e-9))
+            self.assertTrue(close(nodes["K"][k], nodes["phi"][k] @ nodes["G"][k], 1e-12))
         # Omega(k, k) of Eq. 23-24 is J M^-1 J* at the link's origin, in the link's axes.
         for index, link in ((3, "link4"), (6, "link7")):
             rotation = model.frame_pose(q, link)[:3, :3]

@@ -79,6 +79,11 @@ struct NodeQuantities {
   std::vector<Eigen::MatrixXd> innovations_inertia;       // D(k) = H P H*, Eq. 32
   std::vector<Eigen::MatrixXd> kalman_gain;               // G(k) = P H* D^-1, Eq. 32
   std::vector<Eigen::MatrixXd> compliance;  // Omega(k, k), Lemma 5 (backward Lyapunov, Eq. 23-24)
+  // Towards the parent node (empty matrices and "" at a base node): its name, the rigid-body
+  // transform phi(p, k) (the SKO weight A(p, k)), K(p, k) = phi G(k) and psi(p, k) =
+  // phi tau-bar(k) = phi (I - G H) (Eq. 32-33), so that P(p) = M(p) + sum psi P phi* (Lemma 7).
+  std::vector<std::string> parent;
+  std::vector<Eigen::MatrixXd> transform, gain_to_parent, projected_transform;
 };
 NodeQuantities node_quantities(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 
