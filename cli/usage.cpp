@@ -99,9 +99,11 @@ bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, Re
                      usage + ")");
   if (arg == "--loops")
     options.loops_file = args[++i];
-  else if (arg == "--base")
+  else if (arg == "--base") {
+    if (!options.base.empty()) throw UsageError("--base given twice (" + usage + ")");
     options.base = args[++i];
-  else
+    if (options.base.empty()) throw UsageError("--base needs a link name (" + usage + ")");
+  } else
     options.independent = parse_name_list(arg, args[++i]);
   return true;
 }

@@ -120,6 +120,8 @@ std::string read_file_bytes(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, "cannot read the file");
+  // Every input format needs some content: say so rather than let a parser describe nothing.
+  if (text.view().empty()) throw InputError(path, 0, "the file is empty");
   return std::move(text).str();
 }
 

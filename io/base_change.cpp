@@ -21,6 +21,23 @@ Model with_base(const Model& model, const std::string& link) {
     throw InputError(file.file(), 0, "base body '" + link + "': " + e.what());
   }
   if (change.removed_joint.empty()) return file;
+  // A closed chain keeps the file model's independent coordinates (at its closed zero state)
+  // where the file names none: the choice would otherwise follow the new tree's numbering.
+  if (file.is_closed_chain() && changed.independent.empty()) {
+    try {
+      ModelData data(file);
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(file.dof_count());
+      close_state(file, data, zero, zero);
+      std::vector<std::string> chosen = data.independent;
+      for (std::string& name : chosen)
+        if (name.rfind(change.removed_joint + ":", 0) == 0)
+          name = change.new_joint + name.substr(change.removed_joint.size());
+      chosen.insert(chosen.end(), changed.preferred_independent.begin(),
+                    changed.preferred_independent.end());
+      changed.preferred_independent = chosen;
+    } catch (const Error&) {  // no closed zero state: the new model chooses its own
+    }
+  }
   Model rebased = build_model(std::move(changed), file.file());
   rebased.file_model_ = std::make_shared<const Model>(file);
   rebased.base_ = link;
@@ -116,6 +133,12 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
   ModelData data(from);
   const ClosedState closed = close_state(from, data, state.q, state.qd);
   const bool accelerations = state.qdd.size() > 0;
+  // A closed chain's qdd counts through its independent entries (X qdd_R + Xdot qd_R), as the
+  // kinematics take it: the dependent entries of the converted qdd follow from those.
+  Eigen::VectorXd qdd = state.qdd;
+  if (accelerations && from.is_closed_chain())
+    qdd = from.dof_order().vector(consistent_accelerations(
+        *from.closed_chain(), *data.closed_chain(), from.dof_order().model_vector(state.qdd)));
   ModelState converted;
   converted.q.setZero(to.dof_count());
   converted.qd.setZero(to.dof_count());
@@ -139,7 +162,7 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
       const Eigen::Matrix3d turn = -rotation_from_vector(r);
       const Eigen::Vector3d rates = turn * part(closed.qd);
       const Eigen::Vector3d rate_derivatives =
-          accelerations ? Eigen::Vector3d(turn * part(state.qdd)) : Eigen::Vector3d::Zero();
+          accelerations ? Eigen::Vector3d(turn * part(qdd)) : Eigen::Vector3d::Zero();
       const Eigen::Vector3d torque =
           state.tau.size() > 0 ? Eigen::Vector3d(turn * part(state.tau)) : Eigen::Vector3d::Zero();
       for (int d = 0; d < 3; ++d) {
@@ -154,7 +177,7 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
     for (std::size_t d = 0; d < positions.size(); ++d) {
       converted.q[positions[d]] = closed.q[sources[d]];
       converted.qd[positions[d]] = closed.qd[sources[d]];
-      if (accelerations) converted.qdd[positions[d]] = state.qdd[sources[d]];
+      if (accelerations) converted.qdd[positions[d]] = qdd[sources[d]];
       if (state.tau.size() > 0) converted.tau[positions[d]] = state.tau[sources[d]];
     }
   }
@@ -163,10 +186,9 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
   std::vector<std::string> frames;
   for (const int j : computed)
     frames.push_back(target.links[static_cast<std::size_t>(target.joints[j].child)].name);
-  const std::vector<FrameMotion> motions =
-      frame_motions(from, data, closed.q, closed.qd,
-                    accelerations ? state.qdd : Eigen::VectorXd::Zero(from.dof_count()), frames,
-                    FrameAxes::kLocal);
+  const std::vector<FrameMotion> motions = frame_motions(
+      from, data, closed.q, closed.qd,
+      accelerations ? qdd : Eigen::VectorXd::Zero(from.dof_count()), frames, FrameAxes::kLocal);
   for (std::size_t f = 0; f < computed.size(); ++f) {
     const Joint& joint = target.joints[static_cast<std::size_t>(computed[f])];
     const LinkFrame frame =

@@ -69,6 +69,7 @@ Mechanism read_mechanism_file(const std::string& path, const ReadOptions& option
       mechanism = read_sdf_file(path, options);
       break;
     case ModelFormat::kNone:
+      read_file_bytes(path);  // a directory or a device says so before its missing extension
       throw InputError(path, 0,
                        "unknown model file type '" + lowercase_extension(path) +
                            "' (expected .urdf, .yaml, .yml, .xml, .mjcf or .sdf)");

@@ -179,6 +179,14 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
       model.notes_.insert(model.notes_.end(), model.closed_chain_->notes().begin(),
                           model.closed_chain_->notes().end());
     } else {
+      if (!ordered.independent.empty()) {  // names checked by load_mechanism: they are joints
+        std::string names;
+        for (const std::string& name : ordered.independent)
+          names += (names.empty() ? "'" : ", '") + name + "'";
+        model.notes_.push_back("independent coordinates " + names +
+                               " given, but the model has no loops or gear couplings: every "
+                               "coordinate is independent");
+      }
       model.tree_ = std::make_shared<const RigidBodyModel>(std::move(ordered));
       model.massless_ = model.tree_->massless_moving_joints();
     }

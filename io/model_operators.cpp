@@ -286,7 +286,9 @@ Eigen::VectorXd forward_dynamics_by(const Model& model, ModelData& data, const E
     throw Error(
         "the serial-chain paper's forward-dynamics methods run on trees; a closed chain's "
         "forward dynamics is constraint embedding or the multiplier method");
-  if (method != ForwardDynamicsMethod::kArticulatedBody) require_dense_size(model);
+  if (method != ForwardDynamicsMethod::kArticulatedBody &&
+      method != ForwardDynamicsMethod::kBaseInvariant)
+    require_dense_size(model);  // the O(N) methods need no dense matrix
   require_invertible_mass(model);
   const DofOrder& order = model.dof_order();
   for (const auto& [vector, name] :

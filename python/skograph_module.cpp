@@ -52,7 +52,10 @@ std::shared_ptr<PyModel> load(const std::string& path, bool strict,
   options.strict = strict;
   if (independent) options.independent = *independent;
   if (loops) options.loops_file = *loops;
-  if (base) options.base = *base;
+  if (base) {
+    if (base->empty()) throw UsageError("base needs a link name");
+    options.base = *base;
+  }
   return std::make_shared<PyModel>(load_model(path, options), options);
 }
 

@@ -48,6 +48,12 @@ bool is_digraph_file(const std::string& file) {
 ReportInput load_report_input(const std::string& file, const ReadOptions& options) {
   if (!is_digraph_file(file))
     return report_input_of(load_mechanism(file, options), file, options.strict);
+  if (!options.base.empty() || !options.loops_file.empty() || !options.independent.empty())
+    throw InputError(file, 0,
+                     std::string(!options.base.empty()         ? "--base"
+                                 : !options.loops_file.empty() ? "--loops"
+                                                               : "--independent") +
+                         " needs a model file: a DOT digraph has no links or joints");
   ReportInput input;
   input.source = file;
   input.name = std::filesystem::path(file).stem().string();

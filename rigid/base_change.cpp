@@ -128,11 +128,28 @@ Mechanism change_base(const Mechanism& mechanism, const std::string& link, BaseC
     changed.frames.push_back(
         {made.reversed[i], alias_links[i],
          changed.links[static_cast<std::size_t>(alias_links[i])].declared_frame, true});
+  // One note: which joint replaced which, and what each reversal did to its coordinates.
+  std::vector<std::string> turned, fixed, spherical;
+  for (const std::string& name : made.reversed) {
+    const JointType type =
+        mechanism.joints[static_cast<std::size_t>(mechanism.find_joint(name))].type;
+    (type == JointType::kFixed       ? fixed
+     : type == JointType::kSpherical ? spherical
+                                     : turned)
+        .push_back(name);
+  }
+  std::string reversals;
+  if (!turned.empty())
+    reversals += "reversed " + quoted_names(turned) + " (axis turned, same coordinate)";
+  if (!spherical.empty())
+    reversals += std::string(reversals.empty() ? "" : "; ") + "reversed spherical " +
+                 quoted_names(spherical) + " (rotation vector r' = -r, rates w' = -R(r) w)";
+  if (!fixed.empty())
+    reversals +=
+        std::string(reversals.empty() ? "" : "; ") + "reversed fixed " + quoted_names(fixed);
   changed.notes.push_back("base body '" + link + "': floating joint '" + made.new_joint +
-                          "' replaces '" + made.removed_joint + "', reversed " +
-                          quoted_names(made.reversed) +
-                          " (axis turned, same coordinate; a spherical joint's rotation vector "
-                          "and rates change sign)");
+                          "' replaces '" + made.removed_joint + "'" +
+                          (reversals.empty() ? "" : ", " + reversals));
   if (change) *change = made;
   return changed;
 }

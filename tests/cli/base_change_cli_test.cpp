@@ -96,6 +96,12 @@ TEST(BaseChangeCli, BadBasesAreOneLine) {
   expect_one_line_error(run_cli("kinematics " + example_model("arm7.urdf") + " --base link3"),
                         "not by a floating joint");
   expect_one_line_error(run_cli("operators " + kModel + " --base"), "--base needs a link name");
+  expect_one_line_error(run_cli("dynamics " + kModel + " --base ''"), "--base needs a link name");
+  expect_one_line_error(run_cli("dynamics " + kModel + " --base bus --base s_link1"),
+                        "--base given twice");
+  expect_one_line_error(run_cli("graph " + std::string(SKOGRAPH_SOURCE_DIR) +
+                                "/examples/graphs/fourbar.dot" + " --base x"),
+                        "--base needs a model file");
 }
 
 }  // namespace

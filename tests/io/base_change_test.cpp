@@ -11,12 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/model_operators.hpp"
 #include "skograph/rigid/free_flying.hpp"
+#include "support/io_support.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {
@@ -168,6 +170,126 @@ TEST(BaseChange, RandomFreeFlyingTreesUnderEveryBaseBody) {
     options.planar = false;                    // a planar joint cannot be reversed
     const Model file = build_model(testing_support::random_mechanism(options, rng), "random");
     check_every_base(file, rng);
+  }
+}
+
+// A closed chain afloat: examples/models/fourbar.yaml's geared four-bar on a floating frame, a
+// loop and a gear coupling. Under every base the independent coordinates stay the file's, every
+// link keeps its pose, velocity and acceleration (qdd taken through the independent entries), the
+// converted forces give the converted accelerations, and the operational-space inertias of the
+// closed mechanism (J_R M_R^-1 J_R*) agree.
+const char* const kFloatingFourBar =
+    R"(# examples/models/fourbar.yaml afloat: a planar four-bar linkage driven through a 50:1 gear. Ground pivots A = (0, 0) and
+# D = (0.35, 0); crank AB 0.1 m, coupler BC 0.4 m, rocker DC 0.3 m, all in the xy plane. The tree
+# is world -> crank -> coupler and world -> rocker; the loop closes the coupler-rocker pin at C.
+# The geometry closes at q = 0 (C = (0.3464, 0.3000)).
+name: fourbar
+links:
+  - name: frame
+    mass: 2.0
+    com: [0.1, 0.05, 0]
+    inertia: {ixx: 0.02, iyy: 0.03, izz: 0.04}
+  - name: crank
+    mass: 0.3
+    com: [0.05, 0, 0]
+    inertia: {ixx: 2.0e-5, iyy: 2.6e-4, izz: 2.6e-4}
+  - name: coupler
+    mass: 0.8
+    com: [0.2, 0, 0]
+    inertia: {ixx: 5.0e-5, iyy: 1.07e-2, izz: 1.07e-2}
+  - name: rocker
+    mass: 0.6
+    com: [0.15, 0, 0]
+    inertia: {ixx: 4.0e-5, iyy: 4.5e-3, izz: 4.5e-3}
+  - name: rotor
+    mass: 0.2
+    inertia: {ixx: 6.0e-5, iyy: 6.0e-5, izz: 1.0e-4}
+joints:
+  - name: float
+    type: floating
+    parent: world
+    child: frame
+    origin: {xyz: [0.2, 0.1, 0.3], rpy: [0.1, 0.2, 0.3]}
+  - name: crank_joint
+    type: revolute
+    parent: frame
+    child: crank
+    origin: {xyz: [0, 0, 0], rpy: [0, 0, 1.5707963267948966]}
+    axis: [0, 0, 1]
+    limits: {lower: -6.3, upper: 6.3}
+  - name: coupler_joint
+    type: continuous
+    parent: crank
+    child: coupler
+    origin: {xyz: [0.1, 0, 0], rpy: [0, 0, -1.0472591299386100]}
+    axis: [0, 0, 1]
+  - name: rocker_joint
+    type: continuous
+    parent: frame
+    child: rocker
+    origin: {xyz: [0.35, 0, 0], rpy: [0, 0, 1.5827216874342542]}
+    axis: [0, 0, 1]
+  - name: motor
+    type: continuous
+    parent: frame
+    child: rotor
+    origin: {xyz: [0, 0, -0.05]}
+    axis: [0, 0, 1]
+loops:
+  - name: pin_c
+    type: revolute
+    parent: coupler
+    child: rocker
+    origin: {xyz: [0.4, 0, 0]}
+    child_origin: {xyz: [0.3, 0, 0], rpy: [0, 0, -1.0591845152373657]}
+    axis: [0, 0, 1]
+couplings:
+  - {name: gearbox, type: gear, joints: [motor, crank_joint], ratio: 50.0}
+)";
+
+TEST(BaseChange, FloatingGearedFourBarUnderEveryBaseBody) {
+  const std::string path = skograph::io_test::write_file("floating_fourbar.yaml", kFloatingFourBar);
+  const Model file = load_model(path);
+  ASSERT_TRUE(file.is_closed_chain());
+  ModelData file_data(file);
+  std::mt19937 rng(11);
+  const int n = file.dof_count();
+  const ClosedState closed =
+      close_state(file, file_data, 0.2 * random_vector(n, rng, 1.0), random_vector(n, rng, 1.0));
+  const std::vector<std::string> file_independent = file_data.independent;
+  ModelState state{closed.q, closed.qd, Eigen::VectorXd(), random_vector(n, rng, 0.5)};
+  state.qdd = forward_dynamics(file, file_data, state.q, state.qd, state.tau, kGravity);
+  const std::vector<std::string> links = link_names(file);
+  const std::vector<FrameMotion> motions =
+      frame_motions(file, file_data, state.q, state.qd, state.qdd, links, FrameAxes::kWorld);
+  const std::vector<OperationalSpace> spaces = operational_space(file, file_data, state.q, links);
+  for (const std::string& base : links) {
+    SCOPED_TRACE("base " + base);
+    const Model rebased = with_base(file, base);
+    ModelData data(rebased);
+    const ModelState converted = convert_state(file, rebased, state);
+    const std::vector<FrameMotion> seen = frame_motions(rebased, data, converted.q, converted.qd,
+                                                        converted.qdd, links, FrameAxes::kWorld);
+    std::vector<std::string> expected = file_independent;
+    for (std::string& name : expected)
+      if (name.rfind("float:", 0) == 0 && base != "frame")
+        name = base + "_floating" + name.substr(5);
+    std::sort(expected.begin(), expected.end());
+    std::vector<std::string> independent = data.independent;
+    std::sort(independent.begin(), independent.end());
+    EXPECT_EQ(independent, expected);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      EXPECT_LT(difference(seen[k].pose.matrix(), motions[k].pose.matrix()), 1e-12) << links[k];
+      EXPECT_LT(difference(seen[k].velocity, motions[k].velocity), 1e-12) << links[k];
+      EXPECT_LT(difference(seen[k].acceleration, motions[k].acceleration), 1e-9) << links[k];
+    }
+    const Eigen::VectorXd qdd =
+        forward_dynamics(rebased, data, converted.q, converted.qd, converted.tau, kGravity);
+    EXPECT_LT(difference(qdd, converted.qdd), 1e-9);
+    const std::vector<OperationalSpace> rebased_spaces =
+        operational_space(rebased, data, converted.q, links);
+    for (std::size_t k = 0; k < links.size(); ++k)
+      EXPECT_LT(difference(rebased_spaces[k].compliance, spaces[k].compliance), 1e-10) << links[k];
   }
 }
 

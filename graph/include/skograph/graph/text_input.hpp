@@ -22,8 +22,9 @@ void check_text_bytes(std::string_view text, const std::string& source);
 // True when check_text_bytes accepts `text` (for names decoded from escapes, e.g. YAML "\ud800").
 bool is_text(std::string_view text);
 
-// The whole file as it is; InputError "cannot open the file" when it cannot be read, and for a
-// directory or a device (only regular files and pipes are read).
+// The whole file as it is; InputError "cannot open the file" when it cannot be read, for a
+// directory or a device (only regular files and pipes are read), and "the file is empty" (every
+// input format needs some content).
 std::string read_file_bytes(const std::string& path);
 // The whole file, checked by check_text_bytes.
 std::string read_text_file(const std::string& path);
