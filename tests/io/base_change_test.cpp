@@ -17,6 +17,7 @@
 
 #include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/model_operators.hpp"
+#include "skograph/operators/operational_space.hpp"
 #include "skograph/rigid/free_flying.hpp"
 #include "support/io_support.hpp"
 #include "support/rigid_support.hpp"
@@ -51,7 +52,7 @@ std::vector<std::string> link_names(const Model& model) {
 // fusion took it) in world axes, as operational_space gives them: with V_link = A V_declared,
 // Lambda_d = A* Lambda A and Upsilon_d = A^-1 Upsilon A^-*, then turned by the frame's rotation.
 struct Decoupled {
-  Matrix6d inertia, compliance;
+  Matrix6d inertia, compliance, regular_compliance;  // the last by part II's Omega(k, k) (Eq. 34)
 };
 Decoupled decoupled_operational_space(const Model& model, ModelData& data,
                                       const Eigen::VectorXd& q_file, const std::string& link) {
@@ -75,8 +76,14 @@ Decoupled decoupled_operational_space(const Model& model, ModelData& data,
   Matrix6d turn = Matrix6d::Zero();
   turn.topLeftCorner<3, 3>() = turn.bottomRightCorner<3, 3>() =
       frame_pose(model, data, q_file, link).linear();
+  update_positions(tree, q, data.tree());
+  synchronize_sko_model(tree, data.tree());
+  OperationalSpaceWorkspace workspace(data.tree().sko.structure_ptr());
+  const Matrix6d omega = operational_space_compliance_diagonal(data.tree().sko, workspace)
+                             .block(static_cast<int>(node));
   return {turn * map.transpose() * lambdas[node] * map * turn.transpose(),
-          turn * inverse_map * upsilons[node] * inverse_map.transpose() * turn.transpose()};
+          turn * inverse_map * upsilons[node] * inverse_map.transpose() * turn.transpose(),
+          turn * inverse_map * omega * inverse_map.transpose() * turn.transpose()};
 }
 
 // Every check of the file comment, for `file` rebased at each of its links.
@@ -125,17 +132,22 @@ void check_every_base(const Model& file, std::mt19937& rng) {
     // Section 4: Lambda(k) and Omega(k) do not depend on the base body.
     const std::vector<OperationalSpace> rebased_spaces =
         operational_space(rebased, data, converted.q, links);
-    // The O(N) recursions agree to 1e-12 under every base; J M_k^-1 J* through the dense M_k^-1
-    // and a 6 x 6 inverse loses a digit more where a light link is the base (M_k's condition).
+    // Lambda by the O(N) recursion agrees to 1e-12 under every base; J M_k^-1 J* through the dense
+    // M_k^-1 and a 6 x 6 inverse loses a digit more where a light link is the base (M_k's
+    // condition).
     for (std::size_t k = 0; k < links.size(); ++k) {
       EXPECT_LT(difference(rebased_spaces[k].compliance, spaces[k].compliance), 1e-11) << links[k];
       ASSERT_TRUE(rebased_spaces[k].has_inertia && spaces[k].has_inertia) << links[k];
       EXPECT_LT(difference(rebased_spaces[k].inertia, spaces[k].inertia), 1e-11) << links[k];
       const Decoupled decoupled = decoupled_operational_space(rebased, data, converted.q, links[k]);
       EXPECT_LT(difference(decoupled.inertia, file_decoupled[k].inertia), 1e-12) << links[k];
-      // Omega(k) = Lambda(k)^-1 (Eq. 35), by Eq. 36's recursion: its entries span four orders
-      // of magnitude (the space arm's 120 kg bus and 0.8 kg tip of 4e-4 kg m^2; the humanoid's
-      // hands), so its largest-entry-relative rounding reaches 1.1e-11 (the humanoid's hand).
+      // Omega(k) = Lambda(k)^-1 (Eq. 35): its entries span four orders of magnitude (the space
+      // arm's 120 kg bus and 0.8 kg tip of 4e-4 kg m^2; the humanoid's hands), so relative to its
+      // largest entry the rounding of part II's recursion (Eq. 34) reaches 4.3e-12 and that of
+      // the dual recursion (Eq. 36, from the leaves' 6 x 6 inverses) 1.1e-11.
+      EXPECT_LT(difference(decoupled.regular_compliance, file_decoupled[k].regular_compliance),
+                1e-11)
+          << links[k];
       EXPECT_LT(difference(decoupled.compliance, file_decoupled[k].compliance), 5e-11) << links[k];
     }
     // The way back: the file's coordinates again (the floating joint's rotation vector is
