@@ -1,18 +1,23 @@
 #include "bench_algorithms.hpp"
 
 #include <Eigen/Cholesky>
+#include <optional>
+#include <stdexcept>
 
 #include "skograph/operators/forward_dynamics.hpp"
 #include "skograph/operators/forward_dynamics_alternatives.hpp"
 #include "skograph/operators/inverse_dynamics.hpp"
 #include "skograph/operators/mass_matrix.hpp"
+#include "skograph/rigid/free_flying.hpp"
+#include "usage.hpp"
 
 namespace skograph::cli {
 
 const std::vector<std::string>& family_algorithms() {
   static const std::vector<std::string> names = {
-      "id-sko",      "id-composite", "mass-sko",       "mass-direct", "mass-symmetry", "fd-direct",
-      "fd-symmetry", "fd-sko-crba",  "fd-innovations", "fd-cg",       "fd-pcg",        "fd-sko"};
+      "id-sko",    "id-composite", "mass-sko",          "mass-direct",        "mass-symmetry",
+      "fd-direct", "fd-symmetry",  "fd-sko-crba",       "fd-innovations",     "fd-cg",
+      "fd-pcg",    "fd-sko",       "fd-base-invariant", "fd-base-invariant-2"};
   return names;
 }
 
@@ -25,6 +30,21 @@ double bench_family(const RigidBodyModel& model, RigidBodyData& data, const Eige
                     const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
                     const Eigen::VectorXd& tau, const Eigen::Vector3d& gravity,
                     const std::string& algo, int reps, double& sink) {
+  // The free-flying paper's Algorithm 3.3 on one or two threads (rigid/free_flying.hpp): its own
+  // kinematics each call.
+  if (algo.starts_with("fd-base-invariant")) {
+    std::optional<FreeFlyingData> free_flying;
+    try {
+      free_flying.emplace(model);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--algo " + algo + " needs a free-flying tree: " + e.what());
+    }
+    const int threads = algo == "fd-base-invariant-2" ? 2 : 1;
+    return median_ns_per_call(reps, [&] {
+      sink += base_invariant_forward_dynamics(model, data, *free_flying, q, qd, tau, gravity,
+                                              threads)(0);
+    });
+  }
   // Each call from (q, qd): the kinematics, the SKO model, -g at the bases
   // (rigid_body_model.hpp: update_sko_dynamics_state).
   const auto update = [&] { update_sko_dynamics_state(model, q, qd, gravity, data); };

@@ -69,7 +69,8 @@ constexpr CommandHelp kCommands[] = {
      "                        median time per call of a dynamics algorithm; trees also take\n"
      "                        the serial-chain paper's families (ALGO: id-sko id-composite\n"
      "                        mass-sko mass-direct mass-symmetry fd-direct fd-symmetry\n"
-     "                        fd-sko-crba fd-innovations fd-cg fd-pcg fd-sko)\n"},
+     "                        fd-sko-crba fd-innovations fd-cg fd-pcg fd-sko; free-flying\n"
+     "                        trees: fd-base-invariant, fd-base-invariant-2 on two threads)\n"},
     {"export",
      "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
      "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"

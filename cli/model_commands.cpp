@@ -366,6 +366,12 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
       throw UsageError(file + ": --algo " + algo + " solves with M, which is singular (joint '" +
                        loaded.mechanism().joints[loaded.massless_joints().front()].name +
                        "' moves no mass)");
+    if (algo.starts_with("fd-base-invariant"))
+      for (const int k : model.forest().bases())
+        if (model.joint_geometry(k).type != JointType::kFloating)
+          throw UsageError(file + ": --algo " + algo + " needs a free-flying tree (joint '" +
+                           loaded.mechanism().joints[static_cast<std::size_t>(k)].name +
+                           "' attaches a base link to the world and is not floating)");
     RigidBodyData data(model);
     n = model.dof_count();
     BenchState state(n);

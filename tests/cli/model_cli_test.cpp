@@ -167,6 +167,18 @@ TEST(ModelCli, BenchReportsAPositiveMedianForEachAlgorithm) {
   }
 }
 
+TEST(ModelCli, BenchTimesTheBaseInvariantAlgorithmOnFreeFlyersOnly) {
+  for (const std::string algo : {"fd-base-invariant", "fd-base-invariant-2"}) {
+    const CliRun run =
+        run_cli("bench " + example("space_arm.urdf") + " --algo " + algo + " --reps 3 --json");
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_GT(nlohmann::json::parse(run.out)["ns_per_call"].get<double>(), 0.0);
+    const CliRun grounded = run_cli("bench " + example("arm7.urdf") + " --algo " + algo);
+    EXPECT_EQ(grounded.status, 2);
+    EXPECT_NE(grounded.err.find("needs a free-flying tree"), std::string::npos) << grounded.err;
+  }
+}
+
 bool graph_has_cut_edges(const std::string& graph_json) {
   return !nlohmann::json::parse(graph_json)["spanning_tree"]["cut_edges"].empty();
 }
