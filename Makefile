@@ -62,7 +62,9 @@ test-browser: build
 	/usr/bin/python3 tests/browser/html_report_browser.py $(abspath $(BUILD_DIR))/bin/skograph \
 	  $(CURDIR) $(abspath $(BUILD_DIR))/browser_work
 
-demo: build
+# Only the program the demo runs (a fresh machine builds in a few minutes, not the whole tree).
+demo: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target skograph
 	$(BUILD_DIR)/bin/skograph demo
 
 bench: build

@@ -802,8 +802,8 @@ PYBIND11_MODULE(_skograph, m) {
           "same work (tau_k = T_{n,k}* tau_n, the paper's Eq. 44)")
       .def(py::pickle(
           [](const PyModel& self) {
-            return py::make_tuple(self.model.file(), self.options.strict, self.options.independent,
-                                  self.options.loops_file, self.options.base);
+            return py::make_tuple(self.absolute_file, self.options.strict, self.options.independent,
+                                  self.absolute_loops, self.options.base);
           },
           [](const py::tuple& state) {
             // Four entries: pickled before --base existed.

@@ -592,6 +592,22 @@ class Batches(unittest.TestCase):
         model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
         again = pickle.loads(pickle.dumps(model))
         self.assertEqual(again.dofs, model.dofs)
+        # A relative path survives a worker in another directory (issue 29).
+        here = os.getcwd()
+        os.chdir(SOURCE)
+        try:
+            relative = skograph.load_model(os.path.join("examples", "models", "fivebar.urdf"),
+                                           loops=os.path.join("examples", "models", "fivebar_loops.yaml"))
+            pickled = pickle.dumps(relative)
+        finally:
+            os.chdir(here)
+        os.chdir(WORK)
+        try:
+            moved = pickle.loads(pickled)
+        finally:
+            os.chdir(here)
+        self.assertEqual(moved.dofs, relative.dofs)
+        self.assertTrue(os.path.isabs(moved.file))
         rng = np.random.default_rng(3)
         states = [(model, rng.normal(size=7), rng.normal(size=7), rng.normal(size=7)) for _ in range(6)]
         with multiprocessing.get_context("spawn").Pool(2) as pool:
