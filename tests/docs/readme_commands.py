@@ -5,8 +5,12 @@
 In each fenced block, a line starting with "$ " is a command (a trailing backslash continues it);
 the lines after it, up to the next command, are what the page shows it printing. A command whose
 shown output starts with "skograph " is a bad-input example: it must exit with status 2 and print
-exactly that line on stderr. Any other command must exit with status 0, and the first shown output
-line, unless elided ("..."), must be a line of what it prints.
+exactly that line on stderr. Any other command must exit with status 0, and what the page shows
+must be a faithful excerpt of what it prints (stdout, then stderr): runs of lines separated by
+"..." lines, each run printed as consecutive lines, in order, from the top unless the block starts
+with "...", to the bottom unless it ends with one (issue 29: a page that showed only the first
+line went out of date below it). Numbers at roundoff level (1e-9 and below) compare as equal, and
+so does every number of a `bench` command (timings).
 
 usage: readme_commands.py SOURCE_DIR BINARY_DIR WORK_DIR FILE.md...
 """
@@ -40,6 +44,54 @@ def commands(path):
         i += 1
     return found
 
+ROUNDOFF = re.compile(r"-?\d+(\.\d+)?e-(1\d|\d\d+|9)\b")
+NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
+
+
+def normalized(line, timing):
+    """A line as compared: trailing blanks dropped, roundoff-level numbers (1e-9 and below) as
+    '~0', and in a timing command's output every number as '#'."""
+    line = ROUNDOFF.sub("~0", line.rstrip())
+    return NUMBER.sub("#", line) if timing else line
+
+
+def excerpt_problem(shown, printed, timing):
+    """Why the shown lines are not a faithful excerpt of the printed ones, or None. The shown
+    output is runs of lines separated by "..." lines (an elision); each run must be printed as
+    consecutive lines, the runs in order, the first at the top unless the shown output starts
+    with "...", the last at the bottom unless it ends with one."""
+    while printed and not printed[-1].strip():
+        printed = printed[:-1]
+    printed = [normalized(line, timing) for line in printed]
+    runs, run = [], []
+    for line in shown:
+        if line.strip() == "..." :
+            runs.append(run)
+            run = []
+        else:
+            run.append(normalized(line, timing))
+    runs.append(run)
+    position = 0
+    for index, run in enumerate(runs):
+        if not run:
+            continue
+        anchored_top = index == 0
+        found = -1
+        for start in range(position, len(printed) - len(run) + 1):
+            if printed[start:start + len(run)] == run:
+                found = start
+                break
+            if anchored_top:
+                break
+        if found < 0:
+            first_missing = next((line for line in run if line not in printed[position:]), None)
+            return ("does not print, as shown: " + (first_missing or run[0]) +
+                    ("" if first_missing else " (lines missing between the shown ones: mark them ...)"))
+        position = found + len(run)
+        if index == len(runs) - 1 and position != len(printed):
+            return "prints more after: " + run[-1] + " (end the block with ...)"
+    return None
+
 
 def main():
     source, binary, work, pages = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
@@ -67,8 +119,10 @@ def main():
                 continue
             # The first shown line (numbers further down vary with the machine and the state).
             printed = set(line.rstrip() for line in (run.stdout + run.stderr).split("\n"))
-            if shown and "..." not in shown[0] and shown[0].rstrip() not in printed:
-                failures.append(f"{where}\n  does not print: {shown[0]}")
+            problem = excerpt_problem(shown, (run.stdout + run.stderr).split("\n"),
+                                      " bench " in f" {command} ")
+            if problem:
+                failures.append(f"{where}\n  {problem}")
     for failure in failures:
         print(failure)
     print(f"{count} commands, {len(failures)} failing")
