@@ -53,7 +53,10 @@ void bind_operators(ModelClass& model_class) {
           [](PyModel& self, const Eigen::VectorXd& q) {
             return mass_log_determinant(self.model, *self.data, q);
           },
-          py::arg("q"), "log det M at q = sum of log det D(k) (part II Eq. 53); closed chains: M_R")
+          py::arg("q"),
+          "log det M at q = sum of log det D(k) (part II Eq. 53); closed chains: M_R"
+          ". q: (dofs,), closed first for a closed chain. Returns a float; skograph.Error above "
+          "5000 dofs or for a singular M.")
       .def(
           "innovations_factors",
           [](PyModel& self, const Eigen::VectorXd& q) {

@@ -267,6 +267,10 @@ PYBIND11_MODULE(_skograph, m) {
 
   // Every library error is skograph.Error (a ValueError) with the command line's one line.
   static py::exception<std::runtime_error> error(m, "Error", PyExc_ValueError);
+  error.attr("__doc__") =
+      "Every problem skograph reports: bad input (a file, a state, an argument), a closed chain "
+      "that cannot close, a singular mass matrix. A ValueError whose message is the command "
+      "line's one line (the file and line first where there are some).";
   py::register_exception_translator([](std::exception_ptr failure) {
     try {
       if (failure) std::rethrow_exception(failure);
@@ -282,14 +286,31 @@ PYBIND11_MODULE(_skograph, m) {
   });
 
   using Gravity = std::optional<Eigen::Vector3d>;
-  py::class_<PyModel, std::shared_ptr<PyModel>> model_class(m, "Model");
-  model_class.def_property_readonly("file", [](const PyModel& self) { return self.model.file(); })
-      .def_property_readonly("dofs", [](const PyModel& self) { return self.model.dof_names(); })
-      .def_property_readonly("dof_count",
-                             [](const PyModel& self) { return self.model.dof_count(); })
-      .def_property_readonly("is_closed_chain",
-                             [](const PyModel& self) { return self.model.is_closed_chain(); })
-      .def_property_readonly("warnings", [](const PyModel& self) { return self.model.warnings(); })
+  py::class_<PyModel, std::shared_ptr<PyModel>> model_class(
+      m, "Model",
+      "A loaded robot or mechanism (skograph.load_model): immutable, picklable, safe to share "
+      "between threads (each call has its own workspace). Vectors are NumPy arrays in the file's "
+      "dof order (Model.dofs); 2-D arrays are batches, one state per row. Closed chains are "
+      "assembled first (their loops closed, the independent coordinates kept where possible).");
+  model_class
+      .def_property_readonly(
+          "file", [](const PyModel& self) { return self.model.file(); },
+          "The model file's path as given to load_model")
+      .def_property_readonly(
+          "dofs", [](const PyModel& self) { return self.model.dof_names(); },
+          "Dof names in the file's order (list of str): a 1-dof joint's name, 'joint:0', "
+          "'joint:1', ... for multi-dof joints; every vector argument and result uses this order")
+      .def_property_readonly(
+          "dof_count", [](const PyModel& self) { return self.model.dof_count(); },
+          "Number of dofs (int): the length of q, qd, qdd and tau")
+      .def_property_readonly(
+          "is_closed_chain", [](const PyModel& self) { return self.model.is_closed_chain(); },
+          "True when the model has loops or gear couplings (constraint embedding applies)")
+      .def_property_readonly(
+          "warnings", [](const PyModel& self) { return self.model.warnings(); },
+          "What the reader and the model accepted but a user should know (list of str, one line "
+          "each: inconsistent inertias, joints moving only massless links); also issued as Python "
+          "warnings by load_model")
       .def_property_readonly(
           "independent",
           [](PyModel& self) {
@@ -306,7 +327,10 @@ PYBIND11_MODULE(_skograph, m) {
             }
           },
           "Independent dof names at the zero configuration assembled (every dof of a tree)")
-      .def_property_readonly("notes", [](const PyModel& self) { return self.model.notes(); })
+      .def_property_readonly(
+          "notes", [](const PyModel& self) { return self.model.notes(); },
+          "What loading decided that is no warning (list of str, one line each): a loop cut, a "
+          "base body changed, a preferred independent coordinate the loops leave no freedom")
       .def(
           "assemble",
           [](PyModel& self, const Eigen::VectorXd& q, const std::optional<Eigen::VectorXd>& qd) {
@@ -340,7 +364,10 @@ PYBIND11_MODULE(_skograph, m) {
             return py::make_tuple(closed.q, closed.qd, self.data->independent);
           },
           py::arg("q"), py::arg("qd"),
-          "(q, qd, independent names) closed: independent coordinates kept, dependent solved")
+          "(q, qd, independent names) closed: independent coordinates kept, dependent solved"
+          " q, qd: (dofs,) in the file's dof order. Returns a tuple (q, qd, names): the closed "
+          "state and the independent dof names; trees give them back unchanged. skograph.Error "
+          "when no closed configuration is found.")
       .def(
           "forward_dynamics",
           [](PyModel& self, Array q, Array qd, Array tau, Gravity gravity, int threads,
@@ -366,7 +393,10 @@ PYBIND11_MODULE(_skograph, m) {
           "qdd for tau acting on every joint (the file's dof order; rows of 2-D arrays are "
           "states). "
           "Closed chains: solver='embedding' (minimal coordinates) or 'multipliers' (the "
-          "augmented system M qdd + C = tau + G* lambda, G qdd + Gdot qd = 0); they agree")
+          "augmented system M qdd + C = tau + G* lambda, G qdd + Gdot qd = 0); they agree"
+          " q, qd, tau: (dofs,) or (rows, dofs); gravity (3,) in m/s^2, default (0, 0, -9.81); "
+          "threads: worker threads for a batch. Returns qdd of the same shape. skograph.Error for "
+          "a singular mass matrix or a loop that cannot close.")
       .def(
           "multiplier_dynamics",
           [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
@@ -382,7 +412,10 @@ PYBIND11_MODULE(_skograph, m) {
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           "{'qdd', 'multipliers' (lambda, one per row of constraint_jacobian), 'labels'} by the "
-          "multiplier method: M qdd + C = tau + G* lambda")
+          "multiplier method: M qdd + C = tau + G* lambda"
+          " q, qd, tau: (dofs,); gravity (3,), default (0, 0, -9.81). skograph.Error for a tree "
+          "(no constraint rows)."
+          " The rows and labels are those of constraint_system(q, qd).")
       .def(
           "constraint_jacobian",
           [](PyModel& self, const Eigen::VectorXd& q, const std::optional<Eigen::VectorXd>& qd,
@@ -436,7 +469,9 @@ PYBIND11_MODULE(_skograph, m) {
           py::arg("q"), py::arg("qd") = py::none(), py::arg("all_rows") = false,
           "{'G', 'bias' (Gdot qd: G qdd + bias = 0), 'labels' (loop or coupling and direction "
           "per row), 'stacked_rows' (rows before the redundant ones were dropped)} at the closed "
-          "(q, qd)")
+          "(q, qd)"
+          " q: (dofs,); qd: (dofs,), default zeros; all_rows: keep the redundant rows too. G is "
+          "scipy.sparse (rows x dofs).")
       .def(
           "inverse_dynamics",
           [](PyModel& self, Array q, Array qd, Array qdd, Gravity gravity, int threads) {
@@ -449,7 +484,11 @@ PYBIND11_MODULE(_skograph, m) {
                 });
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
-          py::arg("threads") = 1)
+          py::arg("threads") = 1,
+          "tau (dofs) that gives the accelerations qdd at (q, qd) under gravity (default (0, 0, "
+          "-9.81) m/s^2), file dof order; rows of 2-D arrays are states, run on `threads` "
+          "threads. Closed chains: the actuator forces for qdd's independent entries, nonzero at "
+          "the independent dofs only (forward_dynamics of them gives qdd back)")
       .def(
           "mass_matrix",
           [](PyModel& self, Array q, int threads) {
@@ -465,7 +504,10 @@ PYBIND11_MODULE(_skograph, m) {
                       out, s.size, s.size) = mass;
                 });
           },
-          py::arg("q"), py::arg("threads") = 1)
+          py::arg("q"), py::arg("threads") = 1,
+          "M(q) (dofs x dofs, symmetric positive definite, file dof order) by composite inertias; "
+          "a closed chain's spanning-tree M (reduced_mass_matrix gives M_R). A 2-D q gives a "
+          "(rows, dofs, dofs) array")
       .def(
           "bias",
           [](PyModel& self, Array q, Array qd, Gravity gravity, int threads) {
@@ -475,13 +517,20 @@ PYBIND11_MODULE(_skograph, m) {
                               return Eigen::MatrixXd(bias_forces(model, data, s[0], s[1], g));
                             });
           },
-          py::arg("q"), py::arg("qd"), py::arg("gravity") = py::none(), py::arg("threads") = 1)
+          py::arg("q"), py::arg("qd"), py::arg("gravity") = py::none(), py::arg("threads") = 1,
+          "C(q, qd) (dofs): Coriolis, centrifugal and gravity forces, so that M qdd + C = tau; a "
+          "closed chain's spanning tree's at the closed state. Rows of 2-D arrays are states"
+          " q, qd: (dofs,) or (rows, dofs); gravity (3,) in m/s^2, default (0, 0, -9.81); threads: "
+          "worker threads for a batch. Returns (dofs,) or (rows, dofs).")
       .def(
           "embedding_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
             return embedding_matrix(self.model, *self.data, q);
           },
-          py::arg("q"))
+          py::arg("q"),
+          "X (dofs x independent) at the closed q: qd = X qd_R for the independent rates qd_R "
+          "(columns in the order of the independent dofs as the file lists them); the identity "
+          "for a tree")
       .def(
           "constraint_forces",
           [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
@@ -501,19 +550,27 @@ PYBIND11_MODULE(_skograph, m) {
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           "{'loop_forces': {loop: [mx, my, mz, fx, fy, fz]}, 'coupling_forces': {coupling: [...]}}"
-          " while the closed chain moves under tau: as `skograph dynamics --json` gives them")
+          " while the closed chain moves under tau: as `skograph dynamics --json` gives them"
+          " q, qd, tau: (dofs,) in the file's dof order; gravity (3,) default (0, 0, -9.81). Loop "
+          "forces in N and N m, on the child link from the parent, about the joint, in the joint "
+          "frame F_p.")
       .def(
           "reduced_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
             return reduced_mass_matrix(self.model, *self.data, q);
           },
-          py::arg("q"))
+          py::arg("q"),
+          "M_R = X* M X (independent x independent) at the closed q: the mass matrix in the "
+          "independent coordinates (constraint embedding); a tree's M")
       .def(
           "sparse_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
             return to_scipy(sparse_matrices(self, q, false).mass());
           },
-          py::arg("q"), "The tree's M(q) (a closed chain's spanning tree), scipy.sparse.csc_matrix")
+          py::arg("q"),
+          "The tree's M(q) (a closed chain's spanning tree), scipy.sparse.csc_matrix"
+          ". q: (dofs,). Rows and columns in the file's dof order, its lower and upper triangles "
+          "stored; what `skograph export --mass` writes for a tree.")
       .def(
           "sparse_reduced_mass_matrix",
           [](PyModel& self, const Eigen::VectorXd& q) {
@@ -538,25 +595,36 @@ PYBIND11_MODULE(_skograph, m) {
                 py::array_t<int>(static_cast<py::ssize_t>(factorization->permutation().size()),
                                  factorization->permutation().data()));
           },
-          py::arg("q"), py::arg("ordering") = "canonical")
+          py::arg("q"), py::arg("ordering") = "canonical",
+          "(L, perm): CHOLMOD's Cholesky factor of the tree's M(q), P M P* = L L* with "
+          "L a scipy.sparse.csc_matrix and perm (int array) the rows of M in factor order; "
+          "ordering 'canonical' (no fill: part I), 'root-first', 'amd' or 'metis'. Not the "
+          "innovations factor (innovations_factors)")
       .def(
           "kernel",
           [](PyModel& self, const Eigen::VectorXd& q) {
             return to_scipy(sparse_matrices(self, q, false).kernel());
           },
-          py::arg("q"))
+          py::arg("q"),
+          "The SKO kernel E_A at q (6 nodes x 6 nodes block matrix, scipy.sparse, part I Eq. 12): "
+          "the rigid-body transforms phi(parent(k), k) below the diagonal; what `skograph export "
+          "--kernel` writes")
       .def(
           "resolvent",
           [](PyModel& self, const Eigen::VectorXd& q) {
             return to_scipy(sparse_matrices(self, q, false).resolvent());
           },
-          py::arg("q"))
+          py::arg("q"),
+          "The 1-resolvent A = (I - E_A)^-1 at q (scipy.sparse, part I Lemma 3): block (i, k) the "
+          "transform phi(i, k) from k to its ancestor i; what `skograph export --resolvent` "
+          "writes")
       .def_property_readonly(
           "frames", [](const PyModel& self) { return frame_names(self.model); },
           "Every frame name (links, then fused links, sites and SDF frames); joint names also "
           "name their child link's frame")
       .def_property_readonly(
-          "mass", [](const PyModel& self) { return total_mass(self.model); }, "Total mass (kg)")
+          "mass", [](const PyModel& self) { return total_mass(self.model); },
+          "Total mass (kg) of every link, links fused into the world included")
       .def(
           "frame_pose",
           [](PyModel& self, Array q, const std::string& name, int threads) {
@@ -583,7 +651,9 @@ PYBIND11_MODULE(_skograph, m) {
           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
           py::arg("threads") = 1,
           "[angular; linear] velocity of the frame's origin (6), in the world's axes or the "
-          "frame's ('local')")
+          "frame's ('local')"
+          " q, qd: (dofs,) or (rows, dofs); name: a frame (Model.frames or a joint name). Returns "
+          "(6,) or (rows, 6); skograph.Error for an unknown frame.")
       .def(
           "frame_acceleration",
           [](PyModel& self, Array q, Array qd, Array qdd, const std::string& name,
@@ -598,7 +668,9 @@ PYBIND11_MODULE(_skograph, m) {
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("name"), py::arg("frame") = "world",
           py::arg("threads") = 1,
           "Classical acceleration (6): angular acceleration and the acceleration of the frame's "
-          "origin, J qdd + Jdot qd; closed chains take qdd's independent entries")
+          "origin, J qdd + Jdot qd; closed chains take qdd's independent entries"
+          " q, qd, qdd: (dofs,) or (rows, dofs); name: a frame (Model.frames or a joint name); "
+          "frame: 'world' or 'local' axes. Returns (6,) or (rows, 6).")
       .def(
           "jacobian",
           [](PyModel& self, Array q, const std::string& name, const std::string& frame,
@@ -625,7 +697,10 @@ PYBIND11_MODULE(_skograph, m) {
                 });
           },
           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
-          py::arg("threads") = 1, "Jdot qd (6): the frame's acceleration at qdd = 0")
+          py::arg("threads") = 1,
+          "Jdot qd (6): the frame's acceleration at qdd = 0"
+          ", in 'world' or 'local' axes. q, qd: (dofs,) or (rows, dofs); name: a frame "
+          "(Model.frames or a joint name). Returns (6,) or (rows, 6).")
       .def(
           "reduced_jacobian",
           [](PyModel& self, const Eigen::VectorXd& q, const std::string& name,
@@ -643,7 +718,10 @@ PYBIND11_MODULE(_skograph, m) {
                 reduced_jacobian_bias(self.model, *self.data, q, qd, name, axes_of(frame)));
           },
           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
-          "Jdot qd + J Xdot qd_R (6): the frame's acceleration is J_R qdd_R + this")
+          "Jdot qd + J Xdot qd_R (6): the frame's acceleration is J_R qdd_R + this"
+          ". q, qd: (dofs,); name: a frame; frame: 'world' or 'local' axes. Returns (6,); a tree's "
+          "Jdot qd."
+          " skograph.Error for an unknown frame or a state that cannot close.")
       .def(
           "center_of_mass",
           [](PyModel& self, Array q, const std::optional<std::string>& subtree, int threads) {
@@ -654,7 +732,9 @@ PYBIND11_MODULE(_skograph, m) {
                                    });
           },
           py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = 1,
-          "Centre of mass (3, world) of the model or of the subtree below a link")
+          "Centre of mass (3, world) of the model or of the subtree below a link"
+          " q: (dofs,) or (rows, dofs); subtree: a link name, None for the whole model. Returns "
+          "(3,) in m or (rows, 3); skograph.Error for an unknown link.")
       .def(
           "center_of_mass_velocity",
           [](PyModel& self, Array q, Array qd, const std::optional<std::string>& subtree,
@@ -666,7 +746,11 @@ PYBIND11_MODULE(_skograph, m) {
                   return Eigen::MatrixXd(center_of_mass_velocity(model, data, s[0], s[1], top));
                 });
           },
-          py::arg("q"), py::arg("qd"), py::arg("subtree") = py::none(), py::arg("threads") = 1)
+          py::arg("q"), py::arg("qd"), py::arg("subtree") = py::none(), py::arg("threads") = 1,
+          "Velocity (3, world, m/s) of the centre of mass of the model, or of the subtree below "
+          "the link `subtree`; rows of 2-D arrays are states"
+          " q, qd: (dofs,) or (rows, dofs); subtree: a link name, None for all. Returns (3,) or "
+          "(rows, 3).")
       .def(
           "com_jacobian",
           [](PyModel& self, Array q, const std::optional<std::string>& subtree, int threads) {
@@ -677,7 +761,9 @@ PYBIND11_MODULE(_skograph, m) {
                                    });
           },
           py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = 1,
-          "3 x dofs: the centre of mass moves at com_jacobian(q) @ qd")
+          "3 x dofs: the centre of mass moves at com_jacobian(q) @ qd"
+          " q: (dofs,) or (rows, dofs); subtree: a link name, None for all. Returns (3, dofs) or "
+          "(rows, 3, dofs).")
       .def(
           "kinetic_energy",
           [](PyModel& self, Array q, Array qd, int threads) {
@@ -688,7 +774,9 @@ PYBIND11_MODULE(_skograph, m) {
                                    });
           },
           py::arg("q"), py::arg("qd"), py::arg("threads") = 1,
-          "1/2 qd* M qd (J) by the recursion's velocities")
+          "1/2 qd* M qd (J) by the recursion's velocities"
+          ": the kinetic energy at (q, qd). q, qd: (dofs,) or (rows, dofs). Returns a float array "
+          "of shape () or (rows,).")
       .def(
           "potential_energy",
           [](PyModel& self, Array q, Gravity gravity, int threads) {
@@ -699,7 +787,11 @@ PYBIND11_MODULE(_skograph, m) {
                                          1, 1, potential_energy(model, data, s[0], g));
                                    });
           },
-          py::arg("q"), py::arg("gravity") = py::none(), py::arg("threads") = 1, "-sum m g . c (J)")
+          py::arg("q"), py::arg("gravity") = py::none(), py::arg("threads") = 1,
+          "Potential energy -sum m g . c (J) of the links' weights at q (gravity default (0, 0, "
+          "-9.81)); rows of 2-D arrays are states"
+          " Returns a float array of shape () or (rows,)."
+          " q: (dofs,) or (rows, dofs); gravity (3,) in m/s^2.")
       .def(
           "singularity",
           [](PyModel& self, const Eigen::VectorXd& q,
@@ -761,7 +853,10 @@ PYBIND11_MODULE(_skograph, m) {
             result["gravity"] = Eigen::Vector3d(state.gravity);
             return result;
           },
-          py::arg("path"))
+          py::arg("path"),
+          "A state file (STATE.json, docs/mechanisms.md) as {'q', 'qd', 'tau', 'qdd' (dofs, file "
+          "order; zeros where the file is silent), 'gravity' (3)}; a model with another base body "
+          "(with_base) converts the file's coordinates to its own")
       .def(
           "with_base",
           [](const PyModel& self, const std::string& link) {

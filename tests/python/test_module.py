@@ -449,6 +449,36 @@ class BaseChange(unittest.TestCase):
             skograph.load_model(os.path.join(MODELS, "arm7.urdf")).with_base("link3")
 
 
+class Docstrings(unittest.TestCase):
+    """Issue 29: every public function, method, property and class says what it does: a
+    docstring longer than its signature (data attributes such as have_viz excepted)."""
+
+    @staticmethod
+    def described(name, obj):
+        text = (getattr(obj, "__doc__", None) or "").strip()
+        lines = text.split("\n")
+        signature = lines[0] if lines and lines[0].startswith(name + "(") else ""
+        body = "\n".join(lines[1:] if signature else lines).strip()
+        return body, signature or name
+
+    def test_every_public_name_has_a_docstring(self):
+        missing = []
+        for name in skograph.__all__ + ["Error"]:
+            obj = getattr(skograph, name)
+            if isinstance(obj, (str, bool)):
+                continue
+            body, signature = self.described(name, obj)
+            if len(body) <= len(signature):
+                missing.append(name)
+        for name in dir(skograph.Model):
+            if name.startswith("_"):
+                continue
+            body, signature = self.described(name, getattr(skograph.Model, name))
+            if len(body) <= len(signature):
+                missing.append("Model." + name)
+        self.assertEqual(missing, [])
+
+
 class ForwardDynamicsFamilies(unittest.TestCase):
     """Issue 28: every family of the serial-chain paper gives forward_dynamics' qdd on trees."""
 
