@@ -599,7 +599,7 @@ PYBIND11_MODULE(_skograph, m) {
           "(L, perm): CHOLMOD's Cholesky factor of the tree's M(q), P M P* = L L* with "
           "L a scipy.sparse.csc_matrix and perm (int array) the rows of M in factor order; "
           "ordering 'canonical' (no fill: part I), 'root-first', 'amd' or 'metis'. Not the "
-          "innovations factor (innovations_factors)")
+          "innovations factor F of Model.innovations_factors")
       .def(
           "kernel",
           [](PyModel& self, const Eigen::VectorXd& q) {
@@ -623,7 +623,7 @@ PYBIND11_MODULE(_skograph, m) {
           "Every frame name (links, then fused links, sites and SDF frames); joint names also "
           "name their child link's frame")
       .def_property_readonly(
-          "mass", [](const PyModel& self) { return total_mass(self.model); },
+          "mass", [](const PyModel& self) -> double { return total_mass(self.model); },
           "Total mass (kg) of every link, links fused into the world included")
       .def(
           "frame_pose",
@@ -761,7 +761,7 @@ PYBIND11_MODULE(_skograph, m) {
                                    });
           },
           py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = 1,
-          "3 x dofs: the centre of mass moves at com_jacobian(q) @ qd"
+          "3 x dofs: the centre of mass moves at J @ qd with J this matrix"
           " q: (dofs,) or (rows, dofs); subtree: a link name, None for all. Returns (3, dofs) or "
           "(rows, 3, dofs).")
       .def(
@@ -815,7 +815,7 @@ PYBIND11_MODULE(_skograph, m) {
           "{'constraint_condition': [per aggregate], 'constraint_smallest_singular_value': [per "
           "aggregate], 'jacobian_condition': {frame: cond(J_R)}, "
           "'jacobian_smallest_singular_value': {frame: sigma_min(J_R)}}: infinite condition at a "
-          "singularity (type II for the constraints, type I for J_R)")
+          "singular configuration: type II for the constraints, type I for J_R")
       .def(
           "inverse_kinematics",
           [](PyModel& self, const std::string& name, const Eigen::Matrix4d& pose,
