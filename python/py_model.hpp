@@ -3,9 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include <filesystem>
 #include <memory>
-#include <string>
 #include <utility>
 
 #include "skograph/io/model.hpp"
@@ -16,18 +14,11 @@ namespace skograph::python {
 // them); batches make a workspace per thread.
 struct PyModel {
   Model model;
-  ReadOptions options;  // how it was read (pickled with the path)
-  // The model file and the loop file as absolute paths when loaded: a pickle unpickles in a
-  // worker whose working directory differs (Dask, Ray, multiprocessing).
-  std::string absolute_file, absolute_loops;
+  ReadOptions options;  // how it was read (pickled with the mechanism: python/model_pickle.hpp)
   std::unique_ptr<ModelData> data;
   PyModel(Model loaded, ReadOptions read)
       : model(std::move(loaded)),
         options(std::move(read)),
-        absolute_file(std::filesystem::absolute(model.file()).string()),
-        absolute_loops(options.loops_file.empty()
-                           ? std::string()
-                           : std::filesystem::absolute(options.loops_file).string()),
         data(std::make_unique<ModelData>(model)) {}
 };
 

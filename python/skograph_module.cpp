@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "batch.hpp"
+#include "model_pickle.hpp"
 #include "py_model.hpp"
 #include "skograph/config.hpp"
 #include "skograph/graph/digraph.hpp"
@@ -895,26 +896,24 @@ PYBIND11_MODULE(_skograph, m) {
           "of `target`, the same mechanism with another base body (with_base): {'q', 'qd' "
           "[, 'qdd', 'tau']}. Every link keeps its pose, velocity and acceleration; tau does the "
           "same work (tau_k = T_{n,k}* tau_n, the paper's Eq. 44)")
-      .def(py::pickle(
-          [](const PyModel& self) {
-            return py::make_tuple(self.absolute_file, self.options.strict, self.options.independent,
-                                  self.absolute_loops, self.options.base);
-          },
-          [](const py::tuple& state) {
-            // Four entries: pickled before --base existed.
-            const auto text = [&](std::size_t k) {
-              const std::string value = state.size() > k ? state[k].cast<std::string>() : "";
-              return value.empty() ? std::nullopt : std::optional<std::string>(value);
-            };
-            return load(state[0].cast<std::string>(), state[1].cast<bool>(),
-                        state[2].cast<std::vector<std::string>>(), text(3), text(4));
-          }))
+      // Pickling by __reduce__ (a module function rebuilds the model) works with every pickle
+      // protocol; __setstate__ still reads pickles of earlier versions.
+      .def(py::pickle([](const PyModel& self) { return pickle_model(self); },
+                      [](const py::tuple& state) { return unpickle_model(state); }))
+      .def("__reduce__",
+           [](const PyModel& self) {
+             return py::make_tuple(py::module_::import("skograph").attr("_model_from_state"),
+                                   py::make_tuple(pickle_model(self)));
+           })
       .def("__repr__", [](const PyModel& self) {
         return "<skograph.Model '" + self.model.file() +
                "': " + std::to_string(self.model.dof_count()) + " dofs" +
+               (self.model.base().empty() ? "" : ", base " + self.model.base()) +
                (self.model.is_closed_chain() ? ", closed chain>" : ">");
       });
   bind_operators(model_class);
+  m.def("_model_from_state", &unpickle_model, py::arg("state"),
+        "A Model from the state a pickle holds (Model.__reduce__)");
 
   m.def("load_model", &load, py::arg("path"), py::arg("strict") = false,
         py::arg("independent") = py::none(), py::arg("loops") = py::none(),

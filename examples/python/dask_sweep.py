@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """A state sweep over Dask: forward dynamics of a robot at many states, in blocks of rows on the
 workers of a Dask cluster, each block one batch call of skograph (C++, no GIL). The model pickles
-(it is sent as its file path and reloaded on each worker), so the same code runs on a LocalCluster,
-on a cluster of machines that share the file, or under Ray/multiprocessing.
+(it is sent as its mechanism and rebuilt on each worker, which needs no file), so the same code
+runs on a LocalCluster, on a cluster of machines, or under Ray/multiprocessing.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/dask_sweep.py \
         examples/models/humanoid.yaml --states 200000 --workers 2

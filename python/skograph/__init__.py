@@ -18,7 +18,14 @@ import warnings as _warnings
 from ._skograph import Error, Model, __version__, have_viz, load_model
 from . import _skograph
 
-__all__ = ["Error", "Model", "__version__", "load_model", "analyze_graph", "render", "analyze"]
+__all__ = ["Error", "Model", "__version__", "load_model", "analyze_graph", "render", "analyze",
+           "forward_dynamics", "inverse_dynamics", "mass_matrix", "bias"]
+
+
+def _model_from_state(state):
+    """A Model from the state its pickle holds (Model.__reduce__): a function of this module, so
+    that every pickle protocol can name it."""
+    return _skograph._model_from_state(state)
 
 
 def _warn(messages):
@@ -56,3 +63,30 @@ def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=Fal
                              800 if size is None else size,
                              5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
                              independent, str(loops) if loops else ""))
+
+
+# Module-level forms of the dynamics calls: functions of the module pickle by name, so
+# multiprocessing's Pool.starmap and Dask can ship them with a model (a bound method of a pybind11
+# class cannot be pickled). The model pickles as its mechanism: no file is needed on the worker.
+def forward_dynamics(model, q, qd, tau, gravity=None, threads=1, solver="embedding"):
+    """model.forward_dynamics(q, qd, tau, ...): qdd (same shape as q) for the generalized forces
+    tau at (q, qd), file dof order, rows of 2-D arrays being states; picklable for process pools."""
+    return model.forward_dynamics(q, qd, tau, gravity=gravity, threads=threads, solver=solver)
+
+
+def inverse_dynamics(model, q, qd, qdd, gravity=None, threads=1):
+    """model.inverse_dynamics(q, qd, qdd, ...): tau (same shape as q) that gives qdd at (q, qd);
+    closed chains: the actuator forces at the independent dofs; picklable for process pools."""
+    return model.inverse_dynamics(q, qd, qdd, gravity=gravity, threads=threads)
+
+
+def mass_matrix(model, q, threads=1):
+    """model.mass_matrix(q, ...): M(q), (dofs, dofs) or (rows, dofs, dofs) for a 2-D q, file dof
+    order; picklable for process pools."""
+    return model.mass_matrix(q, threads=threads)
+
+
+def bias(model, q, qd, gravity=None, threads=1):
+    """model.bias(q, qd, ...): C(q, qd) with gravity (same shape as q), so that M qdd + C = tau;
+    picklable for process pools."""
+    return model.bias(q, qd, gravity=gravity, threads=threads)

@@ -13,6 +13,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -620,24 +621,34 @@ class Batches(unittest.TestCase):
 
     def test_models_pickle_into_worker_processes(self):
         model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
-        again = pickle.loads(pickle.dumps(model))
-        self.assertEqual(again.dofs, model.dofs)
-        # A relative path survives a worker in another directory (issue 29).
-        here = os.getcwd()
-        os.chdir(SOURCE)
-        try:
-            relative = skograph.load_model(os.path.join("examples", "models", "fivebar.urdf"),
-                                           loops=os.path.join("examples", "models", "fivebar_loops.yaml"))
-            pickled = pickle.dumps(relative)
-        finally:
-            os.chdir(here)
-        os.chdir(WORK)
-        try:
-            moved = pickle.loads(pickled)
-        finally:
-            os.chdir(here)
-        self.assertEqual(moved.dofs, relative.dofs)
-        self.assertTrue(os.path.isabs(moved.file))
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # every protocol, none crashes
+            again = pickle.loads(pickle.dumps(model, protocol=protocol))
+            self.assertEqual(again.dofs, model.dofs)
+        # Issue 29: a pickle carries the mechanism, not the path: it unpickles after its files
+        # are gone (another machine), in workers of another working directory, and the module's
+        # functions map over a process pool.
+        scratch = tempfile.mkdtemp(dir=WORK)
+        for name in ("fivebar.urdf", "fivebar_loops.yaml"):
+            shutil.copy(os.path.join(MODELS, name), scratch)
+        closed = skograph.load_model(os.path.join(scratch, "fivebar.urdf"),
+                                     loops=os.path.join(scratch, "fivebar_loops.yaml"))
+        flyer = skograph.load_model(os.path.join(MODELS, "space_arm.urdf"), base="s_link2")
+        mjcf = skograph.load_model(os.path.join(MODELS, "humanoid.xml"))
+        pickled = pickle.dumps([closed, flyer, mjcf])
+        shutil.rmtree(scratch)
+        elsewhere = tempfile.mkdtemp(dir=WORK)
+        for original, copy in zip((closed, flyer, mjcf), pickle.loads(pickled)):
+            self.assertEqual((copy.dofs, copy.file, copy.base), (original.dofs, original.file,
+                                                                original.base))
+            n = original.dof_count
+            draw = np.random.default_rng(5)
+            rows = [(copy, draw.uniform(-0.3, 0.3, n), draw.normal(size=n), draw.normal(size=n))
+                    for _ in range(4)]
+            with multiprocessing.get_context("spawn").Pool(2, initializer=os.chdir,
+                                                           initargs=(elsewhere,)) as pool:
+                remote = pool.starmap(skograph.forward_dynamics, rows)
+            for (m, q, qd, tau), qdd in zip(rows, remote):
+                self.assertTrue(np.array_equal(qdd, original.forward_dynamics(q, qd, tau)))
         rng = np.random.default_rng(3)
         states = [(model, rng.normal(size=7), rng.normal(size=7), rng.normal(size=7)) for _ in range(6)]
         with multiprocessing.get_context("spawn").Pool(2) as pool:

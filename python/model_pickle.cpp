@@ -1,0 +1,200 @@
+#include "model_pickle.hpp"
+
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "skograph/io/base_change.hpp"
+
+namespace py = pybind11;
+
+namespace skograph::python {
+namespace {
+
+constexpr const char* kTag = "skograph-model";
+constexpr int kVersion = 1;
+
+py::list doubles(const double* values, int count) {
+  py::list list;
+  for (int i = 0; i < count; ++i) list.append(values[i]);
+  return list;
+}
+py::list pose_list(const Eigen::Isometry3d& pose) {
+  const Eigen::Matrix4d matrix = pose.matrix();
+  return doubles(matrix.data(), 16);  // column-major
+}
+Eigen::Isometry3d pose_of(const py::handle& list) {
+  const std::vector<double> values = list.cast<std::vector<double>>();
+  Eigen::Isometry3d pose;
+  pose.matrix() = Eigen::Map<const Eigen::Matrix4d>(values.data());
+  return pose;
+}
+Eigen::Vector3d vector_of(const py::handle& list) {
+  const std::vector<double> values = list.cast<std::vector<double>>();
+  return Eigen::Vector3d(values[0], values[1], values[2]);
+}
+
+py::dict mechanism_dict(const Mechanism& mechanism) {
+  py::dict out;
+  out["name"] = mechanism.name;
+  out["source"] = mechanism.source;
+  py::list links, joints, loops, couplings, frames;
+  for (const Link& link : mechanism.links)
+    links.append(py::make_tuple(link.name, link.mass, doubles(link.center_of_mass.data(), 3),
+                                doubles(link.inertia.data(), 9), pose_list(link.declared_frame)));
+  for (const Joint& joint : mechanism.joints)
+    joints.append(py::make_tuple(joint.name, static_cast<int>(joint.type), joint.parent,
+                                 joint.child, pose_list(joint.origin),
+                                 doubles(joint.axis.data(), 3), joint.lower, joint.upper));
+  for (const LoopClosure& loop : mechanism.loops)
+    loops.append(py::make_tuple(loop.name, static_cast<int>(loop.type), loop.parent, loop.child,
+                                pose_list(loop.parent_origin), pose_list(loop.child_origin),
+                                doubles(loop.axis.data(), 3), loop.source_line, loop.source_file));
+  for (const Coupling& coupling : mechanism.couplings)
+    couplings.append(py::make_tuple(
+        coupling.name, coupling.type, coupling.joint_a, coupling.joint_b, coupling.ratio,
+        coupling.further_joints, coupling.further_ratios, coupling.offset, coupling.source_line));
+  for (const Frame& frame : mechanism.frames)
+    frames.append(py::make_tuple(frame.name, frame.link, pose_list(frame.pose), frame.joint_alias));
+  out["links"] = links;
+  out["joints"] = joints;
+  out["loops"] = loops;
+  out["couplings"] = couplings;
+  out["frames"] = frames;
+  out["static_mass"] = mechanism.static_mass;
+  out["static_first_moment"] = doubles(mechanism.static_first_moment.data(), 3);
+  out["warnings"] = mechanism.warnings;
+  out["independent"] = mechanism.independent;
+  out["preferred_independent"] = mechanism.preferred_independent;
+  out["notes"] = mechanism.notes;
+  return out;
+}
+
+Mechanism mechanism_of(const py::dict& in) {
+  Mechanism mechanism;
+  mechanism.name = in["name"].cast<std::string>();
+  mechanism.source = in["source"].cast<std::string>();
+  for (const py::handle item : in["links"]) {
+    const py::tuple t = item.cast<py::tuple>();
+    Link link;
+    link.name = t[0].cast<std::string>();
+    link.mass = t[1].cast<double>();
+    link.center_of_mass = vector_of(t[2]);
+    const std::vector<double> inertia = t[3].cast<std::vector<double>>();
+    link.inertia = Eigen::Map<const Eigen::Matrix3d>(inertia.data());
+    link.declared_frame = pose_of(t[4]);
+    mechanism.links.push_back(link);
+  }
+  for (const py::handle item : in["joints"]) {
+    const py::tuple t = item.cast<py::tuple>();
+    Joint joint;
+    joint.name = t[0].cast<std::string>();
+    joint.type = static_cast<JointType>(t[1].cast<int>());
+    joint.parent = t[2].cast<int>();
+    joint.child = t[3].cast<int>();
+    joint.origin = pose_of(t[4]);
+    joint.axis = vector_of(t[5]);
+    joint.lower = t[6].cast<double>();
+    joint.upper = t[7].cast<double>();
+    mechanism.joints.push_back(joint);
+  }
+  for (const py::handle item : in["loops"]) {
+    const py::tuple t = item.cast<py::tuple>();
+    LoopClosure loop;
+    loop.name = t[0].cast<std::string>();
+    loop.type = static_cast<LoopType>(t[1].cast<int>());
+    loop.parent = t[2].cast<int>();
+    loop.child = t[3].cast<int>();
+    loop.parent_origin = pose_of(t[4]);
+    loop.child_origin = pose_of(t[5]);
+    loop.axis = vector_of(t[6]);
+    loop.source_line = t[7].cast<int>();
+    loop.source_file = t[8].cast<std::string>();
+    mechanism.loops.push_back(loop);
+  }
+  for (const py::handle item : in["couplings"]) {
+    const py::tuple t = item.cast<py::tuple>();
+    Coupling coupling;
+    coupling.name = t[0].cast<std::string>();
+    coupling.type = t[1].cast<std::string>();
+    coupling.joint_a = t[2].cast<int>();
+    coupling.joint_b = t[3].cast<int>();
+    coupling.ratio = t[4].cast<double>();
+    coupling.further_joints = t[5].cast<std::vector<int>>();
+    coupling.further_ratios = t[6].cast<std::vector<double>>();
+    coupling.offset = t[7].cast<double>();
+    coupling.source_line = t[8].cast<int>();
+    mechanism.couplings.push_back(coupling);
+  }
+  for (const py::handle item : in["frames"]) {
+    const py::tuple t = item.cast<py::tuple>();
+    mechanism.frames.push_back(
+        {t[0].cast<std::string>(), t[1].cast<int>(), pose_of(t[2]), t[3].cast<bool>()});
+  }
+  mechanism.static_mass = in["static_mass"].cast<double>();
+  mechanism.static_first_moment = vector_of(in["static_first_moment"]);
+  mechanism.warnings = in["warnings"].cast<std::vector<std::string>>();
+  mechanism.independent = in["independent"].cast<std::vector<std::string>>();
+  mechanism.preferred_independent = in["preferred_independent"].cast<std::vector<std::string>>();
+  mechanism.notes = in["notes"].cast<std::vector<std::string>>();
+  // Indices that name no link or joint would index out of bounds: refuse them.
+  const int links = static_cast<int>(mechanism.links.size());
+  const int joints = static_cast<int>(mechanism.joints.size());
+  const auto link_ok = [&](int k, bool world) {
+    return (world && k == -1) || (k >= 0 && k < links);
+  };
+  const auto joint_ok = [&](int j) { return j >= 0 && j < joints; };
+  bool valid = true;
+  for (const Joint& joint : mechanism.joints)
+    valid = valid && link_ok(joint.parent, true) && link_ok(joint.child, false) &&
+            static_cast<int>(joint.type) >= 0 &&
+            static_cast<int>(joint.type) <= static_cast<int>(JointType::kFloating);
+  for (const LoopClosure& loop : mechanism.loops)
+    valid = valid && link_ok(loop.parent, true) && link_ok(loop.child, true) &&
+            static_cast<int>(loop.type) >= 0 &&
+            static_cast<int>(loop.type) <= static_cast<int>(LoopType::kWeld);
+  for (const Coupling& coupling : mechanism.couplings) {
+    valid = valid && joint_ok(coupling.joint_a) && joint_ok(coupling.joint_b) &&
+            coupling.further_joints.size() == coupling.further_ratios.size();
+    for (const int j : coupling.further_joints) valid = valid && joint_ok(j);
+  }
+  for (const Frame& frame : mechanism.frames) valid = valid && link_ok(frame.link, true);
+  if (!valid) throw std::invalid_argument("not a pickled skograph.Model: an index out of range");
+  return mechanism;
+}
+
+}  // namespace
+
+py::tuple pickle_model(const PyModel& model) {
+  // The file's model (before any base change): its mechanism as the reader gave it.
+  const Model& file = model.model.file_model() ? *model.model.file_model() : model.model;
+  return py::make_tuple(kTag, kVersion, model.model.file(), model.options.strict,
+                        model.options.independent, model.options.loops_file, model.options.base,
+                        mechanism_dict(file.source_mechanism()));
+}
+
+std::shared_ptr<PyModel> unpickle_model(const py::tuple& state) {
+  if (state.size() == 8 && py::isinstance<py::str>(state[0]) &&
+      state[0].cast<std::string>() == kTag && state[1].cast<int>() == kVersion) {
+    ReadOptions options;
+    options.strict = state[3].cast<bool>();
+    options.independent = state[4].cast<std::vector<std::string>>();
+    options.loops_file = state[5].cast<std::string>();
+    options.base = state[6].cast<std::string>();
+    const std::string file = state[2].cast<std::string>();
+    Model model = build_model(mechanism_of(state[7].cast<py::dict>()), file, options.strict);
+    if (!options.base.empty()) model = with_base(model, options.base);
+    return std::make_shared<PyModel>(std::move(model), options);
+  }
+  // Paths (pickles made before the mechanism travelled): load the files again.
+  if (state.size() < 4) throw std::invalid_argument("not a pickled skograph.Model");
+  ReadOptions options;
+  options.strict = state[1].cast<bool>();
+  options.independent = state[2].cast<std::vector<std::string>>();
+  options.loops_file = state[3].cast<std::string>();
+  if (state.size() > 4) options.base = state[4].cast<std::string>();
+  return std::make_shared<PyModel>(load_model(state[0].cast<std::string>(), options), options);
+}
+
+}  // namespace skograph::python
