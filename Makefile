@@ -12,7 +12,8 @@ CMAKE_ARGS ?=
 # python3-scipy runs the tests' SciPy mmread cross-check of `skograph export`; pybind11-dev builds
 # the Python module (for Debian's /usr/bin/python3 with NumPy and SciPy), python3-dask and
 # python3-distributed run its state-sweep example, mypy's stubgen and stubtest write and check
-# its type stubs.
+# its type stubs, python3-venv, -pip, -setuptools, -wheel and -build install it by pip and as a
+# wheel (pyproject.toml).
 # libmujoco-dev (with libqhull-dev, which its CMake config names) compiles MJCF files;
 # libsdformat-dev reads SDF; libtinyxml2-dev gives their element lines. libsimbody-dev is the
 # peer with exact constraints the closed-chain peer tests compare with (tests/peers).
@@ -21,7 +22,8 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
   libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
   libmujoco-dev libqhull-dev libsdformat-dev libtinyxml2-dev \
-  python3-scipy python3-numpy pybind11-dev python3-dask python3-distributed libsimbody-dev mypy
+  python3-scipy python3-numpy pybind11-dev python3-dask python3-distributed libsimbody-dev mypy \
+  python3-venv python3-pip python3-setuptools python3-wheel python3-build
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 GRAPHVIZ_CONFIG := /usr/lib/x86_64-linux-gnu/graphviz/config6a
