@@ -9,8 +9,9 @@ exactly that line on stderr. Any other command must exit with status 0, and what
 must be a faithful excerpt of what it prints (stdout, then stderr): runs of lines separated by
 "..." lines, each run printed as consecutive lines, in order, from the top unless the block starts
 with "...", to the bottom unless it ends with one (issue 29: a page that showed only the first
-line went out of date below it). Numbers at roundoff level (1e-9 and below) compare as equal, and
-so does every number of a `bench` command (timings).
+line went out of date below it). A shown line ending in the marker "  # varies" (a timing) compares
+with its numbers masked, and numbers at roundoff level (1e-9 and below) compare as equal; the
+pages say so where they use the marker.
 
 usage: readme_commands.py SOURCE_DIR BINARY_DIR WORK_DIR FILE.md...
 """
@@ -48,28 +49,38 @@ ROUNDOFF = re.compile(r"-?\d+(\.\d+)?e-(1\d|\d\d+|9)\b")
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 
 
-def normalized(line, timing):
+VARIES = "  # varies"
+
+
+def normalized(line):
     """A line as compared: trailing blanks dropped, roundoff-level numbers (1e-9 and below) as
-    '~0', and in a timing command's output every number as '#'."""
-    line = ROUNDOFF.sub("~0", line.rstrip())
-    return NUMBER.sub("#", line) if timing else line
+    '~0'."""
+    return ROUNDOFF.sub("~0", line.rstrip())
 
 
-def excerpt_problem(shown, printed, timing):
+def matches(shown, printed):
+    """Whether a printed line is what the page shows: the same, or for a shown line marked
+    VARIES the same but for its numbers."""
+    if shown.endswith(VARIES):
+        return NUMBER.sub("#", shown[:-len(VARIES)].rstrip()) == NUMBER.sub("#", printed)
+    return shown == printed
+
+
+def excerpt_problem(shown, printed):
     """Why the shown lines are not a faithful excerpt of the printed ones, or None. The shown
     output is runs of lines separated by "..." lines (an elision); each run must be printed as
     consecutive lines, the runs in order, the first at the top unless the shown output starts
     with "...", the last at the bottom unless it ends with one."""
     while printed and not printed[-1].strip():
         printed = printed[:-1]
-    printed = [normalized(line, timing) for line in printed]
+    printed = [normalized(line) for line in printed]
     runs, run = [], []
     for line in shown:
         if line.strip() == "..." :
             runs.append(run)
             run = []
         else:
-            run.append(normalized(line, timing))
+            run.append(line.rstrip() if line.rstrip().endswith(VARIES) else normalized(line))
     runs.append(run)
     position = 0
     for index, run in enumerate(runs):
@@ -78,13 +89,14 @@ def excerpt_problem(shown, printed, timing):
         anchored_top = index == 0
         found = -1
         for start in range(position, len(printed) - len(run) + 1):
-            if printed[start:start + len(run)] == run:
+            if all(matches(a, b) for a, b in zip(run, printed[start:start + len(run)])):
                 found = start
                 break
             if anchored_top:
                 break
         if found < 0:
-            first_missing = next((line for line in run if line not in printed[position:]), None)
+            first_missing = next((line for line in run
+                                  if not any(matches(line, p) for p in printed[position:])), None)
             return ("does not print, as shown: " + (first_missing or run[0]) +
                     ("" if first_missing else " (lines missing between the shown ones: mark them ...)"))
         position = found + len(run)
@@ -119,8 +131,7 @@ def main():
                 continue
             # The first shown line (numbers further down vary with the machine and the state).
             printed = set(line.rstrip() for line in (run.stdout + run.stderr).split("\n"))
-            problem = excerpt_problem(shown, (run.stdout + run.stderr).split("\n"),
-                                      " bench " in f" {command} ")
+            problem = excerpt_problem(shown, (run.stdout + run.stderr).split("\n"))
             if problem:
                 failures.append(f"{where}\n  {problem}")
     for failure in failures:
