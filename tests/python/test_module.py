@@ -10,6 +10,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -478,6 +479,13 @@ class Docstrings(unittest.TestCase):
             if len(body) <= len(signature):
                 missing.append("Model." + name)
         self.assertEqual(missing, [])
+
+    def test_the_reference_page_names_every_call(self):
+        with open(os.path.join(SOURCE, "docs", "python.md"), encoding="utf-8") as f:
+            page = f.read()
+        names = [name for name in skograph.__all__ if not name.startswith("_")]
+        names += [name for name in dir(skograph.Model) if not name.startswith("_")]
+        self.assertEqual([name for name in names if not re.search(r"\b" + name + r"\b", page)], [])
 
 
 class ForwardDynamicsFamilies(unittest.TestCase):
