@@ -9,6 +9,7 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
@@ -20,18 +21,24 @@ class BuildWithCMake(build_py):
     def run(self):
         super().run()
         source = os.path.dirname(os.path.abspath(__file__))
-        build = os.environ.get("SKOGRAPH_CMAKE_BUILD_DIR") or os.path.join(
-            os.path.abspath(self.build_lib), "..", "cmake")
-        if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        build = os.environ.get("SKOGRAPH_CMAKE_BUILD_DIR")
+        if not build:
+            # A tree of its own, configured every time (incremental): a failed or partial earlier
+            # configuration is redone, and the module is built for this interpreter.
+            build = os.path.join(os.path.abspath(self.build_lib), "..", "cmake")
             subprocess.run(["cmake", "-S", source, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                            "-DSKOGRAPH_BUILD_TESTS=OFF", "-DSKOGRAPH_BUILD_BENCHMARKS=OFF"],
+                            "-DSKOGRAPH_BUILD_TESTS=OFF", "-DSKOGRAPH_BUILD_BENCHMARKS=OFF",
+                            "-DSKOGRAPH_PYTHON=ON", f"-DPython_EXECUTABLE={sys.executable}"],
                            check=True)
         jobs = os.environ.get("SKOGRAPH_CMAKE_JOBS", "2")
         subprocess.run(["cmake", "--build", build, "--target", "skograph_python", "-j", jobs],
                        check=True)
         package = os.path.join(self.build_lib, "skograph")
-        for built in glob.glob(os.path.join(build, "python", "skograph", "_skograph*.so")):
-            shutil.copy2(built, package)
+        built = glob.glob(os.path.join(build, "python", "skograph", "_skograph*.so"))
+        if not built:
+            raise RuntimeError(f"CMake built no Python module in {build}/python/skograph")
+        for module in built:
+            shutil.copy2(module, package)
 
 
 class BinaryDistribution(Distribution):

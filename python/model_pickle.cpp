@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,14 +26,26 @@ py::list pose_list(const Eigen::Isometry3d& pose) {
   const Eigen::Matrix4d matrix = pose.matrix();
   return doubles(matrix.data(), 16);  // column-major
 }
-Eigen::Isometry3d pose_of(const py::handle& list) {
+// Exactly `count` finite numbers, or the state is not one of ours.
+std::vector<double> numbers_of(const py::handle& list, std::size_t count) {
   const std::vector<double> values = list.cast<std::vector<double>>();
+  if (values.size() != count)
+    throw std::invalid_argument("not a pickled skograph.Model: a list of " +
+                                std::to_string(values.size()) + " numbers where " +
+                                std::to_string(count) + " belong");
+  for (const double value : values)
+    if (!std::isfinite(value))
+      throw std::invalid_argument("not a pickled skograph.Model: a number that is not finite");
+  return values;
+}
+Eigen::Isometry3d pose_of(const py::handle& list) {
+  const std::vector<double> values = numbers_of(list, 16);
   Eigen::Isometry3d pose;
   pose.matrix() = Eigen::Map<const Eigen::Matrix4d>(values.data());
   return pose;
 }
 Eigen::Vector3d vector_of(const py::handle& list) {
-  const std::vector<double> values = list.cast<std::vector<double>>();
+  const std::vector<double> values = numbers_of(list, 3);
   return Eigen::Vector3d(values[0], values[1], values[2]);
 }
 
@@ -81,7 +95,7 @@ Mechanism mechanism_of(const py::dict& in) {
     link.name = t[0].cast<std::string>();
     link.mass = t[1].cast<double>();
     link.center_of_mass = vector_of(t[2]);
-    const std::vector<double> inertia = t[3].cast<std::vector<double>>();
+    const std::vector<double> inertia = numbers_of(t[3], 9);
     link.inertia = Eigen::Map<const Eigen::Matrix3d>(inertia.data());
     link.declared_frame = pose_of(t[4]);
     mechanism.links.push_back(link);
@@ -161,6 +175,16 @@ Mechanism mechanism_of(const py::dict& in) {
   }
   for (const Frame& frame : mechanism.frames) valid = valid && link_ok(frame.link, true);
   if (!valid) throw std::invalid_argument("not a pickled skograph.Model: an index out of range");
+  bool finite = std::isfinite(mechanism.static_mass);
+  for (const Link& link : mechanism.links) finite = finite && std::isfinite(link.mass);
+  for (const Joint& joint : mechanism.joints)
+    finite = finite && !std::isnan(joint.lower) && !std::isnan(joint.upper);
+  for (const Coupling& coupling : mechanism.couplings) {
+    finite = finite && std::isfinite(coupling.ratio) && std::isfinite(coupling.offset);
+    for (const double ratio : coupling.further_ratios) finite = finite && std::isfinite(ratio);
+  }
+  if (!finite)
+    throw std::invalid_argument("not a pickled skograph.Model: a number that is not finite");
   return mechanism;
 }
 
@@ -174,9 +198,33 @@ py::tuple pickle_model(const PyModel& model) {
                         mechanism_dict(file.source_mechanism()));
 }
 
+namespace {
+std::shared_ptr<PyModel> unpickle_state(const py::tuple& state);
+}  // namespace
+
 std::shared_ptr<PyModel> unpickle_model(const py::tuple& state) {
-  if (state.size() == 8 && py::isinstance<py::str>(state[0]) &&
-      state[0].cast<std::string>() == kTag && state[1].cast<int>() == kVersion) {
+  try {
+    return unpickle_state(state);
+  } catch (const py::cast_error&) {  // a value of the wrong type somewhere in the state
+    throw std::invalid_argument("not a pickled skograph.Model: a value of the wrong type");
+  } catch (const py::error_already_set& e) {  // a missing key, a short tuple
+    throw std::invalid_argument(std::string("not a pickled skograph.Model: ") + e.what());
+  }
+}
+
+namespace {
+
+std::shared_ptr<PyModel> unpickle_state(const py::tuple& state) {
+  if (state.size() > 0 && py::isinstance<py::str>(state[0]) &&
+      state[0].cast<std::string>() == kTag) {
+    if (state.size() < 2 || state[1].cast<int>() != kVersion)
+      throw std::invalid_argument(
+          "a pickled skograph.Model of another format (version " +
+          (state.size() < 2 ? std::string("none") : py::str(state[1]).cast<std::string>()) +
+          "): this skograph reads version " + std::to_string(kVersion));
+    if (state.size() != 8)
+      throw std::invalid_argument("not a pickled skograph.Model: " + std::to_string(state.size()) +
+                                  " entries where 8 belong");
     ReadOptions options;
     options.strict = state[3].cast<bool>();
     options.independent = state[4].cast<std::vector<std::string>>();
@@ -196,5 +244,7 @@ std::shared_ptr<PyModel> unpickle_model(const py::tuple& state) {
   if (state.size() > 4) options.base = state[4].cast<std::string>();
   return std::make_shared<PyModel>(load_model(state[0].cast<std::string>(), options), options);
 }
+
+}  // namespace
 
 }  // namespace skograph::python

@@ -66,8 +66,9 @@ def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=Fal
 
 
 # Module-level forms of the dynamics calls: functions of the module pickle by name, so
-# multiprocessing's Pool.starmap and Dask can ship them with a model (a bound method of a pybind11
-# class cannot be pickled). The model pickles as its mechanism: no file is needed on the worker.
+# multiprocessing's Pool.starmap and Dask can ship them with a model (the class's own
+# skograph.Model.forward_dynamics is pybind11's instancemethod, which does not pickle). The model
+# pickles as its mechanism: no file is needed on the worker.
 def forward_dynamics(model, q, qd, tau, gravity=None, threads=1, solver="embedding"):
     """model.forward_dynamics(q, qd, tau, ...): qdd (same shape as q) for the generalized forces
     tau at (q, qd), file dof order, rows of 2-D arrays being states; picklable for process pools."""

@@ -60,9 +60,10 @@ def normalized(line):
 
 def matches(shown, printed):
     """Whether a printed line is what the page shows: the same, or for a shown line marked
-    VARIES the same but for its numbers."""
+    VARIES the same but for its numbers (roundoff-level ones included)."""
     if shown.endswith(VARIES):
-        return NUMBER.sub("#", shown[:-len(VARIES)].rstrip()) == NUMBER.sub("#", printed)
+        mask = lambda line: NUMBER.sub("#", line.replace("~0", "0"))
+        return mask(shown[:-len(VARIES)].rstrip()) == mask(printed)
     return shown == printed
 
 
@@ -73,10 +74,14 @@ def excerpt_problem(shown, printed):
     with "...", the last at the bottom unless it ends with one."""
     while printed and not printed[-1].strip():
         printed = printed[:-1]
+    while shown and not shown[-1].strip():
+        shown = shown[:-1]
+    if not shown:
+        return None  # the page shows no output
     printed = [normalized(line) for line in printed]
     runs, run = [], []
     for line in shown:
-        if line.strip() == "..." :
+        if line.strip() == "...":
             runs.append(run)
             run = []
         else:
@@ -86,22 +91,27 @@ def excerpt_problem(shown, printed):
     for index, run in enumerate(runs):
         if not run:
             continue
-        anchored_top = index == 0
-        found = -1
-        for start in range(position, len(printed) - len(run) + 1):
-            if all(matches(a, b) for a, b in zip(run, printed[start:start + len(run)])):
-                found = start
-                break
-            if anchored_top:
-                break
+        first, last = index == 0, index == len(runs) - 1
+        starts = range(position, len(printed) - len(run) + 1)
+        if last:  # the bottom run ends the output
+            starts = [len(printed) - len(run)] if len(printed) - len(run) >= position else []
+        elif first:
+            starts = [0] if len(printed) >= len(run) else []
+        found = next((start for start in starts
+                      if all(matches(a, b) for a, b in zip(run, printed[start:start + len(run)]))),
+                     -1)
+        if first and last and found != 0:
+            found = -1
         if found < 0:
             first_missing = next((line for line in run
                                   if not any(matches(line, p) for p in printed[position:])), None)
-            return ("does not print, as shown: " + (first_missing or run[0]) +
-                    ("" if first_missing else " (lines missing between the shown ones: mark them ...)"))
+            if first_missing:
+                return "does not print, as shown: " + first_missing
+            if last and not first:
+                return "prints more after: " + run[-1] + " (end the block with ...)"
+            return ("does not print, as shown: " + run[0] +
+                    " (lines missing between the shown ones, or more printed: mark them ...)")
         position = found + len(run)
-        if index == len(runs) - 1 and position != len(printed):
-            return "prints more after: " + run[-1] + " (end the block with ...)"
     return None
 
 
@@ -120,7 +130,8 @@ def main():
             run = subprocess.run(["/bin/sh", "-c", command], cwd=work, env=env,
                                  capture_output=True, text=True, errors="replace", timeout=600)
             where = f"{name}:{number}: $ {command}"
-            shown = [s for s in shown if s.strip()]
+            while shown and not shown[0].strip():
+                shown = shown[1:]
             if shown and re.match(r"skograph [a-z]+: ", shown[0]):
                 if run.returncode != 2 or run.stderr != shown[0] + "\n" or run.stdout:
                     failures.append(f"{where}\n  expected status 2 and: {shown[0]}\n"
@@ -129,8 +140,6 @@ def main():
             if run.returncode != 0:
                 failures.append(f"{where}\n  status {run.returncode}: {run.stderr.strip()}")
                 continue
-            # The first shown line (numbers further down vary with the machine and the state).
-            printed = set(line.rstrip() for line in (run.stdout + run.stderr).split("\n"))
             problem = excerpt_problem(shown, (run.stdout + run.stderr).split("\n"))
             if problem:
                 failures.append(f"{where}\n  {problem}")

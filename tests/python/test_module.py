@@ -632,6 +632,26 @@ class Batches(unittest.TestCase):
         for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # every protocol, none crashes
             again = pickle.loads(pickle.dumps(model, protocol=protocol))
             self.assertEqual(again.dofs, model.dofs)
+        # A damaged state is one skograph.Error, never a crash (issue 29's pickles).
+        state = model.__reduce__()[1][0]
+        def damaged(change):
+            entries = list(state)
+            mechanism = dict(entries[7])
+            change(entries, mechanism)
+            entries[7] = mechanism
+            return tuple(entries)
+        def first_link(field, value):
+            def change(entries, mechanism):
+                links = [list(link) for link in mechanism["links"]]
+                links[0][field] = value
+                mechanism["links"] = [tuple(link) for link in links]
+            return change
+        for bad in (damaged(first_link(2, [])), damaged(first_link(3, [1.0])),
+                    damaged(first_link(4, [1.0])), damaged(first_link(1, float("nan"))),
+                    damaged(first_link(1, "heavy")), damaged(lambda e, m: m.pop("joints")),
+                    state[:3], (state[0], 99) + tuple(state[2:]), ("other",)):
+            with self.assertRaises(skograph.Error):
+                skograph._model_from_state(bad)
         # Issue 29: a pickle carries the mechanism, not the path: it unpickles after its files
         # are gone (another machine), in workers of another working directory, and the module's
         # functions map over a process pool.
