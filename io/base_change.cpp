@@ -1,7 +1,6 @@
 #include "skograph/io/base_change.hpp"
 
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 
 #include "model_internal.hpp"
@@ -88,15 +87,12 @@ bool reversed_between(const Model& a, const Model& b, const std::string& joint) 
   return in(a) != in(b);
 }
 
-// The file-order positions of a joint's dofs.
-std::vector<int> dof_positions(const Model& model, const Joint& joint) {
-  std::map<std::string, int> position;
-  for (std::size_t i = 0; i < model.dof_names().size(); ++i)
-    position[model.dof_names()[i]] = static_cast<int>(i);
-  const int dofs = joint_dof_count(joint.type);
+// The file-order positions of the dofs of the model's joint j (its tree node j): DofOrder's map.
+std::vector<int> dof_positions(const Model& model, int j) {
+  const int offset = model.tree().joint_dof_offset(j);
   std::vector<int> positions;
-  for (int d = 0; d < dofs; ++d)
-    positions.push_back(position.at(dofs == 1 ? joint.name : joint.name + ":" + std::to_string(d)));
+  for (int d = 0; d < model.tree().joint_dofs(j); ++d)
+    positions.push_back(model.dof_order().file_dof(offset + d));
   return positions;
 }
 
@@ -145,14 +141,12 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
   if (accelerations) converted.qdd.setZero(to.dof_count());
   if (state.tau.size() > 0) converted.tau.setZero(to.dof_count());
 
-  // The shared joints' coordinates, by dof name.
-  std::map<std::string, int> source_position;
-  for (std::size_t i = 0; i < from.dof_names().size(); ++i)
-    source_position[from.dof_names()[i]] = static_cast<int>(i);
-  for (const Joint& joint : target.joints) {
+  // The shared joints' coordinates.
+  for (std::size_t j = 0; j < target.joints.size(); ++j) {
+    const Joint& joint = target.joints[j];
     if (!shared_joint(target, joint, source)) continue;
-    const std::vector<int> positions = dof_positions(to, joint);
-    const std::vector<int> sources = dof_positions(from, joint);
+    const std::vector<int> positions = dof_positions(to, static_cast<int>(j));
+    const std::vector<int> sources = dof_positions(from, source.find_joint(joint.name));
     if (joint.type == JointType::kSpherical && reversed_between(from, to, joint.name)) {
       // r' = -r, and w, wdot, tau turned by -R(r) (rigid/base_change.hpp).
       auto part = [&](const Eigen::VectorXd& v) {
@@ -197,7 +191,7 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
         joint.origin.inverse() * motions[f].pose *
         target.links[static_cast<std::size_t>(joint.child)].declared_frame.inverse();
     const Eigen::AngleAxisd rotation(pose.linear());
-    const std::vector<int> positions = dof_positions(to, joint);
+    const std::vector<int> positions = dof_positions(to, computed[f]);
     Vector6d q, velocity = frame.velocity_map * motions[f].velocity;
     q << rotation.angle() * rotation.axis(), pose.translation();
     for (int d = 0; d < 6; ++d) {
@@ -230,7 +224,7 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
           link_frame(source.links[static_cast<std::size_t>(joint.child)].declared_frame);
       const Eigen::MatrixXd rows = frame.velocity_map * frame_jacobian(to, target_data, converted.q,
                                                                        link, FrameAxes::kLocal);
-      const std::vector<int> sources = dof_positions(from, joint);
+      const std::vector<int> sources = dof_positions(from, j);
       Vector6d force;
       for (int d = 0; d < 6; ++d) force[d] = state.tau[sources[static_cast<std::size_t>(d)]];
       converted.tau += rows.transpose() * force;
