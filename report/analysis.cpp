@@ -233,9 +233,11 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
       continue;
     const std::string name(viz::diagram_kind_name(kind));
     if (lay_out) {
-      add_picture(name + ".svg", diagram_picture(input, kind, viz::ImageFormat::kSvg));
+      add_picture(name + ".svg", diagram_picture(input, kind, viz::ImageFormat::kSvg,
+                                                 embedding ? &*embedding : nullptr));
     } else {
-      add_picture(name + ".dot", diagram_picture(input, kind, viz::ImageFormat::kDot));
+      add_picture(name + ".dot", diagram_picture(input, kind, viz::ImageFormat::kDot,
+                                                 embedding ? &*embedding : nullptr));
       unlaid += (unlaid.empty() ? "" : ", ") + name + ".dot";
     }
   }

@@ -65,6 +65,9 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
   for (const int a : order.file_sorted(data.independent))
     result.independent.push_back(order.names()[static_cast<size_t>(
         order.file_dof(data.independent[static_cast<size_t>(a)]))]);
+  auto dof_name = [&](int k) { return order.names()[static_cast<size_t>(order.file_dof(k))]; };
+  for (const int column : data.embedded_to_independent)
+    result.row_names.push_back(dof_name(data.independent[static_cast<size_t>(column)]));
   const SkoStructure& embedded = *data.structure->aggregated();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     EmbeddingAnalysis::Aggregate& aggregate = result.aggregates[static_cast<size_t>(s)];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -63,35 +64,84 @@ const char* glyph_meaning(const std::string& glyph) {
 }  // namespace
 
 // The standard digraph's edges (io/mechanism_graph.hpp: joints in joint order, then loops, then
-// couplings) with their joint types and loop and coupling names.
-viz::EdgeNotes edge_notes(const Mechanism& mechanism) {
+// couplings): joint names and types, loop and coupling names, and the joints of the independent
+// coordinates `independent` (dof names: "joint" or "joint:i") marked, `source` saying whence.
+viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::string>& independent,
+                          const std::string& source) {
   viz::EdgeNotes notes;
   std::vector<std::string> glyphs;
+  // Independent dofs per joint name.
+  std::map<std::string, int> independent_dofs;
+  for (const std::string& name : independent) {
+    const std::size_t colon = name.rfind(':');
+    const bool whole = colon == std::string::npos ||
+                       std::any_of(mechanism.joints.begin(), mechanism.joints.end(),
+                                   [&](const Joint& joint) { return joint.name == name; });
+    const std::string joint = whole ? name : name.substr(0, colon);
+    const auto it = std::find_if(mechanism.joints.begin(), mechanism.joints.end(),
+                                 [&](const Joint& j) { return j.name == joint; });
+    if (it == mechanism.joints.end()) continue;
+    independent_dofs[joint] += whole ? joint_dof_count(it->type) : 1;
+  }
   for (const Joint& joint : mechanism.joints) {
+    const char* glyph = joint_glyph(joint.type);
     notes.role.push_back(viz::EdgeRole::kTreeJoint);
-    notes.label.emplace_back(joint_glyph(joint.type));
-    if (std::find(glyphs.begin(), glyphs.end(), notes.label.back()) == glyphs.end())
-      glyphs.push_back(notes.label.back());
+    std::string text = joint.name + " (" + glyph;
+    const auto it = independent_dofs.find(joint.name);
+    const int dofs = joint_dof_count(joint.type);
+    if (it != independent_dofs.end() && it->second < dofs)
+      text += ", " + std::to_string(it->second) + " of " + std::to_string(dofs) + " independent";
+    notes.label.push_back(text + ")");
+    notes.marked.push_back(it != independent_dofs.end());
+    if (std::find(glyphs.begin(), glyphs.end(), glyph) == glyphs.end()) glyphs.emplace_back(glyph);
   }
   for (const LoopClosure& loop : mechanism.loops) {
     notes.role.push_back(viz::EdgeRole::kLoop);
     notes.label.push_back(loop.name + " (" + loop_type_name(loop.type) + ")");
+    notes.marked.push_back(false);
   }
   for (const Coupling& coupling : mechanism.couplings) {
     notes.role.push_back(viz::EdgeRole::kCoupling);
     notes.label.push_back(coupling.name);
+    notes.marked.push_back(false);
   }
-  std::string line = "joint types on tree edges:";
+  std::string line = "tree edges: joint name (type:";
   for (const char* glyph : {"R", "P", "Pl", "S", "F", "fixed"})
     if (std::find(glyphs.begin(), glyphs.end(), glyph) != glyphs.end())
       line += std::string(line.back() == ':' ? " " : ", ") + glyph_meaning(glyph);
-  if (!glyphs.empty()) notes.legend.push_back(line);
+  if (!glyphs.empty()) notes.legend.push_back(line + ")");
+  if (!independent_dofs.empty())
+    notes.legend.push_back("blue, bold: joints of the independent coordinates (" + source + ")");
   return notes;
 }
 
-Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::ImageFormat format) {
+Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::ImageFormat format,
+                        const EmbeddingAnalysis* embedding) {
   viz::EdgeNotes notes;
-  if (input.mechanism) notes = edge_notes(*input.mechanism);
+  if (input.mechanism) {
+    // A closed chain's independent coordinates: the given ones, else the embedding's selection
+    // (at the zero configuration when the caller has none; a model whose dynamics cannot be
+    // built or closed there is drawn without marks).
+    std::vector<std::string> independent;
+    std::string source;
+    const bool closed = input.loops + input.couplings > 0;
+    if (closed && !input.mechanism->independent.empty()) {
+      independent = input.mechanism->independent;
+      source = "as given";
+    } else if (closed && embedding != nullptr) {
+      if (embedding->closed) independent = embedding->independent;
+      source = "selected at the " + embedding->state;
+    } else if (closed) {
+      try {
+        const Model model = build_model(*input.mechanism, input.source, input.strict);
+        const EmbeddingAnalysis zero = embedding_analysis(model, "");
+        if (zero.closed) independent = zero.independent;
+        source = "selected at the " + zero.state;
+      } catch (const Error&) {
+      }
+    }
+    notes = edge_notes(*input.mechanism, independent, source);
+  }
   const std::string dot =
       viz::diagram(kind, input.graph, input.analysis, diagram_title(input, kind),
                    input.mechanism ? &notes : nullptr);
@@ -197,17 +247,20 @@ Picture reduced_mass_picture(const ReportInput& input, const EmbeddingAnalysis& 
   options.boundary_label = lines;
   options.caption =
       "the mass matrix in the independent coordinates, loops embedded: one block per aggregate";
-  // Rows by node of the aggregated forest: "aggregate N" (the number of the diagrams and the
-  // report) or "node N" for a joint outside every aggregate.
+  // Rows by independent coordinate (fine) and by node of the aggregated forest (coarse):
+  // "aggregate N" (the number of the diagrams and the report) or "node N" for a joint outside
+  // every aggregate.
   for (int k = 0; k < topology.forest.size(); ++k) {
     const int rows = topology.hinge_layout.dim(k), offset = topology.hinge_layout.offset(k);
     if (rows == 0) continue;
     std::string text = "node " + std::to_string(k + 1);
     for (const EmbeddingAnalysis::Aggregate& aggregate : embedding.aggregates)
       if (aggregate.node == k + 1) text = "aggregate " + std::to_string(k + 1);
-    options.fine.push_back({offset, offset + rows, text});
+    options.coarse.push_back({offset, offset + rows, text});
   }
-  options.coarse = options.fine;
+  for (std::size_t row = 0; row < embedding.row_names.size(); ++row)
+    options.fine.push_back(
+        {static_cast<int>(row), static_cast<int>(row) + 1, embedding.row_names[row]});
   viz::SpyPlot plot = viz::spy_plot(matrix.pattern, nullptr, matrix.boundaries, options);
   return {std::move(plot.bytes), std::move(plot.notes)};
 }

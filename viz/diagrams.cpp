@@ -1,5 +1,6 @@
 #include "skograph/viz/diagrams.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +22,7 @@ constexpr const char* kSegmentLine = "#238b45";
 constexpr const char* kCutEdge = "#d62728";
 constexpr const char* kCoupling = "#6a3d9a";  // purple: gear couplings
 constexpr const char* kEdgeText = "#555555";
+constexpr const char* kMarkedEdge = "#08519c";  // dark blue: independent coordinates' joints
 
 // A DOT double-quoted identifier. In DOT the only escape in a quoted string is \" (a backslash
 // stays a backslash), so only quotes are escaped and names read back unchanged.
@@ -182,7 +184,11 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
     return statement + "];\n";
   };
   std::vector<bool> in_cluster(graph.node_count(), false);
+  std::vector<int> depth(static_cast<std::size_t>(spanning.tree.size()), 0);
   if (numbered) {
+    // Depth in the spanning tree: level order visits parents first.
+    for (const auto& [parent, child] : spanning.edges)
+      depth[static_cast<std::size_t>(child)] = depth[static_cast<std::size_t>(parent)] + 1;
     const std::vector<int> number = aggregate_numbers(analysis);
     for (size_t a = 0; a < analysis.aggregates.size(); ++a) {
       // The label at the bottom: edges from the world come in at the top.
@@ -190,7 +196,10 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
           << "    graph [label=" << quoted("aggregate " + std::to_string(number[a]))
           << ", style=\"rounded,dashed\", color=\"" << kAggregateLine << "\", fontcolor=\""
           << kAggregateLine << "\", labelloc=b, labeljust=c];\n";
-      for (int v : analysis.aggregates[a].nodes) {
+      // Members in the digraph's order, so the layout keeps the file's left-to-right order.
+      std::vector<int> members = analysis.aggregates[a].nodes;
+      std::sort(members.begin(), members.end());
+      for (int v : members) {
         in_cluster[v] = true;
         dot << "    " << node_statement(v);
       }
@@ -215,25 +224,37 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
     dot << "  " << quoted(graph.name(from)) << " -> " << quoted(graph.name(to));
     std::vector<std::string> attributes;
     const bool coupling = labelled && notes->role[e] == EdgeRole::kCoupling;
+    const bool marked = labelled && e < notes->marked.size() && notes->marked[e];
+    // A cut edge towards a deeper node shapes the layout like a tree edge: every such edge and
+    // every tree edge goes one level deeper or more, so they close no cycle of the drawing's
+    // ranks, and with minimum length 1 the edge is never flat. Any other cut edge would fold the
+    // tree's levels: it stays out of the layout.
+    const bool shapes_layout =
+        !is_cut[e] || depth[static_cast<std::size_t>(from)] < depth[static_cast<std::size_t>(to)];
     if (is_cut[e]) {
-      // Cut edges do not shape the layout: the drawing keeps the spanning tree's levels.
       attributes.push_back(std::string("color=\"") + (coupling ? kCoupling : kCutEdge) + "\"");
       attributes.push_back("penwidth=2");
       attributes.push_back(from == inertial || coupling ? "style=\"dashed,bold\"" : "style=bold");
-      attributes.push_back("constraint=false");
+      if (!shapes_layout) attributes.push_back("constraint=false");
       if (labelled)
         attributes.push_back(std::string("fontcolor=\"") + (coupling ? kCoupling : kCutEdge) +
                              "\"");
+    } else if (marked) {
+      attributes.push_back(std::string("color=\"") + kMarkedEdge + "\"");
+      attributes.push_back("penwidth=2");
+      attributes.push_back(from == inertial ? "style=\"dashed,bold\"" : "style=bold");
     } else if (from == inertial) {
       attributes.push_back("style=dashed");
     }
     if (labelled && !notes->label[e].empty()) {
-      // A cut edge's name is an external label: Graphviz 2.43's dot frees a labelled flat edge
-      // (same rank, constraint=false) twice in gvFreeLayout (found by ASan and valgrind), and
-      // an xlabel does not take part in the layout.
-      attributes.push_back((is_cut[e] ? "xlabel=" : "label=") + label({notes->label[e]}));
+      // A cut edge out of the layout takes an external label: Graphviz 2.43's dot frees a
+      // labelled flat edge (same rank, constraint=false) twice in gvFreeLayout (found by ASan
+      // and valgrind); an xlabel does not take part in the layout.
+      attributes.push_back((shapes_layout ? "label=" : "xlabel=") + label({notes->label[e]}));
       attributes.push_back("fontsize=9");
-      if (!is_cut[e]) attributes.push_back(std::string("fontcolor=\"") + kEdgeText + "\"");
+      if (!is_cut[e])
+        attributes.push_back(std::string("fontcolor=\"") + (marked ? kMarkedEdge : kEdgeText) +
+                             "\"");
     }
     if (!attributes.empty()) {
       dot << " [";

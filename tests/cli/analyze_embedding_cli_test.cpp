@@ -175,7 +175,7 @@ TEST(AnalyzeEmbeddingCli, DigraphAggregatesAreNumberedAsTheReportAndMR) {
 }
 
 // Issue 17: the diagrams of a model name its loops and couplings on their cut edges (couplings
-// purple and dashed, loops red) and show joint types on tree edges with a legend line.
+// purple and dashed, loops red) and show joint names and types on tree edges with a legend line.
 TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
   const auto dot = scratch_dir() / "fourbar_notes.dot";
   ASSERT_EQ(
@@ -191,8 +191,9 @@ TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
                       "xlabel=\"gearbox\""),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\"crank\" -> \"coupler\" [label=\"R\""), std::string::npos) << text;
-  EXPECT_NE(text.find("joint types on tree edges: R revolute"), std::string::npos);
+  EXPECT_NE(text.find("\"crank\" -> \"coupler\" [label=\"coupler_joint (R)\""), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tree edges: joint name (type: R revolute)"), std::string::npos);
   EXPECT_NE(text.find("purple, dashed: gear couplings"), std::string::npos);
   // The spanning tree keeps the joint types; its cut edges are left out.
   ASSERT_EQ(
@@ -200,7 +201,8 @@ TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
           .status,
       0);
   const std::string tree = slurp(dot);
-  EXPECT_NE(tree.find("\"crank\" -> \"coupler\" [label=\"R\""), std::string::npos) << tree;
+  EXPECT_NE(tree.find("\"crank\" -> \"coupler\" [label=\"coupler_joint (R)\""), std::string::npos)
+      << tree;
   EXPECT_EQ(tree.find("pin_c"), std::string::npos);
   std::filesystem::remove(dot);
 }

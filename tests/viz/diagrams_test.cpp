@@ -44,9 +44,9 @@ TEST(Diagrams, FourBarDigraphIsTheGoldenText) {
       "  subgraph \"cluster_aggregate_1\" {\n"
       "    graph [label=\"aggregate 1\", style=\"rounded,dashed\", color=\"#d94801\", "
       "fontcolor=\"#d94801\", labelloc=b, labeljust=c];\n"
-      "    \"rocker\" [label=\"rocker\\n3\"];\n"
       "    \"crank\" [label=\"crank\\n2\"];\n"
       "    \"coupler\" [label=\"coupler\\n1\"];\n"
+      "    \"rocker\" [label=\"rocker\\n3\"];\n"
       "  }\n"
       "  \"world\" [label=\"world\\n4\", style=solid];\n"
       "  \"world\" -> \"crank\" [style=dashed];\n"
@@ -56,6 +56,38 @@ TEST(Diagrams, FourBarDigraphIsTheGoldenText) {
       "constraint=false];\n"
       "}\n";
   EXPECT_EQ(digraph_diagram(graph, analyze(graph), "fourbar"), expected);
+}
+
+// Cut edges and the layout (tree w -> a -> b, w -> c): one towards a deeper node (c -> b, depth
+// 1 to 2) keeps its place in the ranking and an ordinary label;
+// one towards a node no deeper (b -> c) stays out of the layout with an external label (a
+// labelled flat edge crashes Graphviz 2.43). Marked tree edges are bold blue.
+TEST(Diagrams, CutEdgesTowardsDeeperNodesShapeTheLayout) {
+  const Digraph graph = parse_dot("digraph g { w -> a; a -> b; w -> c; c -> b; b -> c; }", "g.dot");
+  const DigraphAnalysis analysis = analyze(graph);
+  ASSERT_EQ(analysis.spanning.cut_edges.size(), 2u);  // c -> b and b -> c
+  EdgeNotes notes;
+  notes.role = {EdgeRole::kTreeJoint, EdgeRole::kTreeJoint, EdgeRole::kTreeJoint, EdgeRole::kLoop,
+                EdgeRole::kLoop};
+  notes.label = {"j1 (R)", "j2 (R)", "j3 (R)", "down", "up"};
+  notes.marked = {false, true, false, false, false};
+  const std::string dot = digraph_diagram(graph, analysis, "g", &notes);
+  EXPECT_NE(dot.find("  \"c\" -> \"b\" [color=\"#d62728\", penwidth=2, style=bold, "
+                     "fontcolor=\"#d62728\", label=\"down\", fontsize=9];\n"),
+            std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("  \"b\" -> \"c\" [color=\"#d62728\", penwidth=2, style=bold, "
+                     "constraint=false, fontcolor=\"#d62728\", xlabel=\"up\", fontsize=9];\n"),
+            std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("  \"a\" -> \"b\" [color=\"#08519c\", penwidth=2, style=bold, "
+                     "label=\"j2 (R)\", fontsize=9, fontcolor=\"#08519c\"];\n"),
+            std::string::npos)
+      << dot;
+  EXPECT_NE(dot.find("  \"w\" -> \"c\" [style=dashed, label=\"j3 (R)\", fontsize=9, "
+                     "fontcolor=\"#555555\"];\n"),
+            std::string::npos)
+      << dot;
 }
 
 // A 5-node tree world -> a -> {b, c}, c -> d. Post-order b, d, c, a, world gives b 1, d 2, c 3,

@@ -21,9 +21,12 @@ struct Picture {
 // The caption title of a diagram: "NAME: standard digraph", ...
 std::string diagram_title(const ReportInput& input, viz::DiagramKind kind);
 
-// A diagram as DOT text or rendered by Graphviz. Throws std::invalid_argument when the diagram
-// needs a spanning tree the digraph does not have.
-Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::ImageFormat format);
+// A diagram as DOT text or rendered by Graphviz. A model's edges carry joint names and types;
+// a closed chain's independent coordinates are marked: the given ones, else those `embedding`
+// selected (null: selected at the zero configuration here). Throws std::invalid_argument when the
+// diagram needs a spanning tree the digraph does not have.
+Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::ImageFormat format,
+                        const EmbeddingAnalysis* embedding = nullptr);
 
 // A spy plot of M, E, A (patterns from the topology) or L (see viz/factor_pattern.hpp), at most
 // `pixels` pixels a side. Throws std::invalid_argument for format dot.

@@ -7,8 +7,10 @@
 // exceeds its children's), the numbering of `skograph graph` and of the spy plots' rows. Cut edges
 // are red and bold; aggregation sub-graphs (constraint-embedding §4.2) are clusters, numbered as
 // the nodes of the aggregated tree (one numbering for aggregated.svg, the report and M_R's rows).
-// A model adds EdgeNotes: joint types on tree edges, loop and coupling names on cut edges,
-// couplings dashed purple.
+// A model adds EdgeNotes: joint names and types on tree edges, loop and coupling names on cut
+// edges, couplings dashed purple, marked joints bold blue. A cut edge towards a node deeper in the
+// spanning tree takes part in the layout (a platform closing several legs sits below all of them);
+// any other cut edge does not (it would fold the tree's levels).
 //
 // The text is deterministic (nodes and edges in a fixed order), so it can be compared exactly.
 #pragma once
@@ -25,12 +27,15 @@ namespace skograph::viz {
 enum class DiagramKind { kDigraph, kSpanningTree, kAggregated, kSegments };
 
 // What a model says about its digraph's edges (built by the caller, e.g. from a mechanism): per
-// edge of graph.edges() its role and a short label (a joint's type, a loop's or a coupling's
-// name), and the legend lines that explain the labels. Empty vectors: no labels.
+// edge of graph.edges() its role and a short label (a joint's name and type, a loop's or a
+// coupling's name), whether it is marked (drawn bold blue: the joints of a closed chain's
+// independent coordinates), and the legend lines that explain the labels and the marks. Empty
+// vectors: no labels; `marked` may be empty (nothing marked).
 enum class EdgeRole { kTreeJoint, kLoop, kCoupling };
 struct EdgeNotes {
   std::vector<EdgeRole> role;
   std::vector<std::string> label;
+  std::vector<bool> marked;
   std::vector<std::string> legend;
 };
 

@@ -1,0 +1,138 @@
+// What the pictures say about a closed chain (issue 29): the digraph names every joint on its edge
+// and marks the joints of the independent coordinates, a cut edge towards a deeper node shapes the
+// layout (the Stewart platform below all six legs), and the rows of M_R's spy plot are named by
+// their independent coordinates, checked against the dense reduced mass matrix by name.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "skograph/io/base_change.hpp"
+#include "skograph/io/model.hpp"
+#include "skograph/report/embedding_analysis.hpp"
+#include "skograph/report/pictures.hpp"
+#include "skograph/report/report_input.hpp"
+#include "skograph/sparse/sparse_assembly.hpp"
+#include "support/cli_support.hpp"
+
+namespace skograph {
+namespace {
+
+using cli_test::example_model;
+
+// The DOT statement of the edge FROM -> TO (its attribute list), or "" when there is none.
+std::string edge_statement(const std::string& dot, const std::string& from, const std::string& to) {
+  const std::string head = "\"" + from + "\" -> \"" + to + "\"";
+  const std::size_t at = dot.find(head);
+  if (at == std::string::npos) return "";
+  return dot.substr(at, dot.find('\n', at) - at);
+}
+
+std::string digraph_dot(const std::string& file, const ReadOptions& options) {
+  const report::ReportInput input = report::load_report_input(file, options);
+  return report::diagram_picture(input, viz::DiagramKind::kDigraph, viz::ImageFormat::kDot).bytes;
+}
+
+TEST(PictureLabels, StewartDigraphNamesJointsAndMarksTheLegs) {
+  ReadOptions options;
+  options.independent = {"leg1", "leg2", "leg3", "leg4", "leg5", "leg6"};
+  const std::string dot = digraph_dot(example_model("stewart_platform.yaml"), options);
+  const std::string marked = "color=\"#08519c\"";
+  for (int leg = 1; leg <= 6; ++leg) {
+    const std::string n = std::to_string(leg);
+    // The prismatic leg is marked and named; the universal joint's revolutes are named only.
+    const std::string prismatic = edge_statement(dot, "lower" + n, "upper" + n);
+    EXPECT_NE(prismatic.find("label=\"leg" + n + " (P)\""), std::string::npos) << prismatic;
+    EXPECT_NE(prismatic.find(marked), std::string::npos) << prismatic;
+    const std::string revolute = edge_statement(dot, "cross" + n, "lower" + n);
+    EXPECT_NE(revolute.find("label=\"u" + n + "b (R)\""), std::string::npos) << revolute;
+    EXPECT_EQ(revolute.find(marked), std::string::npos) << revolute;
+    // Legs 2-6 close at the platform, one level below their upper tubes: these cut edges take
+    // part in the layout and carry ordinary labels (not external ones that may overlap).
+    if (leg > 1) {
+      const std::string loop = edge_statement(dot, "upper" + n, "platform");
+      EXPECT_EQ(loop.find("constraint=false"), std::string::npos) << loop;
+      EXPECT_NE(loop.find("label=\"top" + n + " (spherical)\""), std::string::npos) << loop;
+      EXPECT_EQ(loop.find("xlabel"), std::string::npos) << loop;
+    }
+  }
+  EXPECT_NE(edge_statement(dot, "upper1", "platform").find("label=\"top1 (S)\""),
+            std::string::npos);
+  EXPECT_NE(dot.find("blue, bold: joints of the independent coordinates (as given)"),
+            std::string::npos);
+}
+
+// Without given coordinates the marks are the selection at the zero configuration, which
+// `skograph analyze` reports: every marked joint holds one of those dofs and every such dof's
+// joint is marked; a spherical joint partly independent says how many of its dofs are.
+TEST(PictureLabels, UnmarkedModelsShowTheZeroConfigurationSelection) {
+  for (const std::string name : {"stewart_platform.yaml", "suspension.yaml", "delta_robot.yaml"}) {
+    SCOPED_TRACE(name);
+    const std::string file = example_model(name);
+    const std::string dot = digraph_dot(file, {});
+    const Model model = load_model(file);
+    const report::EmbeddingAnalysis zero = report::embedding_analysis(model, "");
+    ASSERT_TRUE(zero.closed);
+    std::map<std::string, int> independent_dofs;  // per joint
+    for (const std::string& dof : zero.independent)
+      ++independent_dofs[dof.substr(0, dof.find(':'))];
+    for (const Joint& joint : model.source_mechanism().joints) {
+      const std::string parent =
+          joint.parent < 0
+              ? "world"
+              : model.source_mechanism().links[static_cast<std::size_t>(joint.parent)].name;
+      const std::string child =
+          model.source_mechanism().links[static_cast<std::size_t>(joint.child)].name;
+      const std::string edge = edge_statement(dot, parent, child);
+      ASSERT_FALSE(edge.empty()) << joint.name;
+      const auto it = independent_dofs.find(joint.name);
+      EXPECT_EQ(edge.find("#08519c") != std::string::npos, it != independent_dofs.end()) << edge;
+      EXPECT_NE(edge.find("label=\"" + joint.name + " ("), std::string::npos) << edge;
+      const int dofs = joint_dof_count(joint.type);
+      if (it != independent_dofs.end() && it->second < dofs) {
+        EXPECT_NE(
+            edge.find(std::to_string(it->second) + " of " + std::to_string(dofs) + " independent"),
+            std::string::npos)
+            << edge;
+      }
+    }
+    EXPECT_NE(dot.find("(selected at the zero configuration)"), std::string::npos);
+  }
+}
+
+// M_R's rows by name: the embedded model's mass matrix, entry by entry, equals the dense reduced
+// mass matrix of `skograph dynamics` (composite inertias and X, rows in the file's order) at the
+// rows and columns of the same names, on models with several aggregates and plain joints.
+TEST(PictureLabels, ReducedMassRowsAreNamedByTheirIndependentCoordinates) {
+  for (const std::string name :
+       {"fourbar_chain.yaml", "suspension.yaml", "stewart_platform.yaml", "geared_links.yaml"}) {
+    SCOPED_TRACE(name);
+    const std::string file = example_model(name);
+    const std::string state = file.substr(0, file.size() - 5) + "_state.json";
+    const Model model = load_model(file);
+    const report::EmbeddingAnalysis analysis = report::embedding_analysis(model, state);
+    ASSERT_TRUE(analysis.closed);
+    ModelData data(model);
+    const MechanismState read = read_model_state(state, model);
+    const Eigen::VectorXd q = model.dof_order().vector(read.q);
+    const Eigen::MatrixXd dense = reduced_mass_matrix(model, data, q);
+    ASSERT_EQ(dense.rows(), static_cast<Eigen::Index>(analysis.independent.size()));
+    std::map<std::string, Eigen::Index> column;
+    for (std::size_t a = 0; a < analysis.independent.size(); ++a)
+      column[analysis.independent[a]] = static_cast<Eigen::Index>(a);
+    const ModelSko sko = model_sko(model, data, q, true);
+    const Eigen::MatrixXd embedded = Eigen::MatrixXd(sparse_mass_matrix(*sko.sko));
+    ASSERT_EQ(static_cast<Eigen::Index>(analysis.row_names.size()), embedded.rows());
+    for (std::size_t r = 0; r < analysis.row_names.size(); ++r)
+      for (std::size_t c = 0; c < analysis.row_names.size(); ++c)
+        EXPECT_NEAR(embedded(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)),
+                    dense(column.at(analysis.row_names[r]), column.at(analysis.row_names[c])),
+                    1e-12 * (1 + dense.cwiseAbs().maxCoeff()))
+            << analysis.row_names[r] << ", " << analysis.row_names[c];
+  }
+}
+
+}  // namespace
+}  // namespace skograph
