@@ -94,7 +94,7 @@ fuzz: deps
 	@$(call install_missing,$(FUZZ_PACKAGES))
 	cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DSKOGRAPH_BUILD_FUZZERS=ON -DSKOGRAPH_BUILD_TESTS=OFF \
-	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
+	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF -DSKOGRAPH_UNITY_BUILD=OFF $(CMAKE_ARGS)
 	cmake --build $(FUZZ_DIR) -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_KINDS))
 	@for kind in $(FUZZ_KINDS); do \
 	  corpus=$(FUZZ_DIR)/corpus/$$kind; findings=$(FUZZ_DIR)/findings/$$kind; \
@@ -112,6 +112,8 @@ fuzz: deps
 	done
 
 # The whole test suite built with ASan + UBSan (+ LeakSanitizer) in its own folder; must be clean.
+# Each source compiled alone (no unity build), so a source that does not include what it uses
+# fails here.
 SANITIZE_DIR ?= build-sanitize
 SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -119,7 +121,7 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_a
 sanitize: deps
 	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSKOGRAPH_SANITIZE=ON \
-	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
+	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF -DSKOGRAPH_UNITY_BUILD=OFF $(CMAKE_ARGS)
 	cmake --build $(SANITIZE_DIR) -j$(JOBS)
 	cd $(SANITIZE_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 

@@ -26,7 +26,7 @@ struct AnalyzeRequest {
   ReadOptions read;  // --strict, --independent, --loops
 };
 
-AnalyzeRequest parse_arguments(const std::vector<std::string>& args, bool demo) {
+AnalyzeRequest parse_analyze_arguments(const std::vector<std::string>& args, bool demo) {
   const char* usage = demo ? kDemoUsage : kAnalyzeUsage;
   AnalyzeRequest request;
   if (demo) request.directory = "out/demo";
@@ -79,14 +79,14 @@ int run(const AnalyzeRequest& request, const report::ReportInput& input, const c
 }  // namespace
 
 int analyze_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const AnalyzeRequest request = parse_arguments(args, false);
+  const AnalyzeRequest request = parse_analyze_arguments(args, false);
   const report::ReportInput input = report::load_report_input(request.file, request.read);
   add_warnings(request.file, input.warnings());
   return run(request, input, "analyze", out, err);
 }
 
 int demo_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const AnalyzeRequest request = parse_arguments(args, true);
+  const AnalyzeRequest request = parse_analyze_arguments(args, true);
   const report::ReportInput input =
       report::report_input_of(parse_yaml(kDemoModelYaml, kDemoModelSource), kDemoModelSource);
   return run(request, input, "demo", out, err);

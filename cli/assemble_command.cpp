@@ -33,7 +33,7 @@ struct AssembleArguments {
   ReadOptions read;  // --strict, --independent, --loops
 };
 
-AssembleArguments parse_arguments(const std::vector<std::string>& args) {
+AssembleArguments parse_assemble_arguments(const std::vector<std::string>& args) {
   AssembleArguments parsed;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (parse_model_option(args, i, parsed.read, kAssembleUsage)) continue;
@@ -61,7 +61,7 @@ AssembleArguments parse_arguments(const std::vector<std::string>& args) {
 
 int assemble_command(const std::vector<std::string>& arguments, std::ostream& out,
                      std::ostream& err) {
-  const AssembleArguments args = parse_arguments(arguments);
+  const AssembleArguments args = parse_assemble_arguments(arguments);
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();

@@ -47,7 +47,7 @@ struct SimulateArguments {
   ReadOptions read;          // --strict, --independent, --loops
 };
 
-SimulateArguments parse_arguments(const std::vector<std::string>& args) {
+SimulateArguments parse_simulate_arguments(const std::vector<std::string>& args) {
   SimulateArguments parsed;
   for (size_t i = 0; i < args.size(); ++i) {
     if (parse_model_option(args, i, parsed.read, kUsage)) continue;
@@ -135,7 +135,7 @@ class Trajectory {
 };
 
 int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, std::ostream& err) {
-  const SimulateArguments args = parse_arguments(arguments);
+  const SimulateArguments args = parse_simulate_arguments(arguments);
   const Model loaded = load_model(args.file, args.read);
   keep_warnings(loaded);
   const DofOrder& order = loaded.dof_order();  // outputs are in the file's order

@@ -42,5 +42,6 @@ function(skograph_add_layer name)
   endforeach()
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           COMPONENT development FILES_MATCHING PATTERN "*.hpp" ${excluded})
+  skograph_unity_build(${target})
   set_property(GLOBAL APPEND PROPERTY SKOGRAPH_LAYERS ${name})
 endfunction()

@@ -6,17 +6,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "disjoint_sets.hpp"
+
 namespace skograph {
 
-namespace {
-
-// Union-find over sub-graph indices.
-int find_set(std::vector<int>& link, int a) {
-  while (link[a] != a) a = link[a] = link[link[a]];
-  return a;
-}
-
-}  // namespace
+using graph_detail::find_set;
 
 std::vector<AggregationSubgraph> aggregation_subgraphs(const Forest& tree,
                                                        const std::vector<Edge>& cut_edges) {

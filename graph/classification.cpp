@@ -1,5 +1,6 @@
 #include "skograph/graph/classification.hpp"
 
+#include "disjoint_sets.hpp"
 #include "skograph/graph/digraph_arrays.hpp"
 
 namespace skograph {
@@ -19,14 +20,7 @@ Classification classify(const Digraph& graph) {
   return classify(DigraphArrays(graph));
 }
 
-namespace {
-
-int find_set(std::vector<int>& link, int a) {
-  while (link[a] != a) a = link[a] = link[link[a]];
-  return a;
-}
-
-}  // namespace
+using graph_detail::find_set;
 
 Classification classify(const DigraphArrays& adjacency) {
   const int n = adjacency.n;

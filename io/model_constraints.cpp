@@ -8,8 +8,8 @@ namespace skograph {
 namespace {
 
 // G's columns from the model's dof order to the file's.
-Eigen::SparseMatrix<double> file_columns(const DofOrder& order,
-                                         const Eigen::SparseMatrix<double>& jacobian) {
+Eigen::SparseMatrix<double> sparse_file_columns(const DofOrder& order,
+                                                const Eigen::SparseMatrix<double>& jacobian) {
   std::vector<Eigen::Triplet<double>> entries;
   entries.reserve(static_cast<std::size_t>(jacobian.nonZeros()));
   for (int column = 0; column < jacobian.outerSize(); ++column)
@@ -38,7 +38,7 @@ ConstraintSystem constraint_system(const Model& model, ModelData& data, const Ei
   ConstraintJacobian constraints;
   constraint_jacobian(*model.closed_chain(), *data.closed_chain(), state.q, state.qd, constraints,
                       independent_rows_only);
-  system.jacobian = file_columns(model.dof_order(), constraints.jacobian);
+  system.jacobian = sparse_file_columns(model.dof_order(), constraints.jacobian);
   system.bias = constraints.bias;
   system.labels = labels_of(constraints.rows);
   system.stacked_rows = constraints.stacked_rows;

@@ -32,7 +32,7 @@ ModelOrderState closed_positions(const Model& model, ModelData& data, const Eige
 }
 
 // Columns in the model's dof order, in the file's.
-Eigen::MatrixXd file_columns(const Model& model, const Eigen::MatrixXd& in_model_order) {
+Eigen::MatrixXd dense_file_columns(const Model& model, const Eigen::MatrixXd& in_model_order) {
   const DofOrder& order = model.dof_order();
   if (order.identity()) return in_model_order;
   Eigen::MatrixXd out(in_model_order.rows(), in_model_order.cols());
@@ -118,7 +118,7 @@ std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data
   Eigen::MatrixXd jacobian(6, model.dof_count());
   for (const FrameRef& ref : refs) {
     frame_jacobian(model.tree(), data.tree(), ref, axes, jacobian);
-    jacobians.push_back(file_columns(model, jacobian));
+    jacobians.push_back(dense_file_columns(model, jacobian));
   }
   return jacobians;
 }
@@ -197,7 +197,7 @@ Eigen::MatrixXd center_of_mass_jacobian(const Model& model, ModelData& data,
   closed_positions(model, data, q);
   Eigen::MatrixXd jacobian(3, model.dof_count());
   center_of_mass_jacobian(model.tree(), data.tree(), jacobian, link);
-  return file_columns(model, jacobian);
+  return dense_file_columns(model, jacobian);
 }
 
 double total_mass(const Model& model, const std::string& subtree) {

@@ -6,7 +6,7 @@
 namespace skograph {
 namespace {
 
-void check_size(const char* name, Eigen::Index size, int expected) {
+void check_forward_size(const char* name, Eigen::Index size, int expected) {
   if (size != expected)
     throw std::invalid_argument(std::string("forward_dynamics: ") + name + " has " +
                                 std::to_string(size) + " entries, expected " +
@@ -50,7 +50,7 @@ const Eigen::VectorXd& articulated_body_sweeps(
   const SkoStructure& structure = model.structure();
   const BlockLayout& node = structure.node;
   const BlockLayout& hinge = structure.hinge;
-  check_size("T", generalized_force.size(), hinge.total());
+  check_forward_size("T", generalized_force.size(), hinge.total());
   const Forest& forest = model.forest();
   const ArticulatedBodyWorkspace& articulated = workspace.articulated;
   Eigen::VectorXd& z = workspace.residual_force;
@@ -125,9 +125,9 @@ const Eigen::VectorXd& forward_dynamics_sweeps(
     const Eigen::Ref<const Eigen::VectorXd>& gyroscopic_force,
     ForwardDynamicsWorkspace& workspace) {
   const BlockLayout& node = model.structure().node;
-  check_size("thetadot", thetadot.size(), model.structure().hinge.total());
-  check_size("a", coriolis_acceleration.size(), node.total());
-  check_size("b", gyroscopic_force.size(), node.total());
+  check_forward_size("thetadot", thetadot.size(), model.structure().hinge.total());
+  check_forward_size("a", coriolis_acceleration.size(), node.total());
+  check_forward_size("b", gyroscopic_force.size(), node.total());
   return articulated_body_sweeps(model, &thetadot, generalized_force, &coriolis_acceleration,
                                  &gyroscopic_force, workspace);
 }

@@ -6,14 +6,14 @@
 namespace skograph {
 namespace {
 
-void check_size(Eigen::Index actual, Eigen::Index expected, const char* what) {
+void check_inverse_size(Eigen::Index actual, Eigen::Index expected, const char* what) {
   if (actual != expected)
     throw std::invalid_argument(std::string("inverse dynamics: ") + what + " has " +
                                 std::to_string(actual) + " entries, expected " +
                                 std::to_string(expected));
 }
 
-void check_workspace(const SkoModel& model, const InverseDynamicsWorkspace& workspace) {
+void check_inverse_workspace(const SkoModel& model, const InverseDynamicsWorkspace& workspace) {
   const SkoStructure& s = model.structure();
   if (workspace.velocity.size() != s.node.total() ||
       workspace.generalized_force.size() != s.hinge.total() ||
@@ -103,13 +103,14 @@ const Eigen::VectorXd& newton_euler(const SkoModel& model,
                                     const Eigen::Ref<const Eigen::VectorXd>* base_acceleration,
                                     InverseDynamicsWorkspace& workspace) {
   const SkoStructure& s = model.structure();
-  check_workspace(model, workspace);
-  check_size(thetadot.size(), s.hinge.total(), "thetadot");
-  check_size(thetaddot.size(), s.hinge.total(), "thetaddot");
-  check_size(a.size(), s.node.total(), "a");
-  check_size(b.size(), s.node.total(), "b");
+  check_inverse_workspace(model, workspace);
+  check_inverse_size(thetadot.size(), s.hinge.total(), "thetadot");
+  check_inverse_size(thetaddot.size(), s.hinge.total(), "thetaddot");
+  check_inverse_size(a.size(), s.node.total(), "a");
+  check_inverse_size(b.size(), s.node.total(), "b");
   if (base_acceleration != nullptr)
-    check_size(base_acceleration->size(), workspace.base_acceleration_size, "base_acceleration");
+    check_inverse_size(base_acceleration->size(), workspace.base_acceleration_size,
+                       "base_acceleration");
   scatter(model, true, &thetadot, &thetaddot, a, base_acceleration, workspace);
   gather(model, b, workspace);
   return workspace.generalized_force;
@@ -144,9 +145,9 @@ const Eigen::VectorXd& generalized_bias(const SkoModel& model,
                                         const Eigen::Ref<const Eigen::VectorXd>& b,
                                         InverseDynamicsWorkspace& workspace) {
   const SkoStructure& s = model.structure();
-  check_workspace(model, workspace);
-  check_size(a.size(), s.node.total(), "a");
-  check_size(b.size(), s.node.total(), "b");
+  check_inverse_workspace(model, workspace);
+  check_inverse_size(a.size(), s.node.total(), "a");
+  check_inverse_size(b.size(), s.node.total(), "b");
   scatter(model, false, nullptr, nullptr, a, nullptr, workspace);
   gather(model, b, workspace);
   return workspace.generalized_force;

@@ -23,7 +23,8 @@ void check_compatible(const BwaMatrix& a, const BlockDiagonal& x, const BwaMatri
                                 ": operators and X are not over the same structure");
 }
 
-void check_workspace(const BwaMatrix& a, const LyapunovWorkspace& workspace, const char* what) {
+void check_lyapunov_workspace(const BwaMatrix& a, const LyapunovWorkspace& workspace,
+                              const char* what) {
   bool same = workspace.diagonal.count() == a.size();
   for (int k = 0; same && k < a.size(); ++k)
     same = workspace.diagonal.layout().dim(k) == a.layout().dim(k);
@@ -40,7 +41,7 @@ LyapunovWorkspace::LyapunovWorkspace(const SkoStructure& structure)
 const BlockDiagonal& backward_lyapunov_diagonal(const BwaMatrix& a, const BlockDiagonal& x,
                                                 const BwaMatrix& b, LyapunovWorkspace& workspace) {
   check_compatible(a, x, b, "backward_lyapunov_diagonal");
-  check_workspace(a, workspace, "backward_lyapunov_diagonal");
+  check_lyapunov_workspace(a, workspace, "backward_lyapunov_diagonal");
   const Forest& forest = a.forest();
   const BlockLayout& layout = a.layout();
   BlockDiagonal& y = workspace.diagonal;
@@ -88,7 +89,7 @@ Eigen::MatrixXd backward_lyapunov_dense(const BwaMatrix& a, const BlockDiagonal&
 const BlockDiagonal& forward_lyapunov_diagonal(const BwaMatrix& a, const BlockDiagonal& x,
                                                const BwaMatrix& b, LyapunovWorkspace& workspace) {
   check_compatible(a, x, b, "forward_lyapunov_diagonal");
-  check_workspace(a, workspace, "forward_lyapunov_diagonal");
+  check_lyapunov_workspace(a, workspace, "forward_lyapunov_diagonal");
   const Forest& forest = a.forest();
   const BlockLayout& layout = a.layout();
   BlockDiagonal& y = workspace.diagonal;

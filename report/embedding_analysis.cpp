@@ -65,9 +65,6 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
   for (const int a : order.file_sorted(data.independent))
     result.independent.push_back(order.names()[static_cast<size_t>(
         order.file_dof(data.independent[static_cast<size_t>(a)]))]);
-  auto dof_name = [&](int k) { return order.names()[static_cast<size_t>(order.file_dof(k))]; };
-  for (const int column : data.embedded_to_independent)
-    result.row_names.push_back(dof_name(data.independent[static_cast<size_t>(column)]));
   const SkoStructure& embedded = *data.structure->aggregated();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     EmbeddingAnalysis::Aggregate& aggregate = result.aggregates[static_cast<size_t>(s)];
@@ -77,6 +74,15 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
     aggregate.independent = static_cast<int>(selection.independent.size());
   }
   result.topology = viz::sko_topology(embedded);
+  // M_R's rows in the topology's (post-)order: node by node, each node's hinge entries of the
+  // embedded model, named by the independent dof each stands for.
+  for (const int k : result.topology->tree_node)
+    for (int j = 0; j < embedded.hinge.dim(k); ++j) {
+      const int column =
+          data.embedded_to_independent[static_cast<size_t>(embedded.hinge.offset(k) + j)];
+      result.row_names.push_back(order.names()[static_cast<size_t>(
+          order.file_dof(data.independent[static_cast<size_t>(column)]))]);
+    }
   const std::vector<AggregateCost> costs = solver_costs(model, data, q);
   for (int s = 0; s < model.aggregate_count(); ++s)
     result.aggregates[static_cast<size_t>(s)].cost = costs[static_cast<size_t>(s)];

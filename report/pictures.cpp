@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "skograph/io/model.hpp"
 #include "skograph/io/state_reader.hpp"
@@ -61,8 +63,6 @@ const char* glyph_meaning(const std::string& glyph) {
   return "fixed: welded, fused into its parent body for the dynamics";
 }
 
-}  // namespace
-
 // The standard digraph's edges (io/mechanism_graph.hpp: joints in joint order, then loops, then
 // couplings): joint names and types, loop and coupling names, and the joints of the independent
 // coordinates `independent` (dof names: "joint" or "joint:i") marked, `source` saying whence.
@@ -115,32 +115,44 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
   return notes;
 }
 
+// A closed chain's independent coordinates for the diagrams (dof names) and the legend's words:
+// the embedding's (which keeps the given ones, Mechanism::independent, and selects the rest),
+// at the caller's state or else at the zero configuration closed here; the given names alone when
+// the loops cannot be closed (or the model built) there; none otherwise.
+std::pair<std::vector<std::string>, std::string> independent_for_diagrams(
+    const ReportInput& input, const EmbeddingAnalysis* embedding) {
+  const std::vector<std::string>& given = input.mechanism->independent;
+  std::optional<EmbeddingAnalysis> zero;
+  if (embedding == nullptr) {
+    try {
+      zero = embedding_analysis(build_model(*input.mechanism, input.source, input.strict), "");
+      embedding = &*zero;
+    } catch (const Error&) {
+    }
+  }
+  const std::string where = embedding == nullptr || embedding->state == "zero configuration"
+                                ? "the zero configuration"
+                                : std::filesystem::path(embedding->state).filename().string();
+  if (embedding != nullptr && embedding->closed)
+    return {embedding->independent,
+            given.empty() ? "selected at " + where
+                          : "as given; where an aggregate has none given, selected at " + where};
+  return {given, "as given"};
+}
+
+}  // namespace
+
 Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::ImageFormat format,
                         const EmbeddingAnalysis* embedding) {
   viz::EdgeNotes notes;
   if (input.mechanism) {
-    // A closed chain's independent coordinates: the given ones, else the embedding's selection
-    // (at the zero configuration when the caller has none; a model whose dynamics cannot be
-    // built or closed there is drawn without marks).
-    std::vector<std::string> independent;
-    std::string source;
-    const bool closed = input.loops + input.couplings > 0;
-    if (closed && !input.mechanism->independent.empty()) {
-      independent = input.mechanism->independent;
-      source = "as given";
-    } else if (closed && embedding != nullptr) {
-      if (embedding->closed) independent = embedding->independent;
-      source = "selected at the " + embedding->state;
-    } else if (closed) {
-      try {
-        const Model model = build_model(*input.mechanism, input.source, input.strict);
-        const EmbeddingAnalysis zero = embedding_analysis(model, "");
-        if (zero.closed) independent = zero.independent;
-        source = "selected at the " + zero.state;
-      } catch (const Error&) {
-      }
-    }
-    notes = edge_notes(*input.mechanism, independent, source);
+    // Only the digraph and the spanning tree draw joints (and so the marks).
+    const bool marks =
+        input.loops + input.couplings > 0 &&
+        (kind == viz::DiagramKind::kDigraph || kind == viz::DiagramKind::kSpanningTree);
+    std::pair<std::vector<std::string>, std::string> independent;
+    if (marks) independent = independent_for_diagrams(input, embedding);
+    notes = edge_notes(*input.mechanism, independent.first, independent.second);
   }
   const std::string dot =
       viz::diagram(kind, input.graph, input.analysis, diagram_title(input, kind),

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "articulated_step.hpp"
+#include "size_checks.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
 namespace skograph {
@@ -20,12 +21,9 @@ using kernels::cross_force;
 using kernels::cross_motion;
 using kernels::motion_to_child;
 using kernels::RigidInertia;
+using rigid_detail::check_size;
 
 namespace {
-
-void check_size(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what) {
-  if (v.size() != size) throw std::invalid_argument(std::string("rigid dynamics: size of ") + what);
-}
 
 [[noreturn]] void throw_singular_hinge(const RigidBodyModel& model, int node) {
   throw SingularMassMatrixError(

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "size_checks.hpp"
+
 namespace skograph {
 namespace {
 
@@ -256,11 +258,7 @@ double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
   return energy;
 }
 
-namespace {
-void check_size(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const char* what) {
-  if (v.size() != size) throw std::invalid_argument(std::string("rigid dynamics: size of ") + what);
-}
-}  // namespace
+using rigid_detail::check_size;
 
 void configuration_rate(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                         const Eigen::Ref<const Eigen::VectorXd>& qd,

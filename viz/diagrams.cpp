@@ -280,13 +280,14 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
       "number: strictly canonical index (parent > child)"};
   if (!spanning.cut_edges.empty())
     legend.push_back(std::to_string(spanning.cut_edges.size()) + " cut edge(s) left out");
-  // Each tree edge's label: the first digraph edge between its ends that is not a cut edge.
-  std::map<Edge, std::string> edge_label;
+  // Each tree edge's label and mark: the first digraph edge between its ends that is a joint.
+  std::map<Edge, std::pair<std::string, bool>> edge_label;
   if (labelled) {
     for (const std::string& line : notes->legend) legend.push_back(line);
     for (std::size_t e = 0; e < graph.edges().size(); ++e)
       if (notes->role[e] == EdgeRole::kTreeJoint)
-        edge_label.emplace(graph.edges()[e], notes->label[e]);
+        edge_label.emplace(graph.edges()[e], std::pair(notes->label[e], e < notes->marked.size() &&
+                                                                            notes->marked[e]));
   }
 
   std::ostringstream dot;
@@ -300,12 +301,19 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
   for (const auto& [from, to] : spanning.edges) {
     dot << "  " << quoted(names[from]) << " -> " << quoted(names[to]);
     std::vector<std::string> attributes;
-    if (from == spanning.root) attributes.emplace_back("style=dashed");
-    if (const auto it = edge_label.find(Edge{from, to});
-        it != edge_label.end() && !it->second.empty()) {
-      attributes.push_back("label=" + label({it->second}));
+    const auto it = edge_label.find(Edge{from, to});
+    const bool marked = it != edge_label.end() && it->second.second;
+    if (marked) {
+      attributes.push_back(std::string("color=\"") + kMarkedEdge + "\"");
+      attributes.push_back("penwidth=2");
+      attributes.push_back(from == spanning.root ? "style=\"dashed,bold\"" : "style=bold");
+    } else if (from == spanning.root) {
+      attributes.emplace_back("style=dashed");
+    }
+    if (it != edge_label.end() && !it->second.first.empty()) {
+      attributes.push_back("label=" + label({it->second.first}));
       attributes.emplace_back("fontsize=9");
-      attributes.push_back(std::string("fontcolor=\"") + kEdgeText + "\"");
+      attributes.push_back(std::string("fontcolor=\"") + (marked ? kMarkedEdge : kEdgeText) + "\"");
     }
     for (std::size_t i = 0; i < attributes.size(); ++i) dot << (i ? ", " : " [") << attributes[i];
     dot << (attributes.empty() ? ";\n" : "];\n");

@@ -27,7 +27,7 @@ int capture_graphviz_message(char* message) {
   return 0;
 }
 
-struct ContextDeleter {
+struct GraphvizContextDeleter {
   void operator()(GVC_t* context) const { gvFreeContext(context); }
 };
 struct GraphDeleter {
@@ -36,7 +36,7 @@ struct GraphDeleter {
 struct RenderDataDeleter {
   void operator()(char* data) const { gvFreeRenderData(data); }
 };
-using GraphvizContext = std::unique_ptr<GVC_t, ContextDeleter>;
+using GraphvizContext = std::unique_ptr<GVC_t, GraphvizContextDeleter>;
 using GraphvizGraph = std::unique_ptr<Agraph_t, GraphDeleter>;
 using RenderData = std::unique_ptr<char, RenderDataDeleter>;
 

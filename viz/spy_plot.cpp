@@ -37,11 +37,11 @@ constexpr Rgb kFrame{0.45, 0.45, 0.45};
 struct SurfaceDeleter {
   void operator()(cairo_surface_t* surface) const { cairo_surface_destroy(surface); }
 };
-struct ContextDeleter {
+struct CairoContextDeleter {
   void operator()(cairo_t* context) const { cairo_destroy(context); }
 };
 using Surface = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
-using Context = std::unique_ptr<cairo_t, ContextDeleter>;
+using Context = std::unique_ptr<cairo_t, CairoContextDeleter>;
 
 cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
   static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);

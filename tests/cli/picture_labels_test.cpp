@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,14 @@ std::string digraph_dot(const std::string& file, const ReadOptions& options) {
   return report::diagram_picture(input, viz::DiagramKind::kDigraph, viz::ImageFormat::kDot).bytes;
 }
 
+// The joint a dof name belongs to: the name itself when it is a joint, else the part before the
+// last ':' ("top1:2").
+std::string joint_of_dof(const Mechanism& mechanism, const std::string& dof) {
+  for (const Joint& joint : mechanism.joints)
+    if (joint.name == dof) return dof;
+  return dof.substr(0, dof.rfind(':'));
+}
+
 TEST(PictureLabels, StewartDigraphNamesJointsAndMarksTheLegs) {
   ReadOptions options;
   options.independent = {"leg1", "leg2", "leg3", "leg4", "leg5", "leg6"};
@@ -60,14 +69,22 @@ TEST(PictureLabels, StewartDigraphNamesJointsAndMarksTheLegs) {
   }
   EXPECT_NE(edge_statement(dot, "upper1", "platform").find("label=\"top1 (S)\""),
             std::string::npos);
-  EXPECT_NE(dot.find("blue, bold: joints of the independent coordinates (as given)"),
+  EXPECT_NE(dot.find("blue, bold: joints of the independent coordinates (as given"),
             std::string::npos);
+  // The spanning tree marks the same joints.
+  const report::ReportInput input =
+      report::load_report_input(example_model("stewart_platform.yaml"), options);
+  const std::string tree =
+      report::diagram_picture(input, viz::DiagramKind::kSpanningTree, viz::ImageFormat::kDot).bytes;
+  EXPECT_NE(edge_statement(tree, "lower3", "upper3").find(marked), std::string::npos);
+  EXPECT_EQ(edge_statement(tree, "cross3", "lower3").find(marked), std::string::npos);
 }
 
 // Without given coordinates the marks are the selection at the zero configuration, which
 // `skograph analyze` reports: every marked joint holds one of those dofs and every such dof's
 // joint is marked; a spherical joint partly independent says how many of its dofs are.
 TEST(PictureLabels, UnmarkedModelsShowTheZeroConfigurationSelection) {
+  int partly_independent = 0;  // joints with some of their dofs independent (the suspension's)
   for (const std::string name : {"stewart_platform.yaml", "suspension.yaml", "delta_robot.yaml"}) {
     SCOPED_TRACE(name);
     const std::string file = example_model(name);
@@ -77,7 +94,7 @@ TEST(PictureLabels, UnmarkedModelsShowTheZeroConfigurationSelection) {
     ASSERT_TRUE(zero.closed);
     std::map<std::string, int> independent_dofs;  // per joint
     for (const std::string& dof : zero.independent)
-      ++independent_dofs[dof.substr(0, dof.find(':'))];
+      ++independent_dofs[joint_of_dof(model.source_mechanism(), dof)];
     for (const Joint& joint : model.source_mechanism().joints) {
       const std::string parent =
           joint.parent < 0
@@ -92,6 +109,7 @@ TEST(PictureLabels, UnmarkedModelsShowTheZeroConfigurationSelection) {
       EXPECT_NE(edge.find("label=\"" + joint.name + " ("), std::string::npos) << edge;
       const int dofs = joint_dof_count(joint.type);
       if (it != independent_dofs.end() && it->second < dofs) {
+        ++partly_independent;
         EXPECT_NE(
             edge.find(std::to_string(it->second) + " of " + std::to_string(dofs) + " independent"),
             std::string::npos)
@@ -100,11 +118,14 @@ TEST(PictureLabels, UnmarkedModelsShowTheZeroConfigurationSelection) {
     }
     EXPECT_NE(dot.find("(selected at the zero configuration)"), std::string::npos);
   }
+  EXPECT_GT(partly_independent, 0);
 }
 
-// M_R's rows by name: the embedded model's mass matrix, entry by entry, equals the dense reduced
-// mass matrix of `skograph dynamics` (composite inertias and X, rows in the file's order) at the
-// rows and columns of the same names, on models with several aggregates and plain joints.
+// M_R's rows by name, in the order the spy plot draws them (the aggregated forest's post-order):
+// each row block of an aggregate holds dofs of joints whose child links are its members (the
+// report's member lists, a separate path), and the embedded model's mass matrix, read through the
+// loading path's own map of its hinge entries (io model_sko), equals the dense reduced mass matrix
+// of `skograph dynamics` (composite inertias and X) at the rows and columns of the same names.
 TEST(PictureLabels, ReducedMassRowsAreNamedByTheirIndependentCoordinates) {
   for (const std::string name :
        {"fourbar_chain.yaml", "suspension.yaml", "stewart_platform.yaml", "geared_links.yaml"}) {
@@ -112,25 +133,50 @@ TEST(PictureLabels, ReducedMassRowsAreNamedByTheirIndependentCoordinates) {
     const std::string file = example_model(name);
     const std::string state = file.substr(0, file.size() - 5) + "_state.json";
     const Model model = load_model(file);
+    const Mechanism& mechanism = model.source_mechanism();
     const report::EmbeddingAnalysis analysis = report::embedding_analysis(model, state);
     ASSERT_TRUE(analysis.closed);
+    ASSERT_TRUE(analysis.topology);
+    const viz::SkoTopology& topology = *analysis.topology;
+    ASSERT_EQ(static_cast<int>(analysis.row_names.size()), topology.hinge_layout.total());
+    for (const report::EmbeddingAnalysis::Aggregate& aggregate : analysis.aggregates) {
+      const int id = *aggregate.node - 1;
+      for (int r = topology.hinge_layout.offset(id);
+           r < topology.hinge_layout.offset(id) + topology.hinge_layout.dim(id); ++r) {
+        const std::string joint = joint_of_dof(mechanism, analysis.row_names[r]);
+        const auto it = std::find_if(mechanism.joints.begin(), mechanism.joints.end(),
+                                     [&](const Joint& j) { return j.name == joint; });
+        ASSERT_NE(it, mechanism.joints.end()) << analysis.row_names[r];
+        const std::string& child = mechanism.links[static_cast<std::size_t>(it->child)].name;
+        EXPECT_NE(std::find(aggregate.links.begin(), aggregate.links.end(), child),
+                  aggregate.links.end())
+            << analysis.row_names[r] << " in aggregate " << *aggregate.node;
+      }
+    }
     ModelData data(model);
     const MechanismState read = read_model_state(state, model);
     const Eigen::VectorXd q = model.dof_order().vector(read.q);
     const Eigen::MatrixXd dense = reduced_mass_matrix(model, data, q);
-    ASSERT_EQ(dense.rows(), static_cast<Eigen::Index>(analysis.independent.size()));
     std::map<std::string, Eigen::Index> column;
     for (std::size_t a = 0; a < analysis.independent.size(); ++a)
       column[analysis.independent[a]] = static_cast<Eigen::Index>(a);
     const ModelSko sko = model_sko(model, data, q, true);
     const Eigen::MatrixXd embedded = Eigen::MatrixXd(sparse_mass_matrix(*sko.sko));
-    ASSERT_EQ(static_cast<Eigen::Index>(analysis.row_names.size()), embedded.rows());
-    for (std::size_t r = 0; r < analysis.row_names.size(); ++r)
-      for (std::size_t c = 0; c < analysis.row_names.size(); ++c)
-        EXPECT_NEAR(embedded(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)),
+    // Plotted row -> the embedded model's hinge entry: node by node in the topology's order.
+    std::vector<Eigen::Index> entry;
+    for (const int k : topology.tree_node)
+      for (int j = 0; j < sko.sko->hinge_dim(k); ++j)
+        entry.push_back(sko.sko->structure().hinge.offset(k) + j);
+    ASSERT_EQ(entry.size(), analysis.row_names.size());
+    for (std::size_t r = 0; r < entry.size(); ++r) {
+      EXPECT_EQ(analysis.row_names[r], sko.row_names[static_cast<std::size_t>(
+                                           sko.hinge_rows[static_cast<std::size_t>(entry[r])])]);
+      for (std::size_t c = 0; c < entry.size(); ++c)
+        EXPECT_NEAR(embedded(entry[r], entry[c]),
                     dense(column.at(analysis.row_names[r]), column.at(analysis.row_names[c])),
                     1e-12 * (1 + dense.cwiseAbs().maxCoeff()))
             << analysis.row_names[r] << ", " << analysis.row_names[c];
+    }
   }
 }
 

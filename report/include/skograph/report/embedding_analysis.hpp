@@ -37,8 +37,8 @@ struct EmbeddingAnalysis {
   // the loops (rigid/closed_chain_model.hpp: assemble).
   std::size_t moved = 0;
   std::vector<std::string> independent;  // independent dof names, as `skograph dynamics` lists
-  // The independent dof of each row of M_R (the embedded model's hinge entries, in `topology`'s
-  // order), by name.
+  // The independent dof of each row of M_R in `topology`'s order (the rows of its spy plot), by
+  // name.
   std::vector<std::string> row_names;
   // Of the embedded model (when closed): its topology (aggregated forest in post-order, hinge
   // dimensions n_R) and the entries of M_R that are nonzero at the state.
