@@ -70,29 +70,28 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
                           const std::string& source) {
   viz::EdgeNotes notes;
   std::vector<std::string> glyphs;
-  // Independent dofs per joint name.
-  std::map<std::string, int> independent_dofs;
-  for (const std::string& name : independent) {
-    const std::size_t colon = name.rfind(':');
-    const bool whole = colon == std::string::npos ||
-                       std::any_of(mechanism.joints.begin(), mechanism.joints.end(),
-                                   [&](const Joint& joint) { return joint.name == name; });
-    const std::string joint = whole ? name : name.substr(0, colon);
-    const auto it = std::find_if(mechanism.joints.begin(), mechanism.joints.end(),
-                                 [&](const Joint& j) { return j.name == joint; });
-    if (it == mechanism.joints.end()) continue;
-    independent_dofs[joint] += whole ? joint_dof_count(it->type) : 1;
+  // Independent dofs per joint: named_dofs gives offsets in the joints' order.
+  std::vector<int> independent_dofs(mechanism.joints.size(), 0);
+  try {
+    std::size_t next = 0;
+    int end = 0;  // one past the dofs of the joints before `next`
+    for (const int dof : named_dofs(mechanism, independent)) {
+      while (dof >= end) end += joint_dof_count(mechanism.joints[next++].type);
+      ++independent_dofs[next - 1];
+    }
+  } catch (const std::invalid_argument&) {  // names not of this mechanism: nothing marked
+    std::fill(independent_dofs.begin(), independent_dofs.end(), 0);
   }
-  for (const Joint& joint : mechanism.joints) {
+  for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
+    const Joint& joint = mechanism.joints[j];
     const char* glyph = joint_glyph(joint.type);
     notes.role.push_back(viz::EdgeRole::kTreeJoint);
     std::string text = joint.name + " (" + glyph;
-    const auto it = independent_dofs.find(joint.name);
-    const int dofs = joint_dof_count(joint.type);
-    if (it != independent_dofs.end() && it->second < dofs)
-      text += ", " + std::to_string(it->second) + " of " + std::to_string(dofs) + " independent";
+    const int dofs = joint_dof_count(joint.type), marked = independent_dofs[j];
+    if (marked > 0 && marked < dofs)
+      text += ", " + std::to_string(marked) + " of " + std::to_string(dofs) + " independent";
     notes.label.push_back(text + ")");
-    notes.marked.push_back(it != independent_dofs.end());
+    notes.marked.push_back(marked > 0);
     if (std::find(glyphs.begin(), glyphs.end(), glyph) == glyphs.end()) glyphs.emplace_back(glyph);
   }
   for (const LoopClosure& loop : mechanism.loops) {
@@ -110,7 +109,7 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
     if (std::find(glyphs.begin(), glyphs.end(), glyph) != glyphs.end())
       line += std::string(line.back() == ':' ? " " : ", ") + glyph_meaning(glyph);
   if (!glyphs.empty()) notes.legend.push_back(line + ")");
-  if (!independent_dofs.empty())
+  if (std::any_of(independent_dofs.begin(), independent_dofs.end(), [](int n) { return n > 0; }))
     notes.legend.push_back("blue, bold: joints of the independent coordinates (" + source + ")");
   return notes;
 }

@@ -112,6 +112,13 @@ std::vector<int> aggregate_numbers(const DigraphAnalysis& analysis) {
   return number;
 }
 
+// The style of a marked tree edge (EdgeNotes::marked): bold dark blue, dashed from the root.
+void add_marked_style(std::vector<std::string>& attributes, bool from_root) {
+  attributes.push_back(std::string("color=\"") + kMarkedEdge + "\"");
+  attributes.push_back("penwidth=2");
+  attributes.push_back(from_root ? "style=\"dashed,bold\"" : "style=bold");
+}
+
 void require_spanning_tree(const DigraphAnalysis& analysis) {
   if (!analysis.spanning.exists)
     throw std::invalid_argument("the digraph has no spanning tree (" + analysis.spanning.reason +
@@ -240,9 +247,7 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
         attributes.push_back(std::string("fontcolor=\"") + (coupling ? kCoupling : kCutEdge) +
                              "\"");
     } else if (marked) {
-      attributes.push_back(std::string("color=\"") + kMarkedEdge + "\"");
-      attributes.push_back("penwidth=2");
-      attributes.push_back(from == inertial ? "style=\"dashed,bold\"" : "style=bold");
+      add_marked_style(attributes, from == inertial);
     } else if (from == inertial) {
       attributes.push_back("style=dashed");
     }
@@ -304,9 +309,7 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
     const auto it = edge_label.find(Edge{from, to});
     const bool marked = it != edge_label.end() && it->second.second;
     if (marked) {
-      attributes.push_back(std::string("color=\"") + kMarkedEdge + "\"");
-      attributes.push_back("penwidth=2");
-      attributes.push_back(from == spanning.root ? "style=\"dashed,bold\"" : "style=bold");
+      add_marked_style(attributes, from == spanning.root);
     } else if (from == spanning.root) {
       attributes.emplace_back("style=dashed");
     }
