@@ -8,70 +8,198 @@ namespace skograph {
 
 namespace {
 
-// Applies H = I - tau v v* (v = [1; essential], the essential part at v[k + 1 .. m - 1]) to rows
-// k .. m - 1 of one column: the one reflection step of the factorization and of its solves.
-inline void reflect(const double* v, double tau, Eigen::Index k, Eigen::Index m, double* column) {
-  double dot = column[k];
-  for (Eigen::Index i = k + 1; i < m; ++i) dot += v[i] * column[i];
+// Applies H = I - tau v v* (v = 1 at rows[0], essential[t] at rows[t]) to one column.
+inline void reflect(const int* rows, const double* essential, int count, double tau,
+                    double* column) {
+  double dot = column[rows[0]];
+  for (int t = 1; t < count; ++t) dot += essential[t] * column[rows[t]];
   dot *= tau;
-  column[k] -= dot;
-  for (Eigen::Index i = k + 1; i < m; ++i) column[i] -= dot * v[i];
+  column[rows[0]] -= dot;
+  for (int t = 1; t < count; ++t) column[rows[t]] -= dot * essential[t];
 }
 
-// factors = the Householder QR of `matrix` in Eigen's convention (as HouseholderQR's matrixQR()
-// and hCoeffs(), unblocked): column k's reflection maps x = factors(k:, k) to [beta; 0] with
-// beta = -sign(x_0) |x|, essential = x(1:) / (x_0 - beta), tau = (beta - x_0) / beta, and none
-// (tau = 0) when x(1:) vanishes.
-void householder_in_place(const Eigen::MatrixXd& matrix, Eigen::MatrixXd& factors,
-                          Eigen::VectorXd& coefficients) {
-  factors = matrix;
-  const Eigen::Index m = factors.rows(), n = factors.cols(), size = std::min(m, n);
-  coefficients.resize(size);
-  for (Eigen::Index k = 0; k < size; ++k) {
-    double* column = factors.data() + k * m;
+}  // namespace
+
+void DependentFactorization::SparseUpper::multiply(const double* x, double* y) const {
+  for (int k = 0; k < size(); ++k) {
+    double value = diagonal(k) * x[k];
+    for (int e = offsets[static_cast<std::size_t>(k)]; e < offsets[static_cast<std::size_t>(k) + 1];
+         ++e)
+      value += values[static_cast<std::size_t>(e)] * x[steps[static_cast<std::size_t>(e)]];
+    y[k] = value;
+  }
+}
+
+void DependentFactorization::SparseUpper::multiply_transposed(const double* x, double* y) const {
+  for (int k = 0; k < size(); ++k) y[k] = diagonal(k) * x[k];
+  for (int k = 0; k < size(); ++k)
+    for (int e = offsets[static_cast<std::size_t>(k)]; e < offsets[static_cast<std::size_t>(k) + 1];
+         ++e)
+      y[steps[static_cast<std::size_t>(e)]] += values[static_cast<std::size_t>(e)] * x[k];
+}
+
+void DependentFactorization::SparseUpper::solve(double* x) const {
+  for (int k = size() - 1; k >= 0; --k) {
+    double value = x[k];
+    for (int e = offsets[static_cast<std::size_t>(k)]; e < offsets[static_cast<std::size_t>(k) + 1];
+         ++e)
+      value -= values[static_cast<std::size_t>(e)] * x[steps[static_cast<std::size_t>(e)]];
+    if (value != 0.0) value /= diagonal(k);
+    x[k] = value;
+  }
+}
+
+void DependentFactorization::SparseUpper::solve_transposed(double* x) const {
+  for (int k = 0; k < size(); ++k) {
+    if (x[k] != 0.0) x[k] /= diagonal(k);
+    for (int e = offsets[static_cast<std::size_t>(k)]; e < offsets[static_cast<std::size_t>(k) + 1];
+         ++e)
+      x[steps[static_cast<std::size_t>(e)]] -= values[static_cast<std::size_t>(e)] * x[k];
+  }
+}
+
+// Symbolic sparse QR by row merging: eliminating a column by one reflection over its unpivoted
+// nonzero rows makes every later column that is nonzero on one of those rows nonzero on all of
+// them (and on the pivot, R's row). The next column is the one with the fewest unpivoted nonzero
+// rows (ties: the lowest position, so a dense block keeps the column order and pivots rows in
+// order, as the dense Householder QR); columns with none left go last.
+void DependentFactorization::analyze_block(Block& block, AnalysisScratch& scratch) {
+  const int m = static_cast<int>(block.rows.size());
+  const int r = static_cast<int>(block.columns.size());
+  const auto size_m = static_cast<std::size_t>(m), size_r = static_cast<std::size_t>(r);
+  block.steps = std::min(m, r);
+  const auto steps = static_cast<std::size_t>(block.steps);
+  // Worst-case capacities, so that another pattern of the same sizes allocates nothing.
+  block.order.reserve(size_r);
+  block.offsets.reserve(steps + 1);
+  block.reflection_rows.reserve(steps * size_m);
+  block.touched_offsets.reserve(steps + 1);
+  block.touched.reserve(steps * size_r);
+  block.upper.offsets.reserve(steps + 1);
+  block.upper.steps.reserve(steps * size_r);
+  block.upper.values.reserve(steps * size_r);
+  block.essential.reserve(steps * size_m);
+  std::vector<char>& fill = scratch.fill;
+  fill = block.pattern;
+  scratch.pivoted.assign(size_m, 0);
+  scratch.done.assign(size_r, 0);
+  scratch.step_of.assign(size_r, -1);
+  block.order.clear();
+  block.offsets.assign(1, 0);
+  block.reflection_rows.clear();
+  block.touched_offsets.assign(1, 0);
+  block.touched.clear();  // column positions first, turned into steps below
+  auto at = [&](int i, int j) -> char& {
+    return fill[static_cast<std::size_t>(j) * size_m + static_cast<std::size_t>(i)];
+  };
+  for (int k = 0; k < block.steps; ++k) {
+    int best = -1, best_count = 0;
+    for (int j = 0; j < r; ++j) {
+      if (scratch.done[static_cast<std::size_t>(j)]) continue;
+      int count = 0;
+      for (int i = 0; i < m; ++i)
+        count += !scratch.pivoted[static_cast<std::size_t>(i)] && at(i, j);
+      if (count == 0) count = m + 1;  // structurally empty: last
+      if (best < 0 || count < best_count) best = j, best_count = count;
+    }
+    scratch.done[static_cast<std::size_t>(best)] = 1;
+    scratch.step_of[static_cast<std::size_t>(best)] = k;
+    block.order.push_back(best);
+    const std::size_t first_row = block.reflection_rows.size();
+    for (int i = 0; i < m; ++i)
+      if (!scratch.pivoted[static_cast<std::size_t>(i)] && at(i, best))
+        block.reflection_rows.push_back(i);
+    if (block.reflection_rows.size() == first_row)  // none left: an unpivoted row, no reflection
+      for (int i = 0; i < m && block.reflection_rows.size() == first_row; ++i)
+        if (!scratch.pivoted[static_cast<std::size_t>(i)]) block.reflection_rows.push_back(i);
+    block.offsets.push_back(static_cast<int>(block.reflection_rows.size()));
+    scratch.pivoted[static_cast<std::size_t>(block.reflection_rows[first_row])] = 1;
+    for (int j = 0; j < r; ++j) {
+      if (scratch.done[static_cast<std::size_t>(j)]) continue;
+      bool touches = false;
+      for (std::size_t t = first_row; t < block.reflection_rows.size() && !touches; ++t)
+        touches = at(block.reflection_rows[t], j);
+      if (!touches) continue;
+      block.touched.push_back(j);
+      for (std::size_t t = first_row; t < block.reflection_rows.size(); ++t)
+        at(block.reflection_rows[t], j) = 1;
+    }
+    block.touched_offsets.push_back(static_cast<int>(block.touched.size()));
+  }
+  for (int j = 0; j < r; ++j)  // a wide block's columns beyond its rows, in column order
+    if (!scratch.done[static_cast<std::size_t>(j)]) block.order.push_back(j);
+  SparseUpper& upper = block.upper;
+  upper.offsets.assign(1, 0);
+  upper.steps.clear();
+  for (int k = 0; k < block.steps; ++k) {
+    for (int e = block.touched_offsets[static_cast<std::size_t>(k)];
+         e < block.touched_offsets[static_cast<std::size_t>(k) + 1]; ++e) {
+      int& entry = block.touched[static_cast<std::size_t>(e)];
+      const int later = scratch.step_of[static_cast<std::size_t>(entry)];
+      entry = later >= 0 ? later : -1 - entry;
+      if (later >= 0) upper.steps.push_back(later);
+    }
+    upper.offsets.push_back(static_cast<int>(upper.steps.size()));
+  }
+  upper.values.resize(upper.steps.size());
+  upper.diagonal.resize(block.steps);
+  block.essential.resize(block.reflection_rows.size());
+  block.coefficients.resize(block.steps);
+}
+
+// The numeric factorization along the block's elimination: each reflection maps the column's
+// values x on its rows to [beta; 0] with beta = -sign(x_0) |x|, essential = x(1:) / (x_0 - beta),
+// tau = (beta - x_0) / beta, none (tau = 0) when x(1:) vanishes (Eigen's convention).
+void DependentFactorization::factorize_block(Block& block) {
+  const Eigen::Index m = block.matrix.rows();
+  block.work = block.matrix;
+  SparseUpper& upper = block.upper;
+  std::size_t value = 0;  // next entry of upper.values
+  for (int k = 0; k < block.steps; ++k) {
+    const int* rows = block.reflection_rows.data() + block.offsets[static_cast<std::size_t>(k)];
+    double* essential = block.essential.data() + block.offsets[static_cast<std::size_t>(k)];
+    const int count =
+        block.offsets[static_cast<std::size_t>(k) + 1] - block.offsets[static_cast<std::size_t>(k)];
+    double* column = block.work.data() + block.order[static_cast<std::size_t>(k)] * m;
     double tail = 0.0;
-    for (Eigen::Index i = k + 1; i < m; ++i) tail += column[i] * column[i];
-    const double first = column[k];
+    for (int t = 1; t < count; ++t) tail += column[rows[t]] * column[rows[t]];
+    const double first = column[rows[0]];
     double tau = 0.0, beta = first;
     if (!(tail <= std::numeric_limits<double>::min())) {  // as Eigen: a NaN tail spreads
       beta = std::sqrt(first * first + tail);
       if (first >= 0.0) beta = -beta;
       const double denominator = first - beta;
-      for (Eigen::Index i = k + 1; i < m; ++i) column[i] /= denominator;
+      for (int t = 1; t < count; ++t) essential[t] = column[rows[t]] / denominator;
       tau = (beta - first) / beta;
     } else {
-      for (Eigen::Index i = k + 1; i < m; ++i) column[i] = 0.0;
+      for (int t = 1; t < count; ++t) essential[t] = 0.0;
     }
-    column[k] = beta;
-    coefficients(k) = tau;
-    if (tau == 0.0) continue;
-    for (Eigen::Index j = k + 1; j < n; ++j) reflect(column, tau, k, m, factors.data() + j * m);
+    for (int t = 1; t < count; ++t) column[rows[t]] = 0.0;
+    column[rows[0]] = beta;
+    block.coefficients(k) = tau;
+    upper.diagonal(k) = beta;
+    for (int e = block.touched_offsets[static_cast<std::size_t>(k)];
+         e < block.touched_offsets[static_cast<std::size_t>(k) + 1]; ++e) {
+      const int later = block.touched[static_cast<std::size_t>(e)];
+      const int position = later >= 0 ? block.order[static_cast<std::size_t>(later)] : -1 - later;
+      double* target = block.work.data() + position * m;
+      if (tau != 0.0) reflect(rows, essential, count, tau, target);
+      if (later >= 0) upper.values[value++] = target[rows[0]];
+    }
   }
 }
 
-// Solves the upper-triangular R x = b in place on the columns of b (R: the top rows x rows of
-// `factors`).
-void solve_upper(const Eigen::MatrixXd& factors, Eigen::Index rows, Eigen::Ref<Eigen::MatrixXd> b) {
-  for (Eigen::Index j = 0; j < b.cols(); ++j)
-    for (Eigen::Index i = rows - 1; i >= 0; --i) {
-      double value = b(i, j);
-      for (Eigen::Index k = i + 1; k < rows; ++k) value -= factors(i, k) * b(k, j);
-      if (value != 0.0) value /= factors(i, i);  // a zero pivot over a zero entry stays 0
-      b(i, j) = value;
-    }
-}
-
-}  // namespace
-
-void DependentFactorization::apply_reflections(const Block& block, Eigen::Index count, bool forward,
+void DependentFactorization::apply_reflections(const Block& block, bool forward,
                                                Eigen::Ref<Eigen::MatrixXd> target) {
-  const Eigen::Index m = target.rows();
-  for (Eigen::Index step = 0; step < count; ++step) {
-    const Eigen::Index k = forward ? step : count - 1 - step;
+  for (int step = 0; step < block.steps; ++step) {
+    const int k = forward ? step : block.steps - 1 - step;
     const double tau = block.coefficients(k);
     if (tau == 0.0) continue;
-    const double* v = block.factors.data() + k * block.factors.rows();
-    for (Eigen::Index j = 0; j < target.cols(); ++j) reflect(v, tau, k, m, target.col(j).data());
+    const auto offset = static_cast<std::size_t>(block.offsets[static_cast<std::size_t>(k)]);
+    const int count = block.offsets[static_cast<std::size_t>(k) + 1] - static_cast<int>(offset);
+    for (Eigen::Index j = 0; j < target.cols(); ++j)
+      reflect(block.reflection_rows.data() + offset, block.essential.data() + offset, count, tau,
+              target.col(j).data());
   }
 }
 
@@ -79,17 +207,28 @@ void DependentFactorization::apply_reflections(const Block& block, Eigen::Index 
 // an edge per nonzero of Y1 (nodes 0..m-1 the rows, m..m+r-1 the columns); rows no dependent
 // column touches belong to no block (they only add to the least-squares residual). Blocks are
 // numbered by their first dependent column, rows and columns increasing within each.
-void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
-                                     const std::vector<int>& dependent) {
-  rows_ = static_cast<int>(Q.rows());
-  columns_ = static_cast<int>(dependent.size());
+void DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                         const std::vector<int>& dependent) {
+  bool same = dependent == dependent_ && block_count_ > 0 &&
+              y1_pattern_.size() == static_cast<std::size_t>(rows_ * columns_);
+  if (!same) y1_pattern_.resize(static_cast<std::size_t>(rows_ * columns_));
+  for (int c = 0; c < columns_; ++c) {
+    const double* column = Q.col(dependent[static_cast<std::size_t>(c)]).data();
+    char* known =
+        y1_pattern_.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows_);
+    for (int i = 0; i < rows_; ++i) {
+      const char nonzero = column[i] != 0.0 ? 1 : 0;
+      same = same && known[i] == nonzero;
+      known[i] = nonzero;
+    }
+  }
+  if (same) return;
+  dependent_ = dependent;
   block_count_ = 0;
-  inverse_frobenius_squared_ = -1.0;
-  if (columns_ == 0) return;
   components_.reset(rows_ + columns_);
   for (int c = 0; c < columns_; ++c)
     for (int i = 0; i < rows_; ++i)
-      if (Q(i, dependent[static_cast<std::size_t>(c)]) != 0.0) components_.join(i, rows_ + c);
+      if (y1_pattern_[static_cast<std::size_t>(c * rows_ + i)]) components_.join(i, rows_ + c);
   block_of_root_.assign(static_cast<std::size_t>(rows_ + columns_), -1);
   auto block_of = [&](int node) -> Block& {
     int& id = block_of_root_[static_cast<std::size_t>(components_.find(node))];
@@ -107,11 +246,11 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
     const int root = components_.find(i);
     if (block_of_root_[static_cast<std::size_t>(root)] >= 0) block_of(i).rows.push_back(i);
   }
-  bool wide = false;
+  wide_ = false;
   for (int b = 0; b < block_count_; ++b)
-    wide = wide || blocks_[static_cast<std::size_t>(b)].rows.size() <
-                       blocks_[static_cast<std::size_t>(b)].columns.size();
-  if (wide) {  // one block: all rows, all columns
+    wide_ = wide_ || blocks_[static_cast<std::size_t>(b)].rows.size() <
+                         blocks_[static_cast<std::size_t>(b)].columns.size();
+  if (wide_) {  // one block: all rows, all columns
     block_count_ = 1;
     Block& block = blocks_.front();
     block.rows.resize(static_cast<std::size_t>(rows_));
@@ -119,16 +258,18 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
     for (int i = 0; i < rows_; ++i) block.rows[static_cast<std::size_t>(i)] = i;
     for (int c = 0; c < columns_; ++c) block.columns[static_cast<std::size_t>(c)] = c;
   }
-  for (int b = 0; b < block_count_; ++b) {
+  for (int b = 0; b < block_count_; ++b) {  // each block's elimination from its pattern
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
     const auto r = static_cast<Eigen::Index>(block.columns.size());
-    block.matrix.resize(m, r);
+    block.pattern.resize(static_cast<std::size_t>(m * r));
     for (Eigen::Index j = 0; j < r; ++j)
       for (Eigen::Index i = 0; i < m; ++i)
-        block.matrix(i, j) = Q(block.rows[static_cast<std::size_t>(i)],
-                               dependent[static_cast<std::size_t>(block.columns[j])]);
-    householder_in_place(block.matrix, block.factors, block.coefficients);
+        block.pattern[static_cast<std::size_t>(j * m + i)] =
+            wide_ || y1_pattern_[static_cast<std::size_t>(
+                         block.columns[static_cast<std::size_t>(j)] * rows_ +
+                         block.rows[static_cast<std::size_t>(i)])];
+    analyze_block(block, scratch_);
     if (block.power_largest.size() != r) {  // conditioning_against's start, sized here
       block.power_largest.setOnes(r);
       block.power_inverse.setOnes(r);
@@ -136,91 +277,132 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   }
 }
 
-// Q_f* b by the block's reflections (first to last), then R x = (Q_f* b)(top) in place; a block
-// with fewer rows than columns (only when Y1 cannot have full column rank) is solved on its first
-// m columns with the rest of x zero, as Eigen's HouseholderQR::solve does.
-void DependentFactorization::solve_block(Block& block) {
-  const auto m = static_cast<Eigen::Index>(block.rows.size());
-  const auto r = static_cast<Eigen::Index>(block.columns.size());
-  const Eigen::Index rank = std::min(m, r);
-  Eigen::MatrixXd& rhs = block.right_hand_side;
-  if (rhs.cols() == 0 || m == 0) return;
-  apply_reflections(block, rank, true, rhs);
-  solve_upper(block.factors, rank, rhs.topRows(rank));
+void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                     const std::vector<int>& dependent) {
+  inverse_frobenius_squared_ = -1.0;
+  if (static_cast<int>(Q.rows()) != rows_ || static_cast<int>(dependent.size()) != columns_)
+    block_count_ = 0;  // other sizes: find the blocks again
+  rows_ = static_cast<int>(Q.rows());
+  columns_ = static_cast<int>(dependent.size());
+  if (columns_ == 0) {
+    block_count_ = 0;
+    dependent_.clear();
+    return;
+  }
+  find_blocks(Q, dependent);
+  for (int b = 0; b < block_count_; ++b) {
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    const auto m = static_cast<Eigen::Index>(block.rows.size());
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    block.matrix.resize(m, r);
+    for (Eigen::Index j = 0; j < r; ++j) {
+      const double* column =
+          Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
+              .data();
+      for (Eigen::Index i = 0; i < m; ++i)
+        block.matrix(i, j) = column[block.rows[static_cast<std::size_t>(i)]];
+    }
+    factorize_block(block);
+  }
 }
 
+// Per block: Q_f* b, then R x = (Q_f* b)(pivot rows) by back substitution for all right-hand
+// sides at once (x stored step by step, each R entry used once), x scattered to its columns; a
+// wide block's columns beyond its rows get 0, as Eigen's HouseholderQR::solve.
 void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                            const std::vector<int>& columns,
                                            Eigen::Ref<Eigen::MatrixXd> x) {
   const auto k = static_cast<Eigen::Index>(columns.size());
-  if (k == 0) return;  // nothing to solve (and no 0-column triangular solve: UBSan)
+  if (k == 0) return;
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
-    block.right_hand_side.resize(m, k);
-    for (Eigen::Index j = 0; j < k; ++j)
+    Eigen::MatrixXd& rhs = block.right_hand_side;
+    rhs.resize(m, k);
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const double* column = Q.col(columns[static_cast<std::size_t>(j)]).data();
       for (Eigen::Index i = 0; i < m; ++i)
-        block.right_hand_side(i, j) =
-            Q(block.rows[static_cast<std::size_t>(i)], columns[static_cast<std::size_t>(j)]);
-    solve_block(block);
-    const auto rank = static_cast<Eigen::Index>(std::min(block.rows.size(), block.columns.size()));
-    for (std::size_t c = 0; c < block.columns.size(); ++c) {
-      if (static_cast<Eigen::Index>(c) < rank)
-        x.row(block.columns[c]) = block.right_hand_side.row(static_cast<Eigen::Index>(c));
-      else
-        x.row(block.columns[c]).setZero();
+        rhs(i, j) = column[block.rows[static_cast<std::size_t>(i)]];
     }
+    if (m > 0) apply_reflections(block, true, rhs);
+    const int steps = block.steps;
+    block.solution.resize(static_cast<std::size_t>(steps * k));
+    double* solution = block.solution.data();  // steps x k, row-major
+    const SparseUpper& upper = block.upper;
+    for (int s = steps - 1; s >= 0; --s) {
+      double* row = solution + static_cast<std::ptrdiff_t>(s) * k;
+      const int pivot = block.reflection_rows[static_cast<std::size_t>(
+          block.offsets[static_cast<std::size_t>(s)])];
+      for (Eigen::Index j = 0; j < k; ++j) row[j] = rhs(pivot, j);
+      for (int e = upper.offsets[static_cast<std::size_t>(s)];
+           e < upper.offsets[static_cast<std::size_t>(s) + 1]; ++e) {
+        const double value = upper.values[static_cast<std::size_t>(e)];
+        const double* later =
+            solution + static_cast<std::ptrdiff_t>(upper.steps[static_cast<std::size_t>(e)]) * k;
+        for (Eigen::Index j = 0; j < k; ++j) row[j] -= value * later[j];
+      }
+      const double diagonal = upper.diagonal(s);
+      for (Eigen::Index j = 0; j < k; ++j)
+        if (row[j] != 0.0) row[j] /= diagonal;
+      const int target =
+          block.columns[static_cast<std::size_t>(block.order[static_cast<std::size_t>(s)])];
+      for (Eigen::Index j = 0; j < k; ++j) x(target, j) = row[j];
+    }
+    for (std::size_t c = static_cast<std::size_t>(steps); c < block.order.size(); ++c)
+      x.row(block.columns[static_cast<std::size_t>(block.order[c])]).setZero();
   }
 }
 
-// One right-hand side as a vector: the same reflections in the same order as Eigen's
-// HouseholderQR::solve (results agree with it to roundoff), without its copy.
 void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,
                                    Eigen::Ref<Eigen::VectorXd> x) {
   for (int n = 0; n < block_count_; ++n) {
     Block& block = blocks_[static_cast<std::size_t>(n)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
-    const auto r = static_cast<Eigen::Index>(block.columns.size());
-    block.vector_right_hand_side.resize(m);
-    for (Eigen::Index i = 0; i < m; ++i)
-      block.vector_right_hand_side(i) = b(block.rows[static_cast<std::size_t>(i)]);
-    const Eigen::Index rank = std::min(m, r);
-    if (m > 0) {
-      apply_reflections(block, rank, true, block.vector_right_hand_side);
-      solve_upper(block.factors, rank, block.vector_right_hand_side.head(rank));
-    }
-    for (std::size_t c = 0; c < block.columns.size(); ++c)
-      x(block.columns[c]) = static_cast<Eigen::Index>(c) < rank
-                                ? block.vector_right_hand_side(static_cast<Eigen::Index>(c))
-                                : 0.0;
+    Eigen::VectorXd& rhs = block.vector_right_hand_side;
+    rhs.resize(m);
+    for (Eigen::Index i = 0; i < m; ++i) rhs(i) = b(block.rows[static_cast<std::size_t>(i)]);
+    if (m > 0) apply_reflections(block, true, rhs);
+    const int steps = block.steps;
+    block.solution.resize(static_cast<std::size_t>(steps));
+    for (int s = 0; s < steps; ++s)
+      block.solution[static_cast<std::size_t>(s)] =
+          rhs(block.reflection_rows[static_cast<std::size_t>(
+              block.offsets[static_cast<std::size_t>(s)])]);
+    block.upper.solve(block.solution.data());
+    for (int s = 0; s < steps; ++s)
+      x(block.columns[static_cast<std::size_t>(block.order[static_cast<std::size_t>(s)])]) =
+          block.solution[static_cast<std::size_t>(s)];
+    for (std::size_t c = static_cast<std::size_t>(steps); c < block.order.size(); ++c)
+      x(block.columns[static_cast<std::size_t>(block.order[c])]) = 0.0;
   }
 }
 
+// R* z = c (c in elimination order) by forward substitution, then Q_f [z; 0] with z at the pivot
+// rows.
 bool DependentFactorization::solve_transposed(const Eigen::Ref<const Eigen::VectorXd>& c,
                                               Eigen::Ref<Eigen::VectorXd> y) {
   for (int n = 0; n < block_count_; ++n) {
     const Block& block = blocks_[static_cast<std::size_t>(n)];
-    const auto r = static_cast<Eigen::Index>(block.columns.size());
-    if (static_cast<Eigen::Index>(block.rows.size()) < r) return false;
-    for (Eigen::Index i = 0; i < r; ++i)
-      if (!(std::abs(block.factors(i, i)) > 0.0)) return false;
+    if (static_cast<int>(block.rows.size()) < static_cast<int>(block.columns.size())) return false;
+    for (int i = 0; i < block.steps; ++i)
+      if (!(std::abs(block.upper.diagonal(i)) > 0.0)) return false;
   }
   y.setZero();
   for (int n = 0; n < block_count_; ++n) {
     Block& block = blocks_[static_cast<std::size_t>(n)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
-    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    const int steps = block.steps;
+    block.solution.resize(static_cast<std::size_t>(steps));
+    double* z = block.solution.data();
+    for (int s = 0; s < steps; ++s)
+      z[s] = c(block.columns[static_cast<std::size_t>(block.order[static_cast<std::size_t>(s)])]);
+    block.upper.solve_transposed(z);
     Eigen::VectorXd& w = block.vector_right_hand_side;
-    w.resize(m);
-    for (Eigen::Index i = 0; i < r; ++i) w(i) = c(block.columns[static_cast<std::size_t>(i)]);
-    w.tail(m - r).setZero();
-    // R* z = c by forward substitution, then Q_f [z; 0] = H_0 ... H_(r-1) [z; 0].
-    for (Eigen::Index i = 0; i < r; ++i) {
-      double value = w(i);
-      for (Eigen::Index k = 0; k < i; ++k) value -= block.factors(k, i) * w(k);
-      w(i) = value / block.factors(i, i);
-    }
-    if (m > 0) apply_reflections(block, r, false, w);
+    w.setZero(m);
+    for (int s = 0; s < steps; ++s)
+      w(block.reflection_rows[static_cast<std::size_t>(
+          block.offsets[static_cast<std::size_t>(s)])]) = z[s];
+    if (m > 0) apply_reflections(block, false, w);
     for (Eigen::Index i = 0; i < m; ++i) y(block.rows[static_cast<std::size_t>(i)]) = w(i);
   }
   return true;
@@ -233,27 +415,31 @@ double DependentFactorization::frobenius_squared() const {
   return sum;
 }
 
-// |R^-1|_F column by column (R^-1 e_j), block by block.
+// |R^-1|_F column by column (R^-1 e_j by back substitution along R's sparse rows; entries below
+// row j stay 0), block by block.
 double DependentFactorization::inverse_frobenius_squared() {
   if (inverse_frobenius_squared_ >= 0.0) return inverse_frobenius_squared_;
   inverse_frobenius_squared_ = std::numeric_limits<double>::infinity();
   double sum = 0.0;
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
-    const auto r = static_cast<Eigen::Index>(block.columns.size());
-    if (static_cast<Eigen::Index>(block.rows.size()) < r)
+    const int r = static_cast<int>(block.columns.size());
+    if (static_cast<int>(block.rows.size()) < r)
       return std::numeric_limits<double>::infinity();  // no full column rank
-    for (Eigen::Index i = 0; i < r; ++i)
-      if (!(std::abs(block.factors(i, i)) > 0.0)) return std::numeric_limits<double>::infinity();
-    // Column j of R^-1 by back substitution: zero below row j, so about r^3 / 6 products.
-    const Eigen::MatrixXd& qr = block.factors;
-    block.unit.resize(r, 1);
-    for (Eigen::Index j = 0; j < r; ++j) {
-      double* x = block.unit.data();
-      for (Eigen::Index i = j; i >= 0; --i) {
+    const SparseUpper& upper = block.upper;
+    for (int i = 0; i < r; ++i)
+      if (!(std::abs(upper.diagonal(i)) > 0.0)) return std::numeric_limits<double>::infinity();
+    block.solution.assign(static_cast<std::size_t>(r), 0.0);
+    double* x = block.solution.data();
+    for (int j = 0; j < r; ++j) {
+      for (int i = j; i >= 0; --i) {
         double value = i == j ? 1.0 : 0.0;
-        for (Eigen::Index k = i + 1; k <= j; ++k) value -= qr(i, k) * x[k];
-        x[i] = value / qr(i, i);
+        for (int e = upper.offsets[static_cast<std::size_t>(i)];
+             e < upper.offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+          const int later = upper.steps[static_cast<std::size_t>(e)];
+          if (later <= j) value -= upper.values[static_cast<std::size_t>(e)] * x[later];
+        }
+        x[i] = value / upper.diagonal(i);
         sum += x[i] * x[i];
       }
     }
@@ -271,7 +457,7 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto r = static_cast<Eigen::Index>(block.columns.size());
     if (r > 64 || static_cast<Eigen::Index>(block.rows.size()) < r) return Conditioning::kUndecided;
-    const auto upper = block.factors.topLeftCorner(r, r).triangularView<Eigen::Upper>();
+    const SparseUpper& upper = block.upper;
     Eigen::VectorXd& x = block.power_largest;
     Eigen::VectorXd& y = block.power_inverse;
     // The previous update's vectors with a share of the fixed start mixed in, so that a vector
@@ -284,17 +470,19 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     y.normalize();
     x.array() += share;
     y.array() += share;
+    Vector64 rx;
     double block_largest = 0.0, block_inverse = 0.0;
     int settled = 0;  // consecutive steps with both estimates changing by under 1e-4
     for (int step = 0; step < 40 && settled < 2; ++step) {
       x.normalize();
-      const Vector64 rx = upper * x;
+      rx.resize(r);
+      upper.multiply(x.data(), rx.data());
       const double new_largest = rx.norm();
-      x.noalias() = upper.transpose() * rx;  // R* R x
+      upper.multiply_transposed(rx.data(), x.data());  // R* R x
       y.normalize();
-      upper.solveInPlace(y);  // R^-1 y
+      upper.solve(y.data());  // R^-1 y
       const double new_inverse = y.norm();
-      upper.transpose().solveInPlace(y);  // R^-* R^-1 y
+      upper.solve_transposed(y.data());  // R^-* R^-1 y
       if (!(new_largest > 0.0) || !std::isfinite(new_inverse) || !y.allFinite()) {
         x.setOnes();  // no warm start from here
         y.setOnes();
@@ -315,9 +503,69 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     inverse_largest = std::max(inverse_largest, block_inverse);
     converged = converged && block_converged;
   }
-  if (converged && 1.0 / (largest * inverse_largest) >= 1.5 * threshold)
-    return Conditioning::kAbove;
-  return Conditioning::kUndecided;
+  if (!converged) return Conditioning::kUndecided;
+  if (1.0 / (largest * inverse_largest) >= 1.5 * threshold) return Conditioning::kAbove;
+  // Converged but close to the threshold: a certificate by two Cholesky factorizations per block
+  // (a symmetric matrix is positive definite exactly when its Cholesky factorization exists).
+  // With U slightly above the converged estimate of sigma_max, U^2 I - R* R > 0 proves
+  // sigma_max < U, and R* R - (threshold U)^2 I > 0 proves sigma_min > threshold U, so
+  // sigma_min / sigma_max > threshold. Far cheaper than the SVD the caller takes otherwise
+  // (digit_like_2legs_6D's 12 x 12 Y1 sits at 1.24 times the threshold).
+  const double bound = largest * (1.0 + 1e-3);
+  for (int b = 0; b < block_count_; ++b) {
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    // Pivots must clear the rounding of R* R's entries, about r eps sigma_max^2.
+    const double tolerance = 1e-14 * static_cast<double>(block.steps) * bound * bound;
+    if (!positive_definite_shifted(block, bound * bound, -1.0, tolerance) ||
+        !positive_definite_shifted(block, -(threshold * bound) * (threshold * bound), 1.0,
+                                   tolerance))
+      return Conditioning::kUndecided;
+  }
+  return Conditioning::kAbove;
+}
+
+// Whether shift I + sign R* R is positive definite, by a Cholesky factorization in place of the
+// block's scratch (a pivot not above `tolerance` counts as no).
+bool DependentFactorization::positive_definite_shifted(Block& block, double shift, double sign,
+                                                       double tolerance) {
+  const int r = block.steps;
+  block.gram.resize(r, r);
+  Eigen::MatrixXd& a = block.gram;
+  a.setZero();
+  const SparseUpper& upper = block.upper;
+  // R* R row by row of R: row k adds R(k, i) R(k, j) for the nonzeros i, j of row k.
+  for (int k = 0; k < r; ++k) {
+    a(k, k) += upper.diagonal(k) * upper.diagonal(k);
+    for (int e = upper.offsets[static_cast<std::size_t>(k)];
+         e < upper.offsets[static_cast<std::size_t>(k) + 1]; ++e) {
+      const int i = upper.steps[static_cast<std::size_t>(e)];
+      const double value = upper.values[static_cast<std::size_t>(e)];
+      a(i, k) += value * upper.diagonal(k);
+      for (int f = upper.offsets[static_cast<std::size_t>(k)];
+           f < upper.offsets[static_cast<std::size_t>(k) + 1]; ++f) {
+        const int j = upper.steps[static_cast<std::size_t>(f)];
+        if (j <= i) a(i, j) += value * upper.values[static_cast<std::size_t>(f)];
+      }
+    }
+  }
+  // The lower triangle of shift I + sign R* R, factorized column by column.
+  for (int j = 0; j < r; ++j) {
+    for (int i = j; i < r; ++i) a(i, j) *= sign;
+    a(j, j) += shift;
+  }
+  for (int j = 0; j < r; ++j) {
+    double pivot = a(j, j);
+    for (int k = 0; k < j; ++k) pivot -= a(j, k) * a(j, k);
+    if (!(pivot > tolerance)) return false;
+    const double root = std::sqrt(pivot);
+    a(j, j) = root;
+    for (int i = j + 1; i < r; ++i) {
+      double value = a(i, j);
+      for (int k = 0; k < j; ++k) value -= a(i, k) * a(j, k);
+      a(i, j) = value / root;
+    }
+  }
+  return true;
 }
 
 }  // namespace skograph

@@ -4,8 +4,15 @@
 // columns split into the connected components of Y1's nonzero pattern, so Y1 is block diagonal up
 // to permutations; each block is factorized by its own Householder QR. A parallel robot whose legs
 // close only through a shared platform, with the platform's coordinates independent, has one small
-// block per leg (the Stewart platform: five 3 x 3 blocks instead of one 15 x 15). Storage is
-// reused: no allocation once the blocks' sizes have been seen.
+// block per leg (the Stewart platform: five 3 x 3 blocks instead of one 15 x 15).
+// Within a block the QR is sparse: columns are eliminated fewest rows first (the rows still
+// unpivoted where the column is nonzero, fill counted), and each reflection acts only on those
+// rows and on the columns nonzero there. With the actuators independent the platform's
+// coordinates are dependent and couple every leg into one block; then each leg's own coordinates
+// are eliminated within the leg's rows, and the platform's last on what each leg leaves over (the
+// block-angular form: wl16_like's 30 x 30 Y1 as five 6 x 5 legs and a 5 x 5 platform). The
+// elimination order is worked out from the pattern and kept while the pattern stays the same.
+// Storage is reused: no allocation once the blocks' sizes have been seen.
 #pragma once
 
 #include <Eigen/Dense>
@@ -53,30 +60,65 @@ class DependentFactorization {
   Conditioning conditioning_against(double threshold);
 
  private:
+  // R of one block, upper triangular in elimination order: its diagonal and, row by row, the
+  // nonzeros right of it (the later steps a reflection reached).
+  struct SparseUpper {
+    Eigen::VectorXd diagonal;
+    std::vector<int> offsets, steps;  // row k: steps[offsets[k] .. offsets[k+1])
+    std::vector<double> values;       // parallel to steps
+    int size() const { return static_cast<int>(diagonal.size()); }
+    void multiply(const double* x, double* y) const;             // y = R x
+    void multiply_transposed(const double* x, double* y) const;  // y = R* x
+    void solve(double* x) const;             // x = R^-1 x (a zero pivot over 0 leaves 0)
+    void solve_transposed(double* x) const;  // x = R^-* x
+  };
   struct Block {
     std::vector<int> rows, columns;  // rows of Q; positions in `dependent`
-    Eigen::MatrixXd matrix, right_hand_side, unit;
-    // Householder QR of `matrix` in Eigen's layout (R on and above the diagonal, each reflection's
-    // essential part below it, H_k = I - coefficients(k) v v* with v = [1; essential]), computed
-    // by plain loops: Eigen's generic path took about twice the instructions on blocks this
-    // small (block expressions per column).
-    Eigen::MatrixXd factors;
+    Eigen::MatrixXd matrix, right_hand_side;
+    // The elimination, worked out from `pattern` (matrix(i, j) != 0, column-major) and redone when
+    // it changes: step k eliminates column order[k] by one Householder reflection on the block
+    // rows reflection_rows[offsets[k] .. offsets[k+1]) (the pivot, R's row k, first), applied to
+    // the later columns listed in touched[touched_offsets[k] .. touched_offsets[k+1]) (their
+    // steps, or -1 - position for a wide block's columns beyond its rows). A block with fewer
+    // rows than columns is taken as dense in column order (Eigen's basic solution).
+    std::vector<char> pattern;
+    std::vector<int> order, offsets, reflection_rows, touched_offsets, touched;
+    int steps = 0;  // min(rows, columns)
+    // Numbers: `work` is the matrix after the reflections; each reflection is
+    // H_k = I - coefficients(k) v v*, v = 1 at the pivot and `essential` at the other rows.
+    Eigen::MatrixXd work, gram;  // gram: positive_definite_shifted's scratch
+    SparseUpper upper;
     Eigen::VectorXd coefficients;
+    std::vector<double> essential;  // parallel to reflection_rows
     Eigen::VectorXd vector_right_hand_side;
+    std::vector<double> solution;  // scratch of every size the solves need (capacity kept)
     Eigen::VectorXd power_largest, power_inverse;  // conditioning_against's warm starts
   };
-  // Applies the block's Q_f* to its right-hand side and solves R x = (Q_f* b)(top) in place.
-  static void solve_block(Block& block);
-  // Q_f* (forward: H_(count-1) ... H_0) or Q_f (H_0 ... H_(count-1)) of the block's first `count`
-  // reflections applied to the columns of `target` (the block's rows).
-  static void apply_reflections(const Block& block, Eigen::Index count, bool forward,
+  struct AnalysisScratch {
+    std::vector<char> fill, pivoted, done;
+    std::vector<int> step_of;
+  };
+  // The elimination order and fill of `block.pattern` (fewest unpivoted rows first).
+  static void analyze_block(Block& block, AnalysisScratch& scratch);
+  static void factorize_block(Block& block);
+  // Whether shift I + sign R* R is positive definite (Cholesky), for conditioning_against.
+  static bool positive_definite_shifted(Block& block, double shift, double sign, double tolerance);
+  // Q_f* (forward: H_0 first) or Q_f (H_(steps-1) first) applied to the columns of `target`
+  // (the block's rows).
+  static void apply_reflections(const Block& block, bool forward,
                                 Eigen::Ref<Eigen::MatrixXd> target);
+  // Splits Q's rows and the dependent columns into blocks (the connected components of Y1's
+  // pattern), unless the pattern is the previous call's.
+  void find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& dependent);
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
+  bool wide_ = false;
   double inverse_frobenius_squared_ = -1.0;  // < 0: not computed since the last compute()
   DisjointSets components_;
-  std::vector<int> block_of_root_;
+  std::vector<int> block_of_root_, dependent_;
+  std::vector<char> y1_pattern_;
+  AnalysisScratch scratch_;  // Y1 != 0, column-major, as the blocks were found for
 };
 
 }  // namespace skograph
