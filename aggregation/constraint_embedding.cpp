@@ -100,13 +100,26 @@ bool selection_conditioning_at_least(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   const auto r = static_cast<Eigen::Index>(selection.dependent.size());
   if (r == 0) return 1.0 >= threshold;
   if (r > Q.rows()) return 0.0 >= threshold;
-  // |Y1|_F and |R^-1|_F = |Y1^+|_F over the blocks of Y1 (block diagonal up to permutations).
+  // A certificate from an earlier check that still holds after Y1's change since then.
+  if (y1.certified_at_least(threshold)) return true;
+  if (y1.certified_below(threshold)) return false;
+  // |Y1|_F and |R^-1|_F = |Y1^+|_F over the blocks of Y1 (block diagonal up to permutations):
+  // sigma_max <= |Y1|_F and sigma_min >= 1 / |R^-1|_F.
   const double y1_norm = std::sqrt(y1.frobenius_squared());
   const double inverse_norm = std::sqrt(y1.inverse_frobenius_squared());
   if (!(y1_norm > 0.0)) return 0.0 >= threshold;
   if (!std::isfinite(inverse_norm)) return selection_conditioning(Q, selection) >= threshold;
   const double estimate = 1.0 / (y1_norm * inverse_norm);
-  if (estimate >= threshold) return true;
+  if (estimate >= threshold) {
+    // |R^-1|_F^2 <= r / sigma_min^2 and |Y1|_F^2 <= r sigma_max^2 bound the other sides.
+    DependentFactorization::SingularValueBounds bounds;
+    bounds.min_at_least = 1.0 / inverse_norm;
+    bounds.max_at_most = y1_norm;
+    bounds.min_at_most = std::sqrt(static_cast<double>(r)) / inverse_norm;
+    bounds.max_at_least = y1_norm / std::sqrt(static_cast<double>(r));
+    y1.certify(bounds);
+    return true;
+  }
   if (static_cast<double>(r) * estimate < threshold) return false;
   // Between the bounds: power iterations on the R of each block of Y1 give lower bounds on
   // sigma_max and on 1/sigma_min that rise toward them: with them c is at most

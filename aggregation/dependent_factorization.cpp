@@ -207,7 +207,7 @@ void DependentFactorization::apply_reflections(const Block& block, bool forward,
 // an edge per nonzero of Y1 (nodes 0..m-1 the rows, m..m+r-1 the columns); rows no dependent
 // column touches belong to no block (they only add to the least-squares residual). Blocks are
 // numbered by their first dependent column, rows and columns increasing within each.
-void DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                          const std::vector<int>& dependent) {
   bool same = dependent == dependent_ && block_count_ > 0 &&
               y1_pattern_.size() == static_cast<std::size_t>(rows_ * columns_);
@@ -222,7 +222,7 @@ void DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
       known[i] = nonzero;
     }
   }
-  if (same) return;
+  if (same) return false;
   dependent_ = dependent;
   block_count_ = 0;
   components_.reset(rows_ + columns_);
@@ -270,11 +270,15 @@ void DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
                          block.columns[static_cast<std::size_t>(j)] * rows_ +
                          block.rows[static_cast<std::size_t>(i)])];
     analyze_block(block, scratch_);
+    // certify's copy and the certificate's scratch, sized here so that they allocate nothing.
+    block.certified.resize(m, r);
+    block.gram.resize(block.steps, block.steps);
     if (block.power_largest.size() != r) {  // conditioning_against's start, sized here
       block.power_largest.setOnes(r);
       block.power_inverse.setOnes(r);
     }
   }
+  return true;
 }
 
 void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
@@ -282,14 +286,16 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   inverse_frobenius_squared_ = -1.0;
   if (static_cast<int>(Q.rows()) != rows_ || static_cast<int>(dependent.size()) != columns_)
     block_count_ = 0;  // other sizes: find the blocks again
+  if (block_count_ == 0) certified_ = false;
   rows_ = static_cast<int>(Q.rows());
   columns_ = static_cast<int>(dependent.size());
   if (columns_ == 0) {
     block_count_ = 0;
     dependent_.clear();
+    certified_ = false;
     return;
   }
-  find_blocks(Q, dependent);
+  if (find_blocks(Q, dependent)) certified_ = false;
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
@@ -495,8 +501,13 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
       block_inverse = std::max(block_inverse, new_inverse);
       // Bounds valid for the whole Y1 at every step: c <= 1 / (largest * inverse_largest).
       if (1.0 / (std::max(largest, block_largest) * std::max(inverse_largest, block_inverse)) <
-          threshold * (1.0 - 1e-9))
+          threshold * (1.0 - 1e-9)) {
+        SingularValueBounds bounds;
+        bounds.max_at_least = std::max(largest, block_largest);
+        bounds.min_at_most = 1.0 / std::max(inverse_largest, block_inverse);
+        certify(bounds);
         return Conditioning::kBelow;  // clear of rounding
+      }
     }
     const bool block_converged = settled >= 2;
     largest = std::max(largest, block_largest);
@@ -504,24 +515,67 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     converged = converged && block_converged;
   }
   if (!converged) return Conditioning::kUndecided;
-  if (1.0 / (largest * inverse_largest) >= 1.5 * threshold) return Conditioning::kAbove;
-  // Converged but close to the threshold: a certificate by two Cholesky factorizations per block
-  // (a symmetric matrix is positive definite exactly when its Cholesky factorization exists).
-  // With U slightly above the converged estimate of sigma_max, U^2 I - R* R > 0 proves
-  // sigma_max < U, and R* R - (threshold U)^2 I > 0 proves sigma_min > threshold U, so
-  // sigma_min / sigma_max > threshold. Far cheaper than the SVD the caller takes otherwise
-  // (digit_like_2legs_6D's 12 x 12 Y1 sits at 1.24 times the threshold).
-  const double bound = largest * (1.0 + 1e-3);
-  for (int b = 0; b < block_count_; ++b) {
+  // Converged: a certificate by two Cholesky factorizations per block (a symmetric matrix is
+  // positive definite exactly when its Cholesky factorization exists). With `high` slightly above
+  // the converged sigma_max and `low` slightly below the converged sigma_min, high^2 I - R* R > 0
+  // proves sigma_max < high and R* R - low^2 I > 0 proves sigma_min > low. Far cheaper than the
+  // SVD the caller takes otherwise (digit_like_2legs_6D's 12 x 12 Y1 sits at 1.24 times the
+  // threshold), and kept for the next updates (certified_at_least).
+  const double high = largest * (1.0 + 1e-3), low = (1.0 - 1e-3) / inverse_largest;
+  bool proven = low / high >= threshold;
+  for (int b = 0; b < block_count_ && proven; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     // Pivots must clear the rounding of R* R's entries, about r eps sigma_max^2.
-    const double tolerance = 1e-14 * static_cast<double>(block.steps) * bound * bound;
-    if (!positive_definite_shifted(block, bound * bound, -1.0, tolerance) ||
-        !positive_definite_shifted(block, -(threshold * bound) * (threshold * bound), 1.0,
-                                   tolerance))
-      return Conditioning::kUndecided;
+    const double tolerance = 1e-14 * static_cast<double>(block.steps) * high * high;
+    proven = positive_definite_shifted(block, high * high, -1.0, tolerance) &&
+             positive_definite_shifted(block, -low * low, 1.0, tolerance);
   }
-  return Conditioning::kAbove;
+  SingularValueBounds bounds;
+  bounds.max_at_least = largest;
+  bounds.min_at_most = 1.0 / inverse_largest;
+  if (proven) {
+    bounds.min_at_least = low;
+    bounds.max_at_most = high;
+  }
+  certify(bounds);
+  if (proven) return Conditioning::kAbove;
+  if (1.0 / (largest * inverse_largest) >= 1.5 * threshold) return Conditioning::kAbove;
+  return Conditioning::kUndecided;
+}
+
+void DependentFactorization::certify(const SingularValueBounds& bounds) {
+  certified_ = block_count_ > 0;
+  bounds_ = bounds;
+  for (int b = 0; b < block_count_; ++b)
+    blocks_[static_cast<std::size_t>(b)].certified = blocks_[static_cast<std::size_t>(b)].matrix;
+}
+
+double DependentFactorization::certified_distance() const {
+  double change = 0.0;
+  for (int b = 0; b < block_count_; ++b) {
+    const Block& block = blocks_[static_cast<std::size_t>(b)];
+    if (block.certified.size() != block.matrix.size())
+      return std::numeric_limits<double>::infinity();
+    const double* now = block.matrix.data();
+    const double* then = block.certified.data();
+    for (Eigen::Index i = 0; i < block.matrix.size(); ++i)
+      change += (now[i] - then[i]) * (now[i] - then[i]);
+  }
+  return std::sqrt(change);
+}
+
+bool DependentFactorization::certified_below(double threshold) const {
+  if (!certified_ || !(bounds_.max_at_least > 0.0)) return false;
+  const double distance = certified_distance();
+  return bounds_.max_at_least - distance > 0.0 &&
+         (bounds_.min_at_most + distance) / (bounds_.max_at_least - distance) < threshold;
+}
+
+bool DependentFactorization::certified_at_least(double threshold) const {
+  if (!certified_ || !(bounds_.min_at_least > 0.0)) return false;
+  const double distance = certified_distance();
+  return bounds_.min_at_least - distance > 0.0 &&
+         (bounds_.min_at_least - distance) / (bounds_.max_at_most + distance) >= threshold;
 }
 
 // Whether shift I + sign R* R is positive definite, by a Cholesky factorization in place of the

@@ -205,6 +205,71 @@ TEST(DependentFactorization, SparseEliminationInsideABlockEqualsTheDenseSolve) {
   EXPECT_GT(single, 250);  // mostly one connected block: the bordered form, not separate blocks
 }
 
+// Bounds kept from one check prove the conditioning of a changed Y1 (same pattern) above or below
+// a threshold only where the SVD agrees, and serve small changes; another pattern drops them.
+TEST(DependentFactorization, KeptCertificateHoldsOnlyWhereTheSvdAgrees) {
+  std::mt19937 rng(77);
+  std::normal_distribution<double> normal;
+  DependentFactorization y1;
+  int kept = 0, kept_below = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    BlockCase c = trial % 2 ? random_bordered_case(rng) : random_block_case(rng);
+    CoordinateSelection selection;
+    selection.dependent = c.dependent;
+    selection.independent = c.independent;
+    selection.rank = static_cast<int>(c.dependent.size());
+    const double conditioning = selection_conditioning(c.Q, selection);
+    y1.compute(c.Q, c.dependent);
+    // Checked at a low threshold, so that it passes and leaves a certificate.
+    ASSERT_TRUE(selection_conditioning_at_least(c.Q, selection, 0.5 * conditioning, y1));
+    for (const double size : {1e-6, 1e-4, 1e-2, 1e-1}) {
+      Eigen::MatrixXd changed = c.Q;
+      for (const int j : c.dependent)
+        for (Eigen::Index i = 0; i < changed.rows(); ++i)
+          if (changed(i, j) != 0.0) changed(i, j) += size * normal(rng);
+      y1.compute(changed, c.dependent);
+      const double now = selection_conditioning(changed, selection);
+      for (const double factor : {0.5, 0.9, 0.99}) {
+        const double threshold = factor * conditioning;
+        if (y1.certified_at_least(threshold)) {
+          EXPECT_GE(now, threshold) << trial << " " << size << " " << factor;
+          kept += size == 1e-6 && factor == 0.5;
+        }
+      }
+      y1.compute(c.Q, c.dependent);  // back to the certified values
+    }
+    // Checked at a high threshold: bounds that prove "below" for changed values.
+    y1.compute(c.Q, c.dependent);
+    ASSERT_FALSE(selection_conditioning_at_least(c.Q, selection, 2.0 * conditioning, y1));
+    for (const double size : {1e-6, 1e-2}) {
+      Eigen::MatrixXd changed = c.Q;
+      for (const int j : c.dependent)
+        for (Eigen::Index i = 0; i < changed.rows(); ++i)
+          if (changed(i, j) != 0.0) changed(i, j) += size * normal(rng);
+      y1.compute(changed, c.dependent);
+      const double now = selection_conditioning(changed, selection);
+      for (const double factor : {1.01, 1.5, 2.0, 4.0})
+        if (y1.certified_below(factor * conditioning)) {
+          EXPECT_LT(now, factor * conditioning) << trial << " " << size << " " << factor;
+          kept_below += size == 1e-6 && factor == 2.0;
+        }
+      y1.compute(c.Q, c.dependent);
+    }
+    // Another pattern (a dependent entry set to zero): no certificate.
+    Eigen::MatrixXd other = c.Q;
+    for (Eigen::Index i = 0; i < other.rows(); ++i)
+      if (other(i, c.dependent.front()) != 0.0) {
+        other(i, c.dependent.front()) = 0.0;
+        break;
+      }
+    y1.compute(other, c.dependent);
+    EXPECT_FALSE(y1.certified_at_least(0.0)) << trial;
+    EXPECT_FALSE(y1.certified_below(1.0)) << trial;
+  }
+  EXPECT_GT(kept, 150);  // a change of 1e-6 keeps most certificates at half the conditioning
+  EXPECT_GT(kept_below, 100);
+}
+
 // The block solves against one dense least-squares solve of the whole Y1, and the Frobenius norms
 // against the dense matrix and the dense R.
 TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <limits>
 #include <vector>
 
 #include "skograph/graph/disjoint_sets.hpp"
@@ -59,6 +60,24 @@ class DependentFactorization {
   enum class Conditioning { kBelow, kAbove, kUndecided };
   Conditioning conditioning_against(double threshold);
 
+  // Proven bounds on Y1's extreme singular values at this factorization (from the Frobenius
+  // bracket, the power iterations and the Cholesky certificate of conditioning_against), kept
+  // with Y1's values; a bound not known stays at its default.
+  struct SingularValueBounds {
+    double min_at_least = 0.0, max_at_most = std::numeric_limits<double>::infinity();
+    double min_at_most = std::numeric_limits<double>::infinity(), max_at_least = 0.0;
+  };
+  void certify(const SingularValueBounds& bounds);
+  // Whether the kept bounds prove sigma_min / sigma_max >= threshold (certified_at_least) or
+  // < threshold (certified_below) for the current Y1: singular values move by at most
+  // |E|_2 <= |E|_F when Y1 changes by E (Weyl), so with d = |Y1 - Y1 then|_F,
+  // (min_at_least - d) / (max_at_most + d) >= threshold suffices, and so does
+  // (min_at_most + d) / (max_at_least - d) < threshold for below. O(rows x columns): along a
+  // motion the selection check is mostly this. The bounds are dropped when the blocks change
+  // (another dependent set or pattern).
+  bool certified_at_least(double threshold) const;
+  bool certified_below(double threshold) const;
+
  private:
   // R of one block, upper triangular in elimination order: its diagonal and, row by row, the
   // nonzeros right of it (the later steps a reflection reached).
@@ -75,6 +94,7 @@ class DependentFactorization {
   struct Block {
     std::vector<int> rows, columns;  // rows of Q; positions in `dependent`
     Eigen::MatrixXd matrix, right_hand_side;
+    Eigen::MatrixXd certified;  // `matrix` when the certificate was made
     // The elimination, worked out from `pattern` (matrix(i, j) != 0, column-major) and redone when
     // it changes: step k eliminates column order[k] by one Householder reflection on the block
     // rows reflection_rows[offsets[k] .. offsets[k+1]) (the pivot, R's row k, first), applied to
@@ -108,13 +128,17 @@ class DependentFactorization {
   static void apply_reflections(const Block& block, bool forward,
                                 Eigen::Ref<Eigen::MatrixXd> target);
   // Splits Q's rows and the dependent columns into blocks (the connected components of Y1's
-  // pattern), unless the pattern is the previous call's.
-  void find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& dependent);
+  // pattern), unless the
+  // pattern is the previous call's; returns whether it found them again.
+  bool find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& dependent);
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
   bool wide_ = false;
   double inverse_frobenius_squared_ = -1.0;  // < 0: not computed since the last compute()
+  bool certified_ = false;
+  SingularValueBounds bounds_;
+  double certified_distance() const;  // |Y1 - Y1 at certify|_F
   DisjointSets components_;
   std::vector<int> block_of_root_, dependent_;
   std::vector<char> y1_pattern_;
