@@ -212,12 +212,21 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
   bool same = dependent == dependent_ && block_count_ > 0 &&
               y1_pattern_.size() == static_cast<std::size_t>(rows_ * columns_);
   if (!same) y1_pattern_.resize(static_cast<std::size_t>(rows_ * columns_));
+  // Entries within rounding of zero count as zero (and compute() sets them to zero): a planar
+  // loop closed by 6-d rows has rows of 1e-16 noise (robot_delta: 9 of 18, the 5-bar: 3 of 6),
+  // which would otherwise join every reflection. Dropping them perturbs Y1 by at most
+  // kNegligible |Y1|_max, within what the factorization's rounding does anyway; a NaN stays.
+  double largest = 0.0;
+  for (int c = 0; c < columns_ && rows_ > 0; ++c)
+    largest =
+        std::max(largest, Q.col(dependent[static_cast<std::size_t>(c)]).cwiseAbs().maxCoeff());
+  negligible_ = kNegligible * largest;
   for (int c = 0; c < columns_; ++c) {
     const double* column = Q.col(dependent[static_cast<std::size_t>(c)]).data();
     char* known =
         y1_pattern_.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows_);
     for (int i = 0; i < rows_; ++i) {
-      const char nonzero = column[i] != 0.0 ? 1 : 0;
+      const char nonzero = std::abs(column[i]) <= negligible_ ? 0 : 1;
       same = same && known[i] == nonzero;
       known[i] = nonzero;
     }
@@ -305,8 +314,10 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
       const double* column =
           Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
               .data();
-      for (Eigen::Index i = 0; i < m; ++i)
-        block.matrix(i, j) = column[block.rows[static_cast<std::size_t>(i)]];
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const double value = column[block.rows[static_cast<std::size_t>(i)]];
+        block.matrix(i, j) = std::abs(value) <= negligible_ ? 0.0 : value;
+      }
     }
     factorize_block(block);
   }

@@ -270,6 +270,31 @@ TEST(DependentFactorization, KeptCertificateHoldsOnlyWhereTheSvdAgrees) {
   EXPECT_GT(kept_below, 100);
 }
 
+// Rows of rounding noise (a planar loop closed by 6-d rows) join no block: the blocks are those of
+// the matrix without them, and the solves equal the dense solve of the noisy Y1 to roundoff.
+TEST(DependentFactorization, RowsOfRoundingNoiseJoinNoBlock) {
+  std::mt19937 rng(31);
+  std::normal_distribution<double> normal;
+  DependentFactorization y1;
+  for (int trial = 0; trial < 100; ++trial) {
+    const BlockCase c = random_block_case(rng);
+    Eigen::MatrixXd noisy(c.Q.rows() * 2, c.Q.cols());
+    for (Eigen::Index i = 0; i < c.Q.rows(); ++i) {
+      noisy.row(2 * i) = c.Q.row(i);
+      for (Eigen::Index j = 0; j < c.Q.cols(); ++j) noisy(2 * i + 1, j) = 1e-17 * normal(rng);
+    }
+    y1.compute(noisy, c.dependent);
+    EXPECT_EQ(y1.block_count(), c.blocks) << "trial " << trial;
+    const Eigen::MatrixXd dense = noisy(Eigen::all, c.dependent);
+    const Eigen::VectorXd b = noisy * Eigen::VectorXd::Random(noisy.cols());
+    Eigen::VectorXd x(static_cast<Eigen::Index>(c.dependent.size()));
+    y1.solve(b, x);
+    const Eigen::VectorXd expected = dense.householderQr().solve(b);
+    EXPECT_LT((x - expected).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected.norm()))
+        << "trial " << trial;
+  }
+}
+
 // The block solves against one dense least-squares solve of the whole Y1, and the Frobenius norms
 // against the dense matrix and the dense R.
 TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {

@@ -135,7 +135,9 @@ class DependentFactorization {
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
   bool wide_ = false;
-  double inverse_frobenius_squared_ = -1.0;  // < 0: not computed since the last compute()
+  double inverse_frobenius_squared_ = -1.0;     // < 0: not computed since the last compute()
+  static constexpr double kNegligible = 1e-14;  // relative to |Y1|_max: counts as zero
+  double negligible_ = 0.0;
   bool certified_ = false;
   SingularValueBounds bounds_;
   double certified_distance() const;  // |Y1 - Y1 at certify|_F
