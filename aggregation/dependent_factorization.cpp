@@ -589,8 +589,8 @@ bool DependentFactorization::certified_at_least(double threshold) const {
          (bounds_.min_at_least - distance) / (bounds_.max_at_most + distance) >= threshold;
 }
 
-// Whether shift I + sign R* R is positive definite, by a Cholesky factorization in place of the
-// block's scratch (a pivot not above `tolerance` counts as no).
+// Whether shift I + sign R* R has every eigenvalue above `tolerance`, by a Cholesky factorization
+// in place of the block's scratch.
 bool DependentFactorization::positive_definite_shifted(Block& block, double shift, double sign,
                                                        double tolerance) {
   const int r = block.steps;
@@ -613,24 +613,14 @@ bool DependentFactorization::positive_definite_shifted(Block& block, double shif
       }
     }
   }
-  // The lower triangle of shift I + sign R* R, factorized column by column.
+  // The lower triangle of shift I + sign R* R, less the rounding margin: positive definite (Eigen's
+  // Cholesky factorization, in place, succeeds) proves its eigenvalues above `tolerance`.
   for (int j = 0; j < r; ++j) {
     for (int i = j; i < r; ++i) a(i, j) *= sign;
-    a(j, j) += shift;
+    a(j, j) += shift - tolerance;
   }
-  for (int j = 0; j < r; ++j) {
-    double pivot = a(j, j);
-    for (int k = 0; k < j; ++k) pivot -= a(j, k) * a(j, k);
-    if (!(pivot > tolerance)) return false;
-    const double root = std::sqrt(pivot);
-    a(j, j) = root;
-    for (int i = j + 1; i < r; ++i) {
-      double value = a(i, j);
-      for (int k = 0; k < j; ++k) value -= a(i, k) * a(j, k);
-      a(i, j) = value / root;
-    }
-  }
-  return true;
+  const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> cholesky(a);
+  return cholesky.info() == Eigen::Success;
 }
 
 }  // namespace skograph

@@ -121,7 +121,8 @@ class DependentFactorization {
   // The elimination order and fill of `block.pattern` (fewest unpivoted rows first).
   static void analyze_block(Block& block, AnalysisScratch& scratch);
   static void factorize_block(Block& block);
-  // Whether shift I + sign R* R is positive definite (Cholesky), for conditioning_against.
+  // Whether shift I + sign R* R has its eigenvalues above `tolerance` (Cholesky), for
+  // conditioning_against.
   static bool positive_definite_shifted(Block& block, double shift, double sign, double tolerance);
   // Q_f* (forward: H_0 first) or Q_f (H_(steps-1) first) applied to the columns of `target`
   // (the block's rows).
