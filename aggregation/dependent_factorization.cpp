@@ -220,7 +220,7 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
   for (int c = 0; c < columns_ && rows_ > 0; ++c)
     largest =
         std::max(largest, Q.col(dependent[static_cast<std::size_t>(c)]).cwiseAbs().maxCoeff());
-  negligible_ = kNegligible * largest;
+  negligible_ = std::isfinite(largest) ? kNegligible * largest : 0.0;  // an inf stays
   for (int c = 0; c < columns_; ++c) {
     const double* column = Q.col(dependent[static_cast<std::size_t>(c)]).data();
     char* known =
@@ -537,7 +537,9 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
   for (int b = 0; b < block_count_ && proven; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     // Pivots must clear the rounding of R* R's entries, about r eps sigma_max^2.
-    const double tolerance = 1e-14 * static_cast<double>(block.steps) * high * high;
+    const double steps = static_cast<double>(block.steps);
+    const double tolerance =
+        4.0 * steps * (steps + 1.0) * std::numeric_limits<double>::epsilon() * high * high;
     proven = positive_definite_shifted(block, high * high, -1.0, tolerance) &&
              positive_definite_shifted(block, -low * low, 1.0, tolerance);
   }
@@ -549,14 +551,23 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
     bounds.max_at_most = high;
   }
   certify(bounds);
-  if (proven) return Conditioning::kAbove;
-  if (1.0 / (largest * inverse_largest) >= 1.5 * threshold) return Conditioning::kAbove;
-  return Conditioning::kUndecided;
+  // Not proven although the estimates clear the threshold: they are off by more than the
+  // margins, so the caller's SVD decides.
+  return proven ? Conditioning::kAbove : Conditioning::kUndecided;
 }
 
 void DependentFactorization::certify(const SingularValueBounds& bounds) {
   certified_ = block_count_ > 0;
   bounds_ = bounds;
+  // The bounds hold for the factorized R, which is Y1 less its negligible entries (at most
+  // sqrt(rows x columns) negligible_ in norm) and less the QR's backward error (a few
+  // rows x columns eps |Y1|_F): counted into every later distance.
+  double entries = 0.0;
+  for (int b = 0; b < block_count_; ++b)
+    entries += static_cast<double>(blocks_[static_cast<std::size_t>(b)].matrix.size());
+  certified_slack_ = std::sqrt(entries) * negligible_ + 16.0 * entries *
+                                                            std::numeric_limits<double>::epsilon() *
+                                                            std::sqrt(frobenius_squared());
   for (int b = 0; b < block_count_; ++b)
     blocks_[static_cast<std::size_t>(b)].certified = blocks_[static_cast<std::size_t>(b)].matrix;
 }
@@ -572,14 +583,15 @@ double DependentFactorization::certified_distance() const {
     for (Eigen::Index i = 0; i < block.matrix.size(); ++i)
       change += (now[i] - then[i]) * (now[i] - then[i]);
   }
-  return std::sqrt(change);
+  return std::sqrt(change) + 2.0 * certified_slack_;  // the slack then and about as much now
 }
 
 bool DependentFactorization::certified_below(double threshold) const {
   if (!certified_ || !(bounds_.max_at_least > 0.0)) return false;
   const double distance = certified_distance();
   return bounds_.max_at_least - distance > 0.0 &&
-         (bounds_.min_at_most + distance) / (bounds_.max_at_least - distance) < threshold;
+         (bounds_.min_at_most + distance) / (bounds_.max_at_least - distance) <
+             threshold * (1.0 - 1e-9);  // clear of rounding, as conditioning_against's kBelow
 }
 
 bool DependentFactorization::certified_at_least(double threshold) const {

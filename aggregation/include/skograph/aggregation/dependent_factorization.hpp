@@ -12,7 +12,8 @@
 // are eliminated within the leg's rows, and the platform's last on what each leg leaves over (the
 // block-angular form: wl16_like's 30 x 30 Y1 as five 6 x 5 legs and a 5 x 5 platform). The
 // elimination order is worked out from the pattern and kept while the pattern stays the same.
-// Storage is reused: no allocation once the blocks' sizes have been seen.
+// Storage is reused: no allocation once the blocks' sizes have been seen (each block keeps its
+// buffers; patterns whose blocks come in another order of sizes resize them again).
 #pragma once
 
 #include <Eigen/Dense>
@@ -49,14 +50,14 @@ class DependentFactorization {
   // than once at the same Y1).
   double frobenius_squared() const;
   double inverse_frobenius_squared();
-  // Whether sigma_min / sigma_max of Y1 is below `threshold` (kBelow), clearly above it (kAbove:
-  // at least 1.5 times it) or neither decided (kUndecided: the caller takes the SVD), by power
-  // iterations on each block's R: Y1's singular values are its blocks' together, so lower bounds
-  // on each block's sigma_max and 1/sigma_min bound the whole. Each block's iteration starts from
-  // the vectors it ended with at the previous factorization of the same size, with a share of a
-  // fixed vector mixed in (an update along a motion settles in a few steps); "clearly above"
-  // needs two consecutive steps that change both bounds by under 1e-4. Blocks of more than 64
-  // columns are left undecided.
+  // Whether sigma_min / sigma_max of Y1 is below `threshold` (kBelow), above it (kAbove: proven
+  // by a Cholesky certificate at the converged estimates) or neither decided (kUndecided: the
+  // caller takes the SVD), by power iterations on each block's R: Y1's singular values are its
+  // blocks' together, so lower bounds on each block's sigma_max and 1/sigma_min bound the whole.
+  // Each block's iteration starts from the vectors it ended with at the previous factorization of
+  // the same size, with a share of a fixed vector mixed in (an update along a motion settles in a
+  // few steps); "clearly above" needs two consecutive steps that change both bounds by under 1e-4.
+  // Blocks of more than 64 columns are left undecided.
   enum class Conditioning { kBelow, kAbove, kUndecided };
   Conditioning conditioning_against(double threshold);
 
@@ -141,11 +142,12 @@ class DependentFactorization {
   double negligible_ = 0.0;
   bool certified_ = false;
   SingularValueBounds bounds_;
-  double certified_distance() const;  // |Y1 - Y1 at certify|_F
+  double certified_slack_ = 0.0;
+  double certified_distance() const;  // |Y1 - Y1 at certify|_F, plus the rounding slack
   DisjointSets components_;
   std::vector<int> block_of_root_, dependent_;
-  std::vector<char> y1_pattern_;
-  AnalysisScratch scratch_;  // Y1 != 0, column-major, as the blocks were found for
+  std::vector<char> y1_pattern_;  // Y1 != 0, column-major, as the blocks were found for
+  AnalysisScratch scratch_;
 };
 
 }  // namespace skograph
