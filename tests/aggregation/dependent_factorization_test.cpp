@@ -22,6 +22,30 @@ struct BlockCase {
   int blocks = 0;
 };
 
+// 0 .. count - 1 in random order.
+std::vector<int> shuffled_order(int count, std::mt19937& rng) {
+  std::vector<int> order(static_cast<std::size_t>(count));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  return order;
+}
+
+// Sorts the dependent columns and fills the columns of column_order from position `dependent` on
+// as independent ones in range(Y1), as a constraint matrix's are (rank of Q = rank of Y1).
+void add_independent_columns(BlockCase& c, const std::vector<int>& column_order, int dependent,
+                             std::mt19937& rng, std::normal_distribution<double>& normal) {
+  std::sort(c.dependent.begin(), c.dependent.end());
+  const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
+  for (std::size_t j = static_cast<std::size_t>(dependent); j < column_order.size(); ++j) {
+    const int k = column_order[j];
+    c.independent.push_back(k);
+    Eigen::VectorXd weights(y1.cols());
+    for (Eigen::Index i = 0; i < weights.size(); ++i) weights(i) = normal(rng);
+    c.Q.col(k) = y1 * weights;
+  }
+  std::sort(c.independent.begin(), c.independent.end());
+}
+
 BlockCase random_block_case(std::mt19937& rng) {
   std::uniform_int_distribution<int> block_count(1, 5), block_size(1, 4), extra(0, 1),
       free_columns(0, 4);
@@ -39,12 +63,8 @@ BlockCase random_block_case(std::mt19937& rng) {
   const int empty_rows = extra(rng), independent = free_columns(rng);
   rows += empty_rows;
   const int columns = dependent + independent;
-  std::vector<int> row_order(static_cast<std::size_t>(rows)),
-      column_order(static_cast<std::size_t>(columns));
-  std::iota(row_order.begin(), row_order.end(), 0);
-  std::iota(column_order.begin(), column_order.end(), 0);
-  std::shuffle(row_order.begin(), row_order.end(), rng);
-  std::shuffle(column_order.begin(), column_order.end(), rng);
+  const std::vector<int> row_order = shuffled_order(rows, rng);
+  const std::vector<int> column_order = shuffled_order(columns, rng);
   c.Q.setZero(rows, columns);
   int row = 0, column = 0;
   for (const auto& [block_rows, block_columns] : shapes) {
@@ -57,17 +77,7 @@ BlockCase random_block_case(std::mt19937& rng) {
     row += block_rows;
     column += block_columns;
   }
-  std::sort(c.dependent.begin(), c.dependent.end());
-  // Independent columns in range(Y1), as a constraint matrix's are (rank of Q = rank of Y1).
-  const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
-  for (int j = dependent; j < columns; ++j) {
-    const int k = column_order[static_cast<std::size_t>(j)];
-    c.independent.push_back(k);
-    Eigen::VectorXd weights(y1.cols());
-    for (Eigen::Index i = 0; i < weights.size(); ++i) weights(i) = normal(rng);
-    c.Q.col(k) = y1 * weights;
-  }
-  std::sort(c.independent.begin(), c.independent.end());
+  add_independent_columns(c, column_order, dependent, rng, normal);
   return c;
 }
 
@@ -92,12 +102,8 @@ BlockCase random_bordered_case(std::mt19937& rng) {
   }
   const int dependent = own + shared, independent = std::uniform_int_distribution<int>(0, 4)(rng);
   const int columns = dependent + independent;
-  std::vector<int> row_order(static_cast<std::size_t>(rows)),
-      column_order(static_cast<std::size_t>(columns));
-  std::iota(row_order.begin(), row_order.end(), 0);
-  std::iota(column_order.begin(), column_order.end(), 0);
-  std::shuffle(row_order.begin(), row_order.end(), rng);
-  std::shuffle(column_order.begin(), column_order.end(), rng);
+  const std::vector<int> row_order = shuffled_order(rows, rng);
+  const std::vector<int> column_order = shuffled_order(columns, rng);
   BlockCase c;
   c.blocks = 1;
   c.Q.setZero(rows, columns);
@@ -120,16 +126,7 @@ BlockCase random_bordered_case(std::mt19937& rng) {
   }
   for (int j = 0; j < dependent; ++j)
     c.dependent.push_back(column_order[static_cast<std::size_t>(j)]);
-  std::sort(c.dependent.begin(), c.dependent.end());
-  const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
-  for (int j = dependent; j < columns; ++j) {
-    const int k = column_order[static_cast<std::size_t>(j)];
-    c.independent.push_back(k);
-    Eigen::VectorXd weights(y1.cols());
-    for (Eigen::Index i = 0; i < weights.size(); ++i) weights(i) = normal(rng);
-    c.Q.col(k) = y1 * weights;
-  }
-  std::sort(c.independent.begin(), c.independent.end());
+  add_independent_columns(c, column_order, dependent, rng, normal);
   return c;
 }
 
