@@ -63,39 +63,32 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
   return frame;
 }
 
-// The relative twist of F_c with respect to F_p in F_p coordinates per unit rate of each dof of
-// aggregate s (6 x n_S): the sub-graph Jacobians J_o - J_p of constraint-embedding Eq. 58 with
-// the closure nodes o = F_c, p = F_p, before the constraint rows A select its directions:
+// The relative twist of F_c with respect to F_p per unit rate of each dof of aggregate s
+// (6 x n_S, world coordinates): the sub-graph Jacobians J_o - J_p of constraint-embedding Eq. 58
+// with the closure nodes o = F_c, p = F_p, before the rotation into F_p and the constraint rows
+// A (the caller's). In F_p coordinates the relative twist is
 //   [R_p^T (w_c - w_p); R_p^T (v_c - v_p - w_p x D)],  D = x_c - x_p,
 // where a dof of joint k moves link L when k is an ancestor-or-self of L in the tree, giving
-// w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)).
+// w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)). A dof moving
+// F_p adds v_p + w x D = v(x_c): either end's dof enters as +-[w; v(x_c)], and a dof moving both
+// ends cancels (its columns stay zero).
 void relative_twist_jacobian(const RigidBodyData& data, const Impl& impl, int s,
-                             const LoopRows& rows, const FrameMotion& parent,
-                             const FrameMotion& child,
+                             const LoopRows& rows, const FrameMotion& child,
                              Eigen::Matrix<double, 6, Eigen::Dynamic>& jacobian) {
   const std::vector<int>& dofs = impl.dofs[s];
-  const Eigen::Vector3d d = child.position - parent.position;
-  const Eigen::Matrix3d rotation_transpose = parent.rotation.transpose();
   jacobian.setZero(6, static_cast<int>(dofs.size()));
   for (const LoopRows::MovingDof& moving : rows.moving) {
+    if (moving.moves_child == moving.moves_parent) continue;
     const int dof = dofs[static_cast<std::size_t>(moving.position)];
     const int k = impl.dof_node[dof];
     const Eigen::Isometry3d& pose = data.link_pose[k];
     const auto h = data.hinge[k].col(impl.dof_in_joint[dof]);
     const Eigen::Vector3d w = pose.linear() * h.head<3>();
-    const Eigen::Vector3d v_origin = pose.linear() * h.tail<3>();
-    Eigen::Vector3d w_c = Eigen::Vector3d::Zero(), v_c = Eigen::Vector3d::Zero();
-    Eigen::Vector3d w_p = Eigen::Vector3d::Zero(), v_p = Eigen::Vector3d::Zero();
-    if (moving.moves_child) {
-      w_c = w;
-      v_c = v_origin + w.cross(child.position - pose.translation());
-    }
-    if (moving.moves_parent) {
-      w_p = w;
-      v_p = v_origin + w.cross(parent.position - pose.translation());
-    }
-    jacobian.col(moving.position).head<3>() = rotation_transpose * (w_c - w_p);
-    jacobian.col(moving.position).tail<3>() = rotation_transpose * (v_c - v_p - w_p.cross(d));
+    const Eigen::Vector3d v =
+        pose.linear() * h.tail<3>() + w.cross(child.position - pose.translation());
+    const double sign = moving.moves_child ? 1.0 : -1.0;
+    jacobian.col(moving.position).head<3>() = sign * w;
+    jacobian.col(moving.position).tail<3>() = sign * v;
   }
 }
 
@@ -206,6 +199,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->relative_twist[s];
   data.work->orientation_flip[s] = 0.0;
   data.work->flipped_loop[s] = -1;
+  constraint.setZero();  // one contiguous fill instead of strided rows per loop
+  if (with_position) jacobian.setZero();
   int row = 0;
   for (const int l : impl.loops[s]) {
     const LoopClosure& loop = m.loops[l];
@@ -214,9 +209,13 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         frame_motion(tree, data.tree, acceleration, loop.parent, loop.parent_origin, with_velocity);
     const FrameMotion child =
         frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, with_velocity);
-    relative_twist_jacobian(data.tree, impl, s, rows, parent, child, twist);
+    relative_twist_jacobian(data.tree, impl, s, rows, child, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
+    // The rows A R_p^T once per loop (at most 3 x 3 each: fixed-capacity products).
+    const Eigen::Matrix3d rotation_transpose = parent.rotation.transpose();
+    const RowMatrix3 angular_rotated = rows.angular * rotation_transpose;
+    const RowMatrix3 linear_rotated = rows.linear * rotation_transpose;
     if (with_position) {
       Eigen::Matrix3d angular_jacobian;
       const double flip = loop_position_error(rows, loop, parent, child,
@@ -225,21 +224,25 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         data.work->orientation_flip[s] = flip;
         data.work->flipped_loop[s] = l;
       }
-      jacobian.middleRows(row, rows.rows()).setZero();
+      const RowMatrix3 angular_error_rows = rows.angular * angular_jacobian * rotation_transpose;
       for (const LoopRows::MovingDof& moving : rows.moving) {
-        const Eigen::Vector3d angular = angular_jacobian * twist.col(moving.position).head<3>();
-        jacobian.col(moving.position).segment(row, angular_rows).noalias() = rows.angular * angular;
+        if (moving.moves_child == moving.moves_parent) continue;
+        const auto column = twist.col(moving.position);
+        jacobian.col(moving.position).segment(row, angular_rows).noalias() =
+            angular_error_rows * column.head<3>();
         jacobian.col(moving.position).segment(row + angular_rows, linear_rows).noalias() =
-            rows.linear * twist.col(moving.position).tail<3>();
+            linear_rotated * column.tail<3>();
       }
     }
-    // Only the columns of the dofs that move an end of the loop are nonzero.
-    constraint.middleRows(row, rows.rows()).setZero();
+    // Only the columns of the dofs that move one end of the loop are nonzero (Q, the
+    // Jacobian were zeroed whole above).
     for (const LoopRows::MovingDof& moving : rows.moving) {
+      if (moving.moves_child == moving.moves_parent) continue;
+      const auto column = twist.col(moving.position);
       constraint.col(moving.position).segment(row, angular_rows).noalias() =
-          rows.angular * twist.col(moving.position).head<3>();
+          angular_rotated * column.head<3>();
       constraint.col(moving.position).segment(row + angular_rows, linear_rows).noalias() =
-          rows.linear * twist.col(moving.position).tail<3>();
+          linear_rotated * column.tail<3>();
     }
     if (acceleration != nullptr) {
       // d/dt of the relative twist with qdd = 0: d/dt (R_p^T y) = R_p^T (ydot - w_p x y) with
@@ -254,11 +257,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
       const Eigen::Vector3d linear_rate =
           child.acceleration - parent.acceleration - parent.angular_acceleration.cross(d) -
           w_p.cross(child.velocity - parent.velocity) - w_p.cross(y_linear);
-      const Eigen::Matrix3d rotation_transpose = parent.rotation.transpose();
-      const Eigen::Vector3d angular_in_parent = rotation_transpose * angular_rate;
-      const Eigen::Vector3d linear_in_parent = rotation_transpose * linear_rate;
-      product.segment(row, angular_rows).noalias() = rows.angular * angular_in_parent;
-      product.segment(row + angular_rows, linear_rows).noalias() = rows.linear * linear_in_parent;
+      product.segment(row, angular_rows).noalias() = angular_rotated * angular_rate;
+      product.segment(row + angular_rows, linear_rows).noalias() = linear_rotated * linear_rate;
     }
     row += rows.rows();
   }
@@ -272,7 +272,6 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     const int offset_a = tree.joint_dof_offset(coupling.joint_a);
     for (int j = 0; j < count; ++j, ++row) {
       // q_a - sum_i r_i q_i - offset = 0 (a gear has one term, a differential several).
-      constraint.row(row).setZero();
       constraint(row, position_of(offset_a + j)) = 1.0;
       double value = q[offset_a + j] - coupling.offset;
       for (int t = 0; t < coupling.term_count(); ++t) {

@@ -161,16 +161,23 @@ bool cholesky_in_place(Eigen::MatrixXd& square) {
   return true;
 }
 
-// B <- L^-1 B by forward substitution, column by column (L from cholesky_in_place).
-template <typename Matrix>
-void solve_lower(const Eigen::MatrixXd& lower, Matrix& right) {
-  const Eigen::Index r = lower.rows();
-  for (Eigen::Index c = 0; c < right.cols(); ++c)
-    for (Eigen::Index i = 0; i < r; ++i) {
-      double value = right(i, c);
-      for (Eigen::Index k = 0; k < i; ++k) value -= lower(i, k) * right(k, c);
-      right(i, c) = value / lower(i, i);
-    }
+// b <- L^-1 b by forward substitution (L from cholesky_in_place).
+void solve_lower(const Eigen::MatrixXd& lower, Eigen::VectorXd& right) {
+  for (Eigen::Index i = 0; i < lower.rows(); ++i) {
+    double value = right(i);
+    for (Eigen::Index k = 0; k < i; ++k) value -= lower(i, k) * right(k);
+    right(i) = value / lower(i, i);
+  }
+}
+
+// B <- B L^-* for B with 6 rows, column by column (the columns are spatial vectors).
+void solve_lower_transposed_right(const Eigen::MatrixXd& lower,
+                                  Eigen::Matrix<double, 6, Eigen::Dynamic>& right) {
+  for (Eigen::Index a = 0; a < lower.rows(); ++a) {
+    Vector6d column = right.col(a);
+    for (Eigen::Index b = 0; b < a; ++b) column -= lower(a, b) * right.col(b);
+    right.col(a) = column / lower(a, a);
+  }
 }
 
 // b <- L^-* b by back substitution.
@@ -203,20 +210,18 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
     if (p >= 0 && impl.aggregate_of_node[p] == s)
       work.member_composite[p] += work.member_composite[k];
   }
-  // F rows (R(member) s_j)* and M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for
+  // F* columns R(member) s_j and M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for
   // i at or above j's member b), kept as a list: M_SS is mostly zero when the aggregate branches.
-  step.force_rows.resize(n, 6);
+  step.force_columns.resize(6, n);
   for (int j = 0; j < n; ++j) {
     const int b = impl.dof_node[dofs[j]];
-    step.force_rows.row(j).noalias() =
-        (work.member_composite[b] * work.world_column.col(dofs[j])).transpose();
+    step.force_columns.col(j).noalias() = work.member_composite[b] * work.world_column.col(dofs[j]);
   }
   const std::vector<Impl::MassEntry>& entries = impl.mass_entries[static_cast<std::size_t>(s)];
   step.mass_values.resize(static_cast<Eigen::Index>(entries.size()));
   for (std::size_t e = 0; e < entries.size(); ++e)
     step.mass_values(static_cast<Eigen::Index>(e)) =
-        work.world_column.col(dofs[entries[e].row])
-            .dot(step.force_rows.row(entries[e].column).transpose());
+        work.world_column.col(dofs[entries[e].row]).dot(step.force_columns.col(entries[e].column));
   // The bias: member accelerations from the velocity products alone (no parent acceleration, no
   // hinge accelerations), forces f = P a + z gathered over the members.
   for (const int k : members) {
@@ -245,31 +250,36 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
     step.bias(i) = work.world_column.col(dofs[i]).dot(work.subtree_force[impl.dof_node[dofs[i]]]);
     step.forces(i) = tau[dofs[i]];
   }
-  // D = X* M_SS X, K = X* F, epsilon = X* (T - bias - M_SS Xdot qd_R).
+  // D = X* M_SS X, K* = F* X, epsilon = X* (T - bias - M_SS Xdot qd_R). Plain loops over the
+  // column-major X (n x r, r a handful): Eigen's general products spend more on dispatch and
+  // blocking than on arithmetic at these sizes.
   const Eigen::MatrixXd& X = data.embedding[s];
   const Eigen::VectorXd& rate = data.embedding_rate[s];
+  const Eigen::Index r = X.cols();
   step.residual = step.forces - step.bias;
-  step.projected.setZero(n, X.cols());
+  step.projected.setZero(n, r);
+  const double* x = X.data();
+  double* projected = step.projected.data();
   for (std::size_t e = 0; e < entries.size(); ++e) {  // residual -= M_SS rate, projected = M_SS X
     const int i = entries[e].row, j = entries[e].column;
     const double value = step.mass_values(static_cast<Eigen::Index>(e));
     step.residual(i) -= value * rate(j);
-    step.projected.row(i) += value * X.row(j);
+    for (Eigen::Index b = 0; b < r; ++b) projected[i + b * n] += value * x[j + b * n];
     if (i == j) continue;
     step.residual(j) -= value * rate(i);
-    step.projected.row(j) += value * X.row(i);
+    for (Eigen::Index b = 0; b < r; ++b) projected[j + b * n] += value * x[i + b * n];
   }
-  // The X* products as column dot products (X is n x r with r a handful of columns: Eigen's
-  // general products spend more on dispatch and blocking than on arithmetic at these sizes).
-  const Eigen::Index r = X.cols();
   step.factor.resize(r, r);
-  step.whitened_gain.resize(r, 6);
+  step.whitened_gain.setZero(6, r);
   step.whitened_innovation.resize(r);
   for (Eigen::Index a = 0; a < r; ++a) {
     const auto column = X.col(a);
     step.whitened_innovation(a) = column.dot(step.residual);
     for (Eigen::Index b = 0; b <= a; ++b) step.factor(a, b) = column.dot(step.projected.col(b));
-    for (int c = 0; c < 6; ++c) step.whitened_gain(a, c) = column.dot(step.force_rows.col(c));
+  }
+  for (int j = 0; j < n; ++j) {
+    const auto force_column = step.force_columns.col(j);
+    for (Eigen::Index a = 0; a < r; ++a) step.whitened_gain.col(a) += x[j + a * n] * force_column;
   }
   step.massless = total_inertia.isZero(0.0);
   if (step.massless) {
@@ -284,19 +294,15 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   // W* w, and the scatter's qdd_R = D^-1 (epsilon - K a_p) = L^-* (w - W a_p).
   if (!cholesky_in_place(step.factor))
     throw SingularMassMatrixError(impl.nodes[s].front(), singular_aggregate_message(model, s));
-  solve_lower(step.factor, step.whitened_gain);
+  solve_lower_transposed_right(step.factor, step.whitened_gain);
   solve_lower(step.factor, step.whitened_innovation);
   // P_agg = R_total - K* D^-1 K, z_agg = f_bias + F* Xdot qd_R + K* D^-1 epsilon.
   step.force = total_force;
-  for (int c = 0; c < 6; ++c) {
-    const auto gain_column = step.whitened_gain.col(c);
-    step.force(c) += step.force_rows.col(c).dot(rate) + gain_column.dot(step.whitened_innovation);
-    for (int d = 0; d <= c; ++d) {
-      const double value = total_inertia(c, d) - gain_column.dot(step.whitened_gain.col(d));
-      step.articulated(c, d) = value;
-      step.articulated(d, c) = value;
-    }
-  }
+  step.force.noalias() += step.force_columns * rate;
+  step.force.noalias() += step.whitened_gain * step.whitened_innovation;
+  step.articulated = total_inertia;
+  for (Eigen::Index a = 0; a < r; ++a)
+    step.articulated.noalias() -= step.whitened_gain.col(a) * step.whitened_gain.col(a).transpose();
 }
 
 }  // namespace
@@ -402,7 +408,7 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       if (!step.massless) {
         for (Eigen::Index a = 0; a < X.cols(); ++a)
           step.independent_acceleration(a) =
-              step.whitened_innovation(a) - step.whitened_gain.row(a).dot(parent_acceleration);
+              step.whitened_innovation(a) - step.whitened_gain.col(a).dot(parent_acceleration);
         solve_lower_transposed(step.factor, step.independent_acceleration);
       }
       step.dof_acceleration = data.embedding_rate[s];

@@ -16,7 +16,9 @@
 
 namespace skograph {
 
-using RowMatrix3 = Eigen::Matrix<double, Eigen::Dynamic, 3>;
+// Up to three rows of directions (a loop's angular or linear rows): fixed capacity, so products
+// with it are coefficient-based and allocate nothing.
+using RowMatrix3 = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::ColMajor, 3, 3>;
 
 // The constant row selections of one loop: the constrained directions of the relative twist
 // [angular; linear] in F_p coordinates (closed_chain_model.hpp, "Constraints").
@@ -156,10 +158,13 @@ struct ClosedChainData::Workspaces {
   std::vector<NodeStep> node_step;
   struct AggregateStep {
     bool massless = false;
-    Eigen::MatrixXd force_rows, projected;
-    Eigen::MatrixXd factor;         // L of D = X* M_SS X = L L* (lower triangle)
-    Eigen::MatrixXd whitened_gain;  // W = L^-1 K (r x 6)
-    Eigen::VectorXd mass_values;    // M_SS at Impl::mass_entries
+    // F* = [R(b_j) H_j*] (6 x n) and M_SS X (n x r); 6-row matrices keep each column a
+    // fixed-size spatial vector.
+    Eigen::Matrix<double, 6, Eigen::Dynamic> force_columns;
+    Eigen::MatrixXd projected;
+    Eigen::MatrixXd factor;  // L of D = X* M_SS X = L L* (lower triangle)
+    Eigen::Matrix<double, 6, Eigen::Dynamic> whitened_gain;  // W* = K* L^-* (6 x r)
+    Eigen::VectorXd mass_values;                             // M_SS at Impl::mass_entries
     Eigen::VectorXd bias, forces, residual;
     Eigen::VectorXd whitened_innovation;  // w = L^-1 epsilon
     Eigen::VectorXd independent_acceleration, dof_acceleration;
