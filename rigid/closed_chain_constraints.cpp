@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "closed_chain_internal.hpp"
+#include "kinematics_detail.hpp"
 
 namespace skograph {
 
@@ -140,7 +141,8 @@ void velocity_product_accelerations(const RigidBodyModel& tree, const RigidBodyD
     Vector6d alpha = data.coriolis.segment<6>(6 * k);
     const int p = forest.parent(k);
     if (p != Forest::kNone)
-      alpha.noalias() += data.phi[k].transpose() * acceleration.segment<6>(6 * p);
+      alpha += kernels::motion_to_child(data.rotation[k], data.translation[k],
+                                        acceleration.segment<6>(6 * p));
     acceleration.segment<6>(6 * k) = alpha;
   }
 }
@@ -321,7 +323,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
   ClosedChainData::Workspaces& work = *data.work;
   check_vector(q, model.dof_count(), "q");
   check_vector(qd, model.dof_count(), "qd");
-  update_kinematics(tree, q, qd, data.tree);
+  rigid_detail::update_motion(tree, q, qd, data.tree);  // phi on demand: read as (R, l) here
   velocity_product_accelerations(tree, data.tree, work.node_acceleration);
   work.embedding_rate_full.setZero();
   for (int s = 0; s < model.aggregate_count(); ++s) {

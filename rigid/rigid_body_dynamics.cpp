@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "articulated_step.hpp"
+#include "kinematics_detail.hpp"
 #include "size_checks.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -203,10 +204,16 @@ void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data) {
   data.sko_synchronized = true;
 }
 
-void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
-                       const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
+void rigid_detail::update_motion(const RigidBodyModel& model,
+                                 const Eigen::Ref<const Eigen::VectorXd>& q,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
+  if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
   if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
-  update_positions(model, q, data);
+  {
+    ConfigurationWalk walk(model, data);
+    for (const int k : model.parents_first())
+      walk.transform(k, q.data() + model.joint_dof_offset(k));
+  }
   for (const int k : model.parents_first()) {
     const int offset = model.joint_dof_offset(k);
     const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
@@ -223,6 +230,12 @@ void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen
     data.coriolis.segment<6>(6 * k) = coriolis;
     data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
   }
+}
+
+void update_kinematics(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                       const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
+  rigid_detail::update_motion(model, q, qd, data);
+  rigid_body_transforms(model, data);
 }
 
 namespace {

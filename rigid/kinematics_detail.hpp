@@ -1,0 +1,16 @@
+// Kinematics entry points shared by the rigid layer's sources (not installed).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "skograph/rigid/rigid_body_model.hpp"
+
+namespace skograph::rigid_detail {
+
+// update_kinematics without phi(parent, k) (rigid_body_transforms builds it on demand, as after
+// the fast dynamics functions): for recursions that read the transforms as (R, l), such as the
+// closed-chain dynamics.
+void update_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                   const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
+
+}  // namespace skograph::rigid_detail
