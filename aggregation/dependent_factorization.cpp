@@ -267,6 +267,13 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
     for (int i = 0; i < rows_; ++i) block.rows[static_cast<std::size_t>(i)] = i;
     for (int c = 0; c < columns_; ++c) block.columns[static_cast<std::size_t>(c)] = c;
   }
+  scratch_.fill.assign(static_cast<std::size_t>(rows_), 0);  // rows some block holds
+  for (int b = 0; b < block_count_; ++b)
+    for (const int i : blocks_[static_cast<std::size_t>(b)].rows)
+      scratch_.fill[static_cast<std::size_t>(i)] = 1;
+  rows_outside_.clear();
+  for (int i = 0; i < rows_; ++i)
+    if (!scratch_.fill[static_cast<std::size_t>(i)]) rows_outside_.push_back(i);
   for (int b = 0; b < block_count_; ++b) {  // each block's elimination from its pattern
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
@@ -279,6 +286,13 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
                          block.columns[static_cast<std::size_t>(j)] * rows_ +
                          block.rows[static_cast<std::size_t>(i)])];
     analyze_block(block, scratch_);
+    scratch_.done.assign(static_cast<std::size_t>(m), 0);  // pivot rows
+    for (int step = 0; step < block.steps; ++step)
+      scratch_.done[static_cast<std::size_t>(block.reflection_rows[static_cast<std::size_t>(
+          block.offsets[static_cast<std::size_t>(step)])])] = 1;
+    block.rows_off_pivot.clear();
+    for (int i = 0; i < static_cast<int>(m); ++i)
+      if (!scratch_.done[static_cast<std::size_t>(i)]) block.rows_off_pivot.push_back(i);
     // certify's copy and the certificate's scratch, sized here so that they allocate nothing.
     block.certified.resize(m, r);
     block.gram.resize(block.steps, block.steps);
@@ -293,6 +307,7 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
 void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const std::vector<int>& dependent) {
   inverse_frobenius_squared_ = -1.0;
+  residual_known_ = false;
   if (static_cast<int>(Q.rows()) != rows_ || static_cast<int>(dependent.size()) != columns_)
     block_count_ = 0;  // other sizes: find the blocks again
   if (block_count_ == 0) certified_ = false;
@@ -330,6 +345,8 @@ void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixX
                                            const std::vector<int>& columns,
                                            Eigen::Ref<Eigen::MatrixXd> x) {
   const auto k = static_cast<Eigen::Index>(columns.size());
+  residual_known_ = true;  // residual_bound reads the blocks' right-hand sides and solutions
+  solved_columns_ = static_cast<int>(k);
   if (k == 0) return;
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
@@ -343,8 +360,8 @@ void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixX
     }
     if (m > 0) apply_reflections(block, true, rhs);
     const int steps = block.steps;
-    block.solution.resize(static_cast<std::size_t>(steps * k));
-    double* solution = block.solution.data();  // steps x k, row-major
+    block.column_solution.resize(static_cast<std::size_t>(steps * k));
+    double* solution = block.column_solution.data();  // steps x k, row-major
     const SparseUpper& upper = block.upper;
     for (int s = steps - 1; s >= 0; --s) {
       double* row = solution + static_cast<std::ptrdiff_t>(s) * k;
@@ -368,6 +385,33 @@ void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixX
     for (std::size_t c = static_cast<std::size_t>(steps); c < block.order.size(); ++c)
       x.row(block.columns[static_cast<std::size_t>(block.order[c])]).setZero();
   }
+}
+
+// |b - Y1 x|_inf <= |b - Y1' x|_2 + |(Y1 - Y1') x|_inf with Y1' the factorized matrix (entries
+// within negligible_ set to zero): the first is orthogonally invariant, so it is the norm of
+// Q_f* b at the rows without a pivot (and of b outside every block); the second is at most
+// negligible_ |x|_1.
+double DependentFactorization::residual_bound(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                              const std::vector<int>& columns) const {
+  const int k = solved_columns_;
+  if (!residual_known_ || static_cast<int>(columns.size()) != k || Q.rows() != rows_)
+    return std::numeric_limits<double>::infinity();
+  double bound = 0.0;
+  for (int j = 0; j < k; ++j) {
+    double squared = 0.0;
+    const double* column = Q.col(columns[static_cast<std::size_t>(j)]).data();
+    for (const int i : rows_outside_) squared += column[i] * column[i];  // b is its residual there
+    double solution_norm = 0.0;
+    for (int b = 0; b < block_count_; ++b) {
+      const Block& block = blocks_[static_cast<std::size_t>(b)];
+      for (const int i : block.rows_off_pivot)
+        squared += block.right_hand_side(i, j) * block.right_hand_side(i, j);
+      for (int step = 0; step < block.steps; ++step)
+        solution_norm += std::abs(block.column_solution[static_cast<std::size_t>(step * k + j)]);
+    }
+    bound = std::max(bound, std::sqrt(squared) + negligible_ * solution_norm);
+  }
+  return bound;
 }
 
 void DependentFactorization::solve(const Eigen::Ref<const Eigen::VectorXd>& b,

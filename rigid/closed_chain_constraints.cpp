@@ -296,22 +296,27 @@ void check_vector(const Eigen::Ref<const Eigen::VectorXd>& v, int size, const ch
                                 std::to_string(size));
 }
 
-// The largest |Q X_S| of aggregate s relative to the size of Q: zero up to roundoff when the
-// selection's rank is Q's full rank.
-// With as many dependent coordinates as rows Y1 is square and invertible, Q X_S = 0 by
-// construction and Q cannot have a higher rank: nothing to check.
-double embedding_violation(const ClosedChainData& data, int s) {
+// Whether the largest |Q X_S| of aggregate s relative to the size of Q, 1 + |Q|_max, exceeds
+// `threshold`: zero up to roundoff when the selection's rank is Q's full rank. With as many
+// dependent coordinates as rows Y1 is square and invertible, Q X_S = 0 by construction and Q
+// cannot have a higher rank: nothing to check. Q X_S's columns are the least-squares residuals
+// of X's solve: when their bound (DependentFactorization::residual_bound) is within half the
+// threshold (the other half the solve's rounding margin) the product is not formed.
+bool embedding_violated(const ClosedChainData& data, int s, double threshold) {
   const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
   const Eigen::MatrixXd& embedding = data.embedding[s];
-  if (constraint.size() == 0 || embedding.size() == 0) return 0.0;
-  if (data.selection[s].rank == constraint.rows()) return 0.0;
+  if (constraint.size() == 0 || embedding.size() == 0) return false;
+  if (data.selection[s].rank == constraint.rows()) return false;
+  if (data.work->dependent_factorization[s].residual_bound(
+          constraint, data.selection[s].independent) <= 0.5 * threshold)
+    return false;
   Eigen::VectorXd& column = data.work->violation[s];  // Q X_S column by column, no temporary
   double largest = 0.0;
   for (Eigen::Index j = 0; j < embedding.cols(); ++j) {
     column.noalias() = constraint * embedding.col(j);
     largest = std::max(largest, column.cwiseAbs().maxCoeff());
   }
-  return largest / (1.0 + constraint.cwiseAbs().maxCoeff());
+  return largest / (1.0 + constraint.cwiseAbs().maxCoeff()) > threshold;
 }
 
 // Kinematics, constraints, selections, X and Xdot qd_R (not the embedded model).
@@ -338,7 +343,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     if (impl.chosen_independent[static_cast<std::size_t>(s)].empty() &&
         (impl.preferred_kept[static_cast<std::size_t>(s)].empty() ||
          impl.structural_preference[static_cast<std::size_t>(s)]) &&
-        embedding_violation(data, s) > 1e3 * model.options().rank_tolerance) {
+        embedding_violated(data, s, 1e3 * model.options().rank_tolerance)) {
       CoordinateSelection selection =
           select_coordinates(data.constraint_matrix[s], model.options().rank_tolerance, false);
       if (selection.rank > data.selection[s].rank) {

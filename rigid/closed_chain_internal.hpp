@@ -111,7 +111,7 @@ struct ClosedChainData::Workspaces {
   Eigen::VectorXd accelerations, independent_forces;  // results
   Eigen::MatrixXd reduced_mass;
   // Per aggregate (each keeps its size, so nothing is reallocated between aggregates): a loop's
-  // relative twist Jacobian (aggregate_constraints) and a column of Q X_S (embedding_violation).
+  // relative twist Jacobian (aggregate_constraints) and a column of Q X_S (embedding_violated).
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> relative_twist;
   std::vector<Eigen::VectorXd> violation;
   // Per aggregate, constraint_forces: (M qdd + C - tau)_S, its dependent entries, Q_S* lambda_S.

@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -308,6 +309,40 @@ TEST(DependentFactorization, RowsOfRoundingNoiseJoinNoBlock) {
     EXPECT_LT((x - expected).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected.norm()))
         << "trial " << trial;
   }
+}
+
+// The residual bound of solve_columns against the residuals formed from the definition,
+// b - Y1 x with the solved x: at least their largest entry, at most their 2-norm (up to rounding);
+// about zero when b lies in range(Y1); none (infinite) before a solve. Block and bordered
+// patterns, b in range(Y1) and off it (also on rows outside every block).
+TEST(DependentFactorization, ResidualBoundBracketsTheLeastSquaresResidual) {
+  std::mt19937 rng(31);
+  std::normal_distribution<double> normal;
+  DependentFactorization blocks;
+  int off_range = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    BlockCase c = trial % 2 ? random_block_case(rng) : random_bordered_case(rng);
+    if (c.independent.empty()) continue;
+    const bool in_range = trial % 3 == 0;
+    if (!in_range)
+      for (const int k : c.independent)
+        for (Eigen::Index i = 0; i < c.Q.rows(); ++i) c.Q(i, k) += 0.1 * normal(rng);
+    blocks.compute(c.Q, c.dependent);
+    EXPECT_EQ(blocks.residual_bound(c.Q, c.independent), std::numeric_limits<double>::infinity());
+    const Eigen::MatrixXd y1 = c.Q(Eigen::all, c.dependent);
+    Eigen::MatrixXd x(y1.cols(), static_cast<Eigen::Index>(c.independent.size()));
+    blocks.solve_columns(c.Q, c.independent, x);
+    const Eigen::MatrixXd residual = c.Q(Eigen::all, c.independent) - y1 * x;
+    const double scale = 1e-12 * (1.0 + c.Q.norm() * (1.0 + x.norm()));
+    const double bound = blocks.residual_bound(c.Q, c.independent);
+    EXPECT_GE(bound, residual.cwiseAbs().maxCoeff() - scale) << "trial " << trial;
+    EXPECT_LE(bound, residual.colwise().norm().maxCoeff() + scale) << "trial " << trial;
+    if (in_range) {
+      EXPECT_LT(bound, scale) << "trial " << trial;
+    }
+    if (!in_range && residual.cwiseAbs().maxCoeff() > 1e-3) ++off_range;
+  }
+  EXPECT_GT(off_range, 50);  // the cases off range(Y1) do have residuals
 }
 
 // The block solves against one dense least-squares solve of the whole Y1, and the Frobenius norms

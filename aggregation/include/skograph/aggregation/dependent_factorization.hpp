@@ -34,6 +34,14 @@ class DependentFactorization {
   // x is |dependent| x |columns|.
   void solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
                      Eigen::Ref<Eigen::MatrixXd> x);
+  // After solve_columns(Q, columns, x): an upper bound on max_j |b_j - Y1 x_j|_inf over its
+  // right-hand sides b_j = Q(:, columns[j]) (the least-squares residuals, 0 up to rounding when
+  // b lies in range(Y1)): the 2-norm of the residual that the reflections leave at the rows
+  // without a pivot and of b outside every block, plus what the entries counted as zero
+  // contribute. Exact arithmetic's bound; the rounding of the solve is the caller's margin.
+  // Infinite when no solve_columns of this Q's size and column count followed the last compute.
+  double residual_bound(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                        const std::vector<int>& columns) const;
   // x = Y1^+ b for one right-hand side of Q's rows.
   void solve(const Eigen::Ref<const Eigen::VectorXd>& b, Eigen::Ref<Eigen::VectorXd> x);
   // y = (Y1*)^+ c, the least-norm solution of Y1* y = c (c indexed like `dependent`, y like Q's
@@ -103,6 +111,7 @@ class DependentFactorization {
     // steps, or -1 - position for a wide block's columns beyond its rows). A block with fewer
     // rows than columns is taken as dense in column order (Eigen's basic solution).
     std::vector<char> pattern;
+    std::vector<int> rows_off_pivot;  // block rows no step pivots on (the residual's)
     std::vector<int> order, offsets, reflection_rows, touched_offsets, touched;
     int steps = 0;  // min(rows, columns)
     // Numbers: `work` is the matrix after the reflections; each reflection is
@@ -113,6 +122,9 @@ class DependentFactorization {
     std::vector<double> essential;  // parallel to reflection_rows
     Eigen::VectorXd vector_right_hand_side;
     std::vector<double> solution;  // scratch of every size the solves need (capacity kept)
+    // solve_columns' x in step order (steps x k, row-major), with right_hand_side for
+    // residual_bound.
+    std::vector<double> column_solution;
     Eigen::VectorXd power_largest, power_inverse;  // conditioning_against's warm starts
   };
   struct AnalysisScratch {
@@ -146,7 +158,11 @@ class DependentFactorization {
   double certified_distance() const;  // |Y1 - Y1 at certify|_F, plus the rounding slack
   DisjointSets components_;
   std::vector<int> block_of_root_, dependent_;
-  std::vector<char> y1_pattern_;  // Y1 != 0, column-major, as the blocks were found for
+  std::vector<char> y1_pattern_;   // Y1 != 0, column-major, as the blocks were found for
+  std::vector<int> rows_outside_;  // rows of Q no block holds
+  // The last solve_columns' right-hand side count; residual_known_ until the next compute.
+  int solved_columns_ = 0;
+  bool residual_known_ = false;
   AnalysisScratch scratch_;
 };
 
