@@ -214,10 +214,20 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     relative_twist_jacobian(data.tree, impl, s, rows, child, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
-    // The rows A R_p^T once per loop (at most 3 x 3 each: fixed-capacity products).
+    // The rows A R_p^T once per loop, as 3 x 3 products of the zero-padded rows (the padding's
+    // entries of each product are dropped when written).
     const Eigen::Matrix3d rotation_transpose = parent.rotation.transpose();
-    const RowMatrix3 angular_rotated = rows.angular * rotation_transpose;
-    const RowMatrix3 linear_rotated = rows.linear * rotation_transpose;
+    Eigen::Matrix3d angular_rotated, linear_rotated;
+    angular_rotated.noalias() = rows.angular_padded * rotation_transpose;
+    linear_rotated.noalias() = rows.linear_padded * rotation_transpose;
+    auto write = [&](Eigen::MatrixXd& target, int column, const Eigen::Matrix3d& angular_rows_of,
+                     const Eigen::Matrix3d& linear_rows_of, const auto& twist_column) {
+      const Eigen::Vector3d angular = angular_rows_of * twist_column.template head<3>();
+      const Eigen::Vector3d linear = linear_rows_of * twist_column.template tail<3>();
+      double* out = target.col(column).data() + row;
+      for (int i = 0; i < angular_rows; ++i) out[i] = angular[i];
+      for (int i = 0; i < linear_rows; ++i) out[angular_rows + i] = linear[i];
+    };
     if (with_position) {
       Eigen::Matrix3d angular_jacobian;
       const double flip = loop_position_error(rows, loop, parent, child,
@@ -226,26 +236,19 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         data.work->orientation_flip[s] = flip;
         data.work->flipped_loop[s] = l;
       }
-      const RowMatrix3 angular_error_rows = rows.angular * angular_jacobian * rotation_transpose;
-      for (const LoopRows::MovingDof& moving : rows.moving) {
-        if (moving.moves_child == moving.moves_parent) continue;
-        const auto column = twist.col(moving.position);
-        jacobian.col(moving.position).segment(row, angular_rows).noalias() =
-            angular_error_rows * column.head<3>();
-        jacobian.col(moving.position).segment(row + angular_rows, linear_rows).noalias() =
-            linear_rotated * column.tail<3>();
-      }
+      const Eigen::Matrix3d angular_error_rows =
+          rows.angular_padded * angular_jacobian * rotation_transpose;
+      for (const LoopRows::MovingDof& moving : rows.moving)
+        if (moving.moves_child != moving.moves_parent)
+          write(jacobian, moving.position, angular_error_rows, linear_rotated,
+                twist.col(moving.position));
     }
     // Only the columns of the dofs that move one end of the loop are nonzero (Q, the
     // Jacobian were zeroed whole above).
-    for (const LoopRows::MovingDof& moving : rows.moving) {
-      if (moving.moves_child == moving.moves_parent) continue;
-      const auto column = twist.col(moving.position);
-      constraint.col(moving.position).segment(row, angular_rows).noalias() =
-          angular_rotated * column.head<3>();
-      constraint.col(moving.position).segment(row + angular_rows, linear_rows).noalias() =
-          linear_rotated * column.tail<3>();
-    }
+    for (const LoopRows::MovingDof& moving : rows.moving)
+      if (moving.moves_child != moving.moves_parent)
+        write(constraint, moving.position, angular_rotated, linear_rotated,
+              twist.col(moving.position));
     if (acceleration != nullptr) {
       // d/dt of the relative twist with qdd = 0: d/dt (R_p^T y) = R_p^T (ydot - w_p x y) with
       // y_ang = w_c - w_p, y_lin = v_c - v_p - w_p x D, ydot_lin = a_c - a_p - wdot_p x D -
@@ -259,8 +262,10 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
       const Eigen::Vector3d linear_rate =
           child.acceleration - parent.acceleration - parent.angular_acceleration.cross(d) -
           w_p.cross(child.velocity - parent.velocity) - w_p.cross(y_linear);
-      product.segment(row, angular_rows).noalias() = angular_rotated * angular_rate;
-      product.segment(row + angular_rows, linear_rows).noalias() = linear_rotated * linear_rate;
+      const Eigen::Vector3d angular = angular_rotated * angular_rate;
+      const Eigen::Vector3d linear = linear_rotated * linear_rate;
+      product.segment(row, angular_rows) = angular.head(angular_rows);
+      product.segment(row + angular_rows, linear_rows) = linear.head(linear_rows);
     }
     row += rows.rows();
   }

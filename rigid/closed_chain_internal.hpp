@@ -25,6 +25,9 @@ using RowMatrix3 = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::ColMajor, 3, 
 struct LoopRows {
   RowMatrix3 angular;  // rows applied to the relative angular velocity
   RowMatrix3 linear;   // rows applied to the relative linear velocity
+  // The same rows padded with zero rows to 3 x 3, for fixed-size products on the hot path.
+  Eigen::Matrix3d angular_padded = Eigen::Matrix3d::Zero();
+  Eigen::Matrix3d linear_padded = Eigen::Matrix3d::Zero();
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
   Eigen::Matrix<double, 3, 2> normals = Eigen::Matrix<double, 3, 2>::Zero();
   // The dofs of the loop's aggregate that move F_c or F_p (their joint is an ancestor-or-self of

@@ -55,6 +55,8 @@ LoopRows make_loop_rows(const LoopClosure& loop) {
       rows.linear = identity;
       break;
   }
+  rows.angular_padded.topRows(rows.angular.rows()) = rows.angular;
+  rows.linear_padded.topRows(rows.linear.rows()) = rows.linear;
   return rows;
 }
 
