@@ -317,6 +317,8 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
     block_count_ = 0;
     dependent_.clear();
     certified_ = false;
+    rows_outside_.resize(static_cast<std::size_t>(rows_));  // no block: b is the residual
+    for (int i = 0; i < rows_; ++i) rows_outside_[static_cast<std::size_t>(i)] = i;
     return;
   }
   if (find_blocks(Q, dependent)) certified_ = false;
@@ -409,7 +411,10 @@ double DependentFactorization::residual_bound(const Eigen::Ref<const Eigen::Matr
       for (int step = 0; step < block.steps; ++step)
         solution_norm += std::abs(block.column_solution[static_cast<std::size_t>(step * k + j)]);
     }
-    bound = std::max(bound, std::sqrt(squared) + negligible_ * solution_norm);
+    const double candidate = std::sqrt(squared) + negligible_ * solution_norm;
+    // A zero pivot over a nonzero value gives inf, and inf - inf or 0 * inf a NaN: no bound.
+    if (!std::isfinite(candidate)) return std::numeric_limits<double>::infinity();
+    bound = std::max(bound, candidate);
   }
   return bound;
 }

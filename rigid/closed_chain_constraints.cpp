@@ -220,10 +220,10 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     Eigen::Matrix3d angular_rotated, linear_rotated;
     angular_rotated.noalias() = rows.angular_padded * rotation_transpose;
     linear_rotated.noalias() = rows.linear_padded * rotation_transpose;
-    auto write = [&](Eigen::MatrixXd& target, int column, const Eigen::Matrix3d& angular_rows_of,
-                     const Eigen::Matrix3d& linear_rows_of, const auto& twist_column) {
-      const Eigen::Vector3d angular = angular_rows_of * twist_column.template head<3>();
-      const Eigen::Vector3d linear = linear_rows_of * twist_column.template tail<3>();
+    auto write = [&](Eigen::MatrixXd& target, int column, const Eigen::Matrix3d& angular_directions,
+                     const Eigen::Matrix3d& linear_directions, const auto& twist_column) {
+      const Eigen::Vector3d angular = angular_directions * twist_column.template head<3>();
+      const Eigen::Vector3d linear = linear_directions * twist_column.template tail<3>();
       double* out = target.col(column).data() + row;
       for (int i = 0; i < angular_rows; ++i) out[i] = angular[i];
       for (int i = 0; i < linear_rows; ++i) out[angular_rows + i] = linear[i];

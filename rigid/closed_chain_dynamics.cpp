@@ -290,8 +290,9 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
     step.force.setZero();
     return;
   }
-  // D = L L*, then W = L^-1 K and w = L^-1 epsilon, so that K* D^-1 K = W* W, K* D^-1 epsilon =
-  // W* w, and the scatter's qdd_R = D^-1 (epsilon - K a_p) = L^-* (w - W a_p).
+  // D = L L*, then W = L^-1 K (kept as W* = K* L^-*) and w = L^-1 epsilon, so that
+  // K* D^-1 K = W* W, K* D^-1 epsilon = W* w, and the scatter's
+  // qdd_R = D^-1 (epsilon - K a_p) = L^-* (w - W a_p).
   if (!cholesky_in_place(step.factor))
     throw SingularMassMatrixError(impl.nodes[s].front(), singular_aggregate_message(model, s));
   solve_lower_transposed_right(step.factor, step.whitened_gain);

@@ -207,7 +207,7 @@ void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data) {
 void rigid_detail::update_motion(const RigidBodyModel& model,
                                  const Eigen::Ref<const Eigen::VectorXd>& q,
                                  const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
-  if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
+  if (q.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: q size");
   if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
   {
     ConfigurationWalk walk(model, data);

@@ -345,6 +345,47 @@ TEST(DependentFactorization, ResidualBoundBracketsTheLeastSquaresResidual) {
   EXPECT_GT(off_range, 50);  // the cases off range(Y1) do have residuals
 }
 
+// The residual bound where Y1 cannot be solved exactly or is not there: a wide Y1 (every row a
+// pivot: b in its range, residual zero), a rank-deficient Y1 (two equal columns: the bound is
+// infinite or at least the residual), no dependent columns (b is the residual), each against the
+// residual formed from the definition.
+TEST(DependentFactorization, ResidualBoundOfWideDeficientAndEmptyY1) {
+  DependentFactorization blocks;
+  Eigen::MatrixXd Q(2, 5);        // wide: two rows, three dependent columns
+  Q << 1.0, 2.0, 0.5, -1.0, 0.3,  //
+      0.0, 1.0, 1.5, 2.0, -0.7;
+  const std::vector<int> wide = {0, 1, 2}, right = {3, 4};
+  blocks.compute(Q, wide);
+  Eigen::MatrixXd x(3, 2);
+  blocks.solve_columns(Q, right, x);
+  Eigen::MatrixXd residual = Q(Eigen::all, right) - Q(Eigen::all, wide) * x;
+  EXPECT_LT(residual.cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT(blocks.residual_bound(Q, right), 1e-12);  // |x|_1 times 1e-14 |Y1|_max
+  // Rank-deficient: columns 0 and 1 equal, b off their range.
+  Eigen::MatrixXd deficient(3, 3);
+  deficient << 1.0, 1.0, 0.2,  //
+      2.0, 2.0, -0.4,          //
+      -1.0, -1.0, 1.0;
+  const std::vector<int> pair = {0, 1}, last = {2};
+  blocks.compute(deficient, pair);
+  Eigen::MatrixXd y(2, 1);
+  blocks.solve_columns(deficient, last, y);
+  residual = deficient(Eigen::all, last) - deficient(Eigen::all, pair) * y;
+  const double bound = blocks.residual_bound(deficient, last);
+  if (std::isfinite(residual.cwiseAbs().maxCoeff())) {
+    EXPECT_GE(bound, residual.cwiseAbs().maxCoeff() * (1.0 - 1e-12));
+  } else {
+    EXPECT_EQ(bound, std::numeric_limits<double>::infinity());
+  }
+  // No dependent columns: nothing solves, b is the residual, on every row.
+  blocks.compute(Q, {});
+  EXPECT_EQ(blocks.residual_bound(Q, right), std::numeric_limits<double>::infinity());
+  Eigen::MatrixXd none(0, 2);
+  blocks.solve_columns(Q, right, none);
+  const Eigen::MatrixXd b = Q(Eigen::all, right);
+  EXPECT_NEAR(blocks.residual_bound(Q, right), b.colwise().norm().maxCoeff(), 1e-15);
+}
+
 // The block solves against one dense least-squares solve of the whole Y1, and the Frobenius norms
 // against the dense matrix and the dense R.
 TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {

@@ -167,7 +167,7 @@ OperationalSpaceWorkspace& operational_workspace(RigidBodyData& data);
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data);
 // Fills data.phi from data.rotation and data.translation when the last configuration update was
-// one of the fast dynamics functions (which do not build phi). O(N).
+// one of the fast dynamics functions or a closed-chain update (which do not build phi). O(N).
 void rigid_body_transforms(const RigidBodyModel& model, RigidBodyData& data);
 // Copies phi(parent, k) and H(k) of the last update_positions into data.sko (the generic SKO
 // model the operators layer reads), once per configuration. The functions below call it when they
