@@ -251,9 +251,13 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
   };
   // A column without any nonzero is a block of its own (with no rows: wide, so Y1 is one block).
   for (int c = 0; c < columns_; ++c) block_of(rows_ + c).columns.push_back(c);
+  rows_outside_.clear();
   for (int i = 0; i < rows_; ++i) {
     const int root = components_.find(i);
-    if (block_of_root_[static_cast<std::size_t>(root)] >= 0) block_of(i).rows.push_back(i);
+    if (block_of_root_[static_cast<std::size_t>(root)] >= 0)
+      block_of(i).rows.push_back(i);
+    else
+      rows_outside_.push_back(i);
   }
   wide_ = false;
   for (int b = 0; b < block_count_; ++b)
@@ -261,19 +265,13 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
                          blocks_[static_cast<std::size_t>(b)].columns.size();
   if (wide_) {  // one block: all rows, all columns
     block_count_ = 1;
+    rows_outside_.clear();
     Block& block = blocks_.front();
     block.rows.resize(static_cast<std::size_t>(rows_));
     block.columns.resize(static_cast<std::size_t>(columns_));
     for (int i = 0; i < rows_; ++i) block.rows[static_cast<std::size_t>(i)] = i;
     for (int c = 0; c < columns_; ++c) block.columns[static_cast<std::size_t>(c)] = c;
   }
-  scratch_.fill.assign(static_cast<std::size_t>(rows_), 0);  // rows some block holds
-  for (int b = 0; b < block_count_; ++b)
-    for (const int i : blocks_[static_cast<std::size_t>(b)].rows)
-      scratch_.fill[static_cast<std::size_t>(i)] = 1;
-  rows_outside_.clear();
-  for (int i = 0; i < rows_; ++i)
-    if (!scratch_.fill[static_cast<std::size_t>(i)]) rows_outside_.push_back(i);
   for (int b = 0; b < block_count_; ++b) {  // each block's elimination from its pattern
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
@@ -286,13 +284,9 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
                          block.columns[static_cast<std::size_t>(j)] * rows_ +
                          block.rows[static_cast<std::size_t>(i)])];
     analyze_block(block, scratch_);
-    scratch_.done.assign(static_cast<std::size_t>(m), 0);  // pivot rows
-    for (int step = 0; step < block.steps; ++step)
-      scratch_.done[static_cast<std::size_t>(block.reflection_rows[static_cast<std::size_t>(
-          block.offsets[static_cast<std::size_t>(step)])])] = 1;
-    block.rows_off_pivot.clear();
+    block.rows_off_pivot.clear();  // the analysis leaves the pivot rows marked
     for (int i = 0; i < static_cast<int>(m); ++i)
-      if (!scratch_.done[static_cast<std::size_t>(i)]) block.rows_off_pivot.push_back(i);
+      if (!scratch_.pivoted[static_cast<std::size_t>(i)]) block.rows_off_pivot.push_back(i);
     // certify's copy and the certificate's scratch, sized here so that they allocate nothing.
     block.certified.resize(m, r);
     block.gram.resize(block.steps, block.steps);

@@ -79,7 +79,6 @@ void relative_twist_jacobian(const RigidBodyData& data, const Impl& impl, int s,
   const std::vector<int>& dofs = impl.dofs[s];
   jacobian.setZero(6, static_cast<int>(dofs.size()));
   for (const LoopRows::MovingDof& moving : rows.moving) {
-    if (moving.moves_child == moving.moves_parent) continue;
     const int dof = dofs[static_cast<std::size_t>(moving.position)];
     const int k = impl.dof_node[dof];
     const Eigen::Isometry3d& pose = data.link_pose[k];
@@ -239,16 +238,14 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
       const Eigen::Matrix3d angular_error_rows =
           rows.angular_padded * angular_jacobian * rotation_transpose;
       for (const LoopRows::MovingDof& moving : rows.moving)
-        if (moving.moves_child != moving.moves_parent)
-          write(jacobian, moving.position, angular_error_rows, linear_rotated,
-                twist.col(moving.position));
+        write(jacobian, moving.position, angular_error_rows, linear_rotated,
+              twist.col(moving.position));
     }
     // Only the columns of the dofs that move one end of the loop are nonzero (Q, the
     // Jacobian were zeroed whole above).
     for (const LoopRows::MovingDof& moving : rows.moving)
-      if (moving.moves_child != moving.moves_parent)
-        write(constraint, moving.position, angular_rotated, linear_rotated,
-              twist.col(moving.position));
+      write(constraint, moving.position, angular_rotated, linear_rotated,
+            twist.col(moving.position));
     if (acceleration != nullptr) {
       // d/dt of the relative twist with qdd = 0: d/dt (R_p^T y) = R_p^T (ydot - w_p x y) with
       // y_ang = w_c - w_p, y_lin = v_c - v_p - w_p x D, ydot_lin = a_c - a_p - wdot_p x D -

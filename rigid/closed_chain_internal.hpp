@@ -30,11 +30,12 @@ struct LoopRows {
   Eigen::Matrix3d linear_padded = Eigen::Matrix3d::Zero();
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();
   Eigen::Matrix<double, 3, 2> normals = Eigen::Matrix<double, 3, 2>::Zero();
-  // The dofs of the loop's aggregate that move F_c or F_p (their joint is an ancestor-or-self of
-  // the end's link), as positions in its dofs: the only nonzero columns of the loop's rows of Q.
+  // The dofs of the loop's aggregate that move F_c or F_p but not both (their joint is an
+  // ancestor-or-self of one end's link only), as positions in its dofs: the only nonzero columns
+  // of the loop's rows of Q.
   struct MovingDof {
     int position;
-    bool moves_child, moves_parent;
+    bool moves_child;  // else it moves F_p
   };
   std::vector<MovingDof> moving;
   int rows() const { return static_cast<int>(angular.rows() + linear.rows()); }

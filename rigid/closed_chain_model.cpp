@@ -272,8 +272,8 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
         const int k = impl->dof_node[impl->dofs[s][i]];
         const bool child = child_node >= 0 && tree.forest().is_ancestor_or_self(k, child_node);
         const bool parent = parent_node >= 0 && tree.forest().is_ancestor_or_self(k, parent_node);
-        if (child || parent)
-          impl->loop_rows[l].moving.push_back({static_cast<int>(i), child, parent});
+        // A dof moving both ends moves them together: its contributions cancel.
+        if (child != parent) impl->loop_rows[l].moving.push_back({static_cast<int>(i), child});
       }
     }
   // M_SS couples two dofs of an aggregate only along a path to the root: the other entries stay
