@@ -112,6 +112,31 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
   return true;
 }
 
+// gather_hinge for a revolute joint about coordinate axis i with sign sigma (H* = sigma e_i,
+// axis = sigma (i + 1)): P H* = sigma P e_i, D = P_ii and H z = sigma z_i take no products.
+inline bool gather_axis(Matrix6d& P, Vector6d& z, int axis, double tau, const Vector6d& coriolis,
+                        bool to_parent, HingeMatrix& projected, HingeSquare& inverse,
+                        JointVector& innovation) {
+  const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
+  const int i = std::abs(axis) - 1;
+  const double sign = axis > 0 ? 1.0 : -1.0;
+  const double d = P(i, i);
+  if (!(std::abs(d) > scale)) return false;
+  const double d_inverse = 1.0 / d;
+  const Vector6d u = P.col(i);
+  projected.resize(6, 1);
+  projected.col(0) = sign * u;
+  inverse.resize(1, 1);
+  inverse(0, 0) = d_inverse;
+  innovation.resize(1);
+  innovation(0) = d_inverse * (tau - sign * z(i));
+  if (!to_parent) return true;
+  P.noalias() -= (d_inverse * u) * u.transpose();
+  z.noalias() += P * coriolis;
+  z.noalias() += projected.col(0) * innovation(0);
+  return true;
+}
+
 // The scatter at node k: qdd(k) = nu - D^-1 (P H*)* alpha into `qdd` (r entries) and
 // alpha += H* qdd(k), alpha the node's acceleration before its hinge moves.
 template <class Hinge>

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "articulated_step.hpp"
+#include "axis_turn.hpp"
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -43,8 +44,19 @@ class ConfigurationWalk {
   }
   // X_parent_child(q) = origin * joint_motion(q) of node k into data.rotation / translation, the
   // link's world pose, and a planar joint's H*(q). A revolute joint about a coordinate axis turns
-  // two columns of R0.
+  // two columns of R0; one whose origin has no rotation (turn_axis) turns two columns of the
+  // parent's pose.
   void transform(int k, const double* qk) {
+    switch (model_.turn_axis(k)) {
+      case 0:
+        return turn<0>(k, qk[0]);
+      case 1:
+        return turn<1>(k, qk[0]);
+      case 2:
+        return turn<2>(k, qk[0]);
+      default:
+        break;
+    }
     Eigen::Matrix3d& R = data_.rotation[k];
     Eigen::Vector3d& l = data_.translation[k];
     const Eigen::Matrix3d& R0 = model_.origin_rotation(k);
@@ -86,9 +98,96 @@ class ConfigurationWalk {
   }
 
  private:
+  // transform() of a joint that only turns about axis I: R = R_I(angle) (rigid/axis_turn.hpp).
+  template <int I>
+  void turn(int k, double q) {
+    constexpr int A = (I + 1) % 3, B = (I + 2) % 3;
+    const double angle = model_.coordinate_axis(k) > 0 ? q : -q;
+    const double c = std::cos(angle), s = std::sin(angle);
+    Eigen::Matrix3d& R = data_.rotation[k];
+    R.setZero();
+    R(I, I) = 1.0;
+    R(A, A) = c;
+    R(B, A) = s;
+    R(A, B) = -s;
+    R(B, B) = c;
+    const Eigen::Vector3d& l = data_.translation[k] = model_.origin_translation(k);
+    Eigen::Isometry3d& pose = data_.link_pose[k];
+    const int p = model_.parents()[k];
+    if (p < 0) {
+      pose.linear() = R;
+      pose.translation() = l;
+      return;
+    }
+    const Eigen::Isometry3d& parent = data_.link_pose[p];
+    const auto P = parent.linear();
+    pose.linear().col(I) = P.col(I);
+    pose.linear().col(A) = c * P.col(A) + s * P.col(B);
+    pose.linear().col(B) = c * P.col(B) - s * P.col(A);
+    pose.translation().noalias() = P * l;
+    pose.translation() += parent.translation();
+  }
+
+ private:
   const RigidBodyModel& model_;
   RigidBodyData& data_;
 };
+
+// phi*(p, k) V(p), f(p) += phi(p, k) f(k) and P(p) += phi P phi* across node k's joint
+// (rigid_kernels.hpp), by 2 x 2 turns where the joint only turns about a coordinate axis
+// (RigidBodyModel::turn_axis, rigid/axis_turn.hpp).
+[[gnu::always_inline]] inline Vector6d to_child(const RigidBodyModel& model,
+                                                const RigidBodyData& data, int k,
+                                                const Vector6d& parent) {
+  const Eigen::Matrix3d& R = data.rotation[k];
+  const Eigen::Vector3d& l = data.translation[k];
+  switch (model.turn_axis(k)) {
+    case 0:
+      return kernels::turned_motion_to_child(kernels::AxisTurn<0>(R), l, parent);
+    case 1:
+      return kernels::turned_motion_to_child(kernels::AxisTurn<1>(R), l, parent);
+    case 2:
+      return kernels::turned_motion_to_child(kernels::AxisTurn<2>(R), l, parent);
+    default:
+      return motion_to_child(R, l, parent);
+  }
+}
+
+[[gnu::always_inline]] inline void force_to_parent(const RigidBodyModel& model,
+                                                   const RigidBodyData& data, int k,
+                                                   const Vector6d& force, Vector6d& parent) {
+  const Eigen::Matrix3d& R = data.rotation[k];
+  const Eigen::Vector3d& l = data.translation[k];
+  switch (model.turn_axis(k)) {
+    case 0:
+      return kernels::add_turned_force_to_parent(kernels::AxisTurn<0>(R), l, force, parent);
+    case 1:
+      return kernels::add_turned_force_to_parent(kernels::AxisTurn<1>(R), l, force, parent);
+    case 2:
+      return kernels::add_turned_force_to_parent(kernels::AxisTurn<2>(R), l, force, parent);
+    default:
+      return add_force_to_parent(R, l, force, parent);
+  }
+}
+
+[[gnu::always_inline]] inline void articulated_inertia_to_parent(const RigidBodyModel& model,
+                                                                 const RigidBodyData& data, int k,
+                                                                 const Matrix6d& inertia,
+                                                                 Matrix6d& parent) {
+  const Eigen::Matrix3d& R = data.rotation[k];
+  const Eigen::Vector3d& l = data.translation[k];
+  using kernels::AxisTurn;
+  switch (model.turn_axis(k)) {
+    case 0:
+      return kernels::add_turned_articulated_inertia_to_parent(AxisTurn<0>(R), l, inertia, parent);
+    case 1:
+      return kernels::add_turned_articulated_inertia_to_parent(AxisTurn<1>(R), l, inertia, parent);
+    case 2:
+      return kernels::add_turned_articulated_inertia_to_parent(AxisTurn<2>(R), l, inertia, parent);
+    default:
+      return add_articulated_inertia_to_parent(R, l, inertia, parent);
+  }
+}
 
 // H*(k) qd(k), with H*(k) at q already (ConfigurationWalk::hinge).
 Vector6d relative_velocity(const RigidBodyModel& model, const RigidBodyData& data, int k,
@@ -123,16 +222,14 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
     const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
     const double* qk = q.data() + offset;
     walk.transform(k, qk);
-    const Eigen::Matrix3d& R = data.rotation[k];
-    const Eigen::Vector3d& l = data.translation[k];
     const int p = parents[k];
     const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative, acceleration;
     if (p < 0) {
       acceleration = base_acceleration_of(data, k, gravity);
     } else {
-      velocity += motion_to_child(R, l, data.velocity.segment<6>(6 * p));
-      acceleration = motion_to_child(R, l, data.acceleration.segment<6>(6 * p));
+      velocity += to_child(model, data, k, data.velocity.segment<6>(6 * p));
+      acceleration = to_child(model, data, k, data.acceleration.segment<6>(6 * p));
     }
     Vector6d coriolis = cross_motion(velocity, relative);
     if (model.joint_geometry(k).type == JointType::kPlanar)
@@ -166,7 +263,7 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
     }
     if (p >= 0) {
       Vector6d parent_force = data.force.segment<6>(6 * p);
-      add_force_to_parent(data.rotation[k], data.translation[k], force, parent_force);
+      force_to_parent(model, data, k, force, parent_force);
       data.force.segment<6>(6 * p) = parent_force;
     }
   }
@@ -219,9 +316,7 @@ void rigid_detail::update_motion(const RigidBodyModel& model,
     const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = model.parents()[k];
-    if (p >= 0)
-      velocity +=
-          motion_to_child(data.rotation[k], data.translation[k], data.velocity.segment<6>(6 * p));
+    if (p >= 0) velocity += to_child(model, data, k, data.velocity.segment<6>(6 * p));
     Vector6d coriolis = cross_motion(velocity, relative);
     if (model.joint_geometry(k).type == JointType::kPlanar)
       coriolis +=
@@ -295,74 +390,156 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
   return newton_euler(model, data, q, qd, nullptr, gravity, nullptr);
 }
 
-// Part II Algorithms 4.1-4.2 on rigid nodes, in world coordinates (about the world origin):
-// each link's inertia moved to the world once, so that the composite inertias R(k) are plain sums
-// children first, and each hinge column H*(k) moved to the world once, so that the block
-// M(l, k) = H(l) phi(l, k) R(k) H*(k) of an ancestor l is the product of the world columns of l
-// with R(k) H*(k): no transform per (node, ancestor) pair.
+namespace {
+
+// Floating and spherical joints: H*(k) is the first r columns of the 6 x 6 identity.
+bool unit_hinge(const RigidBodyModel& model, int k) {
+  const JointType type = model.joint_geometry(k).type;
+  return type == JointType::kFloating || type == JointType::kSpherical;
+}
+
+// R(k) H*(k) column c of node k in its link frame into `column`, with R(k) = (m, h, J):
+// M [e_i; 0] = [J e_i; e_i x h] and M [0; e_i] = [h x e_i; m e_i], so a revolute about a
+// coordinate axis (sign sigma) and the unit columns of a floating or spherical joint take no
+// products.
+template <class Column>
+void composite_column(const RigidBodyModel& model, const RigidBodyData& data, int k, int c,
+                      Column&& column) {
+  const RigidInertia& composite = data.composite_inertia[k];
+  const Eigen::Vector3d& h = composite.first_moment;
+  int axis = model.coordinate_axis(k);
+  if (axis == 0 && unit_hinge(model, k)) {
+    if (c >= 3) {
+      const int i = c - 3, a = (i + 1) % 3, b = (i + 2) % 3;
+      column.template tail<3>().setZero();
+      column(3 + i) = composite.mass;
+      column(i) = 0.0;
+      column(a) = h(b);
+      column(b) = -h(a);
+      return;
+    }
+    axis = c + 1;
+  }
+  if (axis == 0) {
+    column = composite.times(model.joint_dofs(k) == 1 ? model.hinge_column(k)
+                                                      : Vector6d(data.hinge[k].col(c)));
+    return;
+  }
+  const int i = std::abs(axis) - 1, a = (i + 1) % 3, b = (i + 2) % 3;
+  const double sign = axis > 0 ? 1.0 : -1.0;
+  column.template head<3>() = sign * composite.rotational.col(i);
+  column(3 + i) = 0.0;
+  column(3 + a) = -sign * h(b);
+  column(3 + b) = sign * h(a);
+}
+
+// M(k, j) = M(j, k) = H(k) X for the carried columns X of node k's subtree (in k's frame).
+void write_hinge_rows(const RigidBodyModel& model, const RigidBodyData& data, int k,
+                      Eigen::MatrixXd& mass) {
+  const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+  const int first = model.subtree_position(k), count = model.subtree_dof_count(k);
+  const int* dof = model.dof_in_preorder().data() + first;
+  const auto columns = data.carried_columns.middleCols(first, count);
+  if (dofs == 1) {
+    const int axis = model.coordinate_axis(k);
+    if (axis != 0) {
+      const int row = std::abs(axis) - 1;
+      const double sign = axis > 0 ? 1.0 : -1.0;
+      for (int j = 0; j < count; ++j) {
+        const double value = sign * columns(row, j);
+        mass(offset, dof[j]) = value;
+        mass(dof[j], offset) = value;
+      }
+      return;
+    }
+    for (int j = 0; j < count; ++j) {
+      const double value = model.hinge_column(k).dot(columns.col(j));
+      mass(offset, dof[j]) = value;
+      mass(dof[j], offset) = value;
+    }
+    return;
+  }
+  const bool unit = unit_hinge(model, k);
+  for (int r = 0; r < dofs; ++r)
+    for (int j = 0; j < count; ++j) {
+      const double value = unit ? columns(r, j) : data.hinge[k].col(r).dot(columns.col(j));
+      mass(offset + r, dof[j]) = value;
+      mass(dof[j], offset + r) = value;
+    }
+}
+
+// The carried columns of node k's subtree to k's parent frame, and R(k) into the parent's.
+template <int I>
+void turn_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int p) {
+  const kernels::AxisTurn<I> turn(data.rotation[k]);
+  const Eigen::Vector3d& l = data.translation[k];
+  const int first = model.subtree_position(k), count = model.subtree_dof_count(k);
+  for (int j = first; j < first + count; ++j)
+    kernels::turn_force_to_parent(turn, l, data.carried_columns.col(j));
+  kernels::add_turned_inertia_to_parent(turn, l, data.composite_inertia[k],
+                                        data.composite_inertia[p]);
+}
+
+void move_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int p) {
+  const Eigen::Matrix3d& R = data.rotation[k];
+  const Eigen::Vector3d& l = data.translation[k];
+  const int first = model.subtree_position(k), count = model.subtree_dof_count(k);
+  for (int j = first; j < first + count; ++j) {
+    auto column = data.carried_columns.col(j);
+    const Eigen::Vector3d force = R * column.tail<3>();
+    Eigen::Vector3d moment = R * column.head<3>();
+    moment += l.cross(force);
+    column.head<3>() = moment;
+    column.tail<3>() = force;
+  }
+  data.composite_inertia[k].add_to_parent(R, l, data.composite_inertia[p]);
+}
+
+}  // namespace
+
+// Part II Algorithms 4.1-4.2 on rigid nodes, in link frames, children first: the composite
+// inertia R(k) = M(k) + sum phi(k, j) R(j) phi*(k, j) is complete when node k is reached; its
+// columns X = R(k) H*(k) join the columns of k's subtree, already carried to k's frame, and
+// M(k, j) = H(k) X(j) for each of them (the off-diagonal blocks H(l) phi(l, k) R(k) H*(k) of
+// Algorithm 4.2); then all of them move to the parent's frame (X <- phi(parent, k) X) and R(k)
+// joins the parent's. The subtree's columns sit side by side (RigidBodyModel::dof_in_preorder),
+// so each node moves them in one loop; a joint that only turns about a coordinate axis moves them
+// and R(k) by 2 x 2 turns (rigid/axis_turn.hpp). Entries of dofs on no common path stay zero
+// from the first call.
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q) {
   check_size(q, model.dof_count(), "q");
   const int n = model.dof_count();
-  if (data.mass.rows() != n) data.mass.resize(n, n);
+  if (data.mass.rows() != n) data.mass.setZero(n, n);
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
   ConfigurationWalk walk(model, data);
   for (const int k : order) {
-    const double* qk = q.data() + model.joint_dof_offset(k);
-    walk.transform(k, qk);
-    const Eigen::Matrix3d& R = data.link_pose[k].linear();
-    const Eigen::Vector3d& l = data.link_pose[k].translation();
-    data.composite_inertia[k] = model.rigid_inertia(k).moved(R, l);
-    const int dofs = model.joint_dofs(k);
-    if (dofs == 1) {
-      data.world_column[k] = kernels::motion_to_outer(R, l, model.hinge_column(k));
-    } else if (dofs > 1) {
-      for (int c = 0; c < dofs; ++c)
-        data.world_hinge[k].col(c) = kernels::motion_to_outer(R, l, data.hinge[k].col(c));
-    }
+    walk.transform(k, q.data() + model.joint_dof_offset(k));
+    data.composite_inertia[k] = model.rigid_inertia(k);
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k];
-    if (p >= 0) data.composite_inertia[p] += data.composite_inertia[k];
-  }
-  data.mass.setZero();
-  for (const int k : order) {
-    const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
-    if (dofs == 0) continue;
-    const RigidInertia& composite = data.composite_inertia[k];
-    if (dofs == 1) {
-      const Vector6d column = composite.times(data.world_column[k]);
-      data.mass(offset, offset) = data.world_column[k].dot(column);
-      for (int j = parents[k]; j >= 0; j = parents[j]) {
-        const int ancestor_dofs = model.joint_dofs(j), ancestor_offset = model.joint_dof_offset(j);
-        if (ancestor_dofs == 1) {
-          const double value = data.world_column[j].dot(column);
-          data.mass(ancestor_offset, offset) = value;
-          data.mass(offset, ancestor_offset) = value;
-        } else if (ancestor_dofs > 1) {
-          for (int r = 0; r < ancestor_dofs; ++r) {
-            const double value = data.world_hinge[j].col(r).dot(column);
-            data.mass(ancestor_offset + r, offset) = value;
-            data.mass(offset, ancestor_offset + r) = value;
-          }
-        }
-      }
-      continue;
+    const int dofs = model.joint_dofs(k);
+    if (dofs > 0) {
+      for (int c = 0; c < dofs; ++c)
+        composite_column(model, data, k, c,
+                         data.carried_columns.col(model.subtree_position(k) + c));
+      write_hinge_rows(model, data, k, data.mass);
     }
-    HingeMatrix columns(6, dofs);
-    for (int c = 0; c < dofs; ++c) columns.col(c) = composite.times(data.world_hinge[k].col(c));
-    data.mass.block(offset, offset, dofs, dofs).noalias() =
-        data.world_hinge[k].transpose().lazyProduct(columns);
-    for (int j = parents[k]; j >= 0; j = parents[j]) {
-      const int ancestor_dofs = model.joint_dofs(j), ancestor_offset = model.joint_dof_offset(j);
-      if (ancestor_dofs == 0) continue;
-      auto block = data.mass.block(ancestor_offset, offset, ancestor_dofs, dofs);
-      if (ancestor_dofs == 1)
-        block.noalias() = data.world_column[j].transpose().lazyProduct(columns);
-      else
-        block.noalias() = data.world_hinge[j].transpose().lazyProduct(columns);
-      data.mass.block(offset, ancestor_offset, dofs, ancestor_dofs) = block.transpose();
+    if (p < 0) continue;
+    switch (model.turn_axis(k)) {
+      case 0:
+        turn_to_parent<0>(model, data, k, p);
+        break;
+      case 1:
+        turn_to_parent<1>(model, data, k, p);
+        break;
+      case 2:
+        turn_to_parent<2>(model, data, k, p);
+        break;
+      default:
+        move_to_parent(model, data, k, p);
     }
   }
   return data.mass;
@@ -427,9 +604,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
     Vector6d velocity = relative;
     const int p = parents[k];
-    if (p >= 0)
-      velocity +=
-          motion_to_child(data.rotation[k], data.translation[k], data.velocity.segment<6>(6 * p));
+    if (p >= 0) velocity += to_child(model, data, k, data.velocity.segment<6>(6 * p));
     Vector6d coriolis = cross_motion(velocity, relative);
     if (model.joint_geometry(k).type == JointType::kPlanar)
       coriolis += joint_velocity_product(model.joint_geometry(k), qk, qd.data() + offset);
@@ -457,8 +632,11 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       continue;
     }
     if (dofs > 0) {
+      const int axis = model.coordinate_axis(k);
       const bool gathered =
-          dofs == 1
+          axis != 0 ? articulated::gather_axis(inertia, force, axis, tau[offset], coriolis, p >= 0,
+                                               projected, inverse, nu)
+          : dofs == 1
               ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
                                           tau.data() + offset, coriolis, p >= 0, projected, inverse,
                                           nu)
@@ -469,24 +647,29 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       force.noalias() += inertia * coriolis;
     }
     if (p < 0) continue;
-    add_articulated_inertia_to_parent(data.rotation[k], data.translation[k], inertia,
-                                      data.articulated_inertia[p]);
-    add_force_to_parent(data.rotation[k], data.translation[k], force, data.residual_force[p]);
+    articulated_inertia_to_parent(model, data, k, inertia, data.articulated_inertia[p]);
+    force_to_parent(model, data, k, force, data.residual_force[p]);
   }
   for (const int k : order) {
     const int p = parents[k];
     Vector6d alpha = p < 0 ? base_acceleration_of(data, k, gravity)
-                           : motion_to_child(data.rotation[k], data.translation[k],
-                                             data.acceleration.segment<6>(6 * p));
+                           : to_child(model, data, k, data.acceleration.segment<6>(6 * p));
     alpha += data.coriolis.segment<6>(6 * k);
     const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
     double* qdd = data.generalized_acceleration.data() + offset;
-    if (dofs == 1)
+    const int axis = model.coordinate_axis(k);
+    if (axis != 0) {
+      const double value = data.innovation[k](0) - data.innovations_inverse[k](0, 0) *
+                                                       data.projected_inertia[k].col(0).dot(alpha);
+      qdd[0] = value;
+      alpha(std::abs(axis) - 1) += axis > 0 ? value : -value;
+    } else if (dofs == 1) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
                                  data.innovation[k], model.hinge_column(k), 1, qdd, alpha);
-    else if (dofs > 1)
+    } else if (dofs > 1) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
                                  data.innovation[k], data.hinge[k], dofs, qdd, alpha);
+    }
     data.acceleration.segment<6>(6 * k) = alpha;
   }
   return data.generalized_acceleration;

@@ -133,6 +133,33 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
         if (std::abs(std::abs(geometry_[k].axis(i)) - 1.0) < 1e-15)
           axis = static_cast<signed char>(geometry_[k].axis(i) > 0 ? i + 1 : -(i + 1));
     coordinate_axis_.push_back(axis);
+    const bool unturned_origin = joint.origin.linear() == Eigen::Matrix3d::Identity();
+    turn_axis_.push_back(
+        static_cast<signed char>(axis != 0 && unturned_origin ? std::abs(axis) - 1 : -1));
+  }
+  // The preorder of the mass matrix's columns: an explicit stack, children pushed in descending
+  // order so that they are visited ascending.
+  subtree_position_.assign(joints, 0);
+  subtree_dof_count_.assign(joints, 0);
+  dof_in_preorder_.reserve(dof_names_.size());
+  {
+    const Forest& tree = structure_->forest;
+    std::vector<int> stack(tree.bases().rbegin(), tree.bases().rend());
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      subtree_position_[k] = static_cast<int>(dof_in_preorder_.size());
+      for (int d = 0; d < hinge_dims[k]; ++d)
+        dof_in_preorder_.push_back(structure_->hinge.offset(k) + d);
+      const std::span<const int> children = tree.children(k);
+      for (auto child = children.rbegin(); child != children.rend(); ++child)
+        stack.push_back(*child);
+    }
+    for (const int k : tree.post_order()) {
+      subtree_dof_count_[k] += hinge_dims[k];
+      if (tree.parent(k) != Forest::kNone)
+        subtree_dof_count_[tree.parent(k)] += subtree_dof_count_[k];
+    }
   }
   // Children before parents: a node carries no mass when its link and every link below it have a
   // zero spatial inertia (exactly: massless frames, as the readers give them).
@@ -170,11 +197,10 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       coriolis_with_gravity(Eigen::VectorXd::Zero(6 * model.node_count())),
       gyroscopic_with_forces(Eigen::VectorXd::Zero(6 * model.node_count())),
       zero_dofs(Eigen::VectorXd::Zero(model.dof_count())),
+      carried_columns(6, model.dof_count()),
       force(Eigen::VectorXd::Zero(6 * model.node_count())),
       generalized_force(Eigen::VectorXd::Zero(model.dof_count())),
       composite_inertia(model.node_count()),
-      world_column(model.node_count(), Vector6d::Zero()),
-      world_hinge(model.node_count()),
       articulated_inertia(model.node_count(), Matrix6d::Zero()),
       residual_force(model.node_count(), Vector6d::Zero()),
       acceleration(Eigen::VectorXd::Zero(6 * model.node_count())),
@@ -192,7 +218,6 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
     const double zeros[6] = {0, 0, 0, 0, 0, 0};
     hinge[k] = joint_hinge_transpose(model.joint_geometry(k), zeros);
     projected_inertia[k].setZero(6, dofs);
-    world_hinge[k].setZero(6, dofs);
     innovations_inverse[k].setZero(dofs, dofs);
     innovation[k].setZero(dofs);
   }

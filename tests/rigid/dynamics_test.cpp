@@ -31,6 +31,7 @@ class RandomMechanisms : public ::testing::TestWithParam<int> {
     o.links = 12 + 7 * (GetParam() % 3);
     o.floating_base = GetParam() % 2 == 0;
     o.extra_bases = GetParam() % 3 == 1 ? 2 : 0;
+    o.coordinate_axes = GetParam() >= 6;
     return o;
   }
 };
@@ -38,6 +39,11 @@ class RandomMechanisms : public ::testing::TestWithParam<int> {
 TEST_P(RandomMechanisms, MassMatrixIsColumnsOfInverseDynamics) {
   std::mt19937 rng(100 + GetParam());
   const RigidBodyModel model(random_mechanism(options(), rng));
+  if (options().coordinate_axes) {  // the turn kernels are on the path
+    int turns = 0;
+    for (int k = 0; k < model.node_count(); ++k) turns += model.turn_axis(k) >= 0 ? 1 : 0;
+    EXPECT_GT(turns, 1);
+  }
   RigidBodyData data(model);
   const int n = model.dof_count();
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
@@ -281,7 +287,8 @@ TEST_P(RandomMechanisms, InnovationsFactorsReproduceTheMassMatrix) {
             1e-9);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomMechanisms, ::testing::Range(0, 6));
+// Seeds 6-11: revolute joints about coordinate axes, mostly with unrotated origins.
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomMechanisms, ::testing::Range(0, 12));
 
 }  // namespace
 }  // namespace skograph

@@ -23,6 +23,9 @@ struct RandomMechanismOptions {
   bool rotation_vectors = true;  // spherical joints inside the tree (qd not dq/dt)
   bool planar = true;            // planar joints inside the tree
   int extra_bases = 0;           // further links attached to the world by revolute joints
+  // Revolute joints about +-x, +-y or +-z, two in three of them with an unrotated origin, as in
+  // most robot files (the recursions' turn kernels, RigidBodyModel::turn_axis).
+  bool coordinate_axes = false;
 };
 
 inline double rigid_uniform(std::mt19937& rng, double low, double high) {
@@ -90,6 +93,13 @@ inline Mechanism random_mechanism(const RandomMechanismOptions& options, std::mt
     joint.origin.linear() = rigid_random_rotation(rng);
     joint.origin.translation() = rigid_random_vector(rng, 0.5);
     joint.axis = rigid_random_unit(rng);
+    const bool revolute =
+        joint.type == JointType::kRevolute || joint.type == JointType::kContinuous;
+    if (options.coordinate_axes && revolute) {
+      joint.axis = Eigen::Vector3d::Unit(static_cast<int>(rng() % 3));
+      if (rng() % 2 == 0) joint.axis = -joint.axis;
+      if (rng() % 3 != 0) joint.origin.linear().setIdentity();
+    }
     mechanism.joints.push_back(joint);
   }
   std::shuffle(mechanism.joints.begin(), mechanism.joints.end(), rng);

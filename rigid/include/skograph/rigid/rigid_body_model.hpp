@@ -73,6 +73,18 @@ class RigidBodyModel {
   // A revolute joint about a coordinate axis of its frame: 1, 2, 3 for +x, +y, +z, negative for
   // -x, -y, -z; 0 for any other joint.
   int coordinate_axis(int node) const { return coordinate_axis_[node]; }
+  // Such a joint whose origin has no rotation (R0 = 1, origin rpy 0): X_parent_child(q) turns
+  // about that axis only, and the recursions move quantities to the parent by 2 x 2 turns
+  // (rigid/axis_turn.hpp). The axis index 0, 1, 2; -1 for any other joint.
+  int turn_axis(int node) const { return turn_axis_[node]; }
+  // The dofs in a depth-first preorder (children in ascending order), where every subtree's dofs
+  // are contiguous: node k's dofs sit at positions subtree_position(k) .. + joint_dofs(k), its
+  // subtree's up to + subtree_dof_count(k); dof_in_preorder()[p] is the dof at position p. For
+  // joints listed depth first (the loading path) the positions are the dof offsets. mass_matrix
+  // carries the columns of a whole subtree to the parent at once in this layout.
+  int subtree_position(int node) const { return subtree_position_[node]; }
+  int subtree_dof_count(int node) const { return subtree_dof_count_[node]; }
+  const std::vector<int>& dof_in_preorder() const { return dof_in_preorder_; }
 
   int node_of_link(int link) const { return node_of_link_[link]; }
   int link_of_node(int node) const { return mechanism_.joints[node].child; }
@@ -101,6 +113,8 @@ class RigidBodyModel {
   std::vector<kernels::RigidInertia> rigid_inertia_;
   std::vector<Vector6d> hinge_column_;
   std::vector<signed char> coordinate_axis_;
+  std::vector<signed char> turn_axis_;
+  std::vector<int> subtree_position_, subtree_dof_count_, dof_in_preorder_;
 };
 
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
@@ -136,19 +150,19 @@ struct RigidBodyData {
   std::unique_ptr<ForwardDynamicsWorkspace> forward;
   std::unique_ptr<CompositeInertiaWorkspace> composite;
   std::unique_ptr<OperationalSpaceWorkspace> operational;
-  Eigen::MatrixXd mass;   // the last mass_matrix (sized by the first call: nothing N x N before)
-  Eigen::VectorXd force;  // f(k) of inverse_dynamics, node layout
+  Eigen::MatrixXd mass;  // the last mass_matrix (sized by the first call: nothing N x N before)
+  // mass_matrix's columns R(k) H*(k) on their way to the root, in dof_in_preorder() layout.
+  Eigen::Matrix<double, 6, Eigen::Dynamic> carried_columns;
+  Eigen::VectorXd force;              // f(k) of inverse_dynamics, node layout
   Eigen::VectorXd generalized_force;  // tau of inverse_dynamics, dof order
   // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
-  std::vector<kernels::RigidInertia> composite_inertia;  // R(k) of mass_matrix, world frame
-  std::vector<Vector6d> world_column;            // H*(k) of a 1-dof joint in world coordinates
-  std::vector<HingeMatrix> world_hinge;          // H*(k) of a multi-dof joint in world coordinates
-  std::vector<Matrix6d> articulated_inertia;     // P(k)
-  std::vector<Vector6d> residual_force;          // z(k)
-  std::vector<HingeMatrix> projected_inertia;    // P(k) H*(k)
-  std::vector<HingeSquare> innovations_inverse;  // D^-1(k)
-  std::vector<JointVector> innovation;           // epsilon(k) = T(k) - H(k) z(k)
-  Eigen::VectorXd acceleration;                  // alpha(k), node layout
+  std::vector<kernels::RigidInertia> composite_inertia;  // R(k) of mass_matrix, link frame
+  std::vector<Matrix6d> articulated_inertia;             // P(k)
+  std::vector<Vector6d> residual_force;                  // z(k)
+  std::vector<HingeMatrix> projected_inertia;            // P(k) H*(k)
+  std::vector<HingeSquare> innovations_inverse;          // D^-1(k)
+  std::vector<JointVector> innovation;                   // epsilon(k) = T(k) - H(k) z(k)
+  Eigen::VectorXd acceleration;                          // alpha(k), node layout
   // Per node: the mass of its subtree and that mass times the subtree's centre in world
   // coordinates (rigid/kinematics.hpp: center_of_mass, center_of_mass_jacobian).
   std::vector<Eigen::Vector4d> subtree_moment;
