@@ -79,16 +79,6 @@ template <int I>
   add_moved_inertia(l, child.mass, turn.apply(child.first_moment), turned, parent);
 }
 
-// f <- phi(p, k) f = [R N + l x (R F); R F] (add_force_to_parent) through a turn, in place.
-template <int I, class Force>
-[[gnu::always_inline]] inline void turn_force_to_parent(const AxisTurn<I>& turn,
-                                                        const Eigen::Vector3d& l, Force&& f) {
-  const Eigen::Vector3d force = turn.apply(f.template tail<3>());
-  const Eigen::Vector3d moment = turn.apply(f.template head<3>()) + l.cross(force);
-  f.template head<3>() = moment;
-  f.template tail<3>() = force;
-}
-
 // V(k) = phi*(p, k) V(p) = [R^T w; R^T (v + w x l)] (motion_to_child) through a turn.
 template <int I>
 [[gnu::always_inline]] inline Vector6d turned_motion_to_child(const AxisTurn<I>& turn,

@@ -83,7 +83,7 @@ void embedded_coriolis(const ClosedChainModel& model, ClosedChainData& data,
   work.coriolis_tree = data.tree.coriolis;
   for (const int k : tree.forest().bases())
     work.coriolis_tree.segment<3>(6 * k + 3) -=
-        data.tree.link_pose[k].linear().transpose() * gravity;
+        link_poses(tree, data.tree)[k].linear().transpose() * gravity;
   aggregate_coriolis(data.tree.sko, *data.structure, *work.aggregation, work.coriolis_tree,
                      work.embedding_rate_full, work.coriolis_aggregated);
 }
@@ -336,9 +336,10 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   const std::vector<int>& order = tree.parents_first();
   const std::vector<int>& parents = tree.parents();
   const RigidBodyData& kinematics = data.tree;
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, kinematics);
   // World-frame inertias, gyroscopic forces, velocity products and hinge columns of every link.
   for (const int k : order) {
-    const Eigen::Isometry3d& pose = kinematics.link_pose[k];
+    const Eigen::Isometry3d& pose = poses[k];
     work.articulated[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation()).matrix();
     work.bias[k] = force_to_world(pose, kinematics.gyroscopic.segment<6>(6 * k));
     work.coriolis[k] =

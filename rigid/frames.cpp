@@ -18,7 +18,7 @@ FrameRef find_frame(const RigidBodyModel& model, const std::string& name) {
 Eigen::Isometry3d frame_pose(const RigidBodyModel& model, const RigidBodyData& data,
                              const FrameRef& frame) {
   if (frame.link < 0) return frame.pose;
-  return data.link_pose[model.node_of_link(frame.link)] * frame.pose;
+  return link_poses(model, data)[model.node_of_link(frame.link)] * frame.pose;
 }
 
 void add_frame_force(const RigidBodyModel& model, const FrameRef& frame, const Vector6d& force,

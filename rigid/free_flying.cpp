@@ -207,7 +207,8 @@ void gravity_as_forces(const RigidBodyModel& model, const RigidBodyData& data,
                        const Eigen::Vector3d& gravity, FreeFlyingData& ff) {
   for (int k = 0; k < model.node_count(); ++k) {
     const Link& link = model.mechanism().links[model.link_of_node(k)];
-    const Eigen::Vector3d weight = link.mass * (data.link_pose[k].linear().transpose() * gravity);
+    const Eigen::Vector3d weight =
+        link.mass * (link_poses(model, data)[k].linear().transpose() * gravity);
     ff.gyroscopic_with_gravity.segment<3>(6 * k) =
         data.gyroscopic.segment<3>(6 * k) - link.center_of_mass.cross(weight);
     ff.gyroscopic_with_gravity.segment<3>(6 * k + 3) =
@@ -355,6 +356,7 @@ const Eigen::VectorXd& decoupled_link_accelerations(
     data.coriolis.segment<6>(6 * k) = kernels::cross_motion(velocity, relative);
     data.gyroscopic.segment<6>(6 * k) = gyroscopic_force(model.link_inertia(k), velocity);
   }
+  data.poses_valid = true;
   rigid_body_transforms(model, data);
   gravity_as_forces(model, data, gravity, free_flying);
   sweeps_and_accelerations(model, data, tau, true, threads, free_flying);

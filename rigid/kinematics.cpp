@@ -62,7 +62,7 @@ void update_subtree_moments(const RigidBodyModel& model, RigidBodyData& data) {
   const std::vector<int>& order = model.parents_first();
   for (const int k : order) {
     const kernels::RigidInertia& inertia = model.rigid_inertia(k);
-    const Eigen::Isometry3d& pose = data.link_pose[k];
+    const Eigen::Isometry3d& pose = link_poses(model, data)[k];
     Eigen::Vector4d& moment = data.subtree_moment[k];
     moment(0) = inertia.mass;
     moment.tail<3>().noalias() = pose.linear() * inertia.first_moment;
@@ -94,7 +94,7 @@ Vector6d frame_velocity(const RigidBodyModel& model, const RigidBodyData& data,
   Vector6d at_frame;
   at_frame.head<3>() = velocity.head<3>();
   at_frame.tail<3>() = velocity.tail<3>() + velocity.head<3>().cross(frame.pose.translation());
-  return in_axes(data.link_pose[k].linear(), frame.pose.linear(), at_frame, axes);
+  return in_axes(link_poses(model, data)[k].linear(), frame.pose.linear(), at_frame, axes);
 }
 
 // Part I section 7: the forward sweep of the accelerations, alpha(k) = phi* alpha(p) + H* qdd + a.
@@ -121,7 +121,7 @@ Vector6d frame_acceleration(const RigidBodyModel& model, const RigidBodyData& da
   const Vector6d a =
       classical_acceleration(data.velocity.segment<6>(6 * k), data.acceleration.segment<6>(6 * k),
                              frame.pose.translation());
-  return in_axes(data.link_pose[k].linear(), frame.pose.linear(), a, axes);
+  return in_axes(link_poses(model, data)[k].linear(), frame.pose.linear(), a, axes);
 }
 
 // J = sum over the ancestors j of the frame's link of phi*(frame, j) H*(j): each column of
@@ -133,12 +133,12 @@ void frame_jacobian(const RigidBodyModel& model, const RigidBodyData& data, cons
   jacobian.setZero();
   if (frame.link < 0) return;
   const int node = model.node_of_link(frame.link);
-  const Eigen::Isometry3d& link = data.link_pose[node];
+  const Eigen::Isometry3d& link = link_poses(model, data)[node];
   const Eigen::Vector3d origin = link * frame.pose.translation();
   const Eigen::Matrix3d to_frame = (link.linear() * frame.pose.linear()).transpose();
   for (int j = node; j >= 0; j = model.parents()[j]) {
-    const Eigen::Matrix3d& R = data.link_pose[j].linear();
-    const Eigen::Vector3d arm = origin - data.link_pose[j].translation();
+    const Eigen::Matrix3d& R = link_poses(model, data)[j].linear();
+    const Eigen::Vector3d arm = origin - link_poses(model, data)[j].translation();
     const int offset = model.joint_dof_offset(j);
     for (int i = 0; i < model.joint_dofs(j); ++i) {
       const Vector6d h = hinge_column(model, data, j, i);
@@ -162,15 +162,15 @@ Vector6d frame_jacobian_bias(const RigidBodyModel& model, const RigidBodyData& d
                              const FrameRef& frame, FrameAxes axes) {
   if (frame.link < 0) return Vector6d::Zero();
   const int node = model.node_of_link(frame.link);
-  const Eigen::Isometry3d& link = data.link_pose[node];
+  const Eigen::Isometry3d& link = link_poses(model, data)[node];
   Eigen::Vector3d angular = Eigen::Vector3d::Zero(), linear = Eigen::Vector3d::Zero();
   for (int j = node; j >= 0; j = model.parents()[j]) {
-    const Eigen::Matrix3d& R = data.link_pose[j].linear();
+    const Eigen::Matrix3d& R = link_poses(model, data)[j].linear();
     const Vector6d a = data.coriolis.segment<6>(6 * j);
     const Eigen::Vector3d w = R * a.head<3>();
     angular += w;
     linear.noalias() += R * a.tail<3>();
-    linear += w.cross(link.translation() - data.link_pose[j].translation());
+    linear += w.cross(link.translation() - link_poses(model, data)[j].translation());
   }
   Vector6d alpha;
   alpha.head<3>().noalias() = link.linear().transpose() * angular;
@@ -214,7 +214,7 @@ Eigen::Vector3d center_of_mass_velocity(const RigidBodyModel& model, const Rigid
     const Vector6d velocity = data.velocity.segment<6>(6 * k);
     mass += inertia.mass;
     momentum.noalias() +=
-        data.link_pose[k].linear() *
+        link_poses(model, data)[k].linear() *
         (inertia.mass * velocity.tail<3>() + velocity.head<3>().cross(inertia.first_moment));
   }
   return mass > 0.0 ? Eigen::Vector3d(momentum / mass) : Eigen::Vector3d::Zero();
@@ -239,8 +239,9 @@ void center_of_mass_jacobian(const RigidBodyModel& model, RigidBodyData& data,
     else
       continue;
     const Eigen::Vector4d& moment = data.subtree_moment[moved];
-    const Eigen::Matrix3d& R = data.link_pose[j].linear();
-    const Eigen::Vector3d arm = moment.tail<3>() - moment(0) * data.link_pose[j].translation();
+    const Eigen::Matrix3d& R = link_poses(model, data)[j].linear();
+    const Eigen::Vector3d arm =
+        moment.tail<3>() - moment(0) * link_poses(model, data)[j].translation();
     const int offset = model.joint_dof_offset(j);
     for (int i = 0; i < model.joint_dofs(j); ++i) {
       const Vector6d h = hinge_column(model, data, j, i);

@@ -38,9 +38,11 @@ namespace {
 // synchronize_sko_model rebuild them on demand), so that no path can leave them stale.
 class ConfigurationWalk {
  public:
-  ConfigurationWalk(const RigidBodyModel& model, RigidBodyData& data) : model_(model), data_(data) {
+  ConfigurationWalk(const RigidBodyModel& model, RigidBodyData& data, bool poses = true)
+      : model_(model), data_(data), poses_(poses) {
     data.phi_valid = false;
     data.sko_synchronized = false;
+    data.poses_valid = poses;  // once the walk is through
   }
   // X_parent_child(q) = origin * joint_motion(q) of node k into data.rotation / translation, the
   // link's world pose, and a planar joint's H*(q). A revolute joint about a coordinate axis turns
@@ -84,6 +86,7 @@ class ConfigurationWalk {
         l.noalias() += R0 * motion.translation();
       }
     }
+    if (!poses_) return;
     Eigen::Isometry3d& pose = data_.link_pose[k];
     const int p = model_.parents()[k];
     if (p < 0) {
@@ -112,6 +115,7 @@ class ConfigurationWalk {
     R(A, B) = -s;
     R(B, B) = c;
     const Eigen::Vector3d& l = data_.translation[k] = model_.origin_translation(k);
+    if (!poses_) return;
     Eigen::Isometry3d& pose = data_.link_pose[k];
     const int p = model_.parents()[k];
     if (p < 0) {
@@ -131,6 +135,7 @@ class ConfigurationWalk {
  private:
   const RigidBodyModel& model_;
   RigidBodyData& data_;
+  bool poses_;
 };
 
 // phi*(p, k) V(p), f(p) += phi(p, k) f(k) and P(p) += phi P phi* across node k's joint
@@ -203,7 +208,7 @@ Vector6d relative_velocity(const RigidBodyModel& model, const RigidBodyData& dat
 Vector6d base_acceleration_of(const RigidBodyData& data, int k, const Eigen::Vector3d& gravity) {
   Vector6d a;
   a.head<3>().setZero();
-  a.tail<3>().noalias() = -(data.link_pose[k].linear().transpose() * gravity);
+  a.tail<3>().noalias() = -(data.rotation[k].transpose() * gravity);  // a base's R is its pose
   return a;
 }
 
@@ -217,7 +222,7 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
                                     const Eigen::Vector3d& gravity,
                                     const Eigen::Ref<const Eigen::VectorXd>* link_forces) {
   const std::vector<int>& parents = model.parents();
-  ConfigurationWalk walk(model, data);
+  ConfigurationWalk walk(model, data, false);
   for (const int k : model.parents_first()) {
     const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
     const double* qk = q.data() + offset;
@@ -281,6 +286,28 @@ void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen:
     walk.transform(k, qk);
   }
   rigid_body_transforms(model, data);
+}
+
+const std::vector<Eigen::Isometry3d>& link_poses(const RigidBodyModel& model,
+                                                 const RigidBodyData& data) {
+  if (data.poses_valid) return data.link_pose;
+  for (const int k : model.parents_first()) {
+    Eigen::Isometry3d& pose = data.link_pose[k];
+    const Eigen::Matrix3d& R = data.rotation[k];
+    const Eigen::Vector3d& l = data.translation[k];
+    const int p = model.parents()[k];
+    if (p < 0) {
+      pose.linear() = R;
+      pose.translation() = l;
+      continue;
+    }
+    const Eigen::Isometry3d& parent = data.link_pose[p];
+    pose.linear().noalias() = parent.linear() * R;
+    pose.translation().noalias() = parent.linear() * l;
+    pose.translation() += parent.translation();
+  }
+  data.poses_valid = true;
+  return data.link_pose;
 }
 
 void rigid_body_transforms(const RigidBodyModel& model, RigidBodyData& data) {
@@ -468,14 +495,111 @@ void write_hinge_rows(const RigidBodyModel& model, const RigidBodyData& data, in
     }
 }
 
+// The carried columns are stored row by row (RigidBodyData::carried_columns is row-major), so
+// that two neighbouring columns move at once as the two lanes of an SSE2 register (Eigen's
+// Array2d); an odd last column moves as scalars. load_lanes/store_lanes read and write the six
+// rows of one or two columns.
+template <class Lane>
+struct ColumnLanes {
+  Lane moment[3], force[3];
+};
+
+inline double lane_at(const double* p, double) {
+  return *p;
+}
+inline Eigen::Array2d lane_at(const double* p, const Eigen::Array2d&) {
+  return Eigen::Map<const Eigen::Array2d>(p);
+}
+inline void put_lane(double* p, double value) {
+  *p = value;
+}
+inline void put_lane(double* p, const Eigen::Array2d& value) {
+  Eigen::Map<Eigen::Array2d> lanes(p);
+  lanes = value;
+}
+
+template <class Lane>
+ColumnLanes<Lane> load_lanes(double* const rows[6], int j) {
+  ColumnLanes<Lane> lanes;
+  for (int r = 0; r < 3; ++r) {
+    lanes.moment[r] = lane_at(rows[r] + j, Lane());
+    lanes.force[r] = lane_at(rows[3 + r] + j, Lane());
+  }
+  return lanes;
+}
+
+template <class Lane>
+void store_lanes(const ColumnLanes<Lane>& lanes, double* const rows[6], int j) {
+  for (int r = 0; r < 3; ++r) {
+    put_lane(rows[r] + j, lanes.moment[r]);
+    put_lane(rows[3 + r] + j, lanes.force[r]);
+  }
+}
+
+// [N; F] <- [R N + l x (R F); R F] (kernels::add_force_to_parent) on lanes.
+template <class Lane>
+void move_lanes(const Eigen::Matrix3d& R, const Eigen::Vector3d& l, ColumnLanes<Lane>& x) {
+  Lane moment[3], force[3];
+  for (int i = 0; i < 3; ++i) {
+    force[i] = R(i, 0) * x.force[0] + R(i, 1) * x.force[1] + R(i, 2) * x.force[2];
+    moment[i] = R(i, 0) * x.moment[0] + R(i, 1) * x.moment[1] + R(i, 2) * x.moment[2];
+  }
+  x.moment[0] = moment[0] + (l(1) * force[2] - l(2) * force[1]);
+  x.moment[1] = moment[1] + (l(2) * force[0] - l(0) * force[2]);
+  x.moment[2] = moment[2] + (l(0) * force[1] - l(1) * force[0]);
+  for (int i = 0; i < 3; ++i) x.force[i] = force[i];
+}
+
+// The same through a turn about axis I (kernels::add_turned_force_to_parent).
+template <int I, class Lane>
+void turn_lanes(const kernels::AxisTurn<I>& turn, const Eigen::Vector3d& l, ColumnLanes<Lane>& x) {
+  constexpr int A = kernels::AxisTurn<I>::A, B = kernels::AxisTurn<I>::B;
+  const double c = turn.c, s = turn.s;
+  Lane force[3];
+  force[I] = x.force[I];
+  force[A] = c * x.force[A] - s * x.force[B];
+  force[B] = s * x.force[A] + c * x.force[B];
+  const Lane moment_a = c * x.moment[A] - s * x.moment[B];
+  const Lane moment_b = s * x.moment[A] + c * x.moment[B];
+  x.moment[A] = moment_a;
+  x.moment[B] = moment_b;
+  x.moment[0] += l(1) * force[2] - l(2) * force[1];
+  x.moment[1] += l(2) * force[0] - l(0) * force[2];
+  x.moment[2] += l(0) * force[1] - l(1) * force[0];
+  for (int i = 0; i < 3; ++i) x.force[i] = force[i];
+}
+
+// Applies move(lanes) to the carried columns of node k's subtree, two at a time.
+template <class Move>
+void move_subtree_columns(const RigidBodyModel& model, RigidBodyData& data, int k, Move&& move) {
+  const Eigen::Index stride = data.carried_columns.cols();
+  double* const base = data.carried_columns.data();
+  double* const rows[6] = {base,
+                           base + stride,
+                           base + 2 * stride,
+                           base + 3 * stride,
+                           base + 4 * stride,
+                           base + 5 * stride};
+  const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
+  int j = first;
+  for (; j + 1 < end; j += 2) {
+    ColumnLanes<Eigen::Array2d> lanes = load_lanes<Eigen::Array2d>(rows, j);
+    move(lanes);
+    store_lanes(lanes, rows, j);
+  }
+  if (j < end) {
+    ColumnLanes<double> lanes = load_lanes<double>(rows, j);
+    move(lanes);
+    store_lanes(lanes, rows, j);
+  }
+}
+
 // The carried columns of node k's subtree to k's parent frame, and R(k) into the parent's.
 template <int I>
 void turn_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int p) {
   const kernels::AxisTurn<I> turn(data.rotation[k]);
   const Eigen::Vector3d& l = data.translation[k];
-  const int first = model.subtree_position(k), count = model.subtree_dof_count(k);
-  for (int j = first; j < first + count; ++j)
-    kernels::turn_force_to_parent(turn, l, data.carried_columns.col(j));
+  move_subtree_columns(model, data, k, [&](auto& lanes) { turn_lanes(turn, l, lanes); });
   kernels::add_turned_inertia_to_parent(turn, l, data.composite_inertia[k],
                                         data.composite_inertia[p]);
 }
@@ -483,15 +607,7 @@ void turn_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int
 void move_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int p) {
   const Eigen::Matrix3d& R = data.rotation[k];
   const Eigen::Vector3d& l = data.translation[k];
-  const int first = model.subtree_position(k), count = model.subtree_dof_count(k);
-  for (int j = first; j < first + count; ++j) {
-    auto column = data.carried_columns.col(j);
-    const Eigen::Vector3d force = R * column.tail<3>();
-    Eigen::Vector3d moment = R * column.head<3>();
-    moment += l.cross(force);
-    column.head<3>() = moment;
-    column.tail<3>() = force;
-  }
+  move_subtree_columns(model, data, k, [&](auto& lanes) { move_lanes(R, l, lanes); });
   data.composite_inertia[k].add_to_parent(R, l, data.composite_inertia[p]);
 }
 
@@ -513,7 +629,7 @@ const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& d
   if (data.mass.rows() != n) data.mass.setZero(n, n);
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
-  ConfigurationWalk walk(model, data);
+  ConfigurationWalk walk(model, data, false);
   for (const int k : order) {
     walk.transform(k, q.data() + model.joint_dof_offset(k));
     data.composite_inertia[k] = model.rigid_inertia(k);
@@ -596,7 +712,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(tau, model.dof_count(), "tau");
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
-  ConfigurationWalk walk(model, data);
+  ConfigurationWalk walk(model, data, false);
   for (const int k : order) {
     const int offset = model.joint_dof_offset(k);
     const double* qk = q.data() + offset;

@@ -276,9 +276,10 @@ double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data) {
 double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
                         const Eigen::Vector3d& gravity) {
   double energy = 0.0;
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
   for (int k = 0; k < model.node_count(); ++k) {
     const Link& link = model.mechanism().links[model.link_of_node(k)];
-    energy -= link.mass * gravity.dot(data.link_pose[k] * link.center_of_mass);
+    energy -= link.mass * gravity.dot(poses[k] * link.center_of_mass);
   }
   return energy;
 }

@@ -25,7 +25,8 @@ double total_energy(const RigidBodyModel& tree, RigidBodyData& data, const Eigen
   double energy = 0.5 * qd.dot(mass * qd);
   for (int k = 0; k < tree.node_count(); ++k) {
     const Link& link = tree.mechanism().links[static_cast<size_t>(tree.link_of_node(k))];
-    energy -= link.mass * gravity.dot(data.link_pose[static_cast<size_t>(k)] * link.center_of_mass);
+    energy -= link.mass *
+              gravity.dot(link_poses(tree, data)[static_cast<size_t>(k)] * link.center_of_mass);
   }
   return energy;
 }

@@ -269,6 +269,33 @@ TEST_P(RandomMechanisms, OperationalSpaceInertiaIsInverseOfJacobianCompliance) {
 }
 
 // Innovations factors reproduce the mass matrix: M = F D F*, F^-1 = [I - H psi K].
+// The dynamics functions walk the configuration without the link poses; link_poses() then builds
+// those of their q, equal to update_positions' at that q.
+TEST_P(RandomMechanisms, LinkPosesAfterTheDynamicsAreThoseOfTheirConfiguration) {
+  std::mt19937 rng(800 + GetParam());
+  const RigidBodyModel model(random_mechanism(options(), rng));
+  RigidBodyData data(model), reference(model);
+  const int n = model.dof_count();
+  const Eigen::VectorXd q1 = rigid_random_state(n, rng), q2 = rigid_random_state(n, rng);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  update_positions(model, q2, reference);
+  const auto check = [&](const char* after) {
+    const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
+    for (int k = 0; k < model.node_count(); ++k)
+      EXPECT_LT((poses[k].matrix() - reference.link_pose[k].matrix()).cwiseAbs().maxCoeff(), 1e-12)
+          << after << ", node " << k;
+  };
+  update_positions(model, q1, data);
+  mass_matrix(model, data, q2);
+  check("mass_matrix");
+  update_positions(model, q1, data);
+  forward_dynamics(model, data, q2, zero, zero, kGravity);
+  check("forward_dynamics");
+  update_positions(model, q1, data);
+  inverse_dynamics(model, data, q2, zero, zero, kGravity);
+  check("inverse_dynamics");
+}
+
 TEST_P(RandomMechanisms, InnovationsFactorsReproduceTheMassMatrix) {
   std::mt19937 rng(900 + GetParam());
   const RigidBodyModel model(random_mechanism(options(), rng));

@@ -127,9 +127,14 @@ struct RigidBodyData {
   SkoModel sko;                              // weights phi(parent, k), H(k), M(k)
   std::vector<Eigen::Matrix3d> rotation;     // R of X_parent_child(q) per node
   std::vector<Eigen::Vector3d> translation;  // l of X_parent_child(q) per node
-  std::vector<Eigen::Isometry3d> link_pose;  // X_world_link(q) per node
-  std::vector<Matrix6d> phi;                 // phi(parent, k) per node, see phi_valid
-  std::vector<HingeMatrix> hinge;            // H*(k) per node (fixed-size copy)
+  // X_world_link(q) per node, read through link_poses(): update_positions and update_kinematics
+  // fill them; the dynamics functions (forward and inverse dynamics, bias forces, the mass
+  // matrix), which do not need them, leave them to be built from rotation and translation on
+  // first use (mutable: a cache of what the last configuration determines).
+  mutable std::vector<Eigen::Isometry3d> link_pose;
+  mutable bool poses_valid = false;
+  std::vector<Matrix6d> phi;       // phi(parent, k) per node, see phi_valid
+  std::vector<HingeMatrix> hinge;  // H*(k) per node (fixed-size copy)
   // Derived from the transforms of the last configuration, rebuilt on demand: phi by
   // rigid_body_transforms(), sko's weights and hinge maps by synchronize_sko_model(). Every walk
   // that moves the configuration clears both flags as it starts (rigid_body_dynamics.cpp:
@@ -151,8 +156,9 @@ struct RigidBodyData {
   std::unique_ptr<CompositeInertiaWorkspace> composite;
   std::unique_ptr<OperationalSpaceWorkspace> operational;
   Eigen::MatrixXd mass;  // the last mass_matrix (sized by the first call: nothing N x N before)
-  // mass_matrix's columns R(k) H*(k) on their way to the root, in dof_in_preorder() layout.
-  Eigen::Matrix<double, 6, Eigen::Dynamic> carried_columns;
+  // mass_matrix's columns R(k) H*(k) on their way to the root, in dof_in_preorder() layout,
+  // stored row by row (two neighbouring columns move as one SSE2 pair).
+  Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor> carried_columns;
   Eigen::VectorXd force;              // f(k) of inverse_dynamics, node layout
   Eigen::VectorXd generalized_force;  // tau of inverse_dynamics, dof order
   // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
@@ -180,6 +186,11 @@ OperationalSpaceWorkspace& operational_workspace(RigidBodyData& data);
 // section 6, Eq. for phi). O(N).
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data);
+// The link poses X_world_link at the last configuration any function walked (data.link_pose),
+// built from data.rotation and data.translation when that walk left them out (the dynamics
+// functions do; update_positions and update_kinematics do not). O(N) then, O(1) after.
+const std::vector<Eigen::Isometry3d>& link_poses(const RigidBodyModel& model,
+                                                 const RigidBodyData& data);
 // Fills data.phi from data.rotation and data.translation when the last configuration update was
 // one of the fast dynamics functions or a closed-chain update (which do not build phi). O(N).
 void rigid_body_transforms(const RigidBodyModel& model, RigidBodyData& data);
