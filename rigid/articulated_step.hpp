@@ -57,11 +57,12 @@ bool fixed_size_inverse(const HingeSquare& d, double scale, HingeSquare& inverse
 // then, when `to_parent` (a base node needs neither), P+ = P - projected D^-1 projected* into P
 // and z+ = z + P+ a + projected innovation into z (a: the node's Coriolis acceleration). D is
 // factored by Cholesky; an indefinite D (an inconsistent inertia, accepted with a warning) by LU.
-// Returns false, leaving P and z, when D is singular (kSingularPivot).
+// Returns false, leaving P and z, when D is singular (kSingularPivot). `unit_columns`: H* is the
+// first r columns of the identity (floating and spherical joints), so P H* and D are blocks of P.
 template <class Hinge>
 bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const double* tau,
                   const Vector6d& coriolis, bool to_parent, HingeMatrix& projected,
-                  HingeSquare& inverse, JointVector& innovation) {
+                  HingeSquare& inverse, JointVector& innovation, bool unit_columns = false) {
   const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
   if (r == 1) {
     const auto h = hinge.col(0);
@@ -81,8 +82,14 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
     z.noalias() += u * innovation(0);
     return true;
   }
-  projected.noalias() = P.lazyProduct(hinge);
-  const HingeSquare d = hinge.transpose().lazyProduct(projected);
+  HingeSquare d;
+  if (unit_columns) {
+    projected = P.leftCols(r);
+    d = P.topLeftCorner(r, r);
+  } else {
+    projected.noalias() = P.lazyProduct(hinge);
+    d.noalias() = hinge.transpose().lazyProduct(projected);
+  }
   // Free (6) and spherical (3) joints: fixed-size Cholesky and inverse, unrolled; other sizes and
   // a D the test refuses: the dynamic-size Cholesky, then LU for an indefinite D.
   const bool fixed_size = (r == 6 && fixed_size_inverse<6>(d, scale, inverse)) ||
@@ -102,7 +109,10 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
     }
   }
   JointVector residual = Eigen::Map<const JointVector>(tau, r);  // fixed capacity: no allocation
-  residual.noalias() -= hinge.transpose() * z;
+  if (unit_columns)
+    residual -= z.head(r);
+  else
+    residual.noalias() -= hinge.transpose() * z;
   innovation.noalias() = inverse * residual;
   if (!to_parent) return true;
   const HingeMatrix gain = projected.lazyProduct(inverse);
@@ -138,11 +148,12 @@ inline bool gather_axis(Matrix6d& P, Vector6d& z, int axis, double tau, const Ve
 }
 
 // The scatter at node k: qdd(k) = nu - D^-1 (P H*)* alpha into `qdd` (r entries) and
-// alpha += H* qdd(k), alpha the node's acceleration before its hinge moves.
+// alpha += H* qdd(k), alpha the node's acceleration before its hinge moves (`unit_columns` as in
+// gather_hinge).
 template <class Hinge>
 void scatter_hinge(const HingeMatrix& projected, const HingeSquare& inverse,
                    const JointVector& innovation, const Hinge& hinge, int r, double* qdd,
-                   Vector6d& alpha) {
+                   Vector6d& alpha, bool unit_columns = false) {
   if (r == 1) {
     const double value = innovation(0) - inverse(0, 0) * projected.col(0).dot(alpha);
     qdd[0] = value;
@@ -152,7 +163,10 @@ void scatter_hinge(const HingeMatrix& projected, const HingeSquare& inverse,
   Eigen::Map<JointVector> out(qdd, r);
   out = innovation;
   out.noalias() -= inverse * (projected.transpose() * alpha);
-  alpha.noalias() += hinge * out;
+  if (unit_columns)
+    alpha.head(r) += out;
+  else
+    alpha.noalias() += hinge * out;
 }
 
 }  // namespace skograph::articulated

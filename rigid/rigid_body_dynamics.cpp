@@ -752,12 +752,12 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       const bool gathered =
           axis != 0 ? articulated::gather_axis(inertia, force, axis, tau[offset], coriolis, p >= 0,
                                                projected, inverse, nu)
-          : dofs == 1
-              ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
-                                          tau.data() + offset, coriolis, p >= 0, projected, inverse,
-                                          nu)
-              : articulated::gather_hinge(inertia, force, data.hinge[k], dofs, tau.data() + offset,
-                                          coriolis, p >= 0, projected, inverse, nu);
+          : dofs == 1 ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
+                                                  tau.data() + offset, coriolis, p >= 0, projected,
+                                                  inverse, nu)
+                      : articulated::gather_hinge(inertia, force, data.hinge[k], dofs,
+                                                  tau.data() + offset, coriolis, p >= 0, projected,
+                                                  inverse, nu, unit_hinge(model, k));
       if (!gathered) throw_singular_hinge(model, k);
     } else if (p >= 0) {
       force.noalias() += inertia * coriolis;
@@ -784,7 +784,8 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
                                  data.innovation[k], model.hinge_column(k), 1, qdd, alpha);
     } else if (dofs > 1) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
-                                 data.innovation[k], data.hinge[k], dofs, qdd, alpha);
+                                 data.innovation[k], data.hinge[k], dofs, qdd, alpha,
+                                 unit_hinge(model, k));
     }
     data.acceleration.segment<6>(6 * k) = alpha;
   }
