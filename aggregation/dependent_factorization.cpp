@@ -8,6 +8,8 @@ namespace skograph {
 
 namespace {
 
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 // Applies H = I - tau v v* (v = 1 at rows[0], essential[t] at rows[t]) to one column.
 inline void reflect(const int* rows, const double* essential, int count, double tau,
                     double* column) {
@@ -221,17 +223,18 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
     largest =
         std::max(largest, Q.col(dependent[static_cast<std::size_t>(c)]).cwiseAbs().maxCoeff());
   negligible_ = std::isfinite(largest) ? kNegligible * largest : 0.0;  // an inf stays
+  char changed = same ? 0 : 1;  // branch-free: every entry is read and written anyway
   for (int c = 0; c < columns_; ++c) {
     const double* column = Q.col(dependent[static_cast<std::size_t>(c)]).data();
     char* known =
         y1_pattern_.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows_);
     for (int i = 0; i < rows_; ++i) {
-      const char nonzero = std::abs(column[i]) <= negligible_ ? 0 : 1;
-      same = same && known[i] == nonzero;
+      const char nonzero = static_cast<char>(!(std::abs(column[i]) <= negligible_));
+      changed |= static_cast<char>(known[i] ^ nonzero);
       known[i] = nonzero;
     }
   }
-  if (same) return false;
+  if (!changed) return false;
   dependent_ = dependent;
   block_count_ = 0;
   components_.reset(rows_ + columns_);
@@ -600,8 +603,20 @@ DependentFactorization::Conditioning DependentFactorization::conditioning_agains
 }
 
 void DependentFactorization::certify(const SingularValueBounds& bounds) {
+  // The bounds kept from an earlier certificate still hold, widened by Y1's change since then
+  // (certified_distance); each side keeps the tighter of the two. A selection checked against two
+  // thresholds at every update (selection_serves: the option's, then the kept bar) would otherwise
+  // replace one check's bounds by the other's and redo both checks' power iterations each time.
+  SingularValueBounds merged = bounds;
+  const double distance = certified_ ? certified_distance() : kInfinity;
+  if (std::isfinite(distance)) {
+    merged.min_at_least = std::max(merged.min_at_least, bounds_.min_at_least - distance);
+    merged.max_at_most = std::min(merged.max_at_most, bounds_.max_at_most + distance);
+    merged.min_at_most = std::min(merged.min_at_most, bounds_.min_at_most + distance);
+    merged.max_at_least = std::max(merged.max_at_least, bounds_.max_at_least - distance);
+  }
   certified_ = block_count_ > 0;
-  bounds_ = bounds;
+  bounds_ = merged;
   // The bounds hold for the factorized R, which is Y1 less its negligible entries (at most
   // sqrt(rows x columns) negligible_ in norm) and less the QR's backward error (a few
   // rows x columns eps |Y1|_F): counted into every later distance.

@@ -71,7 +71,9 @@ class DependentFactorization {
 
   // Proven bounds on Y1's extreme singular values at this factorization (from the Frobenius
   // bracket, the power iterations and the Cholesky certificate of conditioning_against), kept
-  // with Y1's values; a bound not known stays at its default.
+  // with Y1's values; a bound not known stays at its default. Bounds kept from an earlier
+  // certificate of the same blocks are merged in (widened by Y1's change since, each side the
+  // tighter of the two), so that checks against two thresholds keep both answers.
   struct SingularValueBounds {
     double min_at_least = 0.0, max_at_most = std::numeric_limits<double>::infinity();
     double min_at_most = std::numeric_limits<double>::infinity(), max_at_least = 0.0;

@@ -71,14 +71,20 @@ struct RigidInertia {
     f.tail<3>() = mass * v - first_moment.cross(w);
     return f;
   }
-  Matrix6d matrix() const {
+  // [[J, h~], [-h~, m 1]], entry by entry.
+  [[gnu::always_inline]] Matrix6d matrix() const {
     Matrix6d m;
-    const Eigen::Matrix3d h = cross_matrix(first_moment);
-    m << rotational, h, -h, mass * Eigen::Matrix3d::Identity();
+    const double x = first_moment.x(), y = first_moment.y(), z = first_moment.z();
+    m.topLeftCorner<3, 3>() = rotational;
+    m.col(3) << 0.0, z, -y, mass, 0.0, 0.0;
+    m.col(4) << -z, 0.0, x, 0.0, mass, 0.0;
+    m.col(5) << y, -x, 0.0, 0.0, 0.0, mass;
+    m.block<3, 3>(3, 0) << 0.0, z, -y, -z, 0.0, x, y, -x, 0.0;
     return m;
   }
   // The same inertia in the frame in which this one's frame has orientation R and origin l.
-  RigidInertia moved(const Eigen::Matrix3d& R, const Eigen::Vector3d& l) const {
+  [[gnu::always_inline]] RigidInertia moved(const Eigen::Matrix3d& R,
+                                            const Eigen::Vector3d& l) const {
     RigidInertia result;
     add_to_parent(R, l, result);
     return result;
