@@ -286,6 +286,47 @@ TEST(DependentFactorization, KeptCertificateHoldsOnlyWhereTheSvdAgrees) {
   EXPECT_GT(dropped, 50);
 }
 
+// A selection checked against a threshold above its conditioning and then against one below it
+// (closed_chain_selection.cpp: the option's threshold, then the kept bar) keeps both answers: the
+// second certificate merges the first's bounds, so both are proven without a new check, and each
+// agrees with the SVD; a small change of Y1 keeps them where the SVD still agrees.
+TEST(DependentFactorization, CertificatesAtTwoThresholdsKeepBothAnswers) {
+  std::mt19937 rng(91);
+  std::normal_distribution<double> normal;
+  DependentFactorization y1;
+  int both = 0, checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    BlockCase c = trial % 2 ? random_bordered_case(rng) : random_block_case(rng);
+    CoordinateSelection selection;
+    selection.dependent = c.dependent;
+    selection.independent = c.independent;
+    selection.rank = static_cast<int>(c.dependent.size());
+    const double conditioning = selection_conditioning(c.Q, selection);
+    if (conditioning < 1e-8) continue;  // singular to rounding: no answer to keep
+    ++checked;
+    const double high = 2.0 * conditioning, low = 0.5 * conditioning;
+    y1.compute(c.Q, c.dependent);
+    ASSERT_FALSE(selection_conditioning_at_least(c.Q, selection, high, y1)) << trial;
+    ASSERT_TRUE(selection_conditioning_at_least(c.Q, selection, low, y1)) << trial;
+    const bool below = y1.certified_below(high), above = y1.certified_at_least(low);
+    both += below && above;
+    Eigen::MatrixXd changed = c.Q;
+    for (const int j : c.dependent)
+      for (Eigen::Index i = 0; i < changed.rows(); ++i)
+        if (changed(i, j) != 0.0) changed(i, j) += 1e-3 * normal(rng);
+    y1.compute(changed, c.dependent);
+    const double now = selection_conditioning(changed, selection);
+    if (y1.certified_below(high)) {
+      EXPECT_LT(now, high) << trial;
+    }
+    if (y1.certified_at_least(low)) {
+      EXPECT_GE(now, low) << trial;
+    }
+  }
+  EXPECT_GT(checked, 150);
+  EXPECT_GT(both, checked * 9 / 10);  // without the merge the second check replaced the first's
+}
+
 // Rows of rounding noise (a planar loop closed by 6-d rows) join no block: the blocks are those of
 // the matrix without them, and the solves equal the dense solve of the noisy Y1 to roundoff.
 TEST(DependentFactorization, RowsOfRoundingNoiseJoinNoBlock) {
