@@ -45,7 +45,7 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
     return frame;
   }
   const int k = tree.node_of_link(link);
-  const Eigen::Isometry3d& pose = data.link_pose[k];
+  const Eigen::Isometry3d& pose = link_poses(tree, data)[k];
   frame.rotation = pose.linear() * origin.linear();
   frame.position = pose * origin.translation();
   if (!with_velocity) return frame;
@@ -73,15 +73,17 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
 // w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)). A dof moving
 // F_p adds v_p + w x D = v(x_c): either end's dof enters as +-[w; v(x_c)], and a dof moving both
 // ends cancels (its columns stay zero).
-void relative_twist_jacobian(const RigidBodyData& data, const Impl& impl, int s,
-                             const LoopRows& rows, const FrameMotion& child,
+void relative_twist_jacobian(const RigidBodyModel& tree, const RigidBodyData& data,
+                             const Impl& impl, int s, const LoopRows& rows,
+                             const FrameMotion& child,
                              Eigen::Matrix<double, 6, Eigen::Dynamic>& jacobian) {
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data);
   const std::vector<int>& dofs = impl.dofs[s];
   jacobian.setZero(6, static_cast<int>(dofs.size()));
   for (const LoopRows::MovingDof& moving : rows.moving) {
     const int dof = dofs[static_cast<std::size_t>(moving.position)];
     const int k = impl.dof_node[dof];
-    const Eigen::Isometry3d& pose = data.link_pose[k];
+    const Eigen::Isometry3d& pose = poses[k];
     const auto h = data.hinge[k].col(impl.dof_in_joint[dof]);
     const Eigen::Vector3d w = pose.linear() * h.head<3>();
     const Eigen::Vector3d v =
@@ -210,7 +212,7 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         frame_motion(tree, data.tree, acceleration, loop.parent, loop.parent_origin, with_velocity);
     const FrameMotion child =
         frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, with_velocity);
-    relative_twist_jacobian(data.tree, impl, s, rows, child, twist);
+    relative_twist_jacobian(tree, data.tree, impl, s, rows, child, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     // The rows A R_p^T once per loop, as 3 x 3 products of the zero-padded rows (the padding's

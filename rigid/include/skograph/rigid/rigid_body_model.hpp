@@ -130,7 +130,8 @@ struct RigidBodyData {
   // X_world_link(q) per node, read through link_poses(): update_positions and update_kinematics
   // fill them; the dynamics functions (forward and inverse dynamics, bias forces, the mass
   // matrix), which do not need them, leave them to be built from rotation and translation on
-  // first use (mutable: a cache of what the last configuration determines).
+  // first use (mutable: a cache of what the last configuration determines; the first reader after
+  // a dynamics call writes it, so threads sharing one RigidBodyData call link_poses() once first).
   mutable std::vector<Eigen::Isometry3d> link_pose;
   mutable bool poses_valid = false;
   std::vector<Matrix6d> phi;       // phi(parent, k) per node, see phi_valid
@@ -138,7 +139,8 @@ struct RigidBodyData {
   // Derived from the transforms of the last configuration, rebuilt on demand: phi by
   // rigid_body_transforms(), sko's weights and hinge maps by synchronize_sko_model(). Every walk
   // that moves the configuration clears both flags as it starts (rigid_body_dynamics.cpp:
-  // ConfigurationWalk, the one writer of rotation, translation and link_pose).
+  // ConfigurationWalk writes rotation and translation, and link_pose when asked; link_poses()
+  // fills link_pose later; free_flying.cpp's base change writes all three).
   bool phi_valid = false;
   bool sko_synchronized = false;
   Eigen::VectorXd velocity;                // V(k) per node (node layout), body frame
@@ -217,8 +219,9 @@ void update_sko_dynamics_state(const RigidBodyModel& model,
 // tau = M(q) qdd + C(q, qd) with gravity g entered as the base acceleration -g (conventions.md):
 // part II Algorithm 3.1 (the Newton-Euler scatter and gather of operators/inverse_dynamics.hpp)
 // specialized to rigid nodes (rigid/rigid_kernels.hpp) in one pass over the positions,
-// velocities and accelerations and one back. Fills data.rotation, translation, link_pose,
-// velocity, coriolis, acceleration (alpha(k)) and force (f(k)). Returns data.generalized_force.
+// velocities and accelerations and one back. Fills data.rotation, translation, velocity,
+// coriolis, acceleration (alpha(k)) and force (f(k)); the link poses are left to link_poses().
+// Returns data.generalized_force.
 const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -238,7 +241,9 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
 // specialized to rigid nodes: R(k) = M(k) + sum phi R(j) phi* kept as (m, h, J)
 // (rigid/rigid_kernels.hpp), then the column X = R(k) H*(k) carried to every ancestor l
 // (X <- phi(parent, j) X) gives the block M(l, k) = H(l) X. Returns data.mass, N x N, allocated
-// by the first call (O(N depth) block products; no allocation afterwards).
+// by the first call (O(N depth) block products; no allocation afterwards). Only the entries of
+// dofs on one path to the root are written at each call (the others are zeroed when data.mass
+// is allocated): copy the matrix before factorizing it in place.
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q);
 // The same through the generic operators (operators/mass_matrix.hpp). Returns data.mass.
