@@ -59,6 +59,41 @@ bool fixed_size_inverse(const HingeSquare& d, double scale, HingeSquare& inverse
   return true;
 }
 
+// The base step of a floating base (H* = 1, nothing carried on to a parent): D = P is only
+// factorized, D = L L* by a fixed-size Cholesky factorization under gather_hinge's singularity
+// test, L into `factor` (lower triangle), epsilon = T - z into `innovation`; the scatter then
+// solves D qdd = epsilon - P alpha once (solve_base) instead of forming D^-1 and its products.
+// False, nothing written, where the test fails (gather_hinge's general path takes the node).
+inline bool factor_base(const Matrix6d& P, const Vector6d& z, const double* tau,
+                        HingeSquare& factor, JointVector& innovation) {
+  const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
+  const Eigen::LLT<Matrix6d> cholesky(P);
+  if (cholesky.info() != Eigen::Success || !(cholesky.matrixLLT().diagonal().minCoeff() > 0.0) ||
+      !(cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale))
+    return false;
+  factor = cholesky.matrixLLT();
+  innovation = Eigen::Map<const Vector6d>(tau) - z;
+  return true;
+}
+
+// qdd = D^-1 (epsilon - P alpha) with D = L L* from factor_base: forward and back substitution.
+inline void solve_base(const Matrix6d& P, const HingeSquare& factor, const JointVector& innovation,
+                       const Vector6d& alpha, double* qdd) {
+  Vector6d x = innovation;
+  x.noalias() -= P * alpha;
+  for (int i = 0; i < 6; ++i) {
+    double value = x(i);
+    for (int k = 0; k < i; ++k) value -= factor(i, k) * x(k);
+    x(i) = value / factor(i, i);
+  }
+  for (int i = 5; i >= 0; --i) {
+    double value = x(i);
+    for (int k = i + 1; k < 6; ++k) value -= factor(k, i) * x(k);
+    x(i) = value / factor(i, i);
+  }
+  for (int i = 0; i < 6; ++i) qdd[i] = x(i);
+}
+
 // The gather at node k (part II Eq. 33 with the innovation of Algorithm 6.1): with H* the r
 // columns `hinge` (6 x r, in P's coordinates), T(k) at `tau`, it keeps for the scatter
 //   projected = P H*,  inverse = D^-1 with D = H P H*,  innovation = nu = D^-1 (T - H z),

@@ -747,6 +747,11 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       nu.setZero();
       continue;
     }
+    if (p < 0 && dofs == 6 && unit_hinge(model, k) &&
+        articulated::factor_base(inertia, force, tau.data() + offset, inverse, nu)) {
+      projected.resize(6, 0);  // marks the factored base for the scatter
+      continue;
+    }
     if (dofs > 0) {
       const int axis = model.coordinate_axis(k);
       const bool gathered =
@@ -782,6 +787,10 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     } else if (dofs == 1) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
                                  data.innovation[k], model.hinge_column(k), 1, qdd, alpha);
+    } else if (p < 0 && data.projected_inertia[k].cols() == 0 && dofs == 6) {
+      articulated::solve_base(data.articulated_inertia[k], data.innovations_inverse[k],
+                              data.innovation[k], alpha, qdd);
+      alpha += Eigen::Map<const Vector6d>(qdd);
     } else if (dofs > 1) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
                                  data.innovation[k], data.hinge[k], dofs, qdd, alpha,
