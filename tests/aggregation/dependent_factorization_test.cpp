@@ -23,6 +23,25 @@ struct BlockCase {
   int blocks = 0;
 };
 
+// The case's split as a selection of full rank.
+CoordinateSelection selection_of(const BlockCase& c) {
+  CoordinateSelection selection;
+  selection.dependent = c.dependent;
+  selection.independent = c.independent;
+  selection.rank = static_cast<int>(c.dependent.size());
+  return selection;
+}
+
+// Q with normal noise of scale `size` on Y1's nonzero entries (its pattern kept).
+Eigen::MatrixXd perturbed(const BlockCase& c, double size, std::mt19937& rng,
+                          std::normal_distribution<double>& normal) {
+  Eigen::MatrixXd changed = c.Q;
+  for (const int j : c.dependent)
+    for (Eigen::Index i = 0; i < changed.rows(); ++i)
+      if (changed(i, j) != 0.0) changed(i, j) += size * normal(rng);
+  return changed;
+}
+
 // 0 .. count - 1 in random order.
 std::vector<int> shuffled_order(int count, std::mt19937& rng) {
   std::vector<int> order(static_cast<std::size_t>(count));
@@ -221,19 +240,13 @@ TEST(DependentFactorization, KeptCertificateHoldsOnlyWhereTheSvdAgrees) {
   int kept = 0, kept_below = 0, dropped = 0;
   for (int trial = 0; trial < 200; ++trial) {
     BlockCase c = trial % 2 ? random_bordered_case(rng) : random_block_case(rng);
-    CoordinateSelection selection;
-    selection.dependent = c.dependent;
-    selection.independent = c.independent;
-    selection.rank = static_cast<int>(c.dependent.size());
+    const CoordinateSelection selection = selection_of(c);
     const double conditioning = selection_conditioning(c.Q, selection);
     y1.compute(c.Q, c.dependent);
     // Checked at a low threshold, so that it passes and leaves a certificate.
     ASSERT_TRUE(selection_conditioning_at_least(c.Q, selection, 0.5 * conditioning, y1));
     for (const double size : {1e-6, 1e-4, 1e-2, 1e-1}) {
-      Eigen::MatrixXd changed = c.Q;
-      for (const int j : c.dependent)
-        for (Eigen::Index i = 0; i < changed.rows(); ++i)
-          if (changed(i, j) != 0.0) changed(i, j) += size * normal(rng);
+      const Eigen::MatrixXd changed = perturbed(c, size, rng, normal);
       y1.compute(changed, c.dependent);
       const double now = selection_conditioning(changed, selection);
       for (const double factor : {0.5, 0.9, 0.99}) {
@@ -249,10 +262,7 @@ TEST(DependentFactorization, KeptCertificateHoldsOnlyWhereTheSvdAgrees) {
     y1.compute(c.Q, c.dependent);
     ASSERT_FALSE(selection_conditioning_at_least(c.Q, selection, 2.0 * conditioning, y1));
     for (const double size : {1e-6, 1e-2}) {
-      Eigen::MatrixXd changed = c.Q;
-      for (const int j : c.dependent)
-        for (Eigen::Index i = 0; i < changed.rows(); ++i)
-          if (changed(i, j) != 0.0) changed(i, j) += size * normal(rng);
+      const Eigen::MatrixXd changed = perturbed(c, size, rng, normal);
       y1.compute(changed, c.dependent);
       const double now = selection_conditioning(changed, selection);
       for (const double factor : {1.01, 1.5, 2.0, 4.0})
@@ -297,10 +307,7 @@ TEST(DependentFactorization, CertificatesAtTwoThresholdsKeepBothAnswers) {
   int both = 0, checked = 0;
   for (int trial = 0; trial < 200; ++trial) {
     BlockCase c = trial % 2 ? random_bordered_case(rng) : random_block_case(rng);
-    CoordinateSelection selection;
-    selection.dependent = c.dependent;
-    selection.independent = c.independent;
-    selection.rank = static_cast<int>(c.dependent.size());
+    const CoordinateSelection selection = selection_of(c);
     const double conditioning = selection_conditioning(c.Q, selection);
     if (conditioning < 1e-8) continue;  // singular to rounding: no answer to keep
     ++checked;
@@ -310,10 +317,7 @@ TEST(DependentFactorization, CertificatesAtTwoThresholdsKeepBothAnswers) {
     ASSERT_TRUE(selection_conditioning_at_least(c.Q, selection, low, y1)) << trial;
     const bool below = y1.certified_below(high), above = y1.certified_at_least(low);
     both += below && above;
-    Eigen::MatrixXd changed = c.Q;
-    for (const int j : c.dependent)
-      for (Eigen::Index i = 0; i < changed.rows(); ++i)
-        if (changed(i, j) != 0.0) changed(i, j) += 1e-3 * normal(rng);
+    const Eigen::MatrixXd changed = perturbed(c, 1e-3, rng, normal);
     y1.compute(changed, c.dependent);
     const double now = selection_conditioning(changed, selection);
     if (y1.certified_below(high)) {
@@ -587,10 +591,7 @@ TEST(DependentFactorization, NoAllocationOnceTheBlocksHaveBeenSeen) {
   std::mt19937 rng(3);
   BlockCase c = random_block_case(rng);
   while (c.blocks < 3 || c.independent.empty()) c = random_block_case(rng);
-  CoordinateSelection selection;
-  selection.dependent = c.dependent;
-  selection.independent = c.independent;
-  selection.rank = static_cast<int>(c.dependent.size());
+  const CoordinateSelection selection = selection_of(c);
   DependentFactorization y1;
   Eigen::MatrixXd X;
   Eigen::VectorXd rate;
