@@ -79,7 +79,8 @@ void relative_twist_jacobian(const RigidBodyModel& tree, const RigidBodyData& da
                              Eigen::Matrix<double, 6, Eigen::Dynamic>& jacobian) {
   const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data);
   const std::vector<int>& dofs = impl.dofs[s];
-  jacobian.setZero(6, static_cast<int>(dofs.size()));
+  // Only the moving dofs' columns are written and read (aggregate_constraints): no zeroing.
+  jacobian.resize(6, static_cast<int>(dofs.size()));
   for (const LoopRows::MovingDof& moving : rows.moving) {
     const int dof = dofs[static_cast<std::size_t>(moving.position)];
     const int k = impl.dof_node[dof];
@@ -223,11 +224,17 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     linear_rotated.noalias() = rows.linear_padded * rotation_transpose;
     auto write = [&](Eigen::MatrixXd& target, int column, const Eigen::Matrix3d& angular_directions,
                      const Eigen::Matrix3d& linear_directions, const auto& twist_column) {
-      const Eigen::Vector3d angular = angular_directions * twist_column.template head<3>();
-      const Eigen::Vector3d linear = linear_directions * twist_column.template tail<3>();
+      // A point contact (connect) has no angular rows, a weld-free hinge few linear ones: only
+      // the products a row reads are formed.
       double* out = target.col(column).data() + row;
-      for (int i = 0; i < angular_rows; ++i) out[i] = angular[i];
-      for (int i = 0; i < linear_rows; ++i) out[angular_rows + i] = linear[i];
+      if (angular_rows > 0) {
+        const Eigen::Vector3d angular = angular_directions * twist_column.template head<3>();
+        for (int i = 0; i < angular_rows; ++i) out[i] = angular[i];
+      }
+      if (linear_rows > 0) {
+        const Eigen::Vector3d linear = linear_directions * twist_column.template tail<3>();
+        for (int i = 0; i < linear_rows; ++i) out[angular_rows + i] = linear[i];
+      }
     };
     if (with_position) {
       Eigen::Matrix3d angular_jacobian;

@@ -189,6 +189,25 @@ void solve_lower_transposed(const Eigen::MatrixXd& lower, Eigen::VectorXd& right
   }
 }
 
+// residual -= M_SS rate and projected += M_SS X (n x r, column-major, projected zeroed) over M_SS's
+// entry list (one per symmetric pair). Columns > 0 fixes r at compile time, so that the column
+// loop unrolls: at r = 1-4 the runtime loop's index arithmetic cost more than its products.
+template <int Columns>
+void add_mass_products(const std::vector<ClosedChainModel::Impl::MassEntry>& entries,
+                       const Eigen::VectorXd& values, const double* rate, const double* x,
+                       Eigen::Index n, Eigen::Index r, double* residual, double* projected) {
+  const Eigen::Index columns = Columns > 0 ? Columns : r;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const int i = entries[e].row, j = entries[e].column;
+    const double value = values(static_cast<Eigen::Index>(e));
+    residual[i] -= value * rate[j];
+    for (Eigen::Index b = 0; b < columns; ++b) projected[i + b * n] += value * x[j + b * n];
+    if (i == j) continue;
+    residual[j] -= value * rate[i];
+    for (Eigen::Index b = 0; b < columns; ++b) projected[j + b * n] += value * x[i + b * n];
+  }
+}
+
 // The aggregate step of the world-frame articulated-body gather (see forward_dynamics below).
 void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& tau) {
@@ -200,50 +219,41 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   const std::vector<int>& dofs = impl.dofs[s];
   const std::vector<int>& parents = tree.parents();
   const int n = static_cast<int>(dofs.size());
-  // Composite inertias over the members (children first: members are listed base first).
-  for (auto it = members.rbegin(); it != members.rend(); ++it) {
-    const int k = *it;
-    work.member_composite[k] = work.articulated[k];
-  }
-  for (auto it = members.rbegin(); it != members.rend(); ++it) {
-    const int k = *it, p = parents[k];
-    if (p >= 0 && impl.aggregate_of_node[p] == s)
-      work.member_composite[p] += work.member_composite[k];
-  }
-  // F* columns R(member) s_j and M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for
-  // i at or above j's member b), kept as a list: M_SS is mostly zero when the aggregate branches.
-  step.force_columns.resize(6, n);
-  for (int j = 0; j < n; ++j) {
-    const int b = impl.dof_node[dofs[j]];
-    step.force_columns.col(j).noalias() = work.member_composite[b] * work.world_column.col(dofs[j]);
-  }
-  const std::vector<Impl::MassEntry>& entries = impl.mass_entries[static_cast<std::size_t>(s)];
-  step.mass_values.resize(static_cast<Eigen::Index>(entries.size()));
-  for (std::size_t e = 0; e < entries.size(); ++e)
-    step.mass_values(static_cast<Eigen::Index>(e)) =
-        work.world_column.col(dofs[entries[e].row]).dot(step.force_columns.col(entries[e].column));
   // The bias: member accelerations from the velocity products alone (no parent acceleration, no
-  // hinge accelerations), forces f = P a + z gathered over the members.
+  // hinge accelerations) and forces f = P a + z, base first (members are listed base first).
   for (const int k : members) {
     const int p = parents[k];
     const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
     work.acceleration[k] = (inside ? work.acceleration[p] : Vector6d::Zero()) + work.coriolis[k];
-  }
-  for (auto it = members.rbegin(); it != members.rend(); ++it) {
-    const int k = *it;
     work.subtree_force[k] = work.articulated[k] * work.acceleration[k] + work.bias[k];
   }
+  // Children first: the forces gathered and the composite inertias R(k) formed in place in
+  // work.articulated (a member's own P is not read again).
   Vector6d total_force = Vector6d::Zero();
   Matrix6d total_inertia = Matrix6d::Zero();
   for (auto it = members.rbegin(); it != members.rend(); ++it) {
     const int k = *it, p = parents[k];
     if (p >= 0 && impl.aggregate_of_node[p] == s) {
       work.subtree_force[p] += work.subtree_force[k];
+      work.articulated[p] += work.articulated[k];
     } else {
       total_force += work.subtree_force[k];
-      total_inertia += work.member_composite[k];
+      total_inertia += work.articulated[k];
     }
   }
+  const std::vector<Matrix6d>& composite = work.articulated;
+  // F* columns R(member) s_j and M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for
+  // i at or above j's member b), kept as a list: M_SS is mostly zero when the aggregate branches.
+  step.force_columns.resize(6, n);
+  for (int j = 0; j < n; ++j) {
+    const int b = impl.dof_node[dofs[j]];
+    step.force_columns.col(j).noalias() = composite[b] * work.world_column.col(dofs[j]);
+  }
+  const std::vector<Impl::MassEntry>& entries = impl.mass_entries[static_cast<std::size_t>(s)];
+  step.mass_values.resize(static_cast<Eigen::Index>(entries.size()));
+  for (std::size_t e = 0; e < entries.size(); ++e)
+    step.mass_values(static_cast<Eigen::Index>(e)) =
+        work.world_column.col(dofs[entries[e].row]).dot(step.force_columns.col(entries[e].column));
   step.bias.resize(n);
   step.forces.resize(n);
   for (int i = 0; i < n; ++i) {
@@ -259,15 +269,14 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   step.residual = step.forces - step.bias;
   step.projected.setZero(n, r);
   const double* x = X.data();
-  double* projected = step.projected.data();
-  for (std::size_t e = 0; e < entries.size(); ++e) {  // residual -= M_SS rate, projected = M_SS X
-    const int i = entries[e].row, j = entries[e].column;
-    const double value = step.mass_values(static_cast<Eigen::Index>(e));
-    step.residual(i) -= value * rate(j);
-    for (Eigen::Index b = 0; b < r; ++b) projected[i + b * n] += value * x[j + b * n];
-    if (i == j) continue;
-    step.residual(j) -= value * rate(i);
-    for (Eigen::Index b = 0; b < r; ++b) projected[j + b * n] += value * x[i + b * n];
+  {
+    const auto products = r == 1   ? &add_mass_products<1>
+                          : r == 2 ? &add_mass_products<2>
+                          : r == 3 ? &add_mass_products<3>
+                          : r == 4 ? &add_mass_products<4>
+                                   : &add_mass_products<0>;
+    products(entries, step.mass_values, rate.data(), x, n, r, step.residual.data(),
+             step.projected.data());
   }
   step.factor.resize(r, r);
   step.whitened_gain.setZero(6, r);

@@ -145,10 +145,11 @@ struct ClosedChainData::Workspaces {
   Eigen::VectorXd saved_configuration;  // q before the trial steps
 
   // The world-frame articulated-body forward dynamics (closed_chain_dynamics.cpp), per tree node:
-  // articulated inertia P and bias force z (about the world origin, external children added),
-  // member composites, velocity products a(k), accelerations, member subtree forces; per dof the
+  // articulated inertia P and bias force z (about the world origin, external children added; an
+  // aggregate's members' P become their composites in its step), velocity products a(k),
+  // accelerations, member subtree forces; per dof the
   // world hinge columns; per plain node and per aggregate the quantities of its step.
-  std::vector<Matrix6d> articulated, member_composite;
+  std::vector<Matrix6d> articulated;
   std::vector<Vector6d> bias, coriolis, acceleration, subtree_force;
   Eigen::Matrix<double, 6, Eigen::Dynamic> world_column;
   std::vector<int> members_seen;
