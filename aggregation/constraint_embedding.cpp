@@ -175,10 +175,14 @@ void embedding_matrices(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   // Solved into the rows of X and the entries of Xdot thetadot that the independent coordinates
   // leave free (the last |dependent| ones, moved into place below), negated there.
   const auto r = static_cast<Eigen::Index>(selection.dependent.size());
-  y1.solve(Qdot_thetadot, Xdot_thetadot.tail(r));
   // No independent coordinates (a weld holds the whole aggregate): X has no columns to fill, and
-  // Eigen's triangular solve of a 0-column block would index a null pointer (UBSan).
-  if (independent > 0) y1.solve_columns(Q, selection.independent, X.bottomRows(r));
+  // a 0-column block would index a null pointer (UBSan). Otherwise X's rows and Xdot thetadot's
+  // entries in one pass over Y1's reflections.
+  if (independent > 0)
+    y1.solve_columns(Q, selection.independent, X.bottomRows(r), Qdot_thetadot,
+                     Xdot_thetadot.tail(r));
+  else
+    y1.solve(Qdot_thetadot, Xdot_thetadot.tail(r));
   // Scatter the solved rows to the dependent coordinates in increasing order: with dependent
   // increasing, dependent[i] <= n - r + i < n - r + j for every later j, so no row is overwritten
   // before it is read. (A selection listed out of order is copied first.)

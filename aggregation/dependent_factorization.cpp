@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace skograph {
 
@@ -385,46 +386,110 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
 void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                            const std::vector<int>& columns,
                                            Eigen::Ref<Eigen::MatrixXd> x) {
+  solve_together(Q, columns, x, nullptr, nullptr);
+}
+
+void DependentFactorization::solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                           const std::vector<int>& columns,
+                                           Eigen::Ref<Eigen::MatrixXd> x,
+                                           const Eigen::Ref<const Eigen::VectorXd>& b,
+                                           Eigen::Ref<Eigen::VectorXd> y) {
+  solve_together(Q, columns, x, &b, &y);
+}
+
+// solve_columns with b = Q(:, columns) and, when `vector` is given, one more right-hand side
+// after them (column k of right_hand_side and of column_solution's rows): the reflections and
+// the substitution pass over all of them at once, with the same arithmetic per right-hand side
+// as solve's.
+void DependentFactorization::solve_together(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                            const std::vector<int>& columns,
+                                            Eigen::Ref<Eigen::MatrixXd> x,
+                                            const Eigen::Ref<const Eigen::VectorXd>* vector,
+                                            Eigen::Ref<Eigen::VectorXd>* vector_solution) {
   const auto k = static_cast<Eigen::Index>(columns.size());
+  const Eigen::Index stride = k + (vector != nullptr ? 1 : 0);
   residual_known_ = true;  // residual_bound reads the blocks' right-hand sides and solutions
   solved_columns_ = static_cast<int>(k);
-  if (k == 0) return;
+  solution_stride_ = static_cast<int>(stride);
+  if (stride == 0) return;
   for (int b = 0; b < block_count_; ++b) {
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
     Eigen::MatrixXd& rhs = block.right_hand_side;
-    rhs.resize(m, k);
+    rhs.resize(m, stride);
     for (Eigen::Index j = 0; j < k; ++j) {
       const double* column = Q.col(columns[static_cast<std::size_t>(j)]).data();
       for (Eigen::Index i = 0; i < m; ++i)
         rhs(i, j) = column[block.rows[static_cast<std::size_t>(i)]];
     }
+    if (vector != nullptr)
+      for (Eigen::Index i = 0; i < m; ++i)
+        rhs(i, k) = (*vector)(block.rows[static_cast<std::size_t>(i)]);
     if (m > 0) apply_reflections(block, true, rhs);
     const int steps = block.steps;
-    block.column_solution.resize(static_cast<std::size_t>(steps * k));
-    double* solution = block.column_solution.data();  // steps x k, row-major
+    block.column_solution.resize(static_cast<std::size_t>(steps * stride));
+    double* solution = block.column_solution.data();  // steps x stride, row-major
     const SparseUpper& upper = block.upper;
-    for (int s = steps - 1; s >= 0; --s) {
-      double* row = solution + static_cast<std::ptrdiff_t>(s) * k;
-      const int pivot = block.reflection_rows[static_cast<std::size_t>(
-          block.offsets[static_cast<std::size_t>(s)])];
-      for (Eigen::Index j = 0; j < k; ++j) row[j] = rhs(pivot, j);
-      for (int e = upper.offsets[static_cast<std::size_t>(s)];
-           e < upper.offsets[static_cast<std::size_t>(s) + 1]; ++e) {
-        const double value = upper.values[static_cast<std::size_t>(e)];
-        const double* later =
-            solution + static_cast<std::ptrdiff_t>(upper.steps[static_cast<std::size_t>(e)]) * k;
-        for (Eigen::Index j = 0; j < k; ++j) row[j] -= value * later[j];
+    // The substitution with the right-hand side count fixed at compile time for 1-7 (Fixed > 0),
+    // so that the loops over them unroll: at a handful their index arithmetic was most of the
+    // cost.
+    auto substitute = [&]<int Fixed>(std::integral_constant<int, Fixed>) {
+      const Eigen::Index count = Fixed > 0 ? Fixed : stride;
+      for (int s = steps - 1; s >= 0; --s) {
+        double* row = solution + static_cast<std::ptrdiff_t>(s) * count;
+        const int pivot = block.reflection_rows[static_cast<std::size_t>(
+            block.offsets[static_cast<std::size_t>(s)])];
+        for (Eigen::Index j = 0; j < count; ++j) row[j] = rhs(pivot, j);
+        for (int e = upper.offsets[static_cast<std::size_t>(s)];
+             e < upper.offsets[static_cast<std::size_t>(s) + 1]; ++e) {
+          const double value = upper.values[static_cast<std::size_t>(e)];
+          const double* later =
+              solution +
+              static_cast<std::ptrdiff_t>(upper.steps[static_cast<std::size_t>(e)]) * count;
+          for (Eigen::Index j = 0; j < count; ++j) row[j] -= value * later[j];
+        }
+        const double diagonal = upper.diagonal(s);
+        for (Eigen::Index j = 0; j < count; ++j)
+          if (row[j] != 0.0) row[j] /= diagonal;
       }
-      const double diagonal = upper.diagonal(s);
-      for (Eigen::Index j = 0; j < k; ++j)
-        if (row[j] != 0.0) row[j] /= diagonal;
+    };
+    switch (stride) {
+      case 1:
+        substitute(std::integral_constant<int, 1>{});
+        break;
+      case 2:
+        substitute(std::integral_constant<int, 2>{});
+        break;
+      case 3:
+        substitute(std::integral_constant<int, 3>{});
+        break;
+      case 4:
+        substitute(std::integral_constant<int, 4>{});
+        break;
+      case 5:
+        substitute(std::integral_constant<int, 5>{});
+        break;
+      case 6:
+        substitute(std::integral_constant<int, 6>{});
+        break;
+      case 7:
+        substitute(std::integral_constant<int, 7>{});
+        break;
+      default:
+        substitute(std::integral_constant<int, 0>{});
+    }
+    for (int s = 0; s < steps; ++s) {
       const int target =
           block.columns[static_cast<std::size_t>(block.order[static_cast<std::size_t>(s)])];
+      const double* row = solution + static_cast<std::ptrdiff_t>(s) * stride;
       for (Eigen::Index j = 0; j < k; ++j) x(target, j) = row[j];
+      if (vector_solution != nullptr) (*vector_solution)(target) = row[k];
     }
-    for (std::size_t c = static_cast<std::size_t>(steps); c < block.order.size(); ++c)
-      x.row(block.columns[static_cast<std::size_t>(block.order[c])]).setZero();
+    for (std::size_t c = static_cast<std::size_t>(steps); c < block.order.size(); ++c) {
+      const int target = block.columns[static_cast<std::size_t>(block.order[c])];
+      if (k > 0) x.row(target).setZero();
+      if (vector_solution != nullptr) (*vector_solution)(target) = 0.0;
+    }
   }
 }
 
@@ -448,7 +513,8 @@ double DependentFactorization::residual_bound(const Eigen::Ref<const Eigen::Matr
       for (const int i : block.rows_off_pivot)
         squared += block.right_hand_side(i, j) * block.right_hand_side(i, j);
       for (int step = 0; step < block.steps; ++step)
-        solution_norm += std::abs(block.column_solution[static_cast<std::size_t>(step * k + j)]);
+        solution_norm +=
+            std::abs(block.column_solution[static_cast<std::size_t>(step * solution_stride_ + j)]);
     }
     const double candidate = std::sqrt(squared) + negligible_ * solution_norm;
     // A zero pivot over a nonzero value gives inf, and inf - inf or 0 * inf a NaN: no bound.

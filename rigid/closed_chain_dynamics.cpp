@@ -191,7 +191,7 @@ void solve_lower_transposed(const Eigen::MatrixXd& lower, Eigen::VectorXd& right
 
 // residual -= M_SS rate and projected += M_SS X (n x r, column-major, projected zeroed) over M_SS's
 // entry list (one per symmetric pair). Columns > 0 fixes r at compile time, so that the column
-// loop unrolls: at r = 1-4 the runtime loop's index arithmetic cost more than its products.
+// loop unrolls: at r = 1-6 the runtime loop's index arithmetic cost more than its products.
 template <int Columns>
 void add_mass_products(const std::vector<ClosedChainModel::Impl::MassEntry>& entries,
                        const Eigen::VectorXd& values, const double* rate, const double* x,
@@ -274,6 +274,8 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
                           : r == 2 ? &add_mass_products<2>
                           : r == 3 ? &add_mass_products<3>
                           : r == 4 ? &add_mass_products<4>
+                          : r == 5 ? &add_mass_products<5>
+                          : r == 6 ? &add_mass_products<6>
                                    : &add_mass_products<0>;
     products(entries, step.mass_values, rate.data(), x, n, r, step.residual.data(),
              step.projected.data());

@@ -34,6 +34,11 @@ class DependentFactorization {
   // x is |dependent| x |columns|.
   void solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
                      Eigen::Ref<Eigen::MatrixXd> x);
+  // The same, and y = Y1^+ b as solve() gives it, in one pass over the reflections (the same
+  // numbers as the two calls).
+  void solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
+                     Eigen::Ref<Eigen::MatrixXd> x, const Eigen::Ref<const Eigen::VectorXd>& b,
+                     Eigen::Ref<Eigen::VectorXd> y);
   // After solve_columns(Q, columns, x): an upper bound on max_j |b_j - Y1 x_j|_inf over its
   // right-hand sides b_j = Q(:, columns[j]) (the least-squares residuals, 0 up to rounding when
   // b lies in range(Y1)): the 2-norm of the residual that the reflections leave at the rows
@@ -162,8 +167,13 @@ class DependentFactorization {
   std::vector<int> block_of_root_, dependent_;
   std::vector<char> y1_pattern_;   // Y1 != 0, column-major, as the blocks were found for
   std::vector<int> rows_outside_;  // rows of Q no block holds
-  // The last solve_columns' right-hand side count; residual_known_ until the next compute.
-  int solved_columns_ = 0;
+  void solve_together(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
+                      Eigen::Ref<Eigen::MatrixXd> x,
+                      const Eigen::Ref<const Eigen::VectorXd>* vector,
+                      Eigen::Ref<Eigen::VectorXd>* vector_solution);
+  // The last solve_columns' right-hand side count (Q's columns; the row stride of
+  // column_solution counts the extra vector too); residual_known_ until the next compute.
+  int solved_columns_ = 0, solution_stride_ = 0;
   bool residual_known_ = false;
   AnalysisScratch scratch_;
 };
