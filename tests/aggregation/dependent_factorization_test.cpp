@@ -456,6 +456,23 @@ TEST(DependentFactorization, BlockSolvesEqualTheDenseLeastSquaresSolve) {
     const Eigen::VectorXd expected_b = dense.solve(b);
     EXPECT_LT((xb - expected_b).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected_b.norm()))
         << "trial " << trial;
+    // X's right-hand sides and the vector in one pass: what the two solves give (the same
+    // arithmetic per right-hand side), and solve_columns' residual bound unchanged.
+    const double bound_alone = blocks.residual_bound(c.Q, c.independent);
+    Eigen::MatrixXd x_together(r, static_cast<Eigen::Index>(c.independent.size()));
+    Eigen::VectorXd xb_together(r);
+    blocks.solve_columns(c.Q, c.independent, x_together, b, xb_together);
+    EXPECT_LE((xb_together - xb).cwiseAbs().maxCoeff(), 1e-14 * (1.0 + xb.norm()))
+        << "trial " << trial;
+    if (!c.independent.empty()) {
+      EXPECT_LE((x_together - x).cwiseAbs().maxCoeff(), 1e-14 * (1.0 + x.norm()))
+          << "trial " << trial;
+      const double bound_together = blocks.residual_bound(c.Q, c.independent);
+      if (std::isfinite(bound_alone))
+        EXPECT_NEAR(bound_together, bound_alone, 1e-14 * (1.0 + bound_alone)) << "trial " << trial;
+      else
+        EXPECT_EQ(bound_together, bound_alone) << "trial " << trial;
+    }
     // The least-norm solution of Y1* y = c against the complete orthogonal decomposition of Y1*.
     const Eigen::VectorXd c_dependent = Eigen::VectorXd::Random(r);
     Eigen::VectorXd y(c.Q.rows());

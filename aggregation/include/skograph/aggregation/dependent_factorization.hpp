@@ -35,7 +35,7 @@ class DependentFactorization {
   void solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
                      Eigen::Ref<Eigen::MatrixXd> x);
   // The same, and y = Y1^+ b as solve() gives it, in one pass over the reflections (the same
-  // numbers as the two calls).
+  // arithmetic per right-hand side as the two calls).
   void solve_columns(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
                      Eigen::Ref<Eigen::MatrixXd> x, const Eigen::Ref<const Eigen::VectorXd>& b,
                      Eigen::Ref<Eigen::VectorXd> y);
