@@ -73,22 +73,19 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
 // w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)). A dof moving
 // F_p adds v_p + w x D = v(x_c): either end's dof enters as +-[w; v(x_c)], and a dof moving both
 // ends cancels (its columns stay zero).
-void relative_twist_jacobian(const RigidBodyModel& tree, const RigidBodyData& data,
-                             const Impl& impl, int s, const LoopRows& rows,
+// With the dof's column about the world origin, [w; v_o] = [R_k h_w; R_k h_v + x_k x w]
+// (aggregate_constraints forms them), v(x_c) = v_o + w x x_c.
+void relative_twist_jacobian(const Impl& impl, int s, const LoopRows& rows,
                              const FrameMotion& child,
+                             const Eigen::Matrix<double, 6, Eigen::Dynamic>& world_column,
                              Eigen::Matrix<double, 6, Eigen::Dynamic>& jacobian) {
-  const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data);
   const std::vector<int>& dofs = impl.dofs[s];
   // Only the moving dofs' columns are written and read (aggregate_constraints): no zeroing.
   jacobian.resize(6, static_cast<int>(dofs.size()));
   for (const LoopRows::MovingDof& moving : rows.moving) {
-    const int dof = dofs[static_cast<std::size_t>(moving.position)];
-    const int k = impl.dof_node[dof];
-    const Eigen::Isometry3d& pose = poses[k];
-    const auto h = data.hinge[k].col(impl.dof_in_joint[dof]);
-    const Eigen::Vector3d w = pose.linear() * h.head<3>();
-    const Eigen::Vector3d v =
-        pose.linear() * h.tail<3>() + w.cross(child.position - pose.translation());
+    const auto column = world_column.col(dofs[static_cast<std::size_t>(moving.position)]);
+    const Eigen::Vector3d w = column.head<3>();
+    const Eigen::Vector3d v = column.tail<3>() + w.cross(child.position);
     const double sign = moving.moves_child ? 1.0 : -1.0;
     jacobian.col(moving.position).head<3>() = sign * w;
     jacobian.col(moving.position).tail<3>() = sign * v;
@@ -203,6 +200,17 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->relative_twist[s];
   data.work->orientation_flip[s] = 0.0;
   data.work->flipped_loop[s] = -1;
+  // The aggregate's hinge columns in world coordinates about the world origin, once for all its
+  // loops (forward dynamics reads them too): [R_k h_w; R_k h_v + x_k x R_k h_w].
+  {
+    const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data.tree);
+    for (const int dof : impl.dofs[s]) {
+      const int k = impl.dof_node[dof];
+      data.work->world_column.col(dof) =
+          kernels::motion_to_outer(poses[k].linear(), poses[k].translation(),
+                                   data.tree.hinge[k].col(impl.dof_in_joint[dof]));
+    }
+  }
   constraint.setZero();  // one contiguous fill instead of strided rows per loop
   if (with_position) jacobian.setZero();
   int row = 0;
@@ -213,7 +221,7 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
         frame_motion(tree, data.tree, acceleration, loop.parent, loop.parent_origin, with_velocity);
     const FrameMotion child =
         frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, with_velocity);
-    relative_twist_jacobian(tree, data.tree, impl, s, rows, child, twist);
+    relative_twist_jacobian(impl, s, rows, child, data.work->world_column, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     // The rows A R_p^T once per loop, as 3 x 3 products of the zero-padded rows (the padding's

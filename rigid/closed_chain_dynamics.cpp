@@ -348,13 +348,15 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   const std::vector<int>& parents = tree.parents();
   const RigidBodyData& kinematics = data.tree;
   const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, kinematics);
-  // World-frame inertias, gyroscopic forces, velocity products and hinge columns of every link.
+  // World-frame inertias, gyroscopic forces, velocity products and hinge columns of every link
+  // (an aggregate's hinge columns are aggregate_constraints', at these poses).
   for (const int k : order) {
     const Eigen::Isometry3d& pose = poses[k];
     work.articulated[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation()).matrix();
     work.bias[k] = force_to_world(pose, kinematics.gyroscopic.segment<6>(6 * k));
     work.coriolis[k] =
         motion_to_outer(pose.linear(), pose.translation(), kinematics.coriolis.segment<6>(6 * k));
+    if (impl.aggregate_of_node[k] >= 0) continue;
     const int offset = tree.joint_dof_offset(k);
     for (int d = 0; d < tree.joint_dofs(k); ++d)
       work.world_column.col(offset + d) =
