@@ -33,16 +33,27 @@ inline std::string singular_joint_message(const std::string& joint) {
   for (int j = 0; j < 6; ++j) P.col(j) -= w * u(j);
 }
 
+// D = L L* by a fixed-size Cholesky factorization, true when D passes the singularity test of
+// gather_hinge: positive pivots whose squares exceed `scale` (a NaN fails). The one test of
+// fixed_size_inverse and factor_base.
+template <int R>
+[[gnu::always_inline]] inline bool cholesky_passes(
+    const Eigen::Matrix<double, R, R>& d, double scale,
+    Eigen::LLT<Eigen::Matrix<double, R, R>>& cholesky) {
+  cholesky.compute(d);
+  const auto diagonal = cholesky.matrixLLT().diagonal();
+  return cholesky.info() == Eigen::Success && diagonal.minCoeff() > 0.0 &&
+         diagonal.cwiseAbs2().minCoeff() > scale;
+}
+
 // D^-1 for an R x R D by a fixed-size Cholesky factorization, when D passes the singularity test
-// of gather_hinge (positive pivots whose squares exceed `scale`); false otherwise.
+// of gather_hinge (cholesky_passes); false otherwise.
 template <int R>
 bool fixed_size_inverse(const HingeSquare& d, double scale, HingeSquare& inverse) {
   using Square = Eigen::Matrix<double, R, R>;
   const Square square = d;
-  const Eigen::LLT<Square> cholesky(square);
-  if (cholesky.info() != Eigen::Success || !(cholesky.matrixLLT().diagonal().minCoeff() > 0.0) ||
-      !(cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale))
-    return false;
+  Eigen::LLT<Square> cholesky;
+  if (!cholesky_passes<R>(square, scale, cholesky)) return false;
   // D^-1 = L^-* L^-1 with L^-1 by forward substitution (fixed sizes: Eigen's triangular solves
   // would take their generic blocked path).
   const Square& factor = cholesky.matrixLLT();  // L in the lower triangle
@@ -67,10 +78,8 @@ bool fixed_size_inverse(const HingeSquare& d, double scale, HingeSquare& inverse
 inline bool factor_base(const Matrix6d& P, const Vector6d& z, const double* tau,
                         HingeSquare& factor, JointVector& innovation) {
   const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
-  const Eigen::LLT<Matrix6d> cholesky(P);
-  if (cholesky.info() != Eigen::Success || !(cholesky.matrixLLT().diagonal().minCoeff() > 0.0) ||
-      !(cholesky.matrixLLT().diagonal().cwiseAbs2().minCoeff() > scale))
-    return false;
+  Eigen::LLT<Matrix6d> cholesky;
+  if (!cholesky_passes<6>(P, scale, cholesky)) return false;
   factor = cholesky.matrixLLT();
   innovation = Eigen::Map<const Vector6d>(tau) - z;
   return true;

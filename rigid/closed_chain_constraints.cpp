@@ -35,9 +35,11 @@ struct FrameMotion {
 // at r (link frame) has world velocity R (v_b + w_b x r) and acceleration
 // R (w_b x (v_b + w_b x r) + vdot_b + wdot_b x r); the world angular velocity is R w_b and its
 // derivative R wdot_b.
+// Without `with_rotation` the frame's orientation is left at the identity (the child end's is
+// read by the position error only).
 FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
                          const Eigen::VectorXd* node_acceleration, int link,
-                         const Eigen::Isometry3d& origin, bool with_velocity) {
+                         const Eigen::Isometry3d& origin, bool with_velocity, bool with_rotation) {
   FrameMotion frame;
   if (link < 0) {
     frame.rotation = origin.linear();
@@ -46,7 +48,7 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
   }
   const int k = tree.node_of_link(link);
   const Eigen::Isometry3d& pose = link_poses(tree, data)[k];
-  frame.rotation = pose.linear() * origin.linear();
+  if (with_rotation) frame.rotation = pose.linear() * origin.linear();
   frame.position = pose * origin.translation();
   if (!with_velocity) return frame;
   const Eigen::Vector3d r = origin.translation();
@@ -217,10 +219,10 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   for (const int l : impl.loops[s]) {
     const LoopClosure& loop = m.loops[l];
     const LoopRows& rows = impl.loop_rows[l];
-    const FrameMotion parent =
-        frame_motion(tree, data.tree, acceleration, loop.parent, loop.parent_origin, with_velocity);
-    const FrameMotion child =
-        frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, with_velocity);
+    const FrameMotion parent = frame_motion(tree, data.tree, acceleration, loop.parent,
+                                            loop.parent_origin, with_velocity, true);
+    const FrameMotion child = frame_motion(tree, data.tree, acceleration, loop.child,
+                                           loop.child_origin, with_velocity, with_position);
     relative_twist_jacobian(impl, s, rows, child, data.work->world_column, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());

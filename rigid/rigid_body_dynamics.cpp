@@ -739,6 +739,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     HingeMatrix& projected = data.projected_inertia[k];
     HingeSquare& inverse = data.innovations_inverse[k];
     JointVector& nu = data.innovation[k];
+    data.base_factored[k] = 0;
     if (dofs > 0 && model.carries_no_mass(k)) {
       // A massless subtree: P = 0 and z = 0, D = 0. Its motion exerts no force on the parent, and
       // the dynamics leave its acceleration free: prescribed zero (zero gain and innovation).
@@ -749,7 +750,8 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     }
     if (p < 0 && dofs == 6 && unit_hinge(model, k) &&
         articulated::factor_base(inertia, force, tau.data() + offset, inverse, nu)) {
-      projected.resize(6, 0);  // marks the factored base for the scatter
+      data.base_factored[k] = 1;
+      projected.resize(6, 0);  // no P H* is kept for it (D's factor and epsilon are)
       continue;
     }
     if (dofs > 0) {
@@ -787,7 +789,7 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     } else if (dofs == 1) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
                                  data.innovation[k], model.hinge_column(k), 1, qdd, alpha);
-    } else if (p < 0 && data.projected_inertia[k].cols() == 0 && dofs == 6) {
+    } else if (data.base_factored[k]) {
       articulated::solve_base(data.articulated_inertia[k], data.innovations_inverse[k],
                               data.innovation[k], alpha, qdd);
       alpha += Eigen::Map<const Vector6d>(qdd);

@@ -212,6 +212,7 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
   projected_inertia.resize(nodes);
   innovations_inverse.resize(nodes);
   innovation.resize(nodes);
+  base_factored.assign(nodes, 0);
   for (int k = 0; k < nodes; ++k) {
     const int dofs = model.joint_dofs(k);
     sko.inertia(k) = model.link_inertia(k);

@@ -168,12 +168,14 @@ struct RigidBodyData {
   std::vector<Matrix6d> articulated_inertia;             // P(k)
   std::vector<Vector6d> residual_force;                  // z(k)
   // Per node, what forward_dynamics keeps for its scatter: P(k) H*(k), D^-1(k) and
-  // nu(k) = D^-1 (T(k) - H(k) z(k)); for a floating base (a root with H* = 1) D's Cholesky factor
-  // L (lower triangle), epsilon(k) = T(k) - z(k), and no P H* (0 columns).
+  // nu(k) = D^-1 (T(k) - H(k) z(k)); for a floating base whose D = P was only factorized
+  // (base_factored) D's Cholesky factor L (lower triangle), epsilon(k) = T(k) - z(k), and no P H*
+  // (0 columns).
   std::vector<HingeMatrix> projected_inertia;
   std::vector<HingeSquare> innovations_inverse;
   std::vector<JointVector> innovation;
-  Eigen::VectorXd acceleration;                          // alpha(k), node layout
+  std::vector<char> base_factored;  // per node: 1 where the last forward_dynamics did that
+  Eigen::VectorXd acceleration;     // alpha(k), node layout
   // Per node: the mass of its subtree and that mass times the subtree's centre in world
   // coordinates (rigid/kinematics.hpp: center_of_mass, center_of_mass_jacobian).
   std::vector<Eigen::Vector4d> subtree_moment;
