@@ -208,52 +208,6 @@ void add_mass_products(const std::vector<ClosedChainModel::Impl::MassEntry>& ent
   }
 }
 
-// M V for a 6 x 6 articulated inertia or a rigid-body one in its (m, h, J) form.
-[[gnu::always_inline]] inline Vector6d inertia_times(const Matrix6d& inertia,
-                                                     const Vector6d& motion) {
-  return inertia * motion;
-}
-[[gnu::always_inline]] inline Vector6d inertia_times(const kernels::RigidInertia& inertia,
-                                                     const Vector6d& motion) {
-  return inertia.times(motion);
-}
-
-// The member-tree part of the aggregate step: the bias forces f = P a + z of the members at the
-// accelerations of the velocity products alone (no parent or hinge accelerations), gathered
-// children first with the composite inertias R(k), formed in place in `inertia` (a member's own P
-// is not read again; Matrix6d: work.articulated, RigidInertia: work.member_inertia under
-// Impl::rigid_members), their sums over the members at the aggregate's root into `total_force`
-// and `total_inertia`, and the columns F* = [R(b_j) H_j*].
-template <class Inertia>
-void gather_member_tree(const Impl& impl, int s, const RigidBodyModel& tree,
-                        ClosedChainData::Workspaces& work, std::vector<Inertia>& inertia,
-                        Vector6d& total_force, Inertia& total_inertia) {
-  const std::vector<int>& members = impl.nodes[s];
-  const std::vector<int>& dofs = impl.dofs[s];
-  const std::vector<int>& parents = tree.parents();
-  for (const int k : members) {  // base first
-    const int p = parents[k];
-    const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
-    work.acceleration[k] = (inside ? work.acceleration[p] : Vector6d::Zero()) + work.coriolis[k];
-    work.subtree_force[k] = inertia_times(inertia[k], work.acceleration[k]) + work.bias[k];
-  }
-  for (auto it = members.rbegin(); it != members.rend(); ++it) {
-    const int k = *it, p = parents[k];
-    if (p >= 0 && impl.aggregate_of_node[p] == s) {
-      work.subtree_force[p] += work.subtree_force[k];
-      inertia[p] += inertia[k];
-    } else {
-      total_force += work.subtree_force[k];
-      total_inertia += inertia[k];
-    }
-  }
-  ClosedChainData::Workspaces::AggregateStep& step = work.aggregate_step[s];
-  step.force_columns.resize(6, static_cast<Eigen::Index>(dofs.size()));
-  for (std::size_t j = 0; j < dofs.size(); ++j)
-    step.force_columns.col(static_cast<Eigen::Index>(j)) =
-        inertia_times(inertia[impl.dof_node[dofs[j]]], work.world_column.col(dofs[j]));
-}
-
 // The aggregate step of the world-frame articulated-body gather (see forward_dynamics below).
 void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& tau) {
@@ -261,20 +215,40 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   const RigidBodyModel& tree = model.tree();
   ClosedChainData::Workspaces& work = *data.work;
   ClosedChainData::Workspaces::AggregateStep& step = work.aggregate_step[s];
+  const std::vector<int>& members = impl.nodes[s];
   const std::vector<int>& dofs = impl.dofs[s];
+  const std::vector<int>& parents = tree.parents();
   const int n = static_cast<int>(dofs.size());
-  Vector6d total_force = Vector6d::Zero();
-  Matrix6d total_inertia;
-  if (impl.rigid_members[static_cast<std::size_t>(s)]) {
-    kernels::RigidInertia total;
-    gather_member_tree(impl, s, tree, work, work.member_inertia, total_force, total);
-    total_inertia = total.matrix();
-  } else {
-    total_inertia.setZero();
-    gather_member_tree(impl, s, tree, work, work.articulated, total_force, total_inertia);
+  // The bias: member accelerations from the velocity products alone (no parent acceleration, no
+  // hinge accelerations) and forces f = P a + z, base first (members are listed base first).
+  for (const int k : members) {
+    const int p = parents[k];
+    const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
+    work.acceleration[k] = (inside ? work.acceleration[p] : Vector6d::Zero()) + work.coriolis[k];
+    work.subtree_force[k] = work.articulated[k] * work.acceleration[k] + work.bias[k];
   }
-  // M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for i at or above j's member b),
-  // kept as a list: M_SS is mostly zero when the aggregate branches.
+  // Children first: the forces gathered and the composite inertias R(k) formed in place in
+  // work.articulated (a member's own P is not read again).
+  Vector6d total_force = Vector6d::Zero();
+  Matrix6d total_inertia = Matrix6d::Zero();
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const int k = *it, p = parents[k];
+    if (p >= 0 && impl.aggregate_of_node[p] == s) {
+      work.subtree_force[p] += work.subtree_force[k];
+      work.articulated[p] += work.articulated[k];
+    } else {
+      total_force += work.subtree_force[k];
+      total_inertia += work.articulated[k];
+    }
+  }
+  const std::vector<Matrix6d>& composite = work.articulated;
+  // F* columns R(member) s_j and M_SS's structurally nonzero upper triangle (s_i . R(b) s_j for
+  // i at or above j's member b), kept as a list: M_SS is mostly zero when the aggregate branches.
+  step.force_columns.resize(6, n);
+  for (int j = 0; j < n; ++j) {
+    const int b = impl.dof_node[dofs[j]];
+    step.force_columns.col(j).noalias() = composite[b] * work.world_column.col(dofs[j]);
+  }
   const std::vector<Impl::MassEntry>& entries = impl.mass_entries[static_cast<std::size_t>(s)];
   step.mass_values.resize(static_cast<Eigen::Index>(entries.size()));
   for (std::size_t e = 0; e < entries.size(); ++e)
@@ -378,15 +352,11 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   // (an aggregate's hinge columns are aggregate_constraints', at these poses).
   for (const int k : order) {
     const Eigen::Isometry3d& pose = poses[k];
-    const int s = impl.aggregate_of_node[k];
-    if (s >= 0 && impl.rigid_members[static_cast<std::size_t>(s)])
-      work.member_inertia[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation());
-    else
-      work.articulated[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation()).matrix();
+    work.articulated[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation()).matrix();
     work.bias[k] = force_to_world(pose, kinematics.gyroscopic.segment<6>(6 * k));
     work.coriolis[k] =
         motion_to_outer(pose.linear(), pose.translation(), kinematics.coriolis.segment<6>(6 * k));
-    if (s >= 0) continue;
+    if (impl.aggregate_of_node[k] >= 0) continue;
     const int offset = tree.joint_dof_offset(k);
     for (int d = 0; d < tree.joint_dofs(k); ++d)
       work.world_column.col(offset + d) =

@@ -13,7 +13,6 @@
 #include "skograph/operators/inverse_dynamics.hpp"
 #include "skograph/operators/mass_matrix.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
-#include "skograph/rigid/rigid_kernels.hpp"
 
 namespace skograph {
 
@@ -60,10 +59,6 @@ struct ClosedChainModel::Impl {
     int row, column;
   };
   std::vector<std::vector<MassEntry>> mass_entries;
-  // Per aggregate: no node outside it has a parent inside it, so that its members' articulated
-  // inertias are rigid-body inertias (m, h, J): the forward-dynamics gather forms their composites
-  // in that form (10 numbers instead of 36).
-  std::vector<char> rigid_members;
   // Per aggregate: the user's independent coordinates (Mechanism::independent) as positions in
   // dofs[s], increasing; empty: the preferred, structural or rank-revealing choice.
   std::vector<std::vector<int>> chosen_independent;
@@ -155,9 +150,6 @@ struct ClosedChainData::Workspaces {
   // accelerations, member subtree forces; per dof the
   // world hinge columns; per plain node and per aggregate the quantities of its step.
   std::vector<Matrix6d> articulated;
-  // The members of an aggregate with rigid_members: world-frame rigid-body inertias, then their
-  // composites (in place of `articulated`).
-  std::vector<kernels::RigidInertia> member_inertia;
   std::vector<Vector6d> bias, coriolis, acceleration, subtree_force;
   Eigen::Matrix<double, 6, Eigen::Dynamic> world_column;
   std::vector<int> members_seen;

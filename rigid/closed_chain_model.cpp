@@ -288,15 +288,6 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
           impl->mass_entries[s].push_back({static_cast<int>(i), static_cast<int>(j)});
       }
   }
-  // An aggregate none of whose members carries a node outside it: its members' articulated
-  // inertias are their rigid-body inertias at every state.
-  impl->rigid_members.assign(aggregates, 1);
-  for (int k = 0; k < nodes; ++k) {
-    const int p = tree.parents()[k];
-    if (p >= 0 && impl->aggregate_of_node[p] >= 0 &&
-        impl->aggregate_of_node[k] != impl->aggregate_of_node[p])
-      impl->rigid_members[impl->aggregate_of_node[p]] = 0;
-  }
   impl->swallows_whole = aggregates == 1 && static_cast<int>(impl->nodes[0].size()) == nodes;
   impl->nominal_rank.assign(aggregates, 0);
   impl_ = impl;
@@ -384,7 +375,6 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
     work->position_error[s].setZero(rows);
   }
   work->articulated.assign(nodes, Matrix6d::Zero());
-  work->member_inertia.assign(nodes, kernels::RigidInertia{});
   for (auto* vectors : {&work->bias, &work->coriolis, &work->acceleration, &work->subtree_force})
     vectors->assign(nodes, Vector6d::Zero());
   work->world_column.setZero(6, dofs);
