@@ -46,6 +46,9 @@ def commands(path):
     return found
 
 ROUNDOFF = re.compile(r"-?\d+(\.\d+)?e-(1\d|\d\d+|9)\b")
+# An exact zero printed where rounding could leave 1e-16 (a rotation's off-diagonal entry): the
+# same '~0', so that a change of summation order does not fail a page.
+EXACT_ZERO = re.compile(r"(?<![\w.~-])-?0(?![\w.])")
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
 
 
@@ -53,9 +56,9 @@ VARIES = "  # varies"
 
 
 def normalized(line):
-    """A line as compared: trailing blanks dropped, roundoff-level numbers (1e-9 and below) as
-    '~0'."""
-    return ROUNDOFF.sub("~0", line.rstrip())
+    """A line as compared: trailing blanks dropped, roundoff-level numbers (1e-9 and below, and
+    exact zeros) as '~0'."""
+    return EXACT_ZERO.sub("~0", ROUNDOFF.sub("~0", line.rstrip()))
 
 
 def matches(shown, printed):
