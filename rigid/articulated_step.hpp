@@ -34,8 +34,9 @@ inline std::string singular_joint_message(const std::string& joint) {
 }
 
 // D = L L* by a fixed-size Cholesky factorization, true when D passes the singularity test of
-// gather_hinge: positive pivots whose squares exceed `scale` (a NaN fails). The one test of
-// fixed_size_inverse and factor_base.
+// gather_hinge: positive pivots whose squares exceed `scale` (a NaN pivot fails as far as Eigen's
+// minCoeff reports it, as the tests it replaces did). The one test of fixed_size_inverse and
+// factor_base.
 template <int R>
 [[gnu::always_inline]] inline bool cholesky_passes(
     const Eigen::Matrix<double, R, R>& d, double scale,

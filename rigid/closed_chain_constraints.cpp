@@ -74,7 +74,7 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
 // where a dof of joint k moves link L when k is an ancestor-or-self of L in the tree, giving
 // w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)). A dof moving
 // F_p adds v_p + w x D = v(x_c): either end's dof enters as +-[w; v(x_c)], and a dof moving both
-// ends cancels (its columns stay zero).
+// ends cancels (only the moving dofs' columns are written; Q's others stay zero).
 // With the dof's column about the world origin, [w; v_o] = [R_k h_w; R_k h_v + x_k x w]
 // (aggregate_constraints forms them), v(x_c) = v_o + w x x_c.
 void relative_twist_jacobian(const Impl& impl, int s, const LoopRows& rows,
@@ -234,8 +234,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     linear_rotated.noalias() = rows.linear_padded * rotation_transpose;
     auto write = [&](Eigen::MatrixXd& target, int column, const Eigen::Matrix3d& angular_directions,
                      const Eigen::Matrix3d& linear_directions, const auto& twist_column) {
-      // A point contact (connect) has no angular rows, a weld-free hinge few linear ones: only
-      // the products a row reads are formed.
+      // A point contact (connect) has no angular rows, a loop of angular rows only no linear
+      // ones: only the products a row reads are formed.
       double* out = target.col(column).data() + row;
       if (angular_rows > 0) {
         const Eigen::Vector3d angular = angular_directions * twist_column.template head<3>();

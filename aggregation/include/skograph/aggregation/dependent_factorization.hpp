@@ -129,8 +129,8 @@ class DependentFactorization {
     std::vector<double> essential;  // parallel to reflection_rows
     Eigen::VectorXd vector_right_hand_side;
     std::vector<double> solution;  // scratch of every size the solves need (capacity kept)
-    // solve_columns' x in step order (steps x k, row-major), with right_hand_side for
-    // residual_bound.
+    // solve_columns' x in step order (steps x solution_stride_, row-major: k columns, then the
+    // extra vector's), with right_hand_side for residual_bound.
     std::vector<double> column_solution;
     Eigen::VectorXd power_largest, power_inverse;  // conditioning_against's warm starts
   };
