@@ -5,6 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "skograph/aggregation/fixed_count.hpp"
+
 namespace skograph {
 
 namespace {
@@ -430,9 +432,8 @@ void DependentFactorization::solve_together(const Eigen::Ref<const Eigen::Matrix
     block.column_solution.resize(static_cast<std::size_t>(steps * stride));
     double* solution = block.column_solution.data();  // steps x stride, row-major
     const SparseUpper& upper = block.upper;
-    // The substitution with the right-hand side count fixed at compile time for 1-7 (Fixed > 0),
-    // so that the loops over them unroll: at a handful their index arithmetic was most of the
-    // cost.
+    // The substitution with the right-hand side count fixed at compile time for 1-7 (Fixed > 0,
+    // with_fixed_count), so that the loops over them unroll.
     auto substitute = [&]<int Fixed>(std::integral_constant<int, Fixed>) {
       const Eigen::Index count = Fixed > 0 ? Fixed : stride;
       for (int s = steps - 1; s >= 0; --s) {
@@ -453,31 +454,7 @@ void DependentFactorization::solve_together(const Eigen::Ref<const Eigen::Matrix
           if (row[j] != 0.0) row[j] /= diagonal;
       }
     };
-    switch (stride) {
-      case 1:
-        substitute(std::integral_constant<int, 1>{});
-        break;
-      case 2:
-        substitute(std::integral_constant<int, 2>{});
-        break;
-      case 3:
-        substitute(std::integral_constant<int, 3>{});
-        break;
-      case 4:
-        substitute(std::integral_constant<int, 4>{});
-        break;
-      case 5:
-        substitute(std::integral_constant<int, 5>{});
-        break;
-      case 6:
-        substitute(std::integral_constant<int, 6>{});
-        break;
-      case 7:
-        substitute(std::integral_constant<int, 7>{});
-        break;
-      default:
-        substitute(std::integral_constant<int, 0>{});
-    }
+    with_fixed_count<7>(stride, substitute);
     for (int s = 0; s < steps; ++s) {
       const int target =
           block.columns[static_cast<std::size_t>(block.order[static_cast<std::size_t>(s)])];
