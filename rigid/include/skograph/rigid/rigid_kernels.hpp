@@ -40,8 +40,8 @@ namespace skograph::kernels {
 // y = (0, (S_11 - d) / 2, S_12), and R 1 R^T = 1, so
 // R S R^T = r0 X^T + X r0^T + r1 Y^T + Y r1^T + d 1 with X = R x, Y = R y, r_i = R e_i.
 // Written into all nine entries of `out` (symmetric).
-[[gnu::always_inline]] inline void rotate_symmetric(const Eigen::Matrix3d& R,
-                                                    const Eigen::Matrix3d& S,
+template <class Symmetric>
+[[gnu::always_inline]] inline void rotate_symmetric(const Eigen::Matrix3d& R, const Symmetric& S,
                                                     Eigen::Matrix3d& out) {
   const double d = S(2, 2);
   const Eigen::Vector3d x(0.5 * (S(0, 0) - d), S(0, 1), S(0, 2));
@@ -168,9 +168,9 @@ struct RigidInertia {
                                                                      const Matrix6d& inertia,
                                                                      Matrix6d& parent) {
   Eigen::Matrix3d a, b, c;
-  a.noalias() = R * inertia.topLeftCorner<3, 3>() * R.transpose();
+  rotate_symmetric(R, inertia.topLeftCorner<3, 3>(), a);
   b.noalias() = R * inertia.topRightCorner<3, 3>() * R.transpose();
-  c.noalias() = R * inertia.bottomRightCorner<3, 3>() * R.transpose();
+  rotate_symmetric(R, inertia.bottomRightCorner<3, 3>(), c);
   add_shifted_articulated_inertia(l, a, b, c, parent);
 }
 
