@@ -259,15 +259,6 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
   bool same = dependent == dependent_ && block_count_ > 0 &&
               y1_pattern_.size() == static_cast<std::size_t>(rows_ * columns_);
   if (!same) y1_pattern_.resize(static_cast<std::size_t>(rows_ * columns_));
-  // Entries within rounding of zero count as zero (and compute() sets them to zero): a planar
-  // loop closed by 6-d rows has rows of 1e-16 noise (robot_delta: 9 of 18, the 5-bar: 3 of 6),
-  // which would otherwise join every reflection. Dropping them perturbs Y1 by at most
-  // kNegligible |Y1|_max, within what the factorization's rounding does anyway; a NaN stays.
-  double largest = 0.0;
-  for (int c = 0; c < columns_ && rows_ > 0; ++c)
-    largest =
-        std::max(largest, Q.col(dependent[static_cast<std::size_t>(c)]).cwiseAbs().maxCoeff());
-  negligible_ = std::isfinite(largest) ? kNegligible * largest : 0.0;  // an inf stays
   char changed = same ? 0 : 1;  // branch-free: every entry is read and written anyway
   for (int c = 0; c < columns_; ++c) {
     const double* column = Q.col(dependent[static_cast<std::size_t>(c)]).data();
@@ -320,6 +311,32 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
     for (int i = 0; i < rows_; ++i) block.rows[static_cast<std::size_t>(i)] = i;
     for (int c = 0; c < columns_; ++c) block.columns[static_cast<std::size_t>(c)] = c;
   }
+  // Each column's rows outside its block, column by column (none when wide_).
+  off_block_rows_.clear();
+  off_block_rows_.reserve(static_cast<std::size_t>(rows_ * columns_));  // any later pattern's too
+  off_block_offsets_.assign(static_cast<std::size_t>(columns_) + 1, 0);
+  if (!wide_) {
+    row_block_.assign(static_cast<std::size_t>(rows_), -1);
+    for (int b = 0; b < block_count_; ++b)
+      for (const int i : blocks_[static_cast<std::size_t>(b)].rows)
+        row_block_[static_cast<std::size_t>(i)] = b;
+    for (int b = 0; b < block_count_; ++b)
+      for (const int c : blocks_[static_cast<std::size_t>(b)].columns)
+        for (int i = 0; i < rows_; ++i)
+          if (row_block_[static_cast<std::size_t>(i)] != b)
+            ++off_block_offsets_[static_cast<std::size_t>(c) + 1];
+    for (int c = 0; c < columns_; ++c)
+      off_block_offsets_[static_cast<std::size_t>(c) + 1] +=
+          off_block_offsets_[static_cast<std::size_t>(c)];
+    off_block_rows_.resize(static_cast<std::size_t>(off_block_offsets_.back()));
+    for (int b = 0; b < block_count_; ++b)
+      for (const int c : blocks_[static_cast<std::size_t>(b)].columns) {
+        int next = off_block_offsets_[static_cast<std::size_t>(c)];
+        for (int i = 0; i < rows_; ++i)
+          if (row_block_[static_cast<std::size_t>(i)] != b)
+            off_block_rows_[static_cast<std::size_t>(next++)] = i;
+      }
+  }
   for (int b = 0; b < block_count_; ++b) {  // each block's elimination from its pattern
     Block& block = blocks_[static_cast<std::size_t>(b)];
     const auto m = static_cast<Eigen::Index>(block.rows.size());
@@ -346,6 +363,55 @@ bool DependentFactorization::find_blocks(const Eigen::Ref<const Eigen::MatrixXd>
   return true;
 }
 
+// Entries within rounding of zero count as zero (and compute() sets them to zero): a planar loop
+// closed by 6-d rows has rows of 1e-16 noise (robot_delta: 9 of 18, the 5-bar: 3 of 6), which
+// would otherwise join every reflection. Dropping them perturbs Y1 by at most
+// kNegligible |Y1|_max, within what the factorization's rounding does anyway; a NaN stays.
+void DependentFactorization::set_negligible(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                            const std::vector<int>& dependent) {
+  double largest = 0.0;
+  for (int c = 0; c < columns_ && rows_ > 0; ++c)
+    largest =
+        std::max(largest, Q.col(dependent[static_cast<std::size_t>(c)]).cwiseAbs().maxCoeff());
+  negligible_ = std::isfinite(largest) ? kNegligible * largest : 0.0;  // an inf stays
+}
+
+// The steady state of a simulation: the pattern is the last one, so find_blocks' pass over Y1
+// and the copy into the blocks are one pass (branch-free: every entry is read and written).
+bool DependentFactorization::copy_unchanged_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                                                   const std::vector<int>& dependent) {
+  if (block_count_ == 0 || wide_ || dependent != dependent_ ||
+      y1_pattern_.size() != static_cast<std::size_t>(rows_ * columns_))
+    return false;
+  char changed = 0;  // branch-free: a change is rare, and every entry is read anyway
+  for (int c = 0; c < columns_; ++c) {
+    const double* column = Q.col(dependent[static_cast<std::size_t>(c)]).data();
+    for (int e = off_block_offsets_[static_cast<std::size_t>(c)];
+         e < off_block_offsets_[static_cast<std::size_t>(c) + 1]; ++e)
+      changed |= static_cast<char>(
+          !(std::abs(column[off_block_rows_[static_cast<std::size_t>(e)]]) <= negligible_));
+  }
+  for (int b = 0; b < block_count_; ++b) {
+    Block& block = blocks_[static_cast<std::size_t>(b)];
+    const auto m = static_cast<Eigen::Index>(block.rows.size());
+    const auto r = static_cast<Eigen::Index>(block.columns.size());
+    block.matrix.resize(m, r);
+    for (Eigen::Index j = 0; j < r; ++j) {
+      const double* column =
+          Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
+              .data();
+      const char* known = block.pattern.data() + j * m;
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const double value = column[block.rows[static_cast<std::size_t>(i)]];
+        const bool nonzero = !(std::abs(value) <= negligible_);
+        changed |= static_cast<char>(known[i] ^ static_cast<char>(nonzero));
+        block.matrix(i, j) = nonzero ? value : 0.0;
+      }
+    }
+  }
+  return !changed;
+}
+
 void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                      const std::vector<int>& dependent) {
   inverse_frobenius_squared_ = -1.0;
@@ -363,23 +429,26 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
     for (int i = 0; i < rows_; ++i) rows_outside_[static_cast<std::size_t>(i)] = i;
     return;
   }
-  if (find_blocks(Q, dependent)) certified_ = false;
-  for (int b = 0; b < block_count_; ++b) {
-    Block& block = blocks_[static_cast<std::size_t>(b)];
-    const auto m = static_cast<Eigen::Index>(block.rows.size());
-    const auto r = static_cast<Eigen::Index>(block.columns.size());
-    block.matrix.resize(m, r);
-    for (Eigen::Index j = 0; j < r; ++j) {
-      const double* column =
-          Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
-              .data();
-      for (Eigen::Index i = 0; i < m; ++i) {
-        const double value = column[block.rows[static_cast<std::size_t>(i)]];
-        block.matrix(i, j) = std::abs(value) <= negligible_ ? 0.0 : value;
+  set_negligible(Q, dependent);
+  if (!copy_unchanged_blocks(Q, dependent)) {
+    if (find_blocks(Q, dependent)) certified_ = false;
+    for (int b = 0; b < block_count_; ++b) {
+      Block& block = blocks_[static_cast<std::size_t>(b)];
+      const auto m = static_cast<Eigen::Index>(block.rows.size());
+      const auto r = static_cast<Eigen::Index>(block.columns.size());
+      block.matrix.resize(m, r);
+      for (Eigen::Index j = 0; j < r; ++j) {
+        const double* column =
+            Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
+                .data();
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double value = column[block.rows[static_cast<std::size_t>(i)]];
+          block.matrix(i, j) = std::abs(value) <= negligible_ ? 0.0 : value;
+        }
       }
     }
-    factorize_block(block);
   }
+  for (int b = 0; b < block_count_; ++b) factorize_block(blocks_[static_cast<std::size_t>(b)]);
 }
 
 // Per block: Q_f* b, then R x = (Q_f* b)(pivot rows) by back substitution for all right-hand

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "skograph/aggregation/constraint_embedding.hpp"
 #include "support/allocation_counter.hpp"
@@ -329,6 +330,60 @@ TEST(DependentFactorization, CertificatesAtTwoThresholdsKeepBothAnswers) {
   }
   EXPECT_GT(checked, 150);
   EXPECT_GT(both, checked * 9 / 10);  // without the merge the second check replaced the first's
+}
+
+// compute on the last call's pattern copies Y1 into the blocks in the pass that checks the
+// pattern: new values on the same pattern, then one entry of Y1 made nonzero where it was zero
+// (off every block in the block-diagonal cases: blocks merge or gain a row), then one made zero
+// (inside a block). Each time the blocks are those a fresh object finds and the solve is the
+// dense least-squares solve of that Y1.
+TEST(DependentFactorization, ARepeatedPatternIsCheckedWhereItIsCopied) {
+  std::mt19937 rng(41);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  DependentFactorization blocks;  // one object over every step: the pattern check is its own
+  int same = 0, filled = 0, emptied = 0;
+  auto check = [&](const Eigen::MatrixXd& Q, const std::vector<int>& dependent,
+                   const std::string& step) {
+    blocks.compute(Q, dependent);
+    DependentFactorization fresh;
+    fresh.compute(Q, dependent);
+    EXPECT_EQ(blocks.block_count(), fresh.block_count()) << step;
+    const Eigen::MatrixXd y1 = Q(Eigen::all, dependent);
+    if (y1.colPivHouseholderQr().rank() < y1.cols()) return false;
+    const Eigen::VectorXd b = Q * Eigen::VectorXd::Random(Q.cols());
+    Eigen::VectorXd x(static_cast<Eigen::Index>(dependent.size()));
+    blocks.solve(b, x);
+    const Eigen::VectorXd expected = y1.householderQr().solve(b);
+    EXPECT_LT((x - expected).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected.norm())) << step;
+    return true;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const BlockCase c = trial % 2 == 0 ? random_block_case(rng) : random_bordered_case(rng);
+    const std::string name = "trial " + std::to_string(trial);
+    check(c.Q, c.dependent, name);
+    Eigen::MatrixXd Q = c.Q;
+    std::vector<std::pair<Eigen::Index, int>> zeros, nonzeros;
+    for (const int j : c.dependent)
+      for (Eigen::Index i = 0; i < Q.rows(); ++i) {
+        if (Q(i, j) != 0.0) Q(i, j) *= 1.0 + 0.1 * normal(rng);
+        (Q(i, j) == 0.0 ? zeros : nonzeros).emplace_back(i, j);
+      }
+    same += check(Q, c.dependent, name + ", same pattern");
+    if (!zeros.empty()) {
+      const auto [i, j] =
+          zeros[std::min(zeros.size() - 1, static_cast<std::size_t>(uniform(rng) * zeros.size()))];
+      Q(i, j) = normal(rng);
+      filled += check(Q, c.dependent, name + ", an entry filled");
+    }
+    const auto [i, j] = nonzeros[std::min(
+        nonzeros.size() - 1, static_cast<std::size_t>(uniform(rng) * nonzeros.size()))];
+    Q(i, j) = 0.0;
+    emptied += check(Q, c.dependent, name + ", an entry emptied");
+  }
+  EXPECT_GT(same, 190);
+  EXPECT_GT(filled, 150);
+  EXPECT_GT(emptied, 100);
 }
 
 // Rows of rounding noise (a planar loop closed by 6-d rows) join no block: the blocks are those of

@@ -149,9 +149,17 @@ class DependentFactorization {
   static void apply_reflections(const Block& block, bool forward,
                                 Eigen::Ref<Eigen::MatrixXd> target);
   // Splits Q's rows and the dependent columns into blocks (the connected components of Y1's
-  // pattern), unless the
-  // pattern is the previous call's; returns whether it found them again.
+  // pattern), unless the pattern is the previous call's; returns whether it found them again.
+  // Reads negligible_ (set_negligible).
   bool find_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& dependent);
+  // negligible_ from |Y1|_max: the entries at most it count as zero.
+  void set_negligible(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                      const std::vector<int>& dependent);
+  // The blocks' matrices from Y1 in the one pass that also checks the pattern, when the blocks
+  // of the last analysis still hold (same dependent columns, not wide): false, with the
+  // matrices part-written, when an entry off every block or one of a block's pattern changed.
+  bool copy_unchanged_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                             const std::vector<int>& dependent);
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
@@ -167,6 +175,10 @@ class DependentFactorization {
   std::vector<int> block_of_root_, dependent_;
   std::vector<char> y1_pattern_;   // Y1 != 0, column-major, as the blocks were found for
   std::vector<int> rows_outside_;  // rows of Q no block holds
+  // Y1's entries outside every block, column c's rows at off_block_offsets_[c] ..
+  // off_block_offsets_[c + 1] - 1 of off_block_rows_: zero in the pattern the blocks were found
+  // for, as the blocks are its connected components; none when wide_.
+  std::vector<int> off_block_offsets_, off_block_rows_, row_block_;
   void solve_together(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
                       Eigen::Ref<Eigen::MatrixXd> x,
                       const Eigen::Ref<const Eigen::VectorXd>* vector,
