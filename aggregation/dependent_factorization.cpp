@@ -377,7 +377,8 @@ void DependentFactorization::set_negligible(const Eigen::Ref<const Eigen::Matrix
 }
 
 // The steady state of a simulation: the pattern is the last one, so find_blocks' pass over Y1
-// and the copy into the blocks are one pass (branch-free: every entry is read and written).
+// and the copy into the blocks are one pass (branch-free: every entry is read, every block entry
+// written).
 bool DependentFactorization::copy_unchanged_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                                                    const std::vector<int>& dependent) {
   if (block_count_ == 0 || wide_ || dependent != dependent_ ||

@@ -335,8 +335,8 @@ TEST(DependentFactorization, CertificatesAtTwoThresholdsKeepBothAnswers) {
 // compute on the last call's pattern copies Y1 into the blocks in the pass that checks the
 // pattern: new values on the same pattern, then one entry of Y1 made nonzero where it was zero
 // (off every block in the block-diagonal cases: blocks merge or gain a row), then one made zero
-// (inside a block). Each time the blocks are those a fresh object finds and the solve is the
-// dense least-squares solve of that Y1.
+// (inside a block). Each time the block count and the solve are a fresh object's (which finds the
+// blocks anew), the solve bit for bit, and the solve is the dense least-squares solve of that Y1.
 TEST(DependentFactorization, ARepeatedPatternIsCheckedWhereItIsCopied) {
   std::mt19937 rng(41);
   std::normal_distribution<double> normal;
@@ -349,11 +349,17 @@ TEST(DependentFactorization, ARepeatedPatternIsCheckedWhereItIsCopied) {
     DependentFactorization fresh;
     fresh.compute(Q, dependent);
     EXPECT_EQ(blocks.block_count(), fresh.block_count()) << step;
+    Eigen::VectorXd weights(Q.cols());
+    for (Eigen::Index j = 0; j < weights.size(); ++j) weights(j) = normal(rng);
+    const Eigen::VectorXd b = Q * weights;
+    Eigen::VectorXd x(static_cast<Eigen::Index>(dependent.size())), x_fresh(x.size());
+    blocks.solve(b, x);
+    fresh.solve(b, x_fresh);
+    EXPECT_TRUE(
+        (x.array() == x_fresh.array() || (x.array().isNaN() && x_fresh.array().isNaN())).all())
+        << step;
     const Eigen::MatrixXd y1 = Q(Eigen::all, dependent);
     if (y1.colPivHouseholderQr().rank() < y1.cols()) return false;
-    const Eigen::VectorXd b = Q * Eigen::VectorXd::Random(Q.cols());
-    Eigen::VectorXd x(static_cast<Eigen::Index>(dependent.size()));
-    blocks.solve(b, x);
     const Eigen::VectorXd expected = y1.householderQr().solve(b);
     EXPECT_LT((x - expected).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + expected.norm())) << step;
     return true;

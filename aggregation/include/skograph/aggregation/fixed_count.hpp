@@ -4,6 +4,7 @@
 // handful of items the runtime loop's index arithmetic cost more than its products.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
@@ -11,9 +12,11 @@ namespace skograph {
 
 // function(std::integral_constant<int, count>{}) for count in 1..Max, otherwise
 // function(std::integral_constant<int, 0>{}): 0 stands for "the count known only at run time".
-// The small counts are tested first (N counts up from 1).
+// The small counts are tested first (N counts up from 1). `function` returns one type for every
+// count.
 template <int Max, int N = 1, class Function>
-[[gnu::always_inline]] inline decltype(auto) with_fixed_count(long count, Function&& function) {
+[[gnu::always_inline]] inline decltype(auto) with_fixed_count(std::ptrdiff_t count,
+                                                              Function&& function) {
   if constexpr (N > Max) {
     return std::forward<Function>(function)(std::integral_constant<int, 0>{});
   } else {
