@@ -11,6 +11,31 @@ namespace skograph {
 
 namespace {
 
+// Y1's entries of one block into its matrix, those within `negligible` of zero as zero; returns
+// whether the block's pattern differs from the one it was analysed for (one pass for both). A
+// template so that it takes DependentFactorization's private Block by deduction.
+template <class Block>
+char copy_block(Block& block, const Eigen::Ref<const Eigen::MatrixXd>& Q,
+                const std::vector<int>& dependent, double negligible) {
+  const auto m = static_cast<Eigen::Index>(block.rows.size());
+  const auto r = static_cast<Eigen::Index>(block.columns.size());
+  block.matrix.resize(m, r);
+  char changed = 0;
+  for (Eigen::Index j = 0; j < r; ++j) {
+    const double* column =
+        Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
+            .data();
+    const char* known = block.pattern.data() + j * m;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const double value = column[block.rows[static_cast<std::size_t>(i)]];
+      const bool nonzero = !(std::abs(value) <= negligible);
+      changed |= static_cast<char>(known[i] ^ static_cast<char>(nonzero));
+      block.matrix(i, j) = nonzero ? value : 0.0;
+    }
+  }
+  return changed;
+}
+
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // Applies H = I - tau v v* (v = 1 at rows[0], essential[t] at rows[t]) to one column.
@@ -392,24 +417,8 @@ bool DependentFactorization::copy_unchanged_blocks(const Eigen::Ref<const Eigen:
       changed |= static_cast<char>(
           !(std::abs(column[off_block_rows_[static_cast<std::size_t>(e)]]) <= negligible_));
   }
-  for (int b = 0; b < block_count_; ++b) {
-    Block& block = blocks_[static_cast<std::size_t>(b)];
-    const auto m = static_cast<Eigen::Index>(block.rows.size());
-    const auto r = static_cast<Eigen::Index>(block.columns.size());
-    block.matrix.resize(m, r);
-    for (Eigen::Index j = 0; j < r; ++j) {
-      const double* column =
-          Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
-              .data();
-      const char* known = block.pattern.data() + j * m;
-      for (Eigen::Index i = 0; i < m; ++i) {
-        const double value = column[block.rows[static_cast<std::size_t>(i)]];
-        const bool nonzero = !(std::abs(value) <= negligible_);
-        changed |= static_cast<char>(known[i] ^ static_cast<char>(nonzero));
-        block.matrix(i, j) = nonzero ? value : 0.0;
-      }
-    }
-  }
+  for (int b = 0; b < block_count_; ++b)
+    changed |= copy_block(blocks_[static_cast<std::size_t>(b)], Q, dependent, negligible_);
   return !changed;
 }
 
@@ -433,21 +442,8 @@ void DependentFactorization::compute(const Eigen::Ref<const Eigen::MatrixXd>& Q,
   set_negligible(Q, dependent);
   if (!copy_unchanged_blocks(Q, dependent)) {
     if (find_blocks(Q, dependent)) certified_ = false;
-    for (int b = 0; b < block_count_; ++b) {
-      Block& block = blocks_[static_cast<std::size_t>(b)];
-      const auto m = static_cast<Eigen::Index>(block.rows.size());
-      const auto r = static_cast<Eigen::Index>(block.columns.size());
-      block.matrix.resize(m, r);
-      for (Eigen::Index j = 0; j < r; ++j) {
-        const double* column =
-            Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
-                .data();
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const double value = column[block.rows[static_cast<std::size_t>(i)]];
-          block.matrix(i, j) = std::abs(value) <= negligible_ ? 0.0 : value;
-        }
-      }
-    }
+    for (int b = 0; b < block_count_; ++b)  // patterns just analysed: the comparison is moot
+      copy_block(blocks_[static_cast<std::size_t>(b)], Q, dependent, negligible_);
   }
   for (int b = 0; b < block_count_; ++b) factorize_block(blocks_[static_cast<std::size_t>(b)]);
 }
