@@ -26,8 +26,8 @@ inline std::string singular_joint_message(const std::string& joint) {
 }
 
 // P -= w u* column by column: six 6-vector updates inlined where Eigen's outer-product assignment
-// of a scaled vector was a loop called out of line; the same products in the same order. With
-// gather_axis inlined again, 2.6-3% fewer instructions in a tree's forward dynamics.
+// of a scaled vector was a loop called out of line; the same products in the same order (2.6-3%
+// fewer instructions in a tree's forward dynamics when it was written).
 [[gnu::always_inline]] inline void subtract_outer(Matrix6d& P, const Vector6d& w,
                                                   const Vector6d& u) {
   for (int j = 0; j < 6; ++j) P.col(j) -= w * u(j);
@@ -172,32 +172,6 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
   P.noalias() -= gain.lazyProduct(projected.transpose());
   z.noalias() += P * coriolis;
   z.noalias() += projected * innovation;
-  return true;
-}
-
-// gather_hinge for a revolute joint about coordinate axis i with sign sigma (H* = sigma e_i,
-// axis = sigma (i + 1)): P H* = sigma P e_i, D = P_ii and H z = sigma z_i take no products.
-[[gnu::always_inline]] inline bool gather_axis(Matrix6d& P, Vector6d& z, int axis, double tau,
-                                               const Vector6d& coriolis, bool to_parent,
-                                               HingeMatrix& projected, HingeSquare& inverse,
-                                               JointVector& innovation) {
-  const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
-  const int i = std::abs(axis) - 1;
-  const double sign = axis > 0 ? 1.0 : -1.0;
-  const double d = P(i, i);
-  if (!(std::abs(d) > scale)) return false;
-  const double d_inverse = 1.0 / d;
-  const Vector6d u = P.col(i);
-  projected.resize(6, 1);
-  projected.col(0) = sign * u;
-  inverse.resize(1, 1);
-  inverse(0, 0) = d_inverse;
-  innovation.resize(1);
-  innovation(0) = d_inverse * (tau - sign * z(i));
-  if (!to_parent) return true;
-  subtract_outer(P, d_inverse * u, u);
-  z.noalias() += P * coriolis;
-  z.noalias() += projected.col(0) * innovation(0);
   return true;
 }
 

@@ -37,17 +37,6 @@ struct AxisTurn {
     out(B) = c * v(B) - s * v(A);
     return out;
   }
-  // R M R^T of any 3 x 3 M: rows A and B turn, then columns A and B (24 multiplications).
-  template <class Matrix>
-  [[gnu::always_inline]] void sandwich(const Matrix& M, Eigen::Matrix3d& out) const {
-    Eigen::Matrix3d rows;
-    rows.row(I) = M.row(I);
-    rows.row(A) = c * M.row(A) - s * M.row(B);
-    rows.row(B) = s * M.row(A) + c * M.row(B);
-    out.col(I) = rows.col(I);
-    out.col(A) = c * rows.col(A) - s * rows.col(B);
-    out.col(B) = s * rows.col(A) + c * rows.col(B);
-  }
   // R S R^T of a symmetric S: S_II stays, (S_AI, S_BI) turns as a vector, and the (A, B) block
   // by the double angle: with m = (S_AA + S_BB) / 2, d = (S_AA - S_BB) / 2, c2 = c^2 - s^2 and
   // s2 = 2 c s, S_AA' = m + c2 d - s2 S_AB, S_BB' = m - c2 d + s2 S_AB, S_AB' = s2 d + c2 S_AB.
@@ -100,18 +89,6 @@ template <int I>
   const Eigen::Vector3d force = turn.apply(child.tail<3>());
   parent.head<3>() += turn.apply(child.head<3>()) + l.cross(force);
   parent.tail<3>() += force;
-}
-
-// P(p) += phi(p, k) P phi*(p, k) (add_articulated_inertia_to_parent) through a turn: the blocks
-// turn by 2 x 2 rotations, then the same shift by l.
-template <int I>
-[[gnu::always_inline]] inline void add_turned_articulated_inertia_to_parent(
-    const AxisTurn<I>& turn, const Eigen::Vector3d& l, const Matrix6d& inertia, Matrix6d& parent) {
-  Eigen::Matrix3d a, b, c;
-  turn.sandwich_symmetric(inertia.topLeftCorner<3, 3>(), a);
-  turn.sandwich(inertia.topRightCorner<3, 3>(), b);
-  turn.sandwich_symmetric(inertia.bottomRightCorner<3, 3>(), c);
-  add_shifted_articulated_inertia(l, a, b, c, parent);
 }
 
 }  // namespace skograph::kernels

@@ -138,7 +138,7 @@ class ConfigurationWalk {
   bool poses_;
 };
 
-// phi*(p, k) V(p), f(p) += phi(p, k) f(k) and P(p) += phi P phi* across node k's joint
+// phi*(p, k) V(p) and f(p) += phi(p, k) f(k) across node k's joint
 // (rigid_kernels.hpp), by 2 x 2 turns where the joint only turns about a coordinate axis
 // (RigidBodyModel::turn_axis, rigid/axis_turn.hpp).
 [[gnu::always_inline]] inline Vector6d to_child(const RigidBodyModel& model,
@@ -172,25 +172,6 @@ class ConfigurationWalk {
       return kernels::add_turned_force_to_parent(kernels::AxisTurn<2>(R), l, force, parent);
     default:
       return add_force_to_parent(R, l, force, parent);
-  }
-}
-
-[[gnu::always_inline]] inline void articulated_inertia_to_parent(const RigidBodyModel& model,
-                                                                 const RigidBodyData& data, int k,
-                                                                 const Matrix6d& inertia,
-                                                                 Matrix6d& parent) {
-  const Eigen::Matrix3d& R = data.rotation[k];
-  const Eigen::Vector3d& l = data.translation[k];
-  using kernels::AxisTurn;
-  switch (model.turn_axis(k)) {
-    case 0:
-      return kernels::add_turned_articulated_inertia_to_parent(AxisTurn<0>(R), l, inertia, parent);
-    case 1:
-      return kernels::add_turned_articulated_inertia_to_parent(AxisTurn<1>(R), l, inertia, parent);
-    case 2:
-      return kernels::add_turned_articulated_inertia_to_parent(AxisTurn<2>(R), l, inertia, parent);
-    default:
-      return add_articulated_inertia_to_parent(R, l, inertia, parent);
   }
 }
 
@@ -697,11 +678,16 @@ const Eigen::VectorXd& forward_dynamics_through_operators(
                           forward_workspace(data));
 }
 
-// Part II Algorithm 6.1 on rigid nodes: kinematics and P(k) = M(k), z(k) = V x* M V parents first;
-// the gather children first (Eq. 33, 58a-d): D = H P H*, epsilon = T - H z, nu = D^-1 epsilon,
-// P+ = P - P H* D^-1 H P, z+ = z + P+ a + P H* nu, P(p) += phi P+ phi*, z(p) += phi z+; the scatter
-// parents first (Eq. 58e-g): alpha+ = phi* alpha(p) (the world's -g at a base) + a,
-// qdd = nu - D^-1 (P H*)* alpha+, alpha = alpha+ + H* qdd. Massless subtrees keep qdd = 0.
+// Part II Algorithm 6.1 on rigid nodes, in world axes about the origin of each tree's base link
+// (as the closed-chain recursion does about the world origin, closed_chain_dynamics.cpp): there
+// spatial vectors and inertias add without transforms, so a node's P+ and z+ join its parent's as
+// they are, and its acceleration is alpha(parent) + a + H* qdd. Parents first: link poses, H*(k),
+// V(k) = V(p) + H* qd, a(k) = V x H* qd, P(k) = M(k) and z(k) = V x* M V; children first, the
+// gather (Eq. 33, 58a-d): D = H P H*, epsilon = T - H z, nu = D^-1 epsilon, P+ = P - P H* D^-1 H P,
+// z+ = z + P+ a + P H* nu, P(p) += P+, z(p) += z+; parents first, the scatter (Eq. 58e-g):
+// alpha+ = alpha(p) (the world's -g at a base) + a, qdd = nu - D^-1 (P H*)* alpha+,
+// alpha = alpha+ + H* qdd. A floating base's D = P is factored in its own axes (factor_base).
+// Massless subtrees keep qdd = 0.
 const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -712,29 +698,51 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(tau, model.dof_count(), "tau");
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
-  ConfigurationWalk walk(model, data, false);
+  ConfigurationWalk walk(model, data);
   for (const int k : order) {
-    const int offset = model.joint_dof_offset(k);
+    const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
     const double* qk = q.data() + offset;
+    const double* qdk = qd.data() + offset;
     walk.transform(k, qk);
-    const Vector6d relative = relative_velocity(model, data, k, qd.data() + offset);
-    Vector6d velocity = relative;
+    const Eigen::Isometry3d& pose = data.link_pose[k];
     const int p = parents[k];
-    if (p >= 0) velocity += to_child(model, data, k, data.velocity.segment<6>(6 * p));
+    const Eigen::Vector3d& origin = data.tree_origin[k] =
+        p < 0 ? Eigen::Vector3d(pose.translation()) : data.tree_origin[p];
+    const Eigen::Matrix3d R = pose.linear();
+    const Eigen::Vector3d l = pose.translation() - origin;
+    HingeMatrix& hinge = data.world_hinge[k];
+    Vector6d relative;
+    if (const int axis = model.coordinate_axis(k); axis != 0) {
+      const Eigen::Vector3d w =
+          axis > 0 ? Eigen::Vector3d(R.col(axis - 1)) : Eigen::Vector3d(-R.col(-axis - 1));
+      hinge.col(0) << w, l.cross(w);
+      relative = hinge.col(0) * qdk[0];
+    } else if (dofs == 1) {
+      hinge.col(0) = kernels::motion_to_outer(R, l, model.hinge_column(k));
+      relative = hinge.col(0) * qdk[0];
+    } else {
+      relative.setZero();
+      for (int d = 0; d < dofs; ++d) {
+        hinge.col(d) = kernels::motion_to_outer(R, l, data.hinge[k].col(d));
+        relative.noalias() += hinge.col(d) * qdk[d];
+      }
+    }
+    const Vector6d velocity = p >= 0 ? Vector6d(data.world_velocity[p] + relative) : relative;
     Vector6d coriolis = cross_motion(velocity, relative);
     if (model.joint_geometry(k).type == JointType::kPlanar)
-      coriolis += joint_velocity_product(model.joint_geometry(k), qk, qd.data() + offset);
-    data.velocity.segment<6>(6 * k) = velocity;
-    data.coriolis.segment<6>(6 * k) = coriolis;
-    const RigidInertia& inertia = model.rigid_inertia(k);
-    data.articulated_inertia[k] = model.link_inertia(k);
+      coriolis +=
+          kernels::motion_to_outer(R, l, joint_velocity_product(model.joint_geometry(k), qk, qdk));
+    data.world_velocity[k] = velocity;
+    data.world_coriolis[k] = coriolis;
+    const RigidInertia inertia = model.rigid_inertia(k).moved(R, l);
+    data.articulated_inertia[k] = inertia.matrix();
     data.residual_force[k] = cross_force(velocity, inertia.times(velocity));
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k];
     Matrix6d& inertia = data.articulated_inertia[k];
     Vector6d& force = data.residual_force[k];
-    const auto coriolis = data.coriolis.segment<6>(6 * k);
+    const Vector6d& coriolis = data.world_coriolis[k];
     const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
     HingeMatrix& projected = data.projected_inertia[k];
     HingeSquare& inverse = data.innovations_inverse[k];
@@ -748,57 +756,51 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
       nu.setZero();
       continue;
     }
-    if (p < 0 && dofs == 6 && unit_hinge(model, k) &&
-        articulated::factor_base(inertia, force, tau.data() + offset, inverse, nu)) {
-      data.base_factored[k] = 1;
-      projected.resize(6, 0);  // no P H* is kept for it (D's factor and epsilon are)
-      continue;
+    if (p < 0 && dofs == 6 && unit_hinge(model, k)) {
+      // D = H P H* = P in the base's own axes, whose origin is the tree's: the world axes seen
+      // from them have orientation R^T.
+      const Eigen::Matrix3d Rt = data.link_pose[k].linear().transpose();
+      Matrix6d local = Matrix6d::Zero();
+      Vector6d local_force = Vector6d::Zero();
+      add_articulated_inertia_to_parent(Rt, Eigen::Vector3d::Zero(), inertia, local);
+      add_force_to_parent(Rt, Eigen::Vector3d::Zero(), force, local_force);
+      if (articulated::factor_base(local, local_force, tau.data() + offset, inverse, nu)) {
+        data.base_factored[k] = 1;
+        inertia = local;
+        projected.resize(6, 0);  // no P H* is kept for it (D's factor and epsilon are)
+        continue;
+      }
     }
     if (dofs > 0) {
-      const int axis = model.coordinate_axis(k);
-      const bool gathered =
-          axis != 0 ? articulated::gather_axis(inertia, force, axis, tau[offset], coriolis, p >= 0,
-                                               projected, inverse, nu)
-          : dofs == 1 ? articulated::gather_hinge(inertia, force, model.hinge_column(k), 1,
-                                                  tau.data() + offset, coriolis, p >= 0, projected,
-                                                  inverse, nu)
-                      : articulated::gather_hinge(inertia, force, data.hinge[k], dofs,
-                                                  tau.data() + offset, coriolis, p >= 0, projected,
-                                                  inverse, nu, unit_hinge(model, k));
-      if (!gathered) throw_singular_hinge(model, k);
+      if (!articulated::gather_hinge(inertia, force, data.world_hinge[k], dofs, tau.data() + offset,
+                                     coriolis, p >= 0, projected, inverse, nu))
+        throw_singular_hinge(model, k);
     } else if (p >= 0) {
       force.noalias() += inertia * coriolis;
     }
     if (p < 0) continue;
-    articulated_inertia_to_parent(model, data, k, inertia, data.articulated_inertia[p]);
-    force_to_parent(model, data, k, force, data.residual_force[p]);
+    data.articulated_inertia[p] += inertia;
+    data.residual_force[p] += force;
   }
+  Vector6d world_acceleration = Vector6d::Zero();
+  world_acceleration.tail<3>() = -gravity;
   for (const int k : order) {
     const int p = parents[k];
-    Vector6d alpha = p < 0 ? base_acceleration_of(data, k, gravity)
-                           : to_child(model, data, k, data.acceleration.segment<6>(6 * p));
-    alpha += data.coriolis.segment<6>(6 * k);
+    Vector6d alpha =
+        (p < 0 ? world_acceleration : data.world_acceleration[p]) + data.world_coriolis[k];
     const int dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
     double* qdd = data.generalized_acceleration.data() + offset;
-    const int axis = model.coordinate_axis(k);
-    if (axis != 0) {
-      const double value = data.innovation[k](0) - data.innovations_inverse[k](0, 0) *
-                                                       data.projected_inertia[k].col(0).dot(alpha);
-      qdd[0] = value;
-      alpha(std::abs(axis) - 1) += axis > 0 ? value : -value;
-    } else if (dofs == 1) {
-      articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
-                                 data.innovation[k], model.hinge_column(k), 1, qdd, alpha);
-    } else if (data.base_factored[k]) {
+    if (data.base_factored[k]) {
+      const Vector6d local =
+          motion_to_child(data.link_pose[k].linear(), Eigen::Vector3d::Zero(), alpha);
       articulated::solve_base(data.articulated_inertia[k], data.innovations_inverse[k],
-                              data.innovation[k], alpha, qdd);
-      alpha += Eigen::Map<const Vector6d>(qdd);
-    } else if (dofs > 1) {
+                              data.innovation[k], local, qdd);
+      alpha.noalias() += data.world_hinge[k] * Eigen::Map<const Vector6d>(qdd);
+    } else if (dofs > 0) {
       articulated::scatter_hinge(data.projected_inertia[k], data.innovations_inverse[k],
-                                 data.innovation[k], data.hinge[k], dofs, qdd, alpha,
-                                 unit_hinge(model, k));
+                                 data.innovation[k], data.world_hinge[k], dofs, qdd, alpha);
     }
-    data.acceleration.segment<6>(6 * k) = alpha;
+    data.world_acceleration[k] = alpha;
   }
   return data.generalized_acceleration;
 }

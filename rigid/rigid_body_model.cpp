@@ -211,6 +211,11 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
   hinge.resize(nodes);
   projected_inertia.resize(nodes);
   innovations_inverse.resize(nodes);
+  tree_origin.assign(nodes, Eigen::Vector3d::Zero());
+  world_hinge.resize(nodes);
+  world_velocity.assign(nodes, Vector6d::Zero());
+  world_coriolis.assign(nodes, Vector6d::Zero());
+  world_acceleration.assign(nodes, Vector6d::Zero());
   innovation.resize(nodes);
   base_factored.assign(nodes, 0);
   for (int k = 0; k < nodes; ++k) {
@@ -219,6 +224,7 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
     const double zeros[6] = {0, 0, 0, 0, 0, 0};
     hinge[k] = joint_hinge_transpose(model.joint_geometry(k), zeros);
     projected_inertia[k].setZero(6, dofs);
+    world_hinge[k].setZero(6, dofs);
     innovations_inverse[k].setZero(dofs, dofs);
     innovation[k].setZero(dofs);
   }

@@ -76,7 +76,9 @@ TEST(FixedBodyFusion, TheFusedModelHasTheDynamicsOfTheUnfusedTree) {
   const Dynamics a = dynamics_of(full, q, qd, tau, qdd), b = dynamics_of(reduced, q, qd, tau, qdd);
   expect_close(b.mass, a.mass, 1e-14);
   expect_close(b.bias, a.bias, 1e-14);
-  expect_close(b.qdd, a.qdd, 1e-13);
+  // Forward dynamics works in world axes about the base (rigid_body_model.hpp), where the light
+  // finger's D = H P H* comes out of entries of m |r|^2: a few more ulps than in link frames.
+  expect_close(b.qdd, a.qdd, 3e-13);
   expect_close(b.tau, a.tau, 1e-14);
 }
 

@@ -177,7 +177,8 @@ class DependentFactorization {
   std::vector<int> rows_outside_;  // rows of Q no block holds
   // Y1's entries outside every block, column c's rows at off_block_offsets_[c] ..
   // off_block_offsets_[c + 1] - 1 of off_block_rows_: zero in the pattern the blocks were found
-  // for, as the blocks are its connected components; none when wide_.
+  // for, as the blocks are its connected components; none when wide_. row_block_: find_blocks'
+  // scratch, each row's block or -1.
   std::vector<int> off_block_offsets_, off_block_rows_, row_block_;
   void solve_together(const Eigen::Ref<const Eigen::MatrixXd>& Q, const std::vector<int>& columns,
                       Eigen::Ref<Eigen::MatrixXd> x,

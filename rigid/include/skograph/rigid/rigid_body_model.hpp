@@ -165,8 +165,10 @@ struct RigidBodyData {
   Eigen::VectorXd generalized_force;  // tau of inverse_dynamics, dof order
   // Fixed-size articulated-body quantities of forward_dynamics (part II Eq. 33, 58).
   std::vector<kernels::RigidInertia> composite_inertia;  // R(k) of mass_matrix, link frame
-  std::vector<Matrix6d> articulated_inertia;             // P(k)
-  std::vector<Vector6d> residual_force;                  // z(k)
+  // P(k) and z(k) in forward_dynamics' world axes (P(k) a floating base's in its own frame
+  // where base_factored).
+  std::vector<Matrix6d> articulated_inertia;
+  std::vector<Vector6d> residual_force;
   // Per node, what forward_dynamics keeps for its scatter: P(k) H*(k), D^-1(k) and
   // nu(k) = D^-1 (T(k) - H(k) z(k)); for a floating base whose D = P was only factorized
   // (base_factored) D's Cholesky factor L (lower triangle), epsilon(k) = T(k) - z(k), and no P H*
@@ -176,6 +178,11 @@ struct RigidBodyData {
   std::vector<JointVector> innovation;
   std::vector<char> base_factored;  // per node: 1 where the last forward_dynamics did that
   Eigen::VectorXd acceleration;     // alpha(k), node layout
+  // forward_dynamics' quantities in world axes about the origin of each tree's base link (its
+  // tree_origin, world coordinates): H*(k), V(k), a(k), alpha(k).
+  std::vector<Eigen::Vector3d> tree_origin;
+  std::vector<HingeMatrix> world_hinge;
+  std::vector<Vector6d> world_velocity, world_coriolis, world_acceleration;
   // Per node: the mass of its subtree and that mass times the subtree's centre in world
   // coordinates (rigid/kinematics.hpp: center_of_mass, center_of_mass_jacobian).
   std::vector<Eigen::Vector4d> subtree_moment;
@@ -270,8 +277,10 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
 
 // qdd = M^-1 (tau - C) by the articulated-body algorithm (part II Algorithm 6.1) specialized to
 // rigid nodes (part II section 8, "optimize algorithms"): the same recursions as the generic
-// operators/forward_dynamics.hpp with fixed-size 6 x 6 blocks, in data's per-node arrays. Gravity
-// enters as the base acceleration -g. Returns data.generalized_acceleration. O(N); no allocation.
+// operators/forward_dynamics.hpp with fixed-size 6 x 6 blocks, in world axes about the origin of
+// each tree's base link (data.world_* and data.articulated_inertia; data.velocity, coriolis and
+// acceleration are left as they were). Gravity enters as the base acceleration -g. Returns
+// data.generalized_acceleration. O(N); no allocation.
 const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
                                         const Eigen::Ref<const Eigen::VectorXd>& qd,

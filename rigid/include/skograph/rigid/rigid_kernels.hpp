@@ -39,10 +39,12 @@ namespace skograph::kernels {
 // S - d 1 = e0 x^T + x e0^T + e1 y^T + y e1^T for x = ((S_00 - d) / 2, S_01, S_02) and
 // y = (0, (S_11 - d) / 2, S_12), and R 1 R^T = 1, so
 // R S R^T = r0 X^T + X r0^T + r1 Y^T + Y r1^T + d 1 with X = R x, Y = R y, r_i = R e_i.
-// Written into all nine entries of `out` (symmetric).
+// Written into all nine entries of `out` (symmetric). Only S's upper triangle is read, so an S
+// symmetric to rounding (an articulated inertia's block) comes out symmetrized.
 template <class Symmetric>
 [[gnu::always_inline]] inline void rotate_symmetric(const Eigen::Matrix3d& R, const Symmetric& S,
                                                     Eigen::Matrix3d& out) {
+  static_assert(Symmetric::RowsAtCompileTime == 3 && Symmetric::ColsAtCompileTime == 3);
   const double d = S(2, 2);
   const Eigen::Vector3d x(0.5 * (S(0, 0) - d), S(0, 1), S(0, 2));
   const Eigen::Vector3d X = R * x;
