@@ -269,8 +269,8 @@ TEST_P(RandomMechanisms, OperationalSpaceInertiaIsInverseOfJacobianCompliance) {
 }
 
 // Innovations factors reproduce the mass matrix: M = F D F*, F^-1 = [I - H psi K].
-// The dynamics functions walk the configuration without the link poses; link_poses() then builds
-// those of their q, equal to update_positions' at that q.
+// The dynamics functions walk the configuration without the link poses (forward dynamics with
+// them); link_poses() then builds or keeps those of their q, equal to update_positions' at that q.
 TEST_P(RandomMechanisms, LinkPosesAfterTheDynamicsAreThoseOfTheirConfiguration) {
   std::mt19937 rng(800 + GetParam());
   const RigidBodyModel model(random_mechanism(options(), rng));

@@ -128,10 +128,11 @@ struct RigidBodyData {
   std::vector<Eigen::Matrix3d> rotation;     // R of X_parent_child(q) per node
   std::vector<Eigen::Vector3d> translation;  // l of X_parent_child(q) per node
   // X_world_link(q) per node, read through link_poses(): update_positions and update_kinematics
-  // fill them; the dynamics functions (forward and inverse dynamics, bias forces, the mass
-  // matrix), which do not need them, leave them to be built from rotation and translation on
-  // first use (mutable: a cache of what the last configuration determines; the first reader after
-  // a dynamics call writes it, so threads sharing one RigidBodyData call link_poses() once first).
+  // fill them, and forward_dynamics, which works in world axes; the other dynamics functions
+  // (inverse dynamics, bias forces, the mass matrix), which do not need them, leave them to be
+  // built from rotation and translation on first use (mutable: a cache of what the last
+  // configuration determines; the first reader after a dynamics call writes it, so threads sharing
+  // one RigidBodyData call link_poses() once first).
   mutable std::vector<Eigen::Isometry3d> link_pose;
   mutable bool poses_valid = false;
   std::vector<Matrix6d> phi;       // phi(parent, k) per node, see phi_valid
@@ -177,7 +178,7 @@ struct RigidBodyData {
   std::vector<HingeSquare> innovations_inverse;
   std::vector<JointVector> innovation;
   std::vector<char> base_factored;  // per node: 1 where the last forward_dynamics did that
-  Eigen::VectorXd acceleration;     // alpha(k), node layout
+  Eigen::VectorXd acceleration;     // alpha(k) in link frames, node layout (inverse dynamics)
   // forward_dynamics' quantities in world axes about the origin of each tree's base link (its
   // tree_origin, world coordinates): H*(k), V(k), a(k), alpha(k).
   std::vector<Eigen::Vector3d> tree_origin;
