@@ -110,12 +110,11 @@ inline void solve_base(const Matrix6d& P, const HingeSquare& factor, const Joint
 // then, when `to_parent` (a base node needs neither), P+ = P - projected D^-1 projected* into P
 // and z+ = z + P+ a + projected innovation into z (a: the node's Coriolis acceleration). D is
 // factored by Cholesky; an indefinite D (an inconsistent inertia, accepted with a warning) by LU.
-// Returns false, leaving P and z, when D is singular (kSingularPivot). `unit_columns`: H* is the
-// first r columns of the identity (floating and spherical joints), so P H* and D are blocks of P.
+// Returns false, leaving P and z, when D is singular (kSingularPivot).
 template <class Hinge>
 bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const double* tau,
                   const Vector6d& coriolis, bool to_parent, HingeMatrix& projected,
-                  HingeSquare& inverse, JointVector& innovation, bool unit_columns = false) {
+                  HingeSquare& inverse, JointVector& innovation) {
   const double scale = kSingularPivot * P.diagonal().cwiseAbs().maxCoeff();
   if (r == 1) {
     const auto h = hinge.col(0);
@@ -135,14 +134,9 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
     z.noalias() += u * innovation(0);
     return true;
   }
+  projected.noalias() = P.lazyProduct(hinge);
   HingeSquare d;
-  if (unit_columns) {
-    projected = P.leftCols(r);
-    d = P.topLeftCorner(r, r);
-  } else {
-    projected.noalias() = P.lazyProduct(hinge);
-    d.noalias() = hinge.transpose().lazyProduct(projected);
-  }
+  d.noalias() = hinge.transpose().lazyProduct(projected);
   // Free (6) and spherical (3) joints: fixed-size Cholesky and inverse, unrolled; other sizes and
   // a D the test refuses: the dynamic-size Cholesky, then LU for an indefinite D.
   const bool fixed_size = (r == 6 && fixed_size_inverse<6>(d, scale, inverse)) ||
@@ -162,10 +156,7 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
     }
   }
   JointVector residual = Eigen::Map<const JointVector>(tau, r);  // fixed capacity: no allocation
-  if (unit_columns)
-    residual -= z.head(r);
-  else
-    residual.noalias() -= hinge.transpose() * z;
+  residual.noalias() -= hinge.transpose() * z;
   innovation.noalias() = inverse * residual;
   if (!to_parent) return true;
   const HingeMatrix gain = projected.lazyProduct(inverse);
@@ -176,12 +167,11 @@ bool gather_hinge(Matrix6d& P, Vector6d& z, const Hinge& hinge, int r, const dou
 }
 
 // The scatter at node k: qdd(k) = nu - D^-1 (P H*)* alpha into `qdd` (r entries) and
-// alpha += H* qdd(k), alpha the node's acceleration before its hinge moves (`unit_columns` as in
-// gather_hinge).
+// alpha += H* qdd(k), alpha the node's acceleration before its hinge moves.
 template <class Hinge>
 void scatter_hinge(const HingeMatrix& projected, const HingeSquare& inverse,
                    const JointVector& innovation, const Hinge& hinge, int r, double* qdd,
-                   Vector6d& alpha, bool unit_columns = false) {
+                   Vector6d& alpha) {
   if (r == 1) {
     const double value = innovation(0) - inverse(0, 0) * projected.col(0).dot(alpha);
     qdd[0] = value;
@@ -191,10 +181,7 @@ void scatter_hinge(const HingeMatrix& projected, const HingeSquare& inverse,
   Eigen::Map<JointVector> out(qdd, r);
   out = innovation;
   out.noalias() -= inverse * (projected.transpose() * alpha);
-  if (unit_columns)
-    alpha.head(r) += out;
-  else
-    alpha.noalias() += hinge * out;
+  alpha.noalias() += hinge * out;
 }
 
 }  // namespace skograph::articulated
