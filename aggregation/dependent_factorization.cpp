@@ -21,54 +21,57 @@ char copy_block(Block& block, const Eigen::Ref<const Eigen::MatrixXd>& Q,
   const auto r = static_cast<Eigen::Index>(block.columns.size());
   block.matrix.resize(m, r);
   char changed = 0;
-  for (Eigen::Index j = 0; j < r; ++j) {
-    const double* column =
-        Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
-            .data();
-    const char* known = block.pattern.data() + j * m;
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const double value = column[block.rows[static_cast<std::size_t>(i)]];
-      const bool nonzero = !(std::abs(value) <= negligible);
-      changed |= static_cast<char>(known[i] ^ static_cast<char>(nonzero));
-      block.matrix(i, j) = nonzero ? value : 0.0;
+  auto copy_columns = [&](auto row_of) {
+    for (Eigen::Index j = 0; j < r; ++j) {
+      const double* column =
+          Q.col(dependent[static_cast<std::size_t>(block.columns[static_cast<std::size_t>(j)])])
+              .data();
+      const char* known = block.pattern.data() + j * m;
+      double* to = block.matrix.data() + j * m;
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const double value = column[row_of(i)];
+        const bool nonzero = !(std::abs(value) <= negligible);
+        changed |= static_cast<char>(known[i] ^ static_cast<char>(nonzero));
+        to[i] = nonzero ? value : 0.0;
+      }
     }
+  };
+  // The rows increase, so they are contiguous when the last is m - 1 past the first (a block of
+  // every row, as one aggregate's loops through a shared platform give): then the copy reads Q's
+  // columns without the index loads.
+  if (m > 0 && block.rows.back() - block.rows.front() == m - 1) {
+    const Eigen::Index first = block.rows.front();
+    copy_columns([first](Eigen::Index i) { return first + i; });
+  } else {
+    copy_columns([&](Eigen::Index i) { return block.rows[static_cast<std::size_t>(i)]; });
   }
   return changed;
 }
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Applies H = I - tau v v* (v = 1 at rows[0], essential[t] at rows[t]) to one column.
+// Applies H = I - tau v v* (v = 1 at rows[0], essential[t] at rows[t]) to `Columns` columns in
+// one pass: each row index and entry of v is read once for all of them (the indexed loads, not the
+// arithmetic, are most of a reflection's cost at these sizes). Each column's sums run in the same
+// order whatever the count, so the results are the same bits.
+template <int Columns>
 inline void reflect(const int* rows, const double* essential, int count, double tau,
-                    double* column) {
-  double dot = column[rows[0]];
-  for (int t = 1; t < count; ++t) dot += essential[t] * column[rows[t]];
-  dot *= tau;
-  column[rows[0]] -= dot;
-  for (int t = 1; t < count; ++t) column[rows[t]] -= dot * essential[t];
-}
-
-// reflect on two columns in one pass: each row index and entry of v is read once for both (the
-// indexed loads, not the arithmetic, are most of a reflection's cost at these sizes). Each
-// column's sums run in the same order as reflect's, so the results are the same bits.
-inline void reflect_pair(const int* rows, const double* essential, int count, double tau,
-                         double* first, double* second) {
-  double dot_first = first[rows[0]], dot_second = second[rows[0]];
+                    double* const* columns) {
+  double dot[Columns];
+  for (int c = 0; c < Columns; ++c) dot[c] = columns[c][rows[0]];
   for (int t = 1; t < count; ++t) {
     const int i = rows[t];
     const double e = essential[t];
-    dot_first += e * first[i];
-    dot_second += e * second[i];
+    for (int c = 0; c < Columns; ++c) dot[c] += e * columns[c][i];
   }
-  dot_first *= tau;
-  dot_second *= tau;
-  first[rows[0]] -= dot_first;
-  second[rows[0]] -= dot_second;
+  for (int c = 0; c < Columns; ++c) {
+    dot[c] *= tau;
+    columns[c][rows[0]] -= dot[c];
+  }
   for (int t = 1; t < count; ++t) {
     const int i = rows[t];
     const double e = essential[t];
-    first[i] -= dot_first * e;
-    second[i] -= dot_second * e;
+    for (int c = 0; c < Columns; ++c) columns[c][i] -= dot[c] * e;
   }
 }
 
@@ -232,29 +235,26 @@ void DependentFactorization::factorize_block(Block& block) {
     column[rows[0]] = beta;
     block.coefficients(k) = tau;
     upper.diagonal(k) = beta;
-    // The touched columns two at a time; R's entries recorded in the touched order.
+    // The touched columns four, then two, then one at a time; R's entries recorded in the touched
+    // order.
     auto target_of = [&](int e) {
       const int later = block.touched[static_cast<std::size_t>(e)];
       const int position = later >= 0 ? block.order[static_cast<std::size_t>(later)] : -1 - later;
       return block.work.data() + position * m;
     };
-    auto record = [&](int e, const double* target) {
-      if (block.touched[static_cast<std::size_t>(e)] >= 0) upper.values[value++] = target[rows[0]];
-    };
     const int end = block.touched_offsets[static_cast<std::size_t>(k) + 1];
     int e = block.touched_offsets[static_cast<std::size_t>(k)];
-    for (; e + 1 < end; e += 2) {
-      double* one = target_of(e);
-      double* other = target_of(e + 1);
-      if (tau != 0.0) reflect_pair(rows, essential, count, tau, one, other);
-      record(e, one);
-      record(e + 1, other);
-    }
-    if (e < end) {
-      double* target = target_of(e);
-      if (tau != 0.0) reflect(rows, essential, count, tau, target);
-      record(e, target);
-    }
+    auto reflect_next = [&]<int Columns>(std::integral_constant<int, Columns>) {
+      double* targets[Columns];
+      for (int c = 0; c < Columns; ++c) targets[c] = target_of(e + c);
+      if (tau != 0.0) reflect<Columns>(rows, essential, count, tau, targets);
+      for (int c = 0; c < Columns; ++c, ++e)
+        if (block.touched[static_cast<std::size_t>(e)] >= 0)
+          upper.values[value++] = targets[c][rows[0]];
+    };
+    while (e + 3 < end) reflect_next(std::integral_constant<int, 4>{});
+    if (e + 1 < end) reflect_next(std::integral_constant<int, 2>{});
+    if (e < end) reflect_next(std::integral_constant<int, 1>{});
   }
 }
 
@@ -268,10 +268,17 @@ void DependentFactorization::apply_reflections(const Block& block, bool forward,
     const int count = block.offsets[static_cast<std::size_t>(k) + 1] - static_cast<int>(offset);
     const int* rows = block.reflection_rows.data() + offset;
     const double* essential = block.essential.data() + offset;
+    // Four columns, then two, then one at a time (reflect).
     Eigen::Index j = 0;
-    for (; j + 1 < target.cols(); j += 2)
-      reflect_pair(rows, essential, count, tau, target.col(j).data(), target.col(j + 1).data());
-    if (j < target.cols()) reflect(rows, essential, count, tau, target.col(j).data());
+    auto reflect_next = [&]<int Columns>(std::integral_constant<int, Columns>) {
+      double* columns[Columns];
+      for (int c = 0; c < Columns; ++c) columns[c] = target.col(j + c).data();
+      reflect<Columns>(rows, essential, count, tau, columns);
+      j += Columns;
+    };
+    while (j + 3 < target.cols()) reflect_next(std::integral_constant<int, 4>{});
+    if (j + 1 < target.cols()) reflect_next(std::integral_constant<int, 2>{});
+    if (j < target.cols()) reflect_next(std::integral_constant<int, 1>{});
   }
 }
 

@@ -239,11 +239,13 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
       double* out = target.col(column).data() + row;
       if (angular_rows > 0) {
         const Eigen::Vector3d angular = angular_directions * twist_column.template head<3>();
-        for (int i = 0; i < angular_rows; ++i) out[i] = angular[i];
+        for (int i = 0; i < 3; ++i)  // at most 3 rows: unrolled, not a memcpy call
+          if (i < angular_rows) out[i] = angular[i];
       }
       if (linear_rows > 0) {
         const Eigen::Vector3d linear = linear_directions * twist_column.template tail<3>();
-        for (int i = 0; i < linear_rows; ++i) out[angular_rows + i] = linear[i];
+        for (int i = 0; i < 3; ++i)
+          if (i < linear_rows) out[angular_rows + i] = linear[i];
       }
     };
     if (with_position) {
