@@ -30,11 +30,11 @@ struct FrameMotion {
   Eigen::Vector3d acceleration = Eigen::Vector3d::Zero();
 };
 
-// A frame fixed on `link` (-1: the world) at `origin` in the link frame. With the body-frame
-// velocity V = [w_b; v_b] and its derivative alpha = [wdot_b; vdot_b] (rigid/spatial.hpp), a point
-// at r (link frame) has world velocity R (v_b + w_b x r) and acceleration
-// R (w_b x (v_b + w_b x r) + vdot_b + wdot_b x r); the world angular velocity is R w_b and its
-// derivative R wdot_b.
+// A frame fixed on `link` (-1: the world) at `origin` in the link frame. With the link's velocity
+// V = [w; v_o] in world axes about the world origin and its derivative alpha = [wdot; a_o] there
+// (update_world_motion: spatial vectors at a fixed point), the frame's origin x moves at
+// v_o + w x x and accelerates at a_o + wdot x x + w x (v_o + w x x); the angular velocity is w
+// and its derivative wdot.
 // Without `with_rotation` the frame's orientation is left at the identity (the child end's is
 // read by the position error only).
 FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
@@ -51,17 +51,14 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
   if (with_rotation) frame.rotation = pose.linear() * origin.linear();
   frame.position = pose * origin.translation();
   if (!with_velocity) return frame;
-  const Eigen::Vector3d r = origin.translation();
-  const Eigen::Vector3d w = data.velocity.segment<3>(6 * k);
-  const Eigen::Vector3d v = data.velocity.segment<3>(6 * k + 3);
-  const Eigen::Vector3d point_velocity = v + w.cross(r);
-  frame.angular_velocity = pose.linear() * w;
-  frame.velocity = pose.linear() * point_velocity;
+  const Eigen::Vector3d w = data.world_velocity[k].head<3>();
+  frame.angular_velocity = w;
+  frame.velocity = data.world_velocity[k].tail<3>() + w.cross(frame.position);
   if (node_acceleration != nullptr) {
     const Eigen::Vector3d wdot = node_acceleration->segment<3>(6 * k);
-    const Eigen::Vector3d vdot = node_acceleration->segment<3>(6 * k + 3);
-    frame.angular_acceleration = pose.linear() * wdot;
-    frame.acceleration = pose.linear() * (w.cross(point_velocity) + vdot + wdot.cross(r));
+    frame.angular_acceleration = wdot;
+    frame.acceleration = node_acceleration->segment<3>(6 * k + 3) + wdot.cross(frame.position) +
+                         w.cross(frame.velocity);
   }
   return frame;
 }
@@ -130,21 +127,25 @@ double loop_position_error(const LoopRows& rows, const LoopClosure& loop, const 
 
 namespace closed_chain_detail {
 
-// Body-frame accelerations with qdd = 0 and no gravity: alpha(k) = phi*(p, k) alpha(p) + a(k)
-// (rigid/spatial.hpp; part I section 7 scatter with thetaddot = 0).
-void velocity_product_accelerations(const RigidBodyModel& tree, const RigidBodyData& data,
-                                    Eigen::VectorXd& acceleration) {
-  const Forest& forest = tree.forest();
-  // Backwards by index (clang 14 cannot compile libstdc++ 12's views::reverse of a span).
-  const std::span<const int> post_order = forest.post_order();
-  for (auto position = post_order.rbegin(); position != post_order.rend(); ++position) {
-    const int k = *position;
-    Vector6d alpha = data.coriolis.segment<6>(6 * k);
-    const int p = forest.parent(k);
-    if (p != Forest::kNone)
-      alpha += kernels::motion_to_child(data.rotation[k], data.translation[k],
-                                        acceleration.segment<6>(6 * p));
-    acceleration.segment<6>(6 * k) = alpha;
+// The motion Qdot qd and the dynamics read, in world axes about the world origin, where the trees
+// a loop joins share one point (rigid_detail::world_motion): the link poses, V(k), a(k), every
+// dof's hinge column (work.world_column) and the accelerations with qdd = 0 and no gravity,
+// alpha(k) = alpha(p) + a(k) (work.node_acceleration: spatial vectors at one point add without
+// transforms; part I section 7 scatter with thetaddot = 0).
+void update_world_motion(const RigidBodyModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& qd, ClosedChainData& data) {
+  RigidBodyData& kinematics = data.tree;
+  ClosedChainData::Workspaces& work = *data.work;
+  rigid_detail::world_motion(tree, q, qd, kinematics);
+  const std::vector<int>& parents = tree.parents();
+  for (const int k : tree.parents_first()) {
+    const int p = parents[k];
+    Vector6d alpha = kinematics.world_coriolis[k];
+    if (p >= 0) alpha += work.node_acceleration.segment<6>(6 * p);
+    work.node_acceleration.segment<6>(6 * k) = alpha;
+    const int offset = tree.joint_dof_offset(k);
+    for (int d = 0; d < tree.joint_dofs(k); ++d)
+      work.world_column.col(offset + d) = kinematics.world_hinge[k].col(d);
   }
 }
 
@@ -203,8 +204,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   data.work->orientation_flip[s] = 0.0;
   data.work->flipped_loop[s] = -1;
   // The aggregate's hinge columns in world coordinates about the world origin, once for all its
-  // loops (forward dynamics reads them too): [R_k h_w; R_k h_v + x_k x R_k h_w].
-  {
+  // loops: [R_k h_w; R_k h_v + x_k x R_k h_w] (update_world_motion's already at kAcceleration).
+  if (with_position) {
     const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data.tree);
     for (const int dof : impl.dofs[s]) {
       const int k = impl.dof_node[dof];
@@ -351,8 +352,7 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
   ClosedChainData::Workspaces& work = *data.work;
   check_vector(q, model.dof_count(), "q");
   check_vector(qd, model.dof_count(), "qd");
-  rigid_detail::update_motion(tree, q, qd, data.tree);  // phi on demand: read as (R, l) here
-  velocity_product_accelerations(tree, data.tree, work.node_acceleration);
+  update_world_motion(tree, q, qd, data);
   work.embedding_rate_full.setZero();
   for (int s = 0; s < model.aggregate_count(); ++s) {
     aggregate_constraints(model, data, s, q, Level::kAcceleration);

@@ -8,6 +8,7 @@
 
 #include "articulated_step.hpp"
 #include "closed_chain_internal.hpp"
+#include "kinematics_detail.hpp"
 #include "skograph/aggregation/fixed_count.hpp"
 
 namespace skograph {
@@ -31,6 +32,9 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& qd) {
   const Impl& impl = closed_chain_impl(model);
   update_constraints(model, data, q, qd);
+  // The embedded model reads the link-frame V, a(k) and V x* M V (the constraints' are in world
+  // axes).
+  rigid_detail::update_motion(model.tree(), q, qd, data.tree);
   ensure_structure(model, data);
   const AggregatedStructure& structure = *data.structure;
   ClosedChainData::Workspaces& work = *data.work;
@@ -131,16 +135,7 @@ const Eigen::VectorXd& forward_dynamics_through_embedded_model(
 
 namespace {
 
-using kernels::add_force_to_parent;
 using kernels::cross_force;
-using kernels::motion_to_outer;
-
-// A body-frame force [N; F] of a link with world pose (R, l), about the world origin.
-Vector6d force_to_world(const Eigen::Isometry3d& pose, const Vector6d& force) {
-  Vector6d world = Vector6d::Zero();
-  add_force_to_parent(pose.linear(), pose.translation(), force, world);
-  return world;
-}
 
 // D = L L* in place (the lower triangle of `square` is read, L is left there): the Cholesky-
 // Crout loops, for the few independent coordinates of an aggregate. False at a pivot <= 0, where
@@ -346,20 +341,17 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   const std::vector<int>& order = tree.parents_first();
   const std::vector<int>& parents = tree.parents();
   const RigidBodyData& kinematics = data.tree;
-  const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, kinematics);
-  // World-frame inertias, gyroscopic forces, velocity products and hinge columns of every link
-  // (an aggregate's hinge columns are aggregate_constraints', at these poses).
+  const std::vector<Eigen::Isometry3d>& poses = kinematics.link_pose;  // update_world_motion's
+  // World-frame inertias and gyroscopic forces V x* M V of every link (the velocities, velocity
+  // products and hinge columns are update_world_motion's, in the same axes).
   for (const int k : order) {
     const Eigen::Isometry3d& pose = poses[k];
-    work.articulated[k] = tree.rigid_inertia(k).moved(pose.linear(), pose.translation()).matrix();
-    work.bias[k] = force_to_world(pose, kinematics.gyroscopic.segment<6>(6 * k));
-    work.coriolis[k] =
-        motion_to_outer(pose.linear(), pose.translation(), kinematics.coriolis.segment<6>(6 * k));
-    if (impl.aggregate_of_node[k] >= 0) continue;
-    const int offset = tree.joint_dof_offset(k);
-    for (int d = 0; d < tree.joint_dofs(k); ++d)
-      work.world_column.col(offset + d) =
-          motion_to_outer(pose.linear(), pose.translation(), kinematics.hinge[k].col(d));
+    const kernels::RigidInertia inertia =
+        tree.rigid_inertia(k).moved(pose.linear(), pose.translation());
+    const Vector6d& velocity = kinematics.world_velocity[k];
+    work.articulated[k] = inertia.matrix();
+    work.bias[k] = cross_force(velocity, inertia.times(velocity));
+    work.coriolis[k] = kinematics.world_coriolis[k];
   }
   // Gather, children first; an aggregate when the walk reaches the last of its members.
   std::fill(work.members_seen.begin(), work.members_seen.end(), 0);

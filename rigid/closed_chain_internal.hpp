@@ -104,7 +104,7 @@ struct ClosedChainData::Workspaces {
   std::vector<KeptSelectionBar> kept_bar;
   std::vector<Eigen::MatrixXd> embedding_structure_order;
   std::vector<int> structure_rank;      // the ranks the structure was built with
-  Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity
+  Eigen::VectorXd node_acceleration;    // alpha at qdd = 0, no gravity, world axes
   Eigen::VectorXd embedding_rate_full;  // Xdot qd_R in tree dofs
   Eigen::VectorXd coriolis_tree;        // a with -g at the base nodes
   Eigen::VectorXd coriolis_aggregated, gyroscopic_aggregated;
@@ -194,9 +194,11 @@ bool uses_rotation_vector(JointType type);
 enum class Level { kPosition, kVelocity, kAcceleration };
 void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data, int s,
                            const Eigen::Ref<const Eigen::VectorXd>& q, Level level);
-// Body-frame accelerations with qdd = 0 and no gravity (the frames' part of Qdot qd).
-void velocity_product_accelerations(const RigidBodyModel& tree, const RigidBodyData& data,
-                                    Eigen::VectorXd& acceleration);
+// Link poses, world velocities, velocity products, hinge columns (work.world_column) and the
+// accelerations with qdd = 0 and no gravity (work.node_acceleration), in world axes about the
+// world origin: what aggregate_constraints' kAcceleration and forward dynamics read.
+void update_world_motion(const RigidBodyModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
+                         const Eigen::Ref<const Eigen::VectorXd>& qd, ClosedChainData& data);
 // max |position error| of aggregate s after aggregate_constraints (or a revolute axis flip).
 double aggregate_position_residual(const ClosedChainData& data, int s);
 // The loop or coupling that row `row` of aggregate s belongs to, for messages.

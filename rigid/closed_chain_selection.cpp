@@ -273,8 +273,7 @@ void update_selection(const ClosedChainModel& model, ClosedChainData& data, int 
                                        " loses rank (" + std::to_string(data.nominal_rank[s]) +
                                        " -> " + std::to_string(selection.rank) + ")");
     data.nominal_rank[s] = selection.rank;
-    update_kinematics(model.tree(), q, qd, data.tree);  // back from the probe
-    velocity_product_accelerations(model.tree(), data.tree, data.work->node_acceleration);
+    update_world_motion(model.tree(), q, qd, data);  // back from the probe
     aggregate_constraints(model, data, s, q, Level::kAcceleration);
   }
   data.selection[s] = std::move(selection);

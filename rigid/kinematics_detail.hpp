@@ -13,4 +13,11 @@ namespace skograph::rigid_detail {
 void update_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                    const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
 
+// The link poses and, in world axes about the world origin, H*(k) (data.world_hinge), V(k)
+// (data.world_velocity) and the velocity product a(k) = V x H* qd (data.world_coriolis), for the
+// closed chains, whose loops join trees; data.velocity, coriolis and gyroscopic are left as they
+// were. The first pass of forward_dynamics, about the world origin.
+void world_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
+                  const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
+
 }  // namespace skograph::rigid_detail

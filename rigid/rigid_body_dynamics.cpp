@@ -678,24 +678,18 @@ const Eigen::VectorXd& forward_dynamics_through_operators(
                           forward_workspace(data));
 }
 
-// Part II Algorithm 6.1 on rigid nodes, in world axes about the origin of each tree's base link
-// (as the closed-chain recursion does about the world origin, closed_chain_dynamics.cpp): there
-// spatial vectors and inertias add without transforms, so a node's P+ and z+ join its parent's as
-// they are, and its acceleration is alpha(parent) + a + H* qdd. Parents first: link poses, H*(k),
-// V(k) = V(p) + H* qd, a(k) = V x H* qd, P(k) = M(k) and z(k) = V x* M V; children first, the
-// gather (Eq. 33, 58a-d): D = H P H*, epsilon = T - H z, nu = D^-1 epsilon, P+ = P - P H* D^-1 H P,
-// z+ = z + P+ a + P H* nu, P(p) += P+, z(p) += z+; parents first, the scatter (Eq. 58e-g):
-// alpha+ = alpha(p) (the world's -g at a base) + a, qdd = nu - D^-1 (P H*)* alpha+,
-// alpha = alpha+ + H* qdd. A floating base's D = P is factored in its own axes (factor_base).
-// Massless subtrees keep qdd = 0.
-const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                        const Eigen::Vector3d& gravity) {
-  check_size(q, model.dof_count(), "q");
-  check_size(qd, model.dof_count(), "qd");
-  check_size(tau, model.dof_count(), "tau");
+namespace {
+
+// Parents first: the link poses and, in world axes about each tree's base link origin
+// (data.tree_origin) or, AboutWorld, about the world origin (tree_origin 0): H*(k),
+// V(k) = V(p) + H* qd and a(k) = V x H* qd (with a planar joint's velocity product); WithInertia,
+// also P(k) = M(k) and z(k) = V x* M V (data.articulated_inertia, data.residual_force). The first
+// pass of forward_dynamics below, and the closed chains' motion (rigid_detail::world_motion).
+template <bool AboutWorld, bool WithInertia>
+[[gnu::always_inline]] inline void world_motion_pass(const RigidBodyModel& model,
+                                                     const Eigen::Ref<const Eigen::VectorXd>& q,
+                                                     const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                                     RigidBodyData& data) {
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
   ConfigurationWalk walk(model, data);
@@ -707,7 +701,8 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
     const Eigen::Isometry3d& pose = data.link_pose[k];
     const int p = parents[k];
     const Eigen::Vector3d& origin = data.tree_origin[k] =
-        p < 0 ? Eigen::Vector3d(pose.translation()) : data.tree_origin[p];
+        AboutWorld ? Eigen::Vector3d::Zero()
+                   : (p < 0 ? Eigen::Vector3d(pose.translation()) : data.tree_origin[p]);
     const Eigen::Matrix3d R = pose.linear();
     const Eigen::Vector3d l = pose.translation() - origin;
     HingeMatrix& hinge = data.world_hinge[k];
@@ -734,10 +729,45 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
           kernels::motion_to_outer(R, l, joint_velocity_product(model.joint_geometry(k), qk, qdk));
     data.world_velocity[k] = velocity;
     data.world_coriolis[k] = coriolis;
-    const RigidInertia inertia = model.rigid_inertia(k).moved(R, l);
-    data.articulated_inertia[k] = inertia.matrix();
-    data.residual_force[k] = cross_force(velocity, inertia.times(velocity));
+    if constexpr (WithInertia) {
+      const RigidInertia inertia = model.rigid_inertia(k).moved(R, l);
+      data.articulated_inertia[k] = inertia.matrix();
+      data.residual_force[k] = cross_force(velocity, inertia.times(velocity));
+    }
   }
+}
+
+}  // namespace
+
+void rigid_detail::world_motion(const RigidBodyModel& model,
+                                const Eigen::Ref<const Eigen::VectorXd>& q,
+                                const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  world_motion_pass<true, false>(model, q, qd, data);
+}
+
+// Part II Algorithm 6.1 on rigid nodes, in world axes about the origin of each tree's base link
+// (as the closed-chain recursion does about the world origin, closed_chain_dynamics.cpp): there
+// spatial vectors and inertias add without transforms, so a node's P+ and z+ join its parent's as
+// they are, and its acceleration is alpha(parent) + a + H* qdd. Parents first: link poses, H*(k),
+// V(k) = V(p) + H* qd, a(k) = V x H* qd, P(k) = M(k) and z(k) = V x* M V; children first, the
+// gather (Eq. 33, 58a-d): D = H P H*, epsilon = T - H z, nu = D^-1 epsilon, P+ = P - P H* D^-1 H P,
+// z+ = z + P+ a + P H* nu, P(p) += P+, z(p) += z+; parents first, the scatter (Eq. 58e-g):
+// alpha+ = alpha(p) (the world's -g at a base) + a, qdd = nu - D^-1 (P H*)* alpha+,
+// alpha = alpha+ + H* qdd. A floating base's D = P is factored in its own axes (factor_base).
+// Massless subtrees keep qdd = 0.
+const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(tau, model.dof_count(), "tau");
+  world_motion_pass<false, true>(model, q, qd, data);
+  const std::vector<int>& order = model.parents_first();
+  const std::vector<int>& parents = model.parents();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k];
     Matrix6d& inertia = data.articulated_inertia[k];
