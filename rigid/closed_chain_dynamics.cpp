@@ -455,17 +455,46 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
 // blocks.
 namespace {
 
-// T_R = X* RNEA(X qdd_R + Xdot qd_R) at the constraints' last update (of this q, qd).
+// T_R = X* f at the constraints' last update (of this q, qd), in world axes about the world origin
+// on the update's motion (update_world_motion: poses, V(k), a(k), H*(k)), where spatial vectors at
+// one point add without transforms: parents first alpha(k) = alpha(p) (the world's [0; -g] at a
+// base) + a(k) + H* qdd and f(k) = M alpha + V x* M V with M in world axes; children first
+// T(k) = H f(k) and f(p) += f(k).
 const Eigen::VectorXd& reduced_forces_at_update(
     const ClosedChainModel& model, ClosedChainData& data,
-    const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
     const Eigen::Ref<const Eigen::VectorXd>& qdd_independent, const Eigen::Vector3d& gravity) {
   check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
   ClosedChainData::Workspaces& work = *data.work;
   work.tree_acceleration.resize(model.dof_count());
   apply_embedding(model, data, qdd_independent, work.embedding_rate_full, work.tree_acceleration);
-  const Eigen::VectorXd& force =
-      inverse_dynamics(model.tree(), data.tree, q, qd, work.tree_acceleration, gravity);
+  const RigidBodyModel& tree = model.tree();
+  RigidBodyData& kinematics = data.tree;
+  const std::vector<int>& order = tree.parents_first();
+  const std::vector<int>& parents = tree.parents();
+  Vector6d world_acceleration = Vector6d::Zero();
+  world_acceleration.tail<3>() = -gravity;
+  const double* qdd = work.tree_acceleration.data();
+  for (const int k : order) {
+    const int p = parents[k], offset = tree.joint_dof_offset(k);
+    Vector6d alpha =
+        (p >= 0 ? work.acceleration[p] : world_acceleration) + kinematics.world_coriolis[k];
+    for (int d = 0; d < tree.joint_dofs(k); ++d)
+      alpha.noalias() += work.world_column.col(offset + d) * qdd[offset + d];
+    work.acceleration[k] = alpha;
+    const Eigen::Isometry3d& pose = kinematics.link_pose[k];
+    const kernels::RigidInertia inertia =
+        tree.rigid_inertia(k).moved(pose.linear(), pose.translation());
+    const Vector6d& velocity = kinematics.world_velocity[k];
+    work.subtree_force[k] = inertia.times(alpha) + cross_force(velocity, inertia.times(velocity));
+  }
+  Eigen::VectorXd& force = kinematics.generalized_force;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = parents[k], offset = tree.joint_dof_offset(k);
+    const Vector6d& f = work.subtree_force[k];
+    for (int d = 0; d < tree.joint_dofs(k); ++d)
+      force[offset + d] = work.world_column.col(offset + d).dot(f);
+    if (p >= 0) work.subtree_force[p] += f;
+  }
   apply_embedding_transpose(model, data, force, work.independent_forces);
   return work.independent_forces;
 }
@@ -478,7 +507,7 @@ const Eigen::VectorXd& inverse_dynamics(const ClosedChainModel& model, ClosedCha
                                         const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
                                         const Eigen::Vector3d& gravity) {
   update_constraints(model, data, q, qd);
-  return reduced_forces_at_update(model, data, q, qd, qdd_independent, gravity);
+  return reduced_forces_at_update(model, data, qdd_independent, gravity);
 }
 
 const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChainData& data,
@@ -493,8 +522,7 @@ const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChai
   qdd_independent.resize(static_cast<Eigen::Index>(independent.size()));
   for (std::size_t j = 0; j < independent.size(); ++j)
     qdd_independent(static_cast<Eigen::Index>(j)) = qdd(independent[j]);
-  const Eigen::VectorXd& reduced =
-      reduced_forces_at_update(model, data, q, qd, qdd_independent, gravity);
+  const Eigen::VectorXd& reduced = reduced_forces_at_update(model, data, qdd_independent, gravity);
   Eigen::VectorXd& tau = work.actuated_forces;
   tau.setZero(model.dof_count());
   for (std::size_t j = 0; j < independent.size(); ++j)
@@ -510,7 +538,8 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   const Impl& impl = closed_chain_impl(model);
   ClosedChainData::Workspaces& work = *data.work;
   update_constraints(model, data, q, work.zero_dofs);
-  const Eigen::MatrixXd& mass = mass_matrix(model.tree(), data.tree, q);
+  // M at the transforms update_constraints' walk made.
+  const Eigen::MatrixXd& mass = rigid_detail::mass_matrix_at_transforms(model.tree(), data.tree);
   const std::vector<int>& column_of = work.column_of;
   const int n = model.dof_count();
   const auto independent = static_cast<Eigen::Index>(data.independent.size());

@@ -20,4 +20,8 @@ void update_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::Ve
 void world_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                   const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
 
+// mass_matrix at the transforms the last walk of this q made (data.rotation, data.translation:
+// world_motion's or update_motion's), without walking the configuration again.
+const Eigen::MatrixXd& mass_matrix_at_transforms(const RigidBodyModel& model, RigidBodyData& data);
+
 }  // namespace skograph::rigid_detail

@@ -6,6 +6,7 @@
 // it needs (parents first, or back). The generic operators paths (..._through_operators) stay as
 // the reference the tests compare with.
 #include <cmath>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -603,16 +604,20 @@ void move_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int
 // so each node moves them in one loop; a joint that only turns about a coordinate axis moves them
 // and R(k) by 2 x 2 turns (rigid/axis_turn.hpp). Entries of dofs on no common path stay zero
 // from the first call.
-const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
-                                   const Eigen::Ref<const Eigen::VectorXd>& q) {
-  check_size(q, model.dof_count(), "q");
+namespace {
+
+// The composite-inertia recursion of mass_matrix after walking q into data.rotation and
+// data.translation, or (q null) at the transforms there (a walk of this q already made them). One
+// function for both, so that the steps it calls once are inlined as they were.
+void composite_mass_matrix(const RigidBodyModel& model, RigidBodyData& data, const double* q) {
   const int n = model.dof_count();
   if (data.mass.rows() != n) data.mass.setZero(n, n);
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
-  ConfigurationWalk walk(model, data, false);
+  std::optional<ConfigurationWalk> walk;
+  if (q != nullptr) walk.emplace(model, data, false);
   for (const int k : order) {
-    walk.transform(k, q.data() + model.joint_dof_offset(k));
+    if (q != nullptr) walk->transform(k, q + model.joint_dof_offset(k));
     data.composite_inertia[k] = model.rigid_inertia(k);
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -639,6 +644,20 @@ const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& d
         move_to_parent(model, data, k, p);
     }
   }
+}
+
+}  // namespace
+
+const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q) {
+  check_size(q, model.dof_count(), "q");
+  composite_mass_matrix(model, data, q.data());
+  return data.mass;
+}
+
+const Eigen::MatrixXd& rigid_detail::mass_matrix_at_transforms(const RigidBodyModel& model,
+                                                               RigidBodyData& data) {
+  composite_mass_matrix(model, data, nullptr);
   return data.mass;
 }
 
