@@ -543,27 +543,40 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   const std::vector<int>& column_of = work.column_of;
   const int n = model.dof_count();
   const auto independent = static_cast<Eigen::Index>(data.independent.size());
-  // M X, column by column.
+  // M X. One aggregate holding every dof (a parallel robot, a four-bar): X (data.X, the tree's
+  // dofs by the independent columns) is dense, one matrix product, up to a size whose packed
+  // blocks Eigen keeps on the stack (at most n^2 doubles each, under its 128 KB limit): no
+  // allocation. Otherwise column by column, a plain dof's column of M as it is.
+  constexpr int kLargestProduct = 90;
   work.mass_embedding.resize(n, independent);
-  for (const int d : impl.plain_dofs) work.mass_embedding.col(column_of[d]) = mass.col(d);
-  for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
-    auto out = work.mass_embedding.col(column);
-    out.setZero();
-    for (std::size_t i = 0; i < dofs.size(); ++i)
-      if (const double entry = x(static_cast<Eigen::Index>(i)); entry != 0.0)
-        out += entry * mass.col(dofs[i]);
-  });
-  // X* (M X), row by row; then the lower triangle mirrored from the upper, so that M_R is exactly
-  // symmetric (the two triangles are summed in different orders).
+  if (model.aggregate_count() == 1 && impl.plain_dofs.empty() && n <= kLargestProduct) {
+    work.mass_embedding.noalias() = mass * data.X;
+  } else {
+    for (const int d : impl.plain_dofs) work.mass_embedding.col(column_of[d]) = mass.col(d);
+    for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
+      auto out = work.mass_embedding.col(column);
+      out.setZero();
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        if (const double entry = x(static_cast<Eigen::Index>(i)); entry != 0.0)
+          out += entry * mass.col(dofs[i]);
+    });
+  }
+  // X* (M X), its upper triangle: entry (a, b), a <= b, is column a of X (a plain dof's unit
+  // vector, or X_S on its aggregate's dofs) dotted with column b of M X, read down that column.
+  // Then the lower triangle mirrored from the upper, so that M_R is exactly symmetric.
+  const Eigen::MatrixXd& mass_embedding = work.mass_embedding;
   work.reduced_mass.resize(independent, independent);
   for (const int d : impl.plain_dofs)
-    work.reduced_mass.row(column_of[d]) = work.mass_embedding.row(d);
+    for (Eigen::Index b = column_of[d]; b < independent; ++b)
+      work.reduced_mass(column_of[d], b) = mass_embedding(d, b);
   for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
-    auto out = work.reduced_mass.row(column);
-    out.setZero();
-    for (std::size_t i = 0; i < dofs.size(); ++i)
-      if (const double entry = x(static_cast<Eigen::Index>(i)); entry != 0.0)
-        out += entry * work.mass_embedding.row(dofs[i]);
+    for (Eigen::Index b = column; b < independent; ++b) {
+      const double* product = mass_embedding.col(b).data();
+      double sum = 0.0;
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        sum += x(static_cast<Eigen::Index>(i)) * product[dofs[i]];
+      work.reduced_mass(column, b) = sum;
+    }
   });
   for (Eigen::Index j = 0; j < independent; ++j)
     for (Eigen::Index i = j + 1; i < independent; ++i)
