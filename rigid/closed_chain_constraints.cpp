@@ -31,15 +31,16 @@ struct FrameMotion {
 };
 
 // A frame fixed on `link` (-1: the world) at `origin` in the link frame. With the link's velocity
-// V = [w; v_o] in world axes about the world origin and its derivative alpha = [wdot; a_o] there
-// (update_world_motion: spatial vectors at a fixed point), the frame's origin x moves at
-// v_o + w x x and accelerates at a_o + wdot x x + w x (v_o + w x x); the angular velocity is w
-// and its derivative wdot.
+// V = [w; v_o] in world axes about the point `reference` and its derivative alpha = [wdot; a_o]
+// there (update_world_motion: spatial vectors at a fixed point), the frame's origin x moves at
+// v_o + w x r and accelerates at a_o + wdot x r + w x (v_o + w x r), r = x - reference; the
+// angular velocity is w and its derivative wdot.
 // Without `with_rotation` the frame's orientation is left at the identity (the child end's is
 // read by the position error only).
 FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
                          const Eigen::VectorXd* node_acceleration, int link,
-                         const Eigen::Isometry3d& origin, bool with_velocity, bool with_rotation) {
+                         const Eigen::Isometry3d& origin, const Eigen::Vector3d& reference,
+                         bool with_velocity, bool with_rotation) {
   FrameMotion frame;
   if (link < 0) {
     frame.rotation = origin.linear();
@@ -51,14 +52,15 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
   if (with_rotation) frame.rotation = pose.linear() * origin.linear();
   frame.position = pose * origin.translation();
   if (!with_velocity) return frame;
+  const Eigen::Vector3d r = frame.position - reference;
   const Eigen::Vector3d w = data.world_velocity[k].head<3>();
   frame.angular_velocity = w;
-  frame.velocity = data.world_velocity[k].tail<3>() + w.cross(frame.position);
+  frame.velocity = data.world_velocity[k].tail<3>() + w.cross(r);
   if (node_acceleration != nullptr) {
     const Eigen::Vector3d wdot = node_acceleration->segment<3>(6 * k);
     frame.angular_acceleration = wdot;
-    frame.acceleration = node_acceleration->segment<3>(6 * k + 3) + wdot.cross(frame.position) +
-                         w.cross(frame.velocity);
+    frame.acceleration =
+        node_acceleration->segment<3>(6 * k + 3) + wdot.cross(r) + w.cross(frame.velocity);
   }
   return frame;
 }
@@ -72,19 +74,21 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
 // w = R_k h_w, v(x) = R_k h_v + w x (x - x_k) (h = [h_w; h_v] the column of H*(k)). A dof moving
 // F_p adds v_p + w x D = v(x_c): either end's dof enters as +-[w; v(x_c)], and a dof moving both
 // ends cancels (only the moving dofs' columns are written; Q's others stay zero).
-// With the dof's column about the world origin, [w; v_o] = [R_k h_w; R_k h_v + x_k x w]
-// (aggregate_constraints forms them), v(x_c) = v_o + w x x_c.
+// With the dof's column about the point `reference`, [w; v_o] = [R_k h_w; R_k h_v + (x_k - o) x w]
+// (update_world_motion's, or aggregate_constraints' about the world origin at position levels),
+// v(x_c) = v_o + w x (x_c - o).
 void relative_twist_jacobian(const Impl& impl, int s, const LoopRows& rows,
-                             const FrameMotion& child,
+                             const FrameMotion& child, const Eigen::Vector3d& reference,
                              const Eigen::Matrix<double, 6, Eigen::Dynamic>& world_column,
                              Eigen::Matrix<double, 6, Eigen::Dynamic>& jacobian) {
+  const Eigen::Vector3d r = child.position - reference;
   const std::vector<int>& dofs = impl.dofs[s];
   // Only the moving dofs' columns are written and read (aggregate_constraints): no zeroing.
   jacobian.resize(6, static_cast<int>(dofs.size()));
   for (const LoopRows::MovingDof& moving : rows.moving) {
     const auto column = world_column.col(dofs[static_cast<std::size_t>(moving.position)]);
     const Eigen::Vector3d w = column.head<3>();
-    const Eigen::Vector3d v = column.tail<3>() + w.cross(child.position);
+    const Eigen::Vector3d v = column.tail<3>() + w.cross(r);
     const double sign = moving.moves_child ? 1.0 : -1.0;
     jacobian.col(moving.position).head<3>() = sign * w;
     jacobian.col(moving.position).tail<3>() = sign * v;
@@ -127,8 +131,9 @@ double loop_position_error(const LoopRows& rows, const LoopClosure& loop, const 
 
 namespace closed_chain_detail {
 
-// The motion Qdot qd and the dynamics read, in world axes about the world origin, where the trees
-// a loop joins share one point (rigid_detail::world_motion): the link poses, V(k), a(k), every
+// The motion Qdot qd and the dynamics read, in world axes about one point that the trees a loop
+// joins share, the first base link's origin (rigid_detail::world_motion; every node's
+// data.tree.tree_origin): the link poses, V(k), a(k), every
 // dof's hinge column (work.world_column) and the accelerations with qdd = 0 and no gravity,
 // alpha(k) = alpha(p) + a(k) (work.node_acceleration: spatial vectors at one point add without
 // transforms; part I section 7 scatter with thetaddot = 0).
@@ -186,7 +191,7 @@ std::string aggregate_label(const ClosedChainModel& model, int s) {
 // Q = [Y1 Y2] up to the column split; Qdot qd the velocity-product term of Corollary 8.1, Eq. 61,
 // formed directly as d/dt (Q qd) at qdd = 0): position error and its Jacobian
 // and Q (kPosition, kVelocity: the Newton closure), Q and Qdot qd (kAcceleration, the dynamics;
-// needs work.node_acceleration). Rows: loops in order, then gears.
+// needs update_world_motion at this q and qd). Rows: loops in order, then gears.
 void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data, int s,
                            const Eigen::Ref<const Eigen::VectorXd>& q, Level level) {
   const Impl& impl = closed_chain_impl(model);
@@ -203,8 +208,12 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->relative_twist[s];
   data.work->orientation_flip[s] = 0.0;
   data.work->flipped_loop[s] = -1;
-  // The aggregate's hinge columns in world coordinates about the world origin, once for all its
-  // loops: [R_k h_w; R_k h_v + x_k x R_k h_w] (update_world_motion's already at kAcceleration).
+  // The aggregate's hinge columns in world axes, once for all its loops. At kAcceleration
+  // update_world_motion's, about its point (the first base link's origin, where the robot is:
+  // the rounding does not grow with its distance from the world origin); at the position levels
+  // [R_k h_w; R_k h_v + x_k x R_k h_w], about the world origin.
+  const Eigen::Vector3d reference =
+      with_velocity ? data.tree.tree_origin[tree.parents_first().front()] : Eigen::Vector3d::Zero();
   if (with_position) {
     const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data.tree);
     for (const int dof : impl.dofs[s]) {
@@ -221,10 +230,11 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     const LoopClosure& loop = m.loops[l];
     const LoopRows& rows = impl.loop_rows[l];
     const FrameMotion parent = frame_motion(tree, data.tree, acceleration, loop.parent,
-                                            loop.parent_origin, with_velocity, true);
-    const FrameMotion child = frame_motion(tree, data.tree, acceleration, loop.child,
-                                           loop.child_origin, with_velocity, with_position);
-    relative_twist_jacobian(impl, s, rows, child, data.work->world_column, twist);
+                                            loop.parent_origin, reference, with_velocity, true);
+    const FrameMotion child =
+        frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, reference,
+                     with_velocity, with_position);
+    relative_twist_jacobian(impl, s, rows, child, reference, data.work->world_column, twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     // The rows A R_p^T once per loop, as 3 x 3 products of the zero-padded rows (the padding's

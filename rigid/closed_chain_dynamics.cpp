@@ -314,11 +314,12 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
 }  // namespace
 
 // Part II Algorithm 6.1 on the embedded model (constraint-embedding §7.3), in world coordinates
-// about the world origin so that an aggregate S is handled through its member tree instead of
-// dense 6|S| blocks. World-frame spatial vectors add without transforms: a link's acceleration is
-// a(parent) + H* qdd + a(k), a rigid body's force f = I a + V x* I V. For a plain node the step is
-// the articulated-body step (D = H P H*, ...). For an aggregate with parent acceleration a_p, its
-// member tree gives (with P(k) the members' articulated inertias, external children included)
+// about one point (update_world_motion's) so that an aggregate S is handled through its member tree
+// instead of dense 6|S| blocks. World-frame spatial vectors add without transforms: a link's
+// acceleration is a(parent) + H* qdd + a(k), a rigid body's force f = I a + V x* I V. For a plain
+// node the step is the articulated-body step (D = H P H*, ...). For an aggregate with parent
+// acceleration a_p, its member tree gives (with P(k) the members' articulated inertias, external
+// children included)
 //   T_S = M_SS qdd_S + F a_p + bias_S,  R(k) = sum of P over k's members (composites),
 //   M_SS(i, j) = H_i R(b_j) H_j*,  F = (R(b_j) H_j*)*,  bias_S from a = velocity products,
 // and with qdd_S = X qdd_R + Xdot qd_R and T_R = X* T_S:
@@ -342,12 +343,13 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   const std::vector<int>& parents = tree.parents();
   const RigidBodyData& kinematics = data.tree;
   const std::vector<Eigen::Isometry3d>& poses = kinematics.link_pose;  // update_world_motion's
-  // World-frame inertias and gyroscopic forces V x* M V of every link (the velocities, velocity
-  // products and hinge columns are update_world_motion's, in the same axes).
+  // World-frame inertias and gyroscopic forces V x* M V of every link about update_world_motion's
+  // point (its velocities, velocity products and hinge columns are about it too).
+  const Eigen::Vector3d& reference = kinematics.tree_origin[order.front()];
   for (const int k : order) {
     const Eigen::Isometry3d& pose = poses[k];
     const kernels::RigidInertia inertia =
-        tree.rigid_inertia(k).moved(pose.linear(), pose.translation());
+        tree.rigid_inertia(k).moved(pose.linear(), pose.translation() - reference);
     const Vector6d& velocity = kinematics.world_velocity[k];
     work.articulated[k] = inertia.matrix();
     work.bias[k] = cross_force(velocity, inertia.times(velocity));
@@ -455,11 +457,11 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
 // blocks.
 namespace {
 
-// T_R = X* f at the constraints' last update (of this q, qd), in world axes about the world origin
-// on the update's motion (update_world_motion: poses, V(k), a(k), H*(k)), where spatial vectors at
-// one point add without transforms: parents first alpha(k) = alpha(p) (the world's [0; -g] at a
-// base) + a(k) + H* qdd and f(k) = M alpha + V x* M V with M in world axes; children first
-// T(k) = H f(k) and f(p) += f(k).
+// T_R = X* f at the constraints' last update (of this q, qd), in world axes about the update's
+// point (update_world_motion: poses, V(k), a(k), H*(k) about the first base link's origin), where
+// spatial vectors at one point add without transforms: parents first alpha(k) = alpha(p) (the
+// world's [0; -g] at a base) + a(k) + H* qdd and f(k) = M alpha + V x* M V with M in world axes;
+// children first T(k) = H f(k) and f(p) += f(k).
 const Eigen::VectorXd& reduced_forces_at_update(
     const ClosedChainModel& model, ClosedChainData& data,
     const Eigen::Ref<const Eigen::VectorXd>& qdd_independent, const Eigen::Vector3d& gravity) {
@@ -474,6 +476,7 @@ const Eigen::VectorXd& reduced_forces_at_update(
   Vector6d world_acceleration = Vector6d::Zero();
   world_acceleration.tail<3>() = -gravity;
   const double* qdd = work.tree_acceleration.data();
+  const Eigen::Vector3d& reference = kinematics.tree_origin[order.front()];
   for (const int k : order) {
     const int p = parents[k], offset = tree.joint_dof_offset(k);
     Vector6d alpha =
@@ -483,7 +486,7 @@ const Eigen::VectorXd& reduced_forces_at_update(
     work.acceleration[k] = alpha;
     const Eigen::Isometry3d& pose = kinematics.link_pose[k];
     const kernels::RigidInertia inertia =
-        tree.rigid_inertia(k).moved(pose.linear(), pose.translation());
+        tree.rigid_inertia(k).moved(pose.linear(), pose.translation() - reference);
     const Vector6d& velocity = kinematics.world_velocity[k];
     work.subtree_force[k] = inertia.times(alpha) + cross_force(velocity, inertia.times(velocity));
   }

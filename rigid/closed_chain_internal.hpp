@@ -145,8 +145,8 @@ struct ClosedChainData::Workspaces {
   Eigen::VectorXd saved_configuration;  // q before the trial steps
 
   // The world-frame articulated-body forward dynamics (closed_chain_dynamics.cpp), per tree node:
-  // articulated inertia P and bias force z (about the world origin, external children added; an
-  // aggregate's members' P become their composites in its step), velocity products a(k),
+  // articulated inertia P and bias force z (about update_world_motion's point, external children
+  // added; an aggregate's members' P become their composites in its step), velocity products a(k),
   // accelerations, member subtree forces; per dof the
   // world hinge columns; per plain node and per aggregate the quantities of its step.
   std::vector<Matrix6d> articulated;
@@ -195,8 +195,9 @@ enum class Level { kPosition, kVelocity, kAcceleration };
 void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data, int s,
                            const Eigen::Ref<const Eigen::VectorXd>& q, Level level);
 // Link poses, world velocities, velocity products, hinge columns (work.world_column) and the
-// accelerations with qdd = 0 and no gravity (work.node_acceleration), in world axes about the
-// world origin: what aggregate_constraints' kAcceleration and forward dynamics read.
+// accelerations with qdd = 0 and no gravity (work.node_acceleration), in world axes about the first
+// base link's origin (data.tree.tree_origin): what aggregate_constraints' kAcceleration (which
+// needs them at the same q), forward and inverse dynamics read.
 void update_world_motion(const RigidBodyModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd, ClosedChainData& data);
 // max |position error| of aggregate s after aggregate_constraints (or a revolute axis flip).

@@ -9,14 +9,15 @@ namespace skograph::rigid_detail {
 
 // update_kinematics without phi(parent, k) (rigid_body_transforms builds it on demand, as after
 // the fast dynamics functions): for recursions that read the transforms as (R, l), such as the
-// closed-chain dynamics.
+// closed chains' embedded model.
 void update_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                    const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
 
-// The link poses and, in world axes about the world origin, H*(k) (data.world_hinge), V(k)
-// (data.world_velocity) and the velocity product a(k) = V x H* qd (data.world_coriolis), for the
-// closed chains, whose loops join trees; data.velocity, coriolis and gyroscopic are left as they
-// were. The first pass of forward_dynamics, about the world origin.
+// The link poses and, in world axes about one point for every tree (the origin of the first base
+// link, data.tree_origin of every node), H*(k) (data.world_hinge), V(k) (data.world_velocity) and
+// the velocity product a(k) = V x H* qd (data.world_coriolis), for the closed chains, whose loops
+// join trees; data.velocity, coriolis and gyroscopic are left as they were. The first pass of
+// forward_dynamics, about that point.
 void world_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                   const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data);
 

@@ -700,11 +700,11 @@ const Eigen::VectorXd& forward_dynamics_through_operators(
 namespace {
 
 // Parents first: the link poses and, in world axes about each tree's base link origin
-// (data.tree_origin) or, AboutWorld, about the world origin (tree_origin 0): H*(k),
+// (data.tree_origin) or, OnePoint, about the first base link's origin for every tree: H*(k),
 // V(k) = V(p) + H* qd and a(k) = V x H* qd (with a planar joint's velocity product); WithInertia,
 // also P(k) = M(k) and z(k) = V x* M V (data.articulated_inertia, data.residual_force). The first
 // pass of forward_dynamics below, and the closed chains' motion (rigid_detail::world_motion).
-template <bool AboutWorld, bool WithInertia>
+template <bool OnePoint, bool WithInertia>
 [[gnu::always_inline]] inline void world_motion_pass(const RigidBodyModel& model,
                                                      const Eigen::Ref<const Eigen::VectorXd>& q,
                                                      const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -720,8 +720,9 @@ template <bool AboutWorld, bool WithInertia>
     const Eigen::Isometry3d& pose = data.link_pose[k];
     const int p = parents[k];
     const Eigen::Vector3d& origin = data.tree_origin[k] =
-        AboutWorld ? Eigen::Vector3d::Zero()
-                   : (p < 0 ? Eigen::Vector3d(pose.translation()) : data.tree_origin[p]);
+        p >= 0 ? data.tree_origin[p]
+               : (OnePoint && k != order.front() ? data.tree_origin[order.front()]
+                                                 : Eigen::Vector3d(pose.translation()));
     const Eigen::Matrix3d R = pose.linear();
     const Eigen::Vector3d l = pose.translation() - origin;
     HingeMatrix& hinge = data.world_hinge[k];
@@ -767,7 +768,7 @@ void rigid_detail::world_motion(const RigidBodyModel& model,
 }
 
 // Part II Algorithm 6.1 on rigid nodes, in world axes about the origin of each tree's base link
-// (as the closed-chain recursion does about the world origin, closed_chain_dynamics.cpp): there
+// (as the closed-chain recursion does about one point, closed_chain_dynamics.cpp): there
 // spatial vectors and inertias add without transforms, so a node's P+ and z+ join its parent's as
 // they are, and its acceleration is alpha(parent) + a + H* qdd. Parents first: link poses, H*(k),
 // V(k) = V(p) + H* qd, a(k) = V x H* qd, P(k) = M(k) and z(k) = V x* M V; children first, the
