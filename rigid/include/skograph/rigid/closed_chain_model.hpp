@@ -148,7 +148,11 @@ class ClosedChainModel {
 
 struct ClosedChainData {
   explicit ClosedChainData(const ClosedChainModel& model);
-  RigidBodyData tree;  // tree kinematics and the tree SKO model
+  // The tree's kinematics and SKO model. The closed-chain constraints and dynamics fill its link
+  // poses and its world-axes motion (world_velocity, world_coriolis, world_hinge, about
+  // tree_origin: one point for every tree); its link-frame velocity, coriolis, gyroscopic, force
+  // and acceleration are left as they were (update_kinematics fills them).
+  RigidBodyData tree;
   // Per aggregate at the last update: Q, Qdot qd, the selection and X_S, Xdot_S qd_R.
   std::vector<Eigen::MatrixXd> constraint_matrix;
   std::vector<Eigen::VectorXd> constraint_velocity_product;
@@ -264,8 +268,9 @@ const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChai
                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                        const Eigen::Vector3d& gravity);
 // M_R = X* M_tree X, the tree's M by composite inertias (part II Alg. 4.1-4.2), then M X and
-// X* (M X) through the blocks of X, in the order of data.independent; the embedded model is not
-// built. No allocation after the first call.
+// X* (M X) through the blocks of X (one dense product where a single aggregate holds every dof),
+// in the order of data.independent; the embedded model is not built. No allocation after the
+// first call.
 const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, ClosedChainData& data,
                                            const Eigen::Ref<const Eigen::VectorXd>& q);
 // Innovations factors of M_R (part II Lemma 11 on the embedded model).

@@ -180,7 +180,9 @@ struct RigidBodyData {
   std::vector<char> base_factored;  // per node: 1 where the last forward_dynamics did that
   Eigen::VectorXd acceleration;     // alpha(k) in link frames, node layout (inverse dynamics)
   // forward_dynamics' quantities in world axes about the origin of each tree's base link (its
-  // tree_origin, world coordinates): H*(k), V(k), a(k), alpha(k).
+  // tree_origin, world coordinates): H*(k), V(k), a(k), alpha(k). The closed chains' world-axes
+  // motion writes H*(k), V(k) and a(k) about one point for every tree (tree_origin: the first base
+  // link's origin).
   std::vector<Eigen::Vector3d> tree_origin;
   std::vector<HingeMatrix> world_hinge;
   std::vector<Vector6d> world_velocity, world_coriolis, world_acceleration;
