@@ -342,10 +342,13 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     const ClosedChainModel& model = *loaded.closed_chain();
     ClosedChainData data(model);
     n = model.dof_count();
+    if (n == 0) throw UsageError(file + ": the model has no dofs to time");
     BenchState state(n);
     state.close(model, data, file);
-    note_whole_mechanism(file, model);
     independent_count = static_cast<int>(data.independent.size());
+    if (independent_count == 0)
+      throw UsageError(file + ": the loops lock the mechanism: no independent coordinate to time");
+    note_whole_mechanism(file, model);
     try {
       ns = bench_closed_chain(model, data, state, algo,
                               solver.value_or(ClosedChainSolver::kEmbedding), reps, sink);

@@ -419,6 +419,29 @@ void expect_bad_input(const std::string& arguments, const std::string& where,
   expect_bad_input(arguments, where, std::vector<std::string>{problem});
 }
 
+// A closed chain without dofs (one link welded to the world by its loop) or whose loops lock every
+// dof has nothing to time: exit 2 and one line, not a crash (bench read entry 0 of the results).
+TEST(ClosedChainCli, BenchRefusesAClosedChainWithNothingToTime) {
+  const std::string urdf = write_file("one_link.urdf", R"(<robot name="one">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+</robot>
+)");
+  const std::string loops =
+      write_file("one_link_loops.yaml", "closed_loop: [['base', 'world']]\ntype: ['6d']\n");
+  const std::string hinged = write_file("hinged_link.urdf", R"(<robot name="hinged">
+  <link name="root"/>
+  <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="hinge" type="revolute"><parent link="root"/><child link="base"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>
+)");
+  for (const std::string algo : {"id", "fd", "mass", "fd-crba"}) {
+    expect_bad_input("bench " + urdf + " --loops " + loops + " --algo " + algo + " --reps 3", urdf,
+                     "no dofs to time");
+    expect_bad_input("bench " + hinged + " --loops " + loops + " --algo " + algo + " --reps 3",
+                     hinged, "no independent coordinate to time");
+  }
+}
+
 const std::string kTwoLinks = R"(links:
   - {name: a, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
   - {name: b, mass: 1, com: [0.1, 0, 0], inertia: {ixx: 0.001, iyy: 0.004, izz: 0.004}}
