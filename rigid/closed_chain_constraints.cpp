@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <random>
 #include <ranges>
-#include <span>
 #include <stdexcept>
 
 #include "closed_chain_internal.hpp"

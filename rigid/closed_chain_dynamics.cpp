@@ -221,7 +221,8 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   for (const int k : members) {
     const int p = parents[k];
     const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
-    work.acceleration[k] = (inside ? work.acceleration[p] : Vector6d::Zero()) + work.coriolis[k];
+    work.acceleration[k] =
+        (inside ? work.acceleration[p] : Vector6d::Zero()) + data.tree.world_coriolis[k];
     work.subtree_force[k] = work.articulated[k] * work.acceleration[k] + work.bias[k];
   }
   // Children first: the forces gathered and the composite inertias R(k) formed in place in
@@ -344,7 +345,8 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   const RigidBodyData& kinematics = data.tree;
   const std::vector<Eigen::Isometry3d>& poses = kinematics.link_pose;  // update_world_motion's
   // World-frame inertias and gyroscopic forces V x* M V of every link about update_world_motion's
-  // point (its velocities, velocity products and hinge columns are about it too).
+  // point (its velocities, velocity products a(k) and hinge columns, read where they are, are about
+  // it too).
   const Eigen::Vector3d& reference = kinematics.tree_origin[order.front()];
   for (const int k : order) {
     const Eigen::Isometry3d& pose = poses[k];
@@ -353,7 +355,6 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
     const Vector6d& velocity = kinematics.world_velocity[k];
     work.articulated[k] = inertia.matrix();
     work.bias[k] = cross_force(velocity, inertia.times(velocity));
-    work.coriolis[k] = kinematics.world_coriolis[k];
   }
   // Gather, children first; an aggregate when the walk reaches the last of its members.
   std::fill(work.members_seen.begin(), work.members_seen.end(), 0);
@@ -383,12 +384,12 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       if (dofs > 0) {
         if (!articulated::gather_hinge(articulated, force,
                                        work.world_column.middleCols(offset, dofs), dofs,
-                                       tau.data() + offset, work.coriolis[k], true, step.projected,
-                                       step.inverse, step.innovation))
+                                       tau.data() + offset, kinematics.world_coriolis[k], true,
+                                       step.projected, step.inverse, step.innovation))
           throw SingularMassMatrixError(
               k, articulated::singular_joint_message(model.mechanism().joints[k].name));
       } else {
-        force.noalias() += articulated * work.coriolis[k];
+        force.noalias() += articulated * kinematics.world_coriolis[k];
       }
     }
     if (parent >= 0) {
@@ -425,7 +426,8 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
         qdd[dofs[i]] = step.dof_acceleration(static_cast<Eigen::Index>(i));
       for (const int m : members) {
         const int pm = parents[m];
-        Vector6d a = (pm >= 0 ? work.acceleration[pm] : world_acceleration) + work.coriolis[m];
+        Vector6d a =
+            (pm >= 0 ? work.acceleration[pm] : world_acceleration) + kinematics.world_coriolis[m];
         const int offset = tree.joint_dof_offset(m);
         for (int d = 0; d < tree.joint_dofs(m); ++d)
           a += work.world_column.col(offset + d) * qdd[offset + d];
@@ -434,7 +436,8 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       continue;
     }
     const int p = parents[k];
-    Vector6d a = (p >= 0 ? work.acceleration[p] : world_acceleration) + work.coriolis[k];
+    Vector6d a =
+        (p >= 0 ? work.acceleration[p] : world_acceleration) + kinematics.world_coriolis[k];
     const int dofs = tree.joint_dofs(k), offset = tree.joint_dof_offset(k);
     if (dofs > 0) {
       const ClosedChainData::Workspaces::NodeStep& step = work.node_step[k];

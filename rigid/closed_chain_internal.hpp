@@ -146,11 +146,11 @@ struct ClosedChainData::Workspaces {
 
   // The world-frame articulated-body forward dynamics (closed_chain_dynamics.cpp), per tree node:
   // articulated inertia P and bias force z (about update_world_motion's point, external children
-  // added; an aggregate's members' P become their composites in its step), velocity products a(k),
-  // accelerations, member subtree forces; per dof the
+  // added; an aggregate's members' P become their composites in its step), accelerations, member
+  // subtree forces (the velocity products a(k) are data.tree.world_coriolis); per dof the
   // world hinge columns; per plain node and per aggregate the quantities of its step.
   std::vector<Matrix6d> articulated;
-  std::vector<Vector6d> bias, coriolis, acceleration, subtree_force;
+  std::vector<Vector6d> bias, acceleration, subtree_force;
   Eigen::Matrix<double, 6, Eigen::Dynamic> world_column;
   std::vector<int> members_seen;
   // A node outside every aggregate: what the gather keeps (articulated_step.hpp).

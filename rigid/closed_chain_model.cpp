@@ -375,7 +375,7 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
     work->position_error[s].setZero(rows);
   }
   work->articulated.assign(nodes, Matrix6d::Zero());
-  for (auto* vectors : {&work->bias, &work->coriolis, &work->acceleration, &work->subtree_force})
+  for (auto* vectors : {&work->bias, &work->acceleration, &work->subtree_force})
     vectors->assign(nodes, Vector6d::Zero());
   work->world_column.setZero(6, dofs);
   work->members_seen.assign(aggregates, 0);
