@@ -88,8 +88,7 @@ int assemble_command(const std::vector<std::string>& arguments, std::ostream& ou
                               ? position_residual(*model.closed_chain(), *data.closed_chain(),
                                                   order.model_vector(closed.q))
                               : 0.0;
-  if (const std::string moved = assembly_warning(data); !moved.empty())
-    add_warnings(args.file, {moved});
+  add_state_messages(args.file, state_messages(model, data));
   if (!model.is_closed_chain())
     add_note(args.file, "a tree: every state is closed, written as given");
 

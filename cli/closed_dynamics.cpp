@@ -208,18 +208,23 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
   // columns and M_R's rows follow).
   const std::vector<int> shown_independent = order.file_sorted(independent);
   std::vector<std::string> independent_names;
-  std::vector<bool> is_independent(static_cast<size_t>(n), false);
+  // The independent column's mark per dof: "*" kept as the state gives it, "moved" where the
+  // assembly had to move it (the warning says by how much).
+  std::vector<std::string> is_independent(static_cast<size_t>(n));
   Eigen::MatrixXd shown_X(X.rows(), X.cols()),
       shown_reduced(reduced_mass.rows(), reduced_mass.cols());
   for (std::size_t a = 0; a < shown_independent.size(); ++a) {
     const int k = independent[static_cast<std::size_t>(shown_independent[a])];
     independent_names.push_back(order.names()[static_cast<std::size_t>(order.file_dof(k))]);
-    is_independent[static_cast<size_t>(order.file_dof(k))] = true;
+    is_independent[static_cast<size_t>(order.file_dof(k))] = "*";
     shown_X.col(static_cast<Eigen::Index>(a)) = X.col(shown_independent[a]);
     for (std::size_t b = 0; b < shown_independent.size(); ++b)
       shown_reduced(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
           reduced_mass(shown_independent[a], shown_independent[b]);
   }
+  for (const ModelData::Moved& moved : workspace.moved)
+    for (std::size_t i = 0; i < order.names().size(); ++i)
+      if (order.names()[i] == moved.dof) is_independent[i] = "moved";
   X = order.rows(shown_X);
   reduced_mass = shown_reduced;
   q = order.vector(q);
@@ -231,8 +236,7 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
   mass = order.symmetric(mass);
   const MechanismState shown_state = in_file_order(order, state);
   note_whole_mechanism(args.file, model);
-  if (const std::string moved = assembly_warning(workspace); !moved.empty())
-    add_warnings(args.file, {moved});
+  add_state_messages(args.file, state_messages(loaded, workspace));
   if (args.json) {
     Json report;
     Json dofs = Json::array(), names = Json::array();
@@ -280,7 +284,11 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
                {"qdd in", &qdd_in},
                {"tau out", &tau}});
   text << "indep * = independent coordinate: its q and qd are the state's, the others are solved "
-          "from the loops\nbias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
+          "from the loops\n";
+  if (!workspace.moved.empty())
+    text << "indep moved = independent coordinate that had to move to close the loops (the "
+            "warning says by how much): its qd is the state's\n";
+  text << "bias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
           "all joints (X* tau in the minimal coordinates)\nqdd in = the state's independent qdd "
           "made consistent with the loops; tau out = actuator forces for it at the independent "
           "joints (X* tau out = minimal inverse dynamics; zero at the passive joints)\n";

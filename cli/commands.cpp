@@ -99,9 +99,11 @@ constexpr const char* kModelNote =
     "MODEL: .urdf, .yaml/.yml, .xml/.mjcf (MJCF), .sdf; every model command takes --strict\n"
     "(refuse physically inconsistent inertias and massless moving subtrees), --loops LOOPS.yaml\n"
     "(a loop file closing the model's loops: closed_loop, type, name_mot) and, for closed chains,\n"
-    "--independent JOINT,... (the coordinates to keep independent: the actuated joints) and, for\n"
-    "free-flying systems, --base LINK (that link as the base body; state files stay in the file's\n"
-    "coordinates and are converted, outputs name the new dofs)\n";
+    "--independent JOINT,... (the coordinates to keep independent: the actuated joints) and\n"
+    "--conditioning-limit N (the largest condition number of the constraints on the dependent\n"
+    "coordinates taken as well conditioned, default 1000) and, for free-flying systems, --base LINK\n"
+    "(that link as the base body; state files stay in the file's coordinates and are converted,\n"
+    "outputs name the new dofs)\n";
 constexpr const char* kOneLineUsage =
     "usage: skograph <command> [options]; commands: graph dynamics simulate assemble kinematics "
     "operators bench export"
@@ -145,7 +147,7 @@ std::string input_file(const std::vector<std::string>& args) {
       "--perm",   "--kernel",    "--resolvent", "--ordering",    "--what",  "--matrix",
       "--format", "--size",      "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
       "--rtol",   "--atol",      "--method",    "--independent", "--loops", "--frames",
-      "--solver", "--adjacency", "--base"};
+      "--solver", "--adjacency", "--base",      "--conditioning-limit"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

@@ -10,7 +10,7 @@
 namespace skograph::cli {
 
 void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
-                 const std::vector<bool>* independent, const std::vector<Column>& columns) {
+                 const std::vector<std::string>* independent, const std::vector<Column>& columns) {
   text << std::left << std::setw(14) << "dof" << std::right;
   if (independent) text << std::setw(6) << "indep";
   for (const Column& column : columns) text << std::setw(13) << column.name;
@@ -18,7 +18,7 @@ void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
   for (size_t i = 0; i < dofs.size(); ++i) {
     const auto k = static_cast<Eigen::Index>(i);
     text << std::left << std::setw(14) << dofs[i] << std::right;
-    if (independent) text << std::setw(6) << ((*independent)[i] ? "*" : "");
+    if (independent) text << std::setw(6) << (*independent)[i];
     for (const Column& column : columns) text << std::setw(13) << (*column.values)(k);
     text << "\n";
   }

@@ -35,7 +35,7 @@ struct Column {
   const Eigen::VectorXd* values;
 };
 void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
-                 const std::vector<bool>* independent, const std::vector<Column>& columns);
+                 const std::vector<std::string>* independent, const std::vector<Column>& columns);
 void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix);
 std::string gravity_text(const Eigen::Vector3d& gravity);
 

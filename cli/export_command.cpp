@@ -247,8 +247,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
                                      : declared.file + ":" + std::to_string(declared.line),
                                  e.what()));
   }
-  if (const std::string moved = assembly_warning(data); !moved.empty())
-    add_warnings(options.model, {moved});
+  add_state_messages(options.model, state_messages(model, data));
   std::vector<std::pair<std::string, std::string>> files;
   std::ostringstream summary;
   summary << "skograph export " << options.model << ": ";

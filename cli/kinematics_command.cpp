@@ -103,8 +103,7 @@ int kinematics_command(const std::vector<std::string>& arguments, std::ostream& 
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
     throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
-  if (const std::string moved = assembly_warning(data); !moved.empty())
-    add_warnings(args.file, {moved});
+  add_state_messages(args.file, state_messages(model, data));
   const double mass = total_mass(model);
 
   if (args.json) {

@@ -57,8 +57,7 @@ int operators_command(const std::vector<std::string>& arguments, std::ostream& o
   } catch (const Error& e) {  // cannot close, singular configuration
     throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
-  if (const std::string moved = assembly_warning(data); !moved.empty())
-    add_warnings(args.file, {moved});
+  add_state_messages(args.file, state_messages(model, data));
 
   if (args.json) {
     Json json;

@@ -169,8 +169,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
     } catch (const Error& e) {
       throw closure_failure(args.file, args.state_file, e, model.mechanism());
     }
-    if (const std::string moved = assembly_warning(workspace); !moved.empty())
-      add_warnings(args.file, {moved});
+    add_state_messages(args.file, state_messages(loaded, workspace));
   }
 
   Trajectory csv(args.csv, out);

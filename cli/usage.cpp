@@ -90,6 +90,21 @@ bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, Re
     options.strict = true;
     return true;
   }
+  if (arg == "--conditioning-limit") {
+    if (i + 1 >= args.size()) throw UsageError("--conditioning-limit needs a number (" + usage + ")");
+    const std::string& value = args[++i];
+    std::size_t used = 0;
+    double parsed = 0.0;
+    try {
+      parsed = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (value.empty() || used != value.size() || !std::isfinite(parsed) || parsed < 1.0)
+      throw UsageError("--conditioning-limit must be a number of at least 1, not '" + value + "'");
+    options.conditioning_limit = parsed;
+    return true;
+  }
   if (arg != "--independent" && arg != "--loops" && arg != "--base") return false;
   if (i + 1 >= args.size())
     throw UsageError(arg +

@@ -44,7 +44,7 @@ int parse_integer(const std::string& option, const std::string& value, int lower
 std::vector<std::string> parse_name_list(const std::string& option, const std::string& value);
 
 // The options every model command takes, into `options` (io/read_options.hpp): --strict,
-// --independent JOINT,..., --loops FILE, --base LINK. True when args[i] is one of them (i then at
+// --independent JOINT,..., --loops FILE, --base LINK, --conditioning-limit N. True when args[i] is one of them (i then at
 // its value); UsageError "--loops needs a file (USAGE)" for a missing value.
 bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, ReadOptions& options,
                         const std::string& usage);

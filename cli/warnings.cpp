@@ -39,6 +39,11 @@ void add_note(const std::string& file, const std::string& text) {
   add_items("note", file, {text});
 }
 
+void add_state_messages(const std::string& file, const StateMessages& messages) {
+  add_items("warning", file, messages.warnings);
+  add_items("note", file, messages.notes);
+}
+
 void flush_warnings(const std::string& command, std::ostream& err) {
   for (const auto& line : pending())
     print_line(err, command, line.kind + ": " + line.file + ": " + line.text);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "skograph/io/model.hpp"
+
 namespace skograph::cli {
 
 // Remembers `items` about `file` ("FILE: item; item"); nothing when items is empty. Items about a
@@ -14,6 +16,8 @@ namespace skograph::cli {
 void add_warnings(const std::string& file, const std::vector<std::string>& items);
 // A note about `file` (e.g. one aggregate holds the whole mechanism), printed like the warnings.
 void add_note(const std::string& file, const std::string& text);
+// The warnings and notes of a closed state (io/model.hpp: state_messages) about `file`.
+void add_state_messages(const std::string& file, const StateMessages& messages);
 // "skograph COMMAND: warning: FILE: ..." (and "note: FILE: ...") per file, then forgets them.
 void flush_warnings(const std::string& command, std::ostream& err);
 void discard_warnings();

@@ -37,7 +37,7 @@ Model with_base(const Model& model, const std::string& link) {
     } catch (const Error&) {  // no closed zero state: the new model chooses its own
     }
   }
-  Model rebased = build_model(std::move(changed), file.file());
+  Model rebased = build_model(std::move(changed), file.file(), file.build_options());
   rebased.file_model_ = std::make_shared<const Model>(file);
   rebased.base_ = link;
   rebased.reversed_ = change.reversed;

@@ -1,5 +1,6 @@
 #include "skograph/io/model.hpp"
 
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 #include <utility>
@@ -94,6 +95,67 @@ std::string assembly_warning(const ModelData& data) {
   return text.str();
 }
 
+namespace {
+
+std::string condition_text(double value) {
+  if (!std::isfinite(value)) return "infinite (rank lost)";
+  std::ostringstream text;
+  text << std::setprecision(3) << value;
+  return text.str();
+}
+
+std::string dof_list(const Model& model, const std::vector<int>& dofs) {
+  const DofOrder& order = model.dof_order();
+  std::string names;
+  for (const int a : order.file_sorted(dofs))
+    names += (names.empty() ? "'" : ", '") +
+             order.names()[static_cast<std::size_t>(order.file_dof(dofs[static_cast<std::size_t>(a)]))] +
+             "'";
+  return names;
+}
+
+}  // namespace
+
+StateMessages state_messages(const Model& model, const ModelData& data) {
+  StateMessages messages;
+  if (const std::string moved = assembly_warning(data); !moved.empty())
+    messages.warnings.push_back(moved);
+  if (!model.is_closed_chain() || data.closed_chain_view() == nullptr) return messages;
+  std::ostringstream limit_text;  // the limit as given: 1000, 2.5e+04
+  limit_text << model.build_options().conditioning_limit;
+  const std::string limit =
+      "the conditioning limit " + limit_text.str() + " (--conditioning-limit, conditioning_limit=)";
+  for (const SelectionCondition& c :
+       selection_conditions(*model.closed_chain(), *data.closed_chain_view())) {
+    const std::string names = dof_list(model, c.independent);
+    if (c.condition > 0.0 && c.chosen)
+      messages.warnings.push_back(
+          "the chosen independent coordinates " + names + " of " + c.label +
+          " are ill-conditioned at this state: the constraints on the other coordinates have "
+          "condition number " + condition_text(c.condition) + ", above " + limit +
+          "; they are used as chosen, and forward dynamics refines its solution");
+    else if (c.condition > 0.0)
+      messages.notes.push_back(
+          "no choice of independent coordinates of " + c.label +
+          " keeps the constraints' condition number within " + limit + " at this state: " + names +
+          " have " + condition_text(c.condition) + ", the best choice found " +
+          condition_text(c.best) + "; forward dynamics refines its solution");
+    if (!c.preferred_dependent.empty()) {
+      const bool one = c.preferred_dependent.size() == 1;
+      messages.notes.push_back(
+          "the preferred independent coordinate" + std::string(one ? " " : "s ") +
+          dof_list(model, c.preferred_dependent) + (one ? " is" : " are") +
+          " dependent at this state: with the preferred ones kept, the other coordinates of " +
+          c.label +
+          (std::isfinite(c.preferred_condition)
+               ? " carry the loops with condition number " + condition_text(c.preferred_condition) +
+                     ", above " + limit
+               : " cannot carry the loops (their constraints lose rank)"));
+    }
+  }
+  return messages;
+}
+
 std::string naming_file(const std::string& file, const std::string& message) {
   return message.rfind(file, 0) == 0 ? message : file + ": " + message;
 }
@@ -160,11 +222,19 @@ Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
   return read;
 }
 
-Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
+BuildOptions build_options(const ReadOptions& options) {
+  return {options.strict, options.conditioning_limit};
+}
+
+Model build_model(Mechanism mechanism, const std::string& source, const BuildOptions& options) {
+  const bool strict = options.strict;
+  if (!(options.conditioning_limit >= 1.0) || !std::isfinite(options.conditioning_limit))
+    throw UsageError("the conditioning limit must be a finite number of at least 1");
   const Mechanism fused = fuse_fixed_bodies(mechanism);
   Mechanism ordered = depth_first_order(fused);
   Model model;
   model.file_ = source;
+  model.options_ = options;
   model.source_ = std::make_shared<const Mechanism>(mechanism);
   model.order_ = DofOrder(fused, ordered);
   model.warnings_ = fused.warnings;
@@ -172,7 +242,10 @@ Model build_model(Mechanism mechanism, const std::string& source, bool strict) {
   const bool closed = !ordered.loops.empty() || !ordered.couplings.empty();
   try {
     if (closed) {
-      model.closed_chain_ = std::make_shared<const ClosedChainModel>(std::move(ordered));
+      ClosedChainOptions closed_options;
+      closed_options.reselect_conditioning = 1.0 / options.conditioning_limit;
+      model.closed_chain_ =
+          std::make_shared<const ClosedChainModel>(std::move(ordered), closed_options);
       model.tree_ =
           std::shared_ptr<const RigidBodyModel>(model.closed_chain_, &model.closed_chain_->tree());
       model.massless_ = model.closed_chain_->massless_moving_joints();
@@ -214,7 +287,7 @@ Model load_model(const std::string& path, const ReadOptions& options) {
     as_declared.base.clear();
     return with_base(load_model(path, as_declared), options.base);
   }
-  return build_model(load_mechanism(path, options), path, options.strict);
+  return build_model(load_mechanism(path, options), path, build_options(options));
 }
 
 void check_forces_move_mass(const Model& model, const Eigen::VectorXd& tau,

@@ -195,7 +195,7 @@ py::tuple pickle_model(const PyModel& model) {
   const Model& file = model.model.file_model() ? *model.model.file_model() : model.model;
   return py::make_tuple(kTag, kVersion, model.model.file(), model.options.strict,
                         model.options.independent, model.options.loops_file, model.options.base,
-                        mechanism_dict(file.source_mechanism()));
+                        mechanism_dict(file.source_mechanism()), model.options.conditioning_limit);
 }
 
 namespace {
@@ -222,16 +222,19 @@ std::shared_ptr<PyModel> unpickle_state(const py::tuple& state) {
           "a pickled skograph.Model of another format (version " +
           (state.size() < 2 ? std::string("none") : py::str(state[1]).cast<std::string>()) +
           "): this skograph reads version " + std::to_string(kVersion));
-    if (state.size() != 8)
+    // 8 entries: pickled before the conditioning limit travelled (the default).
+    if (state.size() != 8 && state.size() != 9)
       throw std::invalid_argument("not a pickled skograph.Model: " + std::to_string(state.size()) +
-                                  " entries where 8 belong");
+                                  " entries where 9 belong");
     ReadOptions options;
     options.strict = state[3].cast<bool>();
     options.independent = state[4].cast<std::vector<std::string>>();
     options.loops_file = state[5].cast<std::string>();
     options.base = state[6].cast<std::string>();
+    if (state.size() == 9) options.conditioning_limit = state[8].cast<double>();
     const std::string file = state[2].cast<std::string>();
-    Model model = build_model(mechanism_of(state[7].cast<py::dict>()), file, options.strict);
+    Model model =
+        build_model(mechanism_of(state[7].cast<py::dict>()), file, build_options(options));
     if (!options.base.empty()) model = with_base(model, options.base);
     return std::make_shared<PyModel>(std::move(model), options);
   }

@@ -190,7 +190,7 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
     read_state_file(state_file, build_model(*input.mechanism, input.source).mechanism());
   }
   if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
-    const Model model = build_model(*input.mechanism, input.source, input.strict);
+    const Model model = build_model(*input.mechanism, input.source, input.build);
     // The model's own warnings (massless joints), after the reader's.
     made.warnings.assign(
         model.warnings().begin() +

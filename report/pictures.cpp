@@ -124,7 +124,7 @@ std::pair<std::vector<std::string>, std::string> independent_for_diagrams(
   std::optional<EmbeddingAnalysis> zero;
   if (embedding == nullptr) {
     try {
-      zero = embedding_analysis(build_model(*input.mechanism, input.source, input.strict), "");
+      zero = embedding_analysis(build_model(*input.mechanism, input.source, input.build), "");
       embedding = &*zero;
     } catch (const Error&) {
     }
@@ -385,7 +385,7 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
     if (!input.is_model || input.loops + input.couplings == 0)
       throw InputError(input.source, 0,
                        "--matrix M_R needs a MODEL with loops or couplings (a closed chain)");
-    const Model model = build_model(*input.mechanism, input.source, input.strict);
+    const Model model = build_model(*input.mechanism, input.source, input.build);
     const EmbeddingAnalysis embedding = embedding_analysis(model, request.state_file);
     if (!embedding.closed)
       throw InputError(
@@ -398,7 +398,7 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
       throw InputError(input.source, 0,
                        std::string("--matrix ") + (request.kkt_factor ? "L_K" : "K") +
                            " needs a MODEL with loops or couplings (a closed chain)");
-    const Model model = build_model(*input.mechanism, input.source, input.strict);
+    const Model model = build_model(*input.mechanism, input.source, input.build);
     const MechanismState state = request.state_file.empty()
                                      ? zero_state(model.mechanism())
                                      : read_state_file(request.state_file, model.mechanism());

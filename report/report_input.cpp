@@ -14,13 +14,14 @@ const std::vector<std::string>& ReportInput::warnings() const {
   return mechanism ? mechanism->warnings : none;
 }
 
-ReportInput report_input_of(const Mechanism& mechanism, const std::string& source, bool strict) {
+ReportInput report_input_of(const Mechanism& mechanism, const std::string& source,
+                            const BuildOptions& build) {
   ReportInput input;
   input.source = source;
   input.name =
       mechanism.name.empty() ? std::filesystem::path(source).stem().string() : mechanism.name;
   input.is_model = true;
-  input.strict = strict;
+  input.build = build;
   input.mechanism = std::make_shared<const Mechanism>(mechanism);
   input.loops = static_cast<int>(mechanism.loops.size());
   input.couplings = static_cast<int>(mechanism.couplings.size());
@@ -47,7 +48,7 @@ bool is_digraph_file(const std::string& file) {
 
 ReportInput load_report_input(const std::string& file, const ReadOptions& options) {
   if (!is_digraph_file(file))
-    return report_input_of(load_mechanism(file, options), file, options.strict);
+    return report_input_of(load_mechanism(file, options), file, build_options(options));
   if (!options.base.empty() || !options.loops_file.empty() || !options.independent.empty())
     throw InputError(file, 0,
                      std::string(!options.base.empty()         ? "--base"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -161,7 +162,8 @@ namespace closed_chain_detail {
 // selection's dependent velocity columns.
 // Newton closure of every aggregate (only_aggregate < 0) or of one (close_positions).
 void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
-                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations) {
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations,
+                    bool select) {
   using Newton = ClosedChainData::Workspaces::Newton;
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
@@ -181,7 +183,7 @@ void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
       continue;
     work.newton_state[s] = Newton::kActive;
     ++active;
-    newton_selection(model, data, s);
+    if (select) newton_selection(model, data, s);
   }
   constexpr int kHalvings = 30;
   if (max_iterations < 0) max_iterations = options.max_newton_iterations;
@@ -510,9 +512,15 @@ void toward_start(const ClosedChainModel& model, ClosedChainData& data, int s,
 // the residual reached.
 double close_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
                        Eigen::Ref<Eigen::VectorXd> q, const Eigen::VectorXd& q0, bool may_move,
-                       std::vector<int>& moved) {
+                       const CoordinateSelection* holding, std::vector<int>& moved) {
   const std::vector<int>& dofs = closed_chain_impl(model).dofs[s];
-  const std::vector<char> held = held_coordinates(model, data, s, q0);
+  std::vector<char> held;
+  if (holding) {
+    held.assign(dofs.size(), 0);
+    for (const int i : holding->independent) held[static_cast<std::size_t>(i)] = 1;
+  } else {
+    held = held_coordinates(model, data, s, q0);
+  }
   std::vector<char> free(held.size());
   for (std::size_t i = 0; i < held.size(); ++i) {
     free[i] = static_cast<char>(!held[i]);
@@ -534,15 +542,21 @@ double close_aggregate(const ClosedChainModel& model, ClosedChainData& data, int
 }
 
 // Newton, then close_aggregate for each aggregate Newton leaves open; ClosureError naming the
-// loop with the largest residual when one stays open.
+// loop with the largest residual when one stays open. With `holding` (assemble), each
+// aggregate's held coordinates are the independent ones of its selection there, which Newton's
+// dependent ones complement; without, the selection data carries (close_positions).
 void close_all(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<Eigen::VectorXd> q,
-               bool may_move, std::vector<int>& moved) {
+               bool may_move, const std::vector<CoordinateSelection>* holding,
+               std::vector<int>& moved) {
   check_vector(q, model.dof_count(), "q");
   if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
   Eigen::VectorXd& q0 = data.work->closure_start;  // kept storage: no allocation per call
   q0 = q;
+  if (holding)
+    for (int s = 0; s < model.aggregate_count(); ++s)
+      data.selection[static_cast<std::size_t>(s)] = (*holding)[static_cast<std::size_t>(s)];
   try {  // near a closure Newton converges in a few steps; farther, the search takes over
-    newton_closure(model, data, q, -1, kNewtonFirst);
+    newton_closure(model, data, q, -1, kNewtonFirst, holding == nullptr);
     return;
   } catch (const ClosureError&) {
   }
@@ -550,7 +564,9 @@ void close_all(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
   double worst_residual = 0.0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
     if (closure_at(model, data, s, q) <= kClosureTolerance) continue;
-    const double residual = close_aggregate(model, data, s, q, q0, may_move, moved);
+    const double residual =
+        close_aggregate(model, data, s, q, q0, may_move,
+                        holding ? &(*holding)[static_cast<std::size_t>(s)] : nullptr, moved);
     if (residual > kClosureTolerance && residual > worst_residual) {
       worst = s;
       worst_residual = residual;
@@ -567,16 +583,131 @@ void close_all(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
 void close_positions(const ClosedChainModel& model, ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> q) {
   std::vector<int> moved;
-  close_all(model, data, q, false, moved);
+  close_all(model, data, q, false, nullptr, moved);
 }
 
+namespace {
+
+// How many times assemble closes again from the given q, holding the independent coordinates of
+// the closed configuration it found, when those moved.
+constexpr int kAssemblyRounds = 3;
+
+// The independent coordinates of the selection data holds (every aggregate's) that differ from
+// q0 by more than the closure tolerance, into `moved` (tree dofs, increasing).
+void moved_independent(const ClosedChainModel& model, const ClosedChainData& data,
+                       const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::VectorXd& q0,
+                       std::vector<int>& moved) {
+  const Impl& impl = closed_chain_impl(model);
+  moved.clear();
+  for (int s = 0; s < model.aggregate_count(); ++s)
+    for (const int i : data.selection[static_cast<std::size_t>(s)].independent) {
+      const int dof = impl.dofs[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)];
+      if (std::abs(q[dof] - q0[dof]) > kClosureTolerance) moved.push_back(dof);
+    }
+  std::sort(moved.begin(), moved.end());
+}
+
+// The selection of every aggregate at the closed configuration q, before the update that keeps
+// it: the held one where it serves there; else the one made afresh (remade_selection) where that
+// serves; where both are ill-conditioned, the held one while its condition number is within a
+// factor 1 / kKeptFraction of the fresh one's (so that the coordinates kept stay the independent
+// ones), else the preferred coordinates' (improved_preferred_selection) within that factor, else
+// the fresh one.
+void settle_selections(const ClosedChainModel& model, ClosedChainData& data,
+                       const Eigen::Ref<const Eigen::VectorXd>& q) {
+  ClosedChainData::Workspaces& work = *data.work;
+  const double threshold = model.options().reselect_conditioning;
+  update_positions(model.tree(), q, data.tree);
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const CoordinateSelection& held = work.held_selection[static_cast<std::size_t>(s)];
+    if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) continue;
+    aggregate_constraints(model, data, s, q, Level::kVelocity);
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
+    DependentFactorization& y1 = work.dependent_factorization[static_cast<std::size_t>(s)];
+    const bool full_rank = held.rank >= data.nominal_rank[static_cast<std::size_t>(s)];
+    if (full_rank) {
+      factorize_dependent(constraint, held, y1);
+      if (selection_conditioning_at_least(constraint, held, threshold, y1)) {
+        data.selection[static_cast<std::size_t>(s)] = held;
+        continue;
+      }
+    }
+    const CoordinateSelection fresh = remade_selection(model, data, s, q, work.zero_dofs);
+    factorize_dependent(constraint, fresh, y1);
+    if (selection_conditioning_at_least(constraint, fresh, threshold, y1)) {
+      data.selection[static_cast<std::size_t>(s)] = fresh;
+      continue;
+    }
+    const double fresh_condition = selection_condition_number(model, data, s, fresh);
+    const double held_condition = full_rank ? selection_condition_number(model, data, s, held)
+                                            : std::numeric_limits<double>::infinity();
+    if (held_condition * kKeptFraction <= fresh_condition) {
+      hold_selection(model, data, s, held, held_condition);
+      continue;
+    }
+    if (CoordinateSelection preferred; improved_preferred_selection(model, data, s, preferred)) {
+      const double preferred_condition = selection_condition_number(model, data, s, preferred);
+      if (preferred_condition * kKeptFraction <= fresh_condition) {
+        hold_selection(model, data, s, preferred, preferred_condition);
+        continue;
+      }
+    }
+    hold_selection(model, data, s, fresh, fresh_condition);
+  }
+}
+
+}  // namespace
+
+// Assembly as a function of q alone: the selections data carries are forgotten; the closure holds
+// the start selection at q0 (start_selection); at the closed configuration the independent
+// coordinates are selected afresh (the selection every later call at that configuration makes);
+// where some of those moved and differ from the held ones, the closure starts again from q0
+// holding them (a few rounds), so that the coordinates reported independent are the ones kept.
 AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
                         Eigen::Ref<Eigen::VectorXd> q) {
-  Eigen::VectorXd& q0 = data.work->assembly_start;  // kept storage: no allocation per call
+  ClosedChainData::Workspaces& work = *data.work;
+  Eigen::VectorXd& q0 = work.assembly_start;  // kept storage: no allocation per call
   q0 = q;
+  forget_selections(model, data);
+  check_vector(q, model.dof_count(), "q");
+  if (!q.allFinite()) throw ClosureError("the configuration q has non-finite entries");
+  const int aggregates = model.aggregate_count();
+  work.held_selection.resize(static_cast<std::size_t>(aggregates));
+  update_positions(model.tree(), q0, data.tree);
+  for (int s = 0; s < aggregates; ++s) {
+    aggregate_constraints(model, data, s, q0, Level::kVelocity);
+    start_selection(model, data, s, work.held_selection[static_cast<std::size_t>(s)]);
+  }
   AssemblyReport report;
-  close_all(model, data, q, true, report.moved);
-  std::sort(report.moved.begin(), report.moved.end());
+  std::vector<int>& moved = work.assembly_moved;
+  for (int round = 0; round < kAssemblyRounds; ++round) {
+    if (round > 0) q = q0;
+    report.moved.clear();
+    close_all(model, data, q, true, &work.held_selection, report.moved);
+    // The selection at the closed configuration. Where it is singular, the held coordinates are
+    // the independent ones reported (assemble_positions gives such configurations; the dynamics
+    // refuse them).
+    forget_selections(model, data);
+    try {
+      settle_selections(model, data, q);
+      update_constraints(model, data, q, work.zero_dofs);
+    } catch (const SingularConfigurationError&) {
+      for (int s = 0; s < aggregates; ++s)
+        data.selection[static_cast<std::size_t>(s)] = work.held_selection[static_cast<std::size_t>(s)];
+      moved_independent(model, data, q, q0, moved);
+      break;
+    }
+    moved_independent(model, data, q, q0, moved);
+    bool same = true;
+    for (int s = 0; s < aggregates; ++s)
+      same = same && data.selection[static_cast<std::size_t>(s)].independent ==
+                         work.held_selection[static_cast<std::size_t>(s)].independent;
+    if (moved.empty() || same) break;
+    if (round + 1 == kAssemblyRounds) break;
+    for (int s = 0; s < aggregates; ++s)
+      work.held_selection[static_cast<std::size_t>(s)] = data.selection[static_cast<std::size_t>(s)];
+  }
+  report.moved = moved;
   for (const int dof : report.moved) report.displacement.push_back(q[dof] - q0[dof]);
   report.residual = position_residual(model, data, q);
   return report;

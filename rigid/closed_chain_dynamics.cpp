@@ -205,9 +205,19 @@ void add_mass_products(const std::vector<ClosedChainModel::Impl::MassEntry>& ent
   }
 }
 
+// The motion terms of one articulated-body pass (see forward_dynamics below): per node the
+// velocity products a(k) in world axes, per aggregate the offset qdd_S = X qdd_R + offset (Xdot
+// qd_R), and whether the links' gyroscopic forces V x* M V enter. The forward dynamics' own are the
+// update's; the refinement's solve is a pass with none of them and another offset.
+struct PassTerms {
+  const std::vector<Vector6d>& coriolis;
+  const std::vector<Eigen::VectorXd>& offset;
+  bool gyroscopic;
+};
+
 // The aggregate step of the world-frame articulated-body gather (see forward_dynamics below).
 void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int s,
-                      const Eigen::Ref<const Eigen::VectorXd>& tau) {
+                      const Eigen::Ref<const Eigen::VectorXd>& tau, const PassTerms& terms) {
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
   ClosedChainData::Workspaces& work = *data.work;
@@ -221,8 +231,7 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   for (const int k : members) {
     const int p = parents[k];
     const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
-    work.acceleration[k] =
-        (inside ? work.acceleration[p] : Vector6d::Zero()) + data.tree.world_coriolis[k];
+    work.acceleration[k] = (inside ? work.acceleration[p] : Vector6d::Zero()) + terms.coriolis[k];
     work.subtree_force[k] = work.articulated[k] * work.acceleration[k] + work.bias[k];
   }
   // Children first: the forces gathered and the composite inertias R(k) formed in place in
@@ -262,7 +271,7 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   // column-major X (n x r, r a handful): Eigen's general products spend more on dispatch and
   // blocking than on arithmetic at these sizes.
   const Eigen::MatrixXd& X = data.embedding[s];
-  const Eigen::VectorXd& rate = data.embedding_rate[s];
+  const Eigen::VectorXd& rate = terms.offset[static_cast<std::size_t>(s)];
   const Eigen::Index r = X.cols();
   step.residual = step.forces - step.bias;
   step.projected.setZero(n, r);
@@ -330,13 +339,13 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
 // the aggregate's articulated inertia and bias force at the parent (constraint-embedding §7.2:
 // H_Ra P H_Ra* = X* M_SS X on the block-diagonal P of an aggregated node). O(N) over plain nodes,
 // O(n_S^2) per aggregate; the embedded SKO model is not built.
-const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
-                                        const Eigen::Ref<const Eigen::VectorXd>& q,
-                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                        const Eigen::Vector3d& gravity) {
-  check_vector(tau, model.dof_count(), "tau");
-  update_constraints(model, data, q, qd);
+namespace {
+
+// One gather and scatter of forward_dynamics (below) at the update's configuration, with the
+// given motion terms, input tau and gravity: the accelerations into `qdd`.
+void articulated_pass(const ClosedChainModel& model, ClosedChainData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity,
+                      const PassTerms& terms, Eigen::VectorXd& qdd) {
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
   ClosedChainData::Workspaces& work = *data.work;
@@ -352,9 +361,13 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
     const Eigen::Isometry3d& pose = poses[k];
     const kernels::RigidInertia inertia =
         tree.rigid_inertia(k).moved(pose.linear(), pose.translation() - reference);
-    const Vector6d& velocity = kinematics.world_velocity[k];
     work.articulated[k] = inertia.matrix();
-    work.bias[k] = cross_force(velocity, inertia.times(velocity));
+    if (terms.gyroscopic) {
+      const Vector6d& velocity = kinematics.world_velocity[k];
+      work.bias[k] = cross_force(velocity, inertia.times(velocity));
+    } else {
+      work.bias[k].setZero();
+    }
   }
   // Gather, children first; an aggregate when the walk reaches the last of its members.
   std::fill(work.members_seen.begin(), work.members_seen.end(), 0);
@@ -366,7 +379,7 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
     Vector6d force;
     if (s >= 0) {
       if (++work.members_seen[s] < static_cast<int>(impl.nodes[s].size())) continue;
-      gather_aggregate(model, data, s, tau);
+      gather_aggregate(model, data, s, tau, terms);
       const int base = impl.nodes[s].front();
       parent = parents[base];
       articulated = work.aggregate_step[s].articulated;
@@ -384,12 +397,12 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       if (dofs > 0) {
         if (!articulated::gather_hinge(articulated, force,
                                        work.world_column.middleCols(offset, dofs), dofs,
-                                       tau.data() + offset, kinematics.world_coriolis[k], true,
+                                       tau.data() + offset, terms.coriolis[k], true,
                                        step.projected, step.inverse, step.innovation))
           throw SingularMassMatrixError(
               k, articulated::singular_joint_message(model.mechanism().joints[k].name));
       } else {
-        force.noalias() += articulated * kinematics.world_coriolis[k];
+        force.noalias() += articulated * terms.coriolis[k];
       }
     }
     if (parent >= 0) {
@@ -401,7 +414,6 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   Vector6d world_acceleration = Vector6d::Zero();
   world_acceleration.tail<3>() = -gravity;
   std::fill(work.members_seen.begin(), work.members_seen.end(), 0);
-  Eigen::VectorXd& qdd = work.accelerations;
   qdd.resize(model.dof_count());
   for (const int k : order) {
     const int s = impl.aggregate_of_node[k];
@@ -420,14 +432,13 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
               step.whitened_innovation(a) - step.whitened_gain.col(a).dot(parent_acceleration);
         solve_lower_transposed(step.factor, step.independent_acceleration);
       }
-      step.dof_acceleration = data.embedding_rate[s];
+      step.dof_acceleration = terms.offset[static_cast<std::size_t>(s)];
       step.dof_acceleration.noalias() += X * step.independent_acceleration;
       for (std::size_t i = 0; i < dofs.size(); ++i)
         qdd[dofs[i]] = step.dof_acceleration(static_cast<Eigen::Index>(i));
       for (const int m : members) {
         const int pm = parents[m];
-        Vector6d a =
-            (pm >= 0 ? work.acceleration[pm] : world_acceleration) + kinematics.world_coriolis[m];
+        Vector6d a = (pm >= 0 ? work.acceleration[pm] : world_acceleration) + terms.coriolis[m];
         const int offset = tree.joint_dof_offset(m);
         for (int d = 0; d < tree.joint_dofs(m); ++d)
           a += work.world_column.col(offset + d) * qdd[offset + d];
@@ -436,8 +447,7 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
       continue;
     }
     const int p = parents[k];
-    Vector6d a =
-        (p >= 0 ? work.acceleration[p] : world_acceleration) + kinematics.world_coriolis[k];
+    Vector6d a = (p >= 0 ? work.acceleration[p] : world_acceleration) + terms.coriolis[k];
     const int dofs = tree.joint_dofs(k), offset = tree.joint_dof_offset(k);
     if (dofs > 0) {
       const ClosedChainData::Workspaces::NodeStep& step = work.node_step[k];
@@ -450,35 +460,23 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
     }
     work.acceleration[k] = a;
   }
-  return qdd;
 }
 
-// T_R = X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R (constraint-embedding §5, Eq. of the
-// embedded model's inverse dynamics, H_Ra A_a (M A_a* (H_Ra* qdd_R + a_Ra) + b)): Newton-Euler
-// (part II Algorithm 3.1) on the tree at the consistent accelerations, then X* block by block.
-// The same forces as the embedded model's recursion without building it: O(N) plus the X_S
-// blocks.
-namespace {
-
-// T_R = X* f at the constraints' last update (of this q, qd), in world axes about the update's
-// point (update_world_motion: poses, V(k), a(k), H*(k) about the first base link's origin), where
-// spatial vectors at one point add without transforms: parents first alpha(k) = alpha(p) (the
-// world's [0; -g] at a base) + a(k) + H* qdd and f(k) = M alpha + V x* M V with M in world axes;
-// children first T(k) = H f(k) and f(p) += f(k).
-const Eigen::VectorXd& reduced_forces_at_update(
-    const ClosedChainModel& model, ClosedChainData& data,
-    const Eigen::Ref<const Eigen::VectorXd>& qdd_independent, const Eigen::Vector3d& gravity) {
-  check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
+// M qdd + C (gravity included) in tree dofs at the constraints' last update, into
+// data.tree.generalized_force: Newton-Euler (part II Algorithm 3.1) in world axes about the
+// update's point (update_world_motion: poses, V(k), a(k), H*(k)), where spatial vectors at one
+// point add without transforms: parents first alpha(k) = alpha(p) (the world's [0; -g] at a base)
+// + a(k) + H* qdd and f(k) = M alpha + V x* M V with M in world axes; children first T(k) = H f(k)
+// and f(p) += f(k).
+const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
+                                             const double* qdd, const Eigen::Vector3d& gravity) {
   ClosedChainData::Workspaces& work = *data.work;
-  work.tree_acceleration.resize(model.dof_count());
-  apply_embedding(model, data, qdd_independent, work.embedding_rate_full, work.tree_acceleration);
   const RigidBodyModel& tree = model.tree();
   RigidBodyData& kinematics = data.tree;
   const std::vector<int>& order = tree.parents_first();
   const std::vector<int>& parents = tree.parents();
   Vector6d world_acceleration = Vector6d::Zero();
   world_acceleration.tail<3>() = -gravity;
-  const double* qdd = work.tree_acceleration.data();
   const Eigen::Vector3d& reference = kinematics.tree_origin[order.front()];
   for (const int k : order) {
     const int p = parents[k], offset = tree.joint_dof_offset(k);
@@ -501,6 +499,119 @@ const Eigen::VectorXd& reduced_forces_at_update(
       force[offset + d] = work.world_column.col(offset + d).dot(f);
     if (p >= 0) work.subtree_force[p] += f;
   }
+  return force;
+}
+
+// One step of iterative refinement of qdd on the constraint equations where a selection is
+// ill-conditioned (data.ill_conditioned): there X's rounding, amplified by Y1's condition number,
+// leaves qdd off the exact solution by up to cond(Y1) eps. With f = M qdd + C - tau (Newton-Euler)
+// and per aggregate the loop multipliers of Y1* lambda = f_u, the residuals of
+//   M qdd + C - tau = Q* lambda,   Q qdd + Qdot qd = 0
+// are r1 = Q* lambda - f and r2 = -(Q qdd + Qdot qd); the correction solves the same equations
+// with r1 as the input, no motion terms and the offset w (Y1 w_u = r2, w zero on the independent
+// coordinates), by the same articulated-body pass: delta = X M_R^-1 X* (r1 - M w) + w. The
+// residuals take the large loop forces out before X* projects, so X's rounding acts only on what
+// is left: one step brings qdd to the solution of the equations to rounding (constraint-embedding
+// Eq. 1 and 58; a mixed residual-correction of the kind of Wilkinson's iterative refinement).
+void refine_accelerations(const ClosedChainModel& model, ClosedChainData& data,
+                          const Eigen::Ref<const Eigen::VectorXd>& tau,
+                          const Eigen::Vector3d& gravity, Eigen::VectorXd& qdd) {
+  const Impl& impl = closed_chain_impl(model);
+  ClosedChainData::Workspaces& work = *data.work;
+  const int n = model.dof_count();
+  const Eigen::VectorXd& tree_force = tree_forces_at_update(model, data, qdd.data(), gravity);
+  Eigen::VectorXd& residual = work.refinement_force;
+  residual.resize(n);
+  for (int i = 0; i < n; ++i) residual[i] = tau[i] - tree_force[i];  // r1 before Q* lambda
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[static_cast<std::size_t>(s)];
+    const CoordinateSelection& selection = data.selection[static_cast<std::size_t>(s)];
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
+    DependentFactorization& y1 = work.dependent_factorization[static_cast<std::size_t>(s)];
+    ClosedChainData::Workspaces::Refinement& step = work.refinement[static_cast<std::size_t>(s)];
+    const auto rows = constraint.rows();
+    const auto dependent = static_cast<Eigen::Index>(selection.dependent.size());
+    step.offset.setZero(static_cast<Eigen::Index>(dofs.size()));
+    if (rows == 0 || dependent == 0) continue;
+    // lambda from the dependent rows of f: Y1* lambda = f_u (least norm).
+    step.dependent_force.resize(dependent);
+    for (Eigen::Index j = 0; j < dependent; ++j)
+      step.dependent_force(j) = -residual[dofs[static_cast<std::size_t>(selection.dependent[j])]];
+    step.multipliers.resize(rows);
+    if (!y1.solve_transposed(step.dependent_force, step.multipliers)) continue;
+    for (std::size_t i = 0; i < dofs.size(); ++i)
+      residual[dofs[i]] += constraint.col(static_cast<Eigen::Index>(i)).dot(step.multipliers);
+    // r2 and w_u: Y1 w_u = -(Q qdd + Qdot qd).
+    step.constraint_residual = -data.constraint_velocity_product[static_cast<std::size_t>(s)];
+    for (std::size_t i = 0; i < dofs.size(); ++i)
+      step.constraint_residual.noalias() -= constraint.col(static_cast<Eigen::Index>(i)) * qdd[dofs[i]];
+    step.dependent_offset.resize(dependent);
+    y1.solve(step.constraint_residual, step.dependent_offset);
+    for (Eigen::Index j = 0; j < dependent; ++j)
+      step.offset(selection.dependent[static_cast<std::size_t>(j)]) = step.dependent_offset(j);
+  }
+  work.refinement_offsets.resize(static_cast<std::size_t>(model.aggregate_count()));
+  for (int s = 0; s < model.aggregate_count(); ++s)
+    work.refinement_offsets[static_cast<std::size_t>(s)] = work.refinement[static_cast<std::size_t>(s)].offset;
+  work.zero_motion.assign(static_cast<std::size_t>(model.tree().node_count()), Vector6d::Zero());
+  articulated_pass(model, data, residual, Eigen::Vector3d::Zero(),
+                   {work.zero_motion, work.refinement_offsets, false}, work.refinement_step);
+  qdd += work.refinement_step;
+}
+
+}  // namespace
+
+// Part II Algorithm 6.1 on the embedded model (constraint-embedding §7.3), in world coordinates
+// about one point (update_world_motion's) so that an aggregate S is handled through its member tree
+// instead of dense 6|S| blocks. World-frame spatial vectors add without transforms: a link's
+// acceleration is a(parent) + H* qdd + a(k), a rigid body's force f = I a + V x* I V. For a plain
+// node the step is the articulated-body step (D = H P H*, ...). For an aggregate with parent
+// acceleration a_p, its member tree gives (with P(k) the members' articulated inertias, external
+// children included)
+//   T_S = M_SS qdd_S + F a_p + bias_S,  R(k) = sum of P over k's members (composites),
+//   M_SS(i, j) = H_i R(b_j) H_j*,  F = (R(b_j) H_j*)*,  bias_S from a = velocity products,
+// and with qdd_S = X qdd_R + Xdot qd_R and T_R = X* T_S:
+//   D = X* M_SS X,  K = X* F,  epsilon = X* (T - bias_S - M_SS Xdot qd_R),
+//   qdd_R = D^-1 (epsilon - K a_p),
+//   P_agg = R_total - K* D^-1 K,  z_agg = f_bias + F* Xdot qd_R + K* D^-1 epsilon,
+// the aggregate's articulated inertia and bias force at the parent (constraint-embedding §7.2:
+// H_Ra P H_Ra* = X* M_SS X on the block-diagonal P of an aggregated node). O(N) over plain nodes,
+// O(n_S^2) per aggregate; the embedded SKO model is not built. Where a selection is
+// ill-conditioned, one step of refinement follows (refine_accelerations).
+const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                                        const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                        const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                        const Eigen::Vector3d& gravity) {
+  check_vector(tau, model.dof_count(), "tau");
+  update_constraints(model, data, q, qd);
+  ClosedChainData::Workspaces& work = *data.work;
+  Eigen::VectorXd& qdd = work.accelerations;
+  articulated_pass(model, data, tau, gravity,
+                   {data.tree.world_coriolis, data.embedding_rate, true}, qdd);
+  if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; }))
+    refine_accelerations(model, data, tau, gravity, qdd);
+  return qdd;
+}
+
+// T_R = X* (M qdd + C) with qdd = X qdd_R + Xdot qd_R (constraint-embedding §5, Eq. of the
+// embedded model's inverse dynamics, H_Ra A_a (M A_a* (H_Ra* qdd_R + a_Ra) + b)): Newton-Euler
+// (part II Algorithm 3.1) on the tree at the consistent accelerations, then X* block by block.
+// The same forces as the embedded model's recursion without building it: O(N) plus the X_S
+// blocks.
+namespace {
+
+// T_R = X* (M qdd + C) at the constraints' last update (of this q, qd) for
+// qdd = X qdd_R + Xdot qd_R (tree_forces_at_update, then X* block by block).
+const Eigen::VectorXd& reduced_forces_at_update(
+    const ClosedChainModel& model, ClosedChainData& data,
+    const Eigen::Ref<const Eigen::VectorXd>& qdd_independent, const Eigen::Vector3d& gravity) {
+  check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
+  ClosedChainData::Workspaces& work = *data.work;
+  work.tree_acceleration.resize(model.dof_count());
+  apply_embedding(model, data, qdd_independent, work.embedding_rate_full, work.tree_acceleration);
+  const Eigen::VectorXd& force =
+      tree_forces_at_update(model, data, work.tree_acceleration.data(), gravity);
   apply_embedding_transpose(model, data, force, work.independent_forces);
   return work.independent_forces;
 }

@@ -94,11 +94,6 @@ struct ClosedChainData::Workspaces {
   std::vector<double> orientation_flip;  // per aggregate: the largest revolute axis flip
   std::vector<int> flipped_loop;         // the loop it belongs to, -1 for none
   std::vector<DependentFactorization> dependent_factorization;  // Y1 of the current selection
-  // Per aggregate: the preferred coordinates could not carry the constraints at an earlier update
-  // (ill-conditioned there) and the automatic selection took over; they are tried again only
-  // when that selection itself must be re-made, not at every update (its SVD dominated the
-  // forward dynamics of such robots).
-  std::vector<char> preferred_rejected;
   // Per aggregate: the bar an ill-conditioned selection is kept to (selection_serves in
   // closed_chain_selection.cpp).
   std::vector<KeptSelectionBar> kept_bar;
@@ -143,6 +138,17 @@ struct ClosedChainData::Workspaces {
   std::vector<Eigen::VectorXd> newton_step, dependent_step;
   std::vector<double> error_norm, step_scale;
   Eigen::VectorXd saved_configuration;  // q before the trial steps
+  // assemble: per aggregate the selection whose independent coordinates the closure holds at
+  // their given values (a function of the given q: start_selection, then the closed state's).
+  std::vector<CoordinateSelection> held_selection;
+  std::vector<int> assembly_moved;  // the independent coordinates that moved in the last round
+  // start_selection's storage per aggregate: the candidate columns and their pivoted QR.
+  struct StartChoice {
+    std::vector<int> candidates;
+    Eigen::MatrixXd columns;
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+  };
+  std::vector<StartChoice> start_choice;
 
   // The world-frame articulated-body forward dynamics (closed_chain_dynamics.cpp), per tree node:
   // articulated inertia P and bias force z (about update_world_motion's point, external children
@@ -177,6 +183,15 @@ struct ClosedChainData::Workspaces {
     Vector6d force = Vector6d::Zero();
   };
   std::vector<AggregateStep> aggregate_step;
+  // refine_accelerations (closed_chain_dynamics.cpp): per aggregate the multipliers, the
+  // constraint residual and the offset w; the input r1, the zero motion terms and the correction.
+  struct Refinement {
+    Eigen::VectorXd dependent_force, multipliers, constraint_residual, dependent_offset, offset;
+  };
+  std::vector<Refinement> refinement;
+  std::vector<Eigen::VectorXd> refinement_offsets;
+  std::vector<Vector6d> zero_motion;
+  Eigen::VectorXd refinement_force, refinement_step;
 };
 
 namespace closed_chain_detail {
@@ -212,12 +227,40 @@ Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s);
 // impl.chosen_independent, impl.preferred_kept and impl.structural_preference; needs the
 // aggregates' dofs and nominal ranks.
 void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl);
-// Keeps or re-selects aggregate s's independent coordinates; leaves Y1 factorized.
+// An ill-conditioned selection is kept while its conditioning stays above this fraction of the
+// one it was made or held with (selection_serves, closed_chain_selection.cpp).
+inline constexpr double kKeptFraction = 0.5;
+// Keeps or re-selects aggregate s's independent coordinates; leaves Y1 factorized; sets
+// data.ill_conditioned[s].
 void update_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                       const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd);
-// The user's independent coordinates of aggregate s (Mechanism::independent, issue 16) as a
-// selection; false when the aggregate has none (the rank-revealing choice applies).
+// The selection made afresh from data's constraints of aggregate s at (q, qd): the preferred
+// coordinates' while the others carry the constraints well, else the rank-revealing choice,
+// improved by exchanges toward Y1's largest volume where it is ill-conditioned.
+// SingularConfigurationError where the rank drops below the nominal rank (but for an
+// over-constrained mechanism's closure rank, which becomes data's nominal rank).
+CoordinateSelection remade_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
+                                     const Eigen::Ref<const Eigen::VectorXd>& q,
+                                     const Eigen::Ref<const Eigen::VectorXd>& qd);
+// The preferred coordinates' selection of aggregate s at data's constraints, the others chosen by
+// the rank-revealing choice and improved by exchanges among themselves; false when the aggregate
+// has no preferred coordinates or the others fall short of its rank.
+bool improved_preferred_selection(const ClosedChainModel& model, const ClosedChainData& data,
+                                  int s, CoordinateSelection& selection);
+// sigma_max / sigma_min of Y1 = Q(:, dependent) of `selection` at data's constraints of aggregate
+// s (infinite when it loses rank), by its SVD.
+double selection_condition_number(const ClosedChainModel& model, const ClosedChainData& data,
+                                  int s, const CoordinateSelection& selection);
+// `held` as aggregate s's selection, kept by the next updates while its conditioning stays above
+// kKeptFraction of 1 / condition (its condition number at data's constraints) even where that is
+// below the option's threshold: assemble's held coordinates at the configuration it closed.
+void hold_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
+                    const CoordinateSelection& held, double condition);
+// "'a', 'b'": the dof names of positions of aggregate s, for messages.
+std::string selection_names(const ClosedChainModel& model, int s, const std::vector<int>& positions);
+// The user's independent coordinates of aggregate s (Mechanism::independent) as a selection;
+// false when the aggregate has none (the rank-revealing choice applies).
 bool chosen_selection(const ClosedChainModel& model, int s, CoordinateSelection& selection);
 // The rank-revealing choice of the dependent coordinates among the columns not in `kept`
 // (positions, increasing), the kept ones independent: the selection of preferred coordinates.
@@ -231,9 +274,18 @@ inline bool has_selection(const ClosedChainData& data, int s) {
 }
 
 // Newton closure of every aggregate (only_aggregate < 0) or of one (closed_chain_closure.cpp).
-// At most max_iterations steps (negative: ClosedChainOptions::max_newton_iterations).
+// At most max_iterations steps (negative: ClosedChainOptions::max_newton_iterations). With
+// `select`, each aggregate's dependent coordinates are the selection data carries while it serves
+// (newton_selection); without, data.selection is taken as it is (assemble sets it).
 void newton_closure(const ClosedChainModel& model, ClosedChainData& data,
-                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations = -1);
+                    Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations = -1,
+                    bool select = true);
+// The selection assemble holds from a start q of aggregate s (any q, closed or not; its
+// constraints formed at q by the caller): the user's choice; else exactly nominal-rank dependent
+// coordinates by the column-pivoted QR of Q, taken among the coordinates other than the preferred
+// ones first. A function of q alone.
+void start_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
+                     CoordinateSelection& selection);
 
 // "aggregate 2" or the loops and couplings of aggregate s, for messages.
 std::string aggregate_label(const ClosedChainModel& model, int s);

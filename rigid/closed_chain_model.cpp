@@ -359,11 +359,11 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
   embedding_rate.resize(aggregates);
   nominal_rank.resize(aggregates);
   for (int s = 0; s < aggregates; ++s) nominal_rank[s] = model.nominal_rank(s);
+  ill_conditioned.assign(aggregates, 0);
   work->position_jacobian.resize(aggregates);
   work->position_error.resize(aggregates);
   work->orientation_flip.assign(aggregates, 0.0);
   work->dependent_factorization.resize(aggregates);
-  work->preferred_rejected.assign(aggregates, 0);
   work->kept_bar.assign(aggregates, KeptSelectionBar{model.options().reselect_conditioning, {}, 0});
   work->flipped_loop.assign(aggregates, -1);
   work->embedding_structure_order.resize(aggregates);
@@ -388,6 +388,8 @@ ClosedChainData::ClosedChainData(const ClosedChainModel& model)
     step.innovation.setZero(r);
   }
   work->aggregate_step.resize(aggregates);
+  work->refinement.resize(aggregates);
+  work->start_choice.resize(aggregates);
   work->relative_twist.resize(aggregates);
   work->violation.resize(aggregates);
   work->force_solve.resize(aggregates);

@@ -173,13 +173,15 @@ independent:
                         "'rocker_joint' of loop 'pin': the constraints on the other "
                         "coordinates have rank 1 of 2 (condition number");
   EXPECT_NE(singular.err.find("(zero state)"), std::string::npos);
-  // A simulation keeps the choice and stops where it becomes badly conditioned, before the
-  // change point at t = 0.5 s (the automatic choice runs to it: ClosedChainCli).
+  // A simulation keeps the choice through its ill-conditioned approach (used as chosen, forward
+  // dynamics refined) and stops at the change point, t = 0.5 s, where it loses rank (the
+  // automatic choice runs through it: ClosedChainCli).
   const std::string bad = std::string(SKOGRAPH_SOURCE_DIR) + "/examples/bad/";
   expect_one_line_error(run_cli("simulate " + bad + "parallelogram.yaml --state " + bad +
                                 "parallelogram.json --t 1 --dt 1e-3 --independent rocker_joint"),
-                        "parallelogram.yaml: at t = 0.495 s: singular configuration for the "
-                        "chosen independent coordinates 'rocker_joint'");
+                        "parallelogram.yaml: at t = 0.5 s: singular configuration for the "
+                        "chosen independent coordinates 'rocker_joint' of loop 'pin': the "
+                        "constraints on the other coordinates have rank 1 of 2");
 }
 
 TEST(IndependentCli, EveryModelCommandTakesTheOption) {

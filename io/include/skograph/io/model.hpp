@@ -43,6 +43,16 @@ using ModelError [[deprecated("use InputError")]] = InputError;
 
 inline const Eigen::Vector3d kStandardGravity(0.0, 0.0, -9.81);
 
+// How build_model makes a model from a mechanism: the part of ReadOptions that is not about
+// reading (load_model passes it on; with_base keeps it).
+struct BuildOptions {
+  // Refuse massless moving subtrees (otherwise a warning).
+  bool strict = false;
+  // Closed chains: ReadOptions::conditioning_limit.
+  double conditioning_limit = kConditioningLimit;
+};
+BuildOptions build_options(const ReadOptions& options);
+
 class Model {
  public:
   // The file it was read from (or the source named to build_model).
@@ -74,9 +84,12 @@ class Model {
   // The base body with_base gave the model ("" when none), and the joints it reversed.
   const std::string& base() const { return base_; }
   const std::vector<std::string>& reversed_joints() const { return reversed_; }
+  // What build_model was given (with_base builds with the same).
+  const BuildOptions& build_options() const { return options_; }
 
  private:
-  friend Model build_model(Mechanism mechanism, const std::string& source, bool strict);
+  friend Model build_model(Mechanism mechanism, const std::string& source,
+                           const BuildOptions& options);
   friend Model with_base(const Model& model, const std::string& link);
   std::string file_;
   DofOrder order_;
@@ -88,15 +101,17 @@ class Model {
   std::shared_ptr<const Model> file_model_;
   std::string base_;
   std::vector<std::string> reversed_;
+  BuildOptions options_;
 };
 
 // The file's mechanism with the options applied (the independent coordinates checked against it
 // and set): InputError naming the file (and line).
 Mechanism load_mechanism(const std::string& path, const ReadOptions& options = {});
 // The ready model of a mechanism read from `source` (a file name, or a name for messages):
-// InputError naming the source for what the model refuses; `strict` refuses massless moving
+// InputError naming the source for what the model refuses; options.strict refuses massless moving
 // subtrees, which are otherwise a warning.
-Model build_model(Mechanism mechanism, const std::string& source, bool strict = false);
+Model build_model(Mechanism mechanism, const std::string& source,
+                  const BuildOptions& options = {});
 // load_mechanism, then build_model: the ready model of any supported file.
 Model load_model(const std::string& path, const ReadOptions& options = {});
 
@@ -124,6 +139,7 @@ class ModelData {
   ModelData& operator=(ModelData&&) noexcept;
   RigidBodyData& tree();            // the tree's (for a closed chain: of its spanning tree)
   ClosedChainData* closed_chain();  // null for trees
+  const ClosedChainData* closed_chain_view() const { return closed_chain_.get(); }
   // Closed chains: the workspace of the multiplier method (rigid/multiplier_dynamics.hpp), made
   // on first use.
   MultiplierWorkspace& multiplier_workspace(const Model& model);
@@ -170,6 +186,15 @@ Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Ei
 // One warning line for data.moved ("" when empty): "the independent coordinates 'a' (by 0.12)
 // had to move to close the loops: the given ones leave none closed".
 std::string assembly_warning(const ModelData& data);
+// What a user should know about the closed state of data's last call, one line each (empty for
+// trees): warnings where independent coordinates had to move (assembly_warning) and where the
+// user's own choice is ill-conditioned there (it is used as chosen); notes where no choice keeps
+// the constraints' condition number within the model's conditioning limit (with the best
+// found) and where preferred coordinates (a loop file's motors) are left dependent, and why.
+struct StateMessages {
+  std::vector<std::string> warnings, notes;
+};
+StateMessages state_messages(const Model& model, const ModelData& data);
 
 // All in the file's dof order. Closed chains at the closed state (close_state):
 // forward_dynamics: qdd for tau acting on every joint (X* tau in the minimal coordinates);

@@ -25,6 +25,10 @@ struct ReadOptions {
   // A free-flying model's base body (io/base_change.hpp): load_mechanism roots the mechanism at
   // this link, load_model gives the model with_base makes. Empty: the file's base.
   std::string base;
+  // Closed chains: the largest condition number of the constraints on the dependent coordinates
+  // taken as well conditioned (rigid/closed_chain_model.hpp: kConditioningLimit); the command
+  // line's --conditioning-limit. At least 1.
+  double conditioning_limit = 1e3;
 };
 
 }  // namespace skograph

@@ -10,6 +10,7 @@
 
 #include "skograph/graph/analysis.hpp"
 #include "skograph/graph/digraph.hpp"
+#include "skograph/io/model.hpp"
 #include "skograph/io/read_options.hpp"
 #include "skograph/rigid/mechanism.hpp"
 
@@ -24,7 +25,7 @@ struct ReportInput {
   DigraphAnalysis analysis;
   std::vector<int> node_dims, hinge_dims;      // per digraph node; empty for a plain digraph
   std::shared_ptr<const Mechanism> mechanism;  // the model as read; null for a plain digraph
-  bool strict = false;                         // how it was read (for its dynamics model)
+  BuildOptions build;  // how its dynamics model is built (io/model.hpp)
   // The reader's warnings (inconsistent inertias accepted, ...): Mechanism::warnings.
   const std::vector<std::string>& warnings() const;
 };
@@ -39,6 +40,6 @@ bool is_digraph_file(const std::string& file);
 ReportInput load_report_input(const std::string& file, const ReadOptions& options = {});
 // The input of a mechanism in hand (the demo's built-in model), named `source`.
 ReportInput report_input_of(const Mechanism& mechanism, const std::string& source,
-                            bool strict = false);
+                            const BuildOptions& build = {});
 
 }  // namespace skograph::report

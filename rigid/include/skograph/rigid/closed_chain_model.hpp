@@ -75,6 +75,13 @@ class SingularConfigurationError : public Error {
 // projection. The iterations go on below it while they can (ClosedChainOptions).
 inline constexpr double kClosureTolerance = 1e-10;
 
+// The largest condition number of a selection's Y1 (the constraints on the dependent coordinates)
+// taken as well conditioned: above it the independent coordinates are selected again where
+// another choice does better, a user's own choice is used with a warning, and forward dynamics
+// refines its solution (ClosedChainData::ill_conditioned). The command line's
+// --conditioning-limit, Python's conditioning_limit=.
+inline constexpr double kConditioningLimit = 1e3;
+
 struct ClosedChainOptions {
   // Newton and Levenberg-Marquardt go on while the residual falls and is above this (a polish
   // below kClosureTolerance, which decides whether a configuration is closed).
@@ -84,7 +91,7 @@ struct ClosedChainOptions {
   // Re-select the independent coordinates of an aggregate when the conditioning of its Y1 falls
   // below this; report a singular configuration when the rank of Q drops below the aggregate's
   // nominal rank (ClosedChainModel::nominal_rank).
-  double reselect_conditioning = 1e-3;
+  double reselect_conditioning = 1.0 / kConditioningLimit;
 };
 
 // The largest aggregate (member links) constraint embedding takes: each aggregate is one dense
@@ -162,6 +169,11 @@ struct ClosedChainData {
   // Per aggregate: ClosedChainModel::nominal_rank, or the closure's own lower rank of an
   // over-constrained mechanism once found.
   std::vector<int> nominal_rank;
+  // Per aggregate at the last update: 1 where the selection's Y1 has conditioning below
+  // ClosedChainOptions::reselect_conditioning (a condition number above its inverse, 10^3):
+  // the user's choice there, or the best choice found when none reaches it. Forward dynamics
+  // then refines its solution on the constraint equations (closed_chain_dynamics.cpp).
+  std::vector<char> ill_conditioned;
   // The full X (dofs x independent) and the independent dofs (tree dof indices, increasing) at the
   // last update; plain tree dofs outside every aggregate are independent.
   Eigen::MatrixXd X;
@@ -177,6 +189,34 @@ struct ClosedChainData {
   struct Workspaces;
   std::shared_ptr<Workspaces> work;
 };
+
+// What data carries from one update to the next along a motion: each aggregate's selection of
+// independent coordinates, kept while it stays well conditioned (so that a simulation's minimal
+// coordinates do not switch at every step), and an over-constrained aggregate's closure rank.
+// forget_selections drops them: the next update selects afresh at its q, so that what it returns
+// depends on its arguments alone. assemble starts with it; the model's calls (io/model.hpp) start
+// every call with it.
+void forget_selections(const ClosedChainModel& model, ClosedChainData& data);
+
+// What a user should know about the independent coordinates of data's last update, per
+// aggregate that has something to say: its selection is ill-conditioned (the condition number of
+// Y1 above 1 / ClosedChainOptions::reselect_conditioning), or it leaves preferred coordinates
+// (Mechanism::preferred_independent: a loop file's motors) dependent.
+struct SelectionCondition {
+  int aggregate = 0;
+  std::string label;             // "loop 'close1'", "loop 'a', coupling 'g'"
+  bool chosen = false;           // the user's choice (Mechanism::independent)
+  std::vector<int> independent;  // tree dofs, increasing
+  // Y1's condition number where ill-conditioned (0 otherwise), and for an automatic choice the
+  // best found at this state (the rank-revealing choice improved by exchanges; <= condition).
+  double condition = 0.0, best = 0.0;
+  // The preferred coordinates left dependent (tree dofs), and the condition number with them
+  // kept (infinite where the others cannot carry the constraints: rank lost).
+  std::vector<int> preferred_dependent;
+  double preferred_condition = 0.0;
+};
+std::vector<SelectionCondition> selection_conditions(const ClosedChainModel& model,
+                                                     const ClosedChainData& data);
 
 // Keeps the independent coordinates of q and solves the dependent ones on the position-level
 // closure equations, starting from the given values: Newton, all aggregates together (O(N) per
