@@ -118,10 +118,10 @@ LinkFrame link_frame(const Eigen::Isometry3d& declared) {
 
 // Lemma A.1 (beta_k = T_{k,n} beta_n) by kinematics, and tau_k = T_{n,k}* tau_n (Eq. 44).
 ModelState convert_state(const Model& from, const Model& to, const ModelState& state) {
-  io_detail::check_size(from, state.q, "q");
-  io_detail::check_size(from, state.qd, "qd");
-  if (state.qdd.size() > 0) io_detail::check_size(from, state.qdd, "qdd");
-  if (state.tau.size() > 0) io_detail::check_size(from, state.tau, "tau");
+  io_detail::check_input(from, state.q, "q");
+  io_detail::check_input(from, state.qd, "qd");
+  if (state.qdd.size() > 0) io_detail::check_input(from, state.qdd, "qdd");
+  if (state.tau.size() > 0) io_detail::check_input(from, state.tau, "tau");
   const Mechanism& source = from.mechanism();
   const Mechanism& target = to.mechanism();
   const std::vector<int> computed = unshared_free_joints(target, source);

@@ -232,7 +232,7 @@ void apply_loop_text(const std::string& text, const std::string& source, Mechani
     add_loops(reader, root["closed_loop"], root["type"], mechanism);
     if (root["name_mot"]) prefer_actuated(reader, root["name_mot"], mechanism);
   } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses past the parse: one line
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg);
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg + io::yaml_place(e.mark));
   }
 }
 

@@ -25,8 +25,19 @@ void check_size(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, 
                                 " dofs");
 }
 
+void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name) {
+  check_size(model, v, name);
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]))
+      throw std::invalid_argument(
+          std::string(name) + " is not a finite number at dof '" +
+          model.dof_names()[static_cast<std::size_t>(i)] + "' (" +
+          (std::isnan(v[i]) ? "nan" : v[i] > 0 ? "inf" : "-inf") + ")");
+}
+
 }  // namespace io_detail
 
+using io_detail::check_input;
 using io_detail::check_size;
 
 namespace {
@@ -55,8 +66,8 @@ void assemble_in_model_order(const Model& model, ModelData& data, Eigen::VectorX
 void io_detail::update_state(const Model& model, ModelData& data,
                              const Eigen::Ref<const Eigen::VectorXd>& q,
                              const Eigen::Ref<const Eigen::VectorXd>& qd) {
-  check_size(model, q, "q");
-  check_size(model, qd, "qd");
+  check_input(model, q, "q");
+  check_input(model, qd, "qd");
   const DofOrder& order = model.dof_order();
   ModelData::State& state = data.state;
   state.q.resize(q.size());
@@ -337,7 +348,7 @@ ClosedState close_state(const Model& model, ModelData& data, const Eigen::Vector
 }
 
 Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
-  check_size(model, q, "q");
+  check_input(model, q, "q");
   if (!model.is_closed_chain()) return q;
   Eigen::VectorXd closed = model.dof_order().model_vector(q);
   assemble_in_model_order(model, data, closed);
@@ -351,7 +362,7 @@ namespace {
 void prepare_state(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
                    const Eigen::Ref<const Eigen::VectorXd>& qd,
                    const Eigen::Ref<const Eigen::VectorXd>& input, const char* name) {
-  check_size(model, input, name);
+  check_input(model, input, name);
   io_detail::update_state(model, data, q, qd);
   data.state.input.resize(input.size());
   model.dof_order().to_model(input, data.state.input);
@@ -410,7 +421,7 @@ Eigen::VectorXd inverse_dynamics(const Model& model, ModelData& data, const Eige
 
 void mass_matrix(const Model& model, ModelData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
                  Eigen::Ref<Eigen::MatrixXd> mass) {
-  check_size(model, q, "q");
+  check_input(model, q, "q");
   if (mass.rows() != model.dof_count() || mass.cols() != model.dof_count())
     throw std::invalid_argument("mass has the wrong size: the model has " +
                                 std::to_string(model.dof_count()) + " dofs");
@@ -494,7 +505,7 @@ ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q
 ConstraintForces constraint_forces(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                    const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                    const Eigen::Vector3d& gravity) {
-  check_size(model, tau, "tau");
+  check_input(model, tau, "tau");
   const ClosedState state = io_detail::model_state(model, data, q, qd);
   ConstraintForces forces;
   if (!model.is_closed_chain()) return forces;

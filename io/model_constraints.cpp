@@ -63,7 +63,7 @@ ClosedDynamics forward_dynamics(const Model& model, ModelData& data, const Eigen
     result.acceleration = forward_dynamics(model, data, q, qd, tau, gravity);
     return result;
   }
-  io_detail::check_size(model, tau, "tau");
+  io_detail::check_input(model, tau, "tau");
   const ClosedState state = io_detail::model_state(model, data, q, qd);
   MultiplierWorkspace& work = data.multiplier_workspace(model);
   result.acceleration = model.dof_order().vector(

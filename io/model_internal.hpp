@@ -9,6 +9,9 @@ namespace skograph::io_detail {
 
 // std::invalid_argument when v has not one entry per dof of the model ("NAME has ...").
 void check_size(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name);
+// check_size, and every entry finite: std::invalid_argument "q is not a finite number at dof
+// 'joint7' (nan)" (the Python module's words for the same problem).
+void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name);
 // (q, qd) (file order) in the model's order, closed for a closed chain (close_state), with
 // data.independent set.
 ClosedState model_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,

@@ -21,6 +21,51 @@ int line_of_byte(const std::string& text, std::size_t byte) {
                  std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
+// nlohmann's message in plain words: "[json.exception.parse_error.101] parse error at line 1,
+// column 14: syntax error while parsing object - unexpected ']'; expected '}'" becomes
+// "unexpected ']' at line 1, column 14 (expected '}')".
+std::string plain_parse_error(const std::string& what) {
+  std::string text = what;
+  if (text.rfind("[json.exception.", 0) == 0 && text.find("] ") != std::string::npos)
+    text = text.substr(text.find("] ") + 2);
+  std::string place;
+  const std::string at = "parse error at line ";
+  if (const std::size_t start = text.find(at); start != std::string::npos) {
+    const std::size_t colon = text.find(": ", start);
+    if (colon != std::string::npos) {
+      place = "line " + text.substr(start + at.size(), colon - start - at.size());
+      text = text.substr(colon + 2);
+    }
+  }
+  if (const std::size_t dash = text.find(" - "); dash != std::string::npos)
+    text = text.substr(dash + 3);  // "syntax error while parsing value - " says nothing more
+  std::string detail;
+  if (const std::size_t semicolon = text.find("; "); semicolon != std::string::npos) {
+    detail = text.substr(semicolon + 2);
+    text = text.substr(0, semicolon);
+  }
+  return text + (place.empty() ? "" : " at " + place) + (detail.empty() ? "" : " (" + detail + ")");
+}
+
+// A number out of double's range ("number overflow parsing '1e999'"): InputError "number 1e999
+// out of range at line 1, column 13", the place found in the text.
+InputError out_of_range_number(const std::string& source, const std::string& what,
+                               const std::string& text) {
+  const std::size_t open = what.find('\''), close = what.rfind('\'');
+  if (open == std::string::npos || close <= open)
+    return InputError(source, 0, "malformed JSON: a number out of range");
+  const std::string number = what.substr(open + 1, close - open - 1);
+  std::string message = "malformed JSON: number " + number + " out of range";
+  const std::size_t byte = text.find(number);
+  if (byte == std::string::npos) return InputError(source, 0, message);
+  const std::size_t line_start = text.rfind('\n', byte);
+  const std::size_t column = line_start == std::string::npos ? byte + 1 : byte - line_start;
+  const int line = line_of_byte(text, byte);
+  return InputError(source, line,
+                    message + " at line " + std::to_string(line) + ", column " +
+                        std::to_string(column));
+}
+
 double finite_number(const nlohmann::json& value, const std::string& source,
                      const std::string& what) {
   if (!value.is_number()) throw InputError(source, 0, what + " must be a number");
@@ -81,9 +126,11 @@ MechanismState parse_state(const std::string& text, const std::string& source,
     document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(source, line_of_byte(text, e.byte > 0 ? e.byte - 1 : 0),
-                     "malformed JSON: " + std::string(e.what()));
-  } catch (const nlohmann::json::exception& e) {  // e.g. a number out of double's range
-    throw InputError(source, 0, "malformed JSON: " + std::string(e.what()));
+                     "malformed JSON: " + plain_parse_error(e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {  // a number out of double's range
+    throw out_of_range_number(source, e.what(), text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(source, 0, "malformed JSON: " + plain_parse_error(e.what()));
   }
   if (!document.is_object()) throw InputError(source, 1, "a state must be a JSON object");
   MechanismState state = zero_state(mechanism);

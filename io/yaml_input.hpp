@@ -16,6 +16,12 @@
 
 namespace skograph::io {
 
+// " at line 2, column 8" of a yaml-cpp mark ("" when it has none).
+inline std::string yaml_place(const YAML::Mark& mark) {
+  if (mark.is_null()) return "";
+  return " at line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
+}
+
 // The document of `text` (yaml-cpp's depth guard bounds the nesting): InputError at the line of a
 // malformed document.
 inline YAML::Node load_yaml(const std::string& text, const std::string& source) {
@@ -25,7 +31,8 @@ inline YAML::Node load_yaml(const std::string& text, const std::string& source) 
     throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
                      "malformed YAML: nested deeper than " + std::to_string(e.depth()) + " levels");
   } catch (const YAML::ParserException& e) {
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "malformed YAML: " + e.msg);
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
+                     "malformed YAML: " + e.msg + yaml_place(e.mark));
   }
 }
 

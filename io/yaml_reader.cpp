@@ -326,7 +326,7 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
   try {
     return parse_yaml_document(text, source, base_directory, options);
   } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses past the parse: one line
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg);
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg + io::yaml_place(e.mark));
   }
 }
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "arguments.hpp"
+#include "calls.hpp"
 #include "py_model.hpp"
 #include "skograph/graph/error.hpp"
 #include "skograph/io/model_operators.hpp"
@@ -14,12 +16,21 @@ namespace py = pybind11;
 
 namespace skograph::python {
 
+namespace {
+
+ModelOperators operators_at(PyModel& self, const ArrayArgument& q) {
+  const Eigen::VectorXd at = state_vector(q.value, "q", self.model);
+  return compute(self, [&](ModelData& data) { return model_operators(self.model, data, at); });
+}
+
+}  // namespace
+
 void bind_operators(ModelClass& model_class) {
   model_class
       .def(
           "operators",
-          [](PyModel& self, const Eigen::VectorXd& q) {
-            const ModelOperators ops = model_operators(self.model, *self.data, q);
+          [](PyModel& self, const ArrayArgument& q) {
+            const ModelOperators ops = operators_at(self, q);
             py::dict result;
             result["dofs"] = ops.dofs;
             result["log_det_M"] = ops.log_det_mass;
@@ -42,16 +53,20 @@ void bind_operators(ModelClass& model_class) {
           "'D_dofs': [the dof names of each block]}. skograph.Error when M is singular at q")
       .def(
           "mass_inverse",
-          [](PyModel& self, const Eigen::VectorXd& q) {
-            return mass_matrix_inverse(self.model, *self.data, q);
+          [](PyModel& self, const ArrayArgument& q) {
+            const Eigen::VectorXd at = state_vector(q.value, "q", self.model);
+            return compute(self,
+                           [&](ModelData& data) { return mass_matrix_inverse(self.model, data, at); });
           },
           py::arg("q"),
           "M^-1 (n, n) at q by the innovations factorization (part II Eq. 51), never inverting M; "
           "closed chains: M_R^-1 over the independent dofs")
       .def(
           "log_det_mass",
-          [](PyModel& self, const Eigen::VectorXd& q) {
-            return mass_log_determinant(self.model, *self.data, q);
+          [](PyModel& self, const ArrayArgument& q) {
+            const Eigen::VectorXd at = state_vector(q.value, "q", self.model);
+            return compute(
+                self, [&](ModelData& data) { return mass_log_determinant(self.model, data, at); });
           },
           py::arg("q"),
           "log det M at q = sum of log det D(k) (part II Eq. 53); closed chains: M_R"
@@ -59,8 +74,8 @@ void bind_operators(ModelClass& model_class) {
           "5000 dofs or for a singular M.")
       .def(
           "innovations_factors",
-          [](PyModel& self, const Eigen::VectorXd& q) {
-            const ModelOperators ops = model_operators(self.model, *self.data, q);
+          [](PyModel& self, const ArrayArgument& q) {
+            const ModelOperators ops = operators_at(self, q);
             return py::make_tuple(ops.innovations_factor, ops.innovations_inertia,
                                   ops.innovations_inverse);
           },
@@ -71,9 +86,12 @@ void bind_operators(ModelClass& model_class) {
           "49-50). Not CHOLMOD's L L* (Model.factor), which has F's pattern but other values")
       .def(
           "operational_space",
-          [](PyModel& self, const Eigen::VectorXd& q, const std::vector<std::string>& frames) {
-            const std::vector<OperationalSpace> spaces =
-                operational_space(self.model, *self.data, q, frames);
+          [](PyModel& self, const ArrayArgument& q, const NamesArgument& frame_names) {
+            const Eigen::VectorXd at = state_vector(q.value, "q", self.model);
+            const std::vector<std::string> frames = names_of(frame_names.value, "frames");
+            const std::vector<OperationalSpace> spaces = compute(self, [&](ModelData& data) {
+              return operational_space(self.model, data, at, frames);
+            });
             py::dict result;
             for (std::size_t f = 0; f < frames.size(); ++f) {
               py::dict entry;
@@ -91,8 +109,10 @@ void bind_operators(ModelClass& model_class) {
           "closed chains J X with M_R), part II Eq. 59")
       .def(
           "node_quantities",
-          [](PyModel& self, const Eigen::VectorXd& q) {
-            const NodeQuantities nodes = node_quantities(self.model, *self.data, q);
+          [](PyModel& self, const ArrayArgument& q) {
+            const Eigen::VectorXd at = state_vector(q.value, "q", self.model);
+            const NodeQuantities nodes = compute(
+                self, [&](ModelData& data) { return node_quantities(self.model, data, at); });
             py::dict result;
             result["nodes"] = nodes.nodes;
             result["R"] = nodes.composite_inertia;
@@ -120,17 +140,22 @@ void bind_operators(ModelClass& model_class) {
           "columns)")
       .def(
           "forward_dynamics_by",
-          [](PyModel& self, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-             const Eigen::VectorXd& tau, const std::string& method,
-             const std::optional<Eigen::Vector3d>& gravity) {
+          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
+             const ArrayArgument& tau, const std::string& method, const OptionalArrayArgument& gravity) {
             const std::optional<ForwardDynamicsMethod> chosen =
                 parse_forward_dynamics_method(method);
             if (!chosen)
               throw UsageError("unknown method '" + method +
                                "' (articulated-body, cholesky, innovations, conjugate-gradient, "
                                "preconditioned-conjugate-gradient or base-invariant)");
-            return forward_dynamics_by(self.model, *self.data, q, qd, tau,
-                                       gravity ? *gravity : kStandardGravity, *chosen);
+            const Model& model = self.model;
+            const Eigen::VectorXd at = state_vector(q.value, "q", model),
+                                  rates = state_vector(qd.value, "qd", model),
+                                  forces = state_vector(tau.value, "tau", model);
+            const Eigen::Vector3d g = gravity_of(gravity.value);
+            return compute(self, [&](ModelData& data) {
+              return forward_dynamics_by(model, data, at, rates, forces, g, *chosen);
+            });
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("method"),
           py::arg("gravity") = py::none(),

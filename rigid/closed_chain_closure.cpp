@@ -656,6 +656,45 @@ void settle_selections(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
+// Where independent coordinates had to move (the search freed them all), some may not have had
+// to: each is tried at its given value again, the others where the closure left them and the
+// selection held, by Newton; kept there where the loops still close. Then the selection is
+// settled again and `moved` re-made. A rare path (it may allocate).
+void give_back(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<Eigen::VectorXd> q,
+               const Eigen::VectorXd& q0, std::vector<int>& moved) {
+  ClosedChainData::Workspaces& work = *data.work;
+  const int aggregates = model.aggregate_count();
+  for (int s = 0; s < aggregates; ++s)
+    work.held_selection[static_cast<std::size_t>(s)] = data.selection[static_cast<std::size_t>(s)];
+  // The smallest displacements first: the likeliest to be given back.
+  std::vector<int> order = moved;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::abs(q[a] - q0[a]) < std::abs(q[b] - q0[b]);
+  });
+  for (const int dof : order) {
+    Eigen::VectorXd trial(q);
+    trial[dof] = q0[dof];
+    for (int s = 0; s < aggregates; ++s)
+      data.selection[static_cast<std::size_t>(s)] = work.held_selection[static_cast<std::size_t>(s)];
+    try {
+      newton_closure(model, data, trial, -1, kNewtonFirst, false);
+    } catch (const ClosureError&) {
+      continue;
+    }
+    if (position_residual(model, data, trial) > kClosureTolerance) continue;
+    q = trial;
+  }
+  forget_selections(model, data);
+  try {
+    settle_selections(model, data, q);
+    update_constraints(model, data, q, work.zero_dofs);
+  } catch (const SingularConfigurationError&) {
+    for (int s = 0; s < aggregates; ++s)
+      data.selection[static_cast<std::size_t>(s)] = work.held_selection[static_cast<std::size_t>(s)];
+  }
+  moved_independent(model, data, q, q0, moved);
+}
+
 }  // namespace
 
 // Assembly as a function of q alone: the selections data carries are forgotten; the closure holds
@@ -680,6 +719,7 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
   }
   AssemblyReport report;
   std::vector<int>& moved = work.assembly_moved;
+  bool singular = false;
   for (int round = 0; round < kAssemblyRounds; ++round) {
     if (round > 0) q = q0;
     report.moved.clear();
@@ -695,6 +735,7 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
       for (int s = 0; s < aggregates; ++s)
         data.selection[static_cast<std::size_t>(s)] = work.held_selection[static_cast<std::size_t>(s)];
       moved_independent(model, data, q, q0, moved);
+      singular = true;
       break;
     }
     moved_independent(model, data, q, q0, moved);
@@ -707,6 +748,7 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
     for (int s = 0; s < aggregates; ++s)
       work.held_selection[static_cast<std::size_t>(s)] = data.selection[static_cast<std::size_t>(s)];
   }
+  if (!moved.empty() && !singular) give_back(model, data, q, q0, moved);
   report.moved = moved;
   for (const int dof : report.moved) report.displacement.push_back(q[dof] - q0[dof]);
   report.residual = position_residual(model, data, q);

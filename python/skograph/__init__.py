@@ -35,8 +35,9 @@ def _warn(messages):
 
 
 def analyze_graph(path, strict=False, loops=None):
-    """The `skograph graph PATH --json` object (a DOT digraph or a model's standard digraph)."""
-    text, messages = _skograph._graph_report(str(path), strict, str(loops) if loops else "")
+    """The `skograph graph PATH --json` object (a DOT digraph or a model's standard digraph);
+    path and loops: str or os.PathLike."""
+    text, messages = _skograph._graph_report(path, strict, loops)
     _warn(messages)
     return _json.loads(text)
 
@@ -50,44 +51,42 @@ def render(path, output, what, matrix=None, ordering=None, state=None, format=No
            strict=False, loops=None):
     """Draws one picture to `output`, as `skograph render PATH --what WHAT -o OUTPUT ...`."""
     _needs_viz("render")
-    _warn(_skograph._render(str(path), str(output), what, matrix or "", ordering or "",
-                            str(state) if state else "", format or "", 800 if size is None else size,
-                            strict, str(loops) if loops else ""))
+    _warn(_skograph._render(path, output, what, matrix or "", ordering or "", state,
+                            format or "", 800 if size is None else size, strict, loops))
 
 
 def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=False,
             independent=None, loops=None):
     """The report and every picture into the folder `out`, as `skograph analyze PATH --out OUT`."""
     _needs_viz("analyze")
-    _warn(_skograph._analyze(str(path), str(out), str(state) if state else "",
-                             800 if size is None else size,
+    _warn(_skograph._analyze(path, out, state, 800 if size is None else size,
                              5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
-                             independent, str(loops) if loops else ""))
+                             independent, loops))
 
 
 # Module-level forms of the dynamics calls: functions of the module pickle by name, so
 # multiprocessing's Pool.starmap and Dask can ship them with a model (the class's own
 # skograph.Model.forward_dynamics is pybind11's instancemethod, which does not pickle). The model
 # pickles as its mechanism: no file is needed on the worker.
-def forward_dynamics(model, q, qd, tau, gravity=None, threads=1, solver="embedding"):
+def forward_dynamics(model, q, qd, tau, gravity=None, threads=None, solver="embedding"):
     """model.forward_dynamics(q, qd, tau, ...): qdd (same shape as q) for the generalized forces
     tau at (q, qd), file dof order, rows of 2-D arrays being states; picklable for process pools."""
     return model.forward_dynamics(q, qd, tau, gravity=gravity, threads=threads, solver=solver)
 
 
-def inverse_dynamics(model, q, qd, qdd, gravity=None, threads=1):
+def inverse_dynamics(model, q, qd, qdd, gravity=None, threads=None):
     """model.inverse_dynamics(q, qd, qdd, ...): tau (same shape as q) that gives qdd at (q, qd);
     closed chains: the actuator forces at the independent dofs; picklable for process pools."""
     return model.inverse_dynamics(q, qd, qdd, gravity=gravity, threads=threads)
 
 
-def mass_matrix(model, q, threads=1):
+def mass_matrix(model, q, threads=None):
     """model.mass_matrix(q, ...): M(q), (dofs, dofs) or (rows, dofs, dofs) for a 2-D q, file dof
     order; picklable for process pools."""
     return model.mass_matrix(q, threads=threads)
 
 
-def bias(model, q, qd, gravity=None, threads=1):
+def bias(model, q, qd, gravity=None, threads=None):
     """model.bias(q, qd, ...): C(q, qd) with gravity (same shape as q), so that M qdd + C = tau;
     picklable for process pools."""
     return model.bias(q, qd, gravity=gravity, threads=threads)

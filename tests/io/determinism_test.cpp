@@ -17,6 +17,7 @@
 #include "skograph/io/model.hpp"
 #include "skograph/io/model_kinematics.hpp"
 
+// Under ThreadSanitizer fewer robots and repeats; under AddressSanitizer fewer repeats.
 #if defined(__SANITIZE_THREAD__)
 #define SKOGRAPH_UNDER_TSAN 1
 #elif defined(__has_feature)
@@ -24,13 +25,16 @@
 #define SKOGRAPH_UNDER_TSAN 1
 #endif
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SKOGRAPH_UNDER_ASAN 1
+#endif
 
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef SKOGRAPH_UNDER_TSAN
+#if defined(SKOGRAPH_UNDER_TSAN) || defined(SKOGRAPH_UNDER_ASAN)
 constexpr int kRepeats = 10;
 #else
 constexpr int kRepeats = 100;

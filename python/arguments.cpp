@@ -1,0 +1,176 @@
+#include "arguments.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "skograph/graph/error.hpp"
+
+namespace skograph::python {
+
+namespace {
+
+// The Python type's name of `value`, for messages ("int", "dict").
+std::string type_name(const py::object& value) {
+  return py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>();
+}
+
+// What a NumPy dtype kind holds, where it is not real numbers.
+const char* unreal_contents(char kind) {
+  switch (kind) {
+    case 'c':
+      return "complex numbers";
+    case 'b':
+      return "booleans";
+    case 'U':
+    case 'S':
+      return "text";
+    case 'O':
+      return "Python objects";
+    default:
+      return "values that are not numbers";
+  }
+}
+
+}  // namespace
+
+Array real_array(const py::object& value, const std::string& name) {
+  if (value.is_none()) throw UsageError(name + " is None: it must be an array of real numbers");
+  py::array array;
+  try {
+    array = py::module_::import("numpy").attr("asarray")(value);
+  } catch (const py::error_already_set&) {  // a ragged list, a generator NumPy refuses
+    throw UsageError(name + " must be an array of real numbers (NumPy cannot make one of a " +
+                     type_name(value) + " like this)");
+  }
+  const char kind = array.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u')
+    throw UsageError(name + " must be an array of real numbers (it holds " +
+                     unreal_contents(kind) + ")");
+  return Array::ensure(array);
+}
+
+void check_finite(const Array& array, const std::string& name, const Model& model) {
+  const double* data = array.data();
+  const py::ssize_t size = array.size();
+  for (py::ssize_t i = 0; i < size; ++i) {
+    if (std::isfinite(data[i])) continue;
+    const py::ssize_t columns = array.ndim() >= 1 ? array.shape(array.ndim() - 1) : 1;
+    const py::ssize_t row = columns > 0 ? i / columns : 0, column = columns > 0 ? i % columns : 0;
+    std::string where = name;
+    if (array.ndim() == 2)
+      where += ", row " + std::to_string(row + 1) + " (index " + std::to_string(row) + "),";
+    const std::string entry =
+        array.ndim() >= 1 && columns == model.dof_count()
+            ? " at dof '" + model.dof_names()[static_cast<std::size_t>(column)] + "'"
+            : (array.ndim() >= 1 ? " at entry " + std::to_string(column + 1) : std::string());
+    const std::string what = std::isnan(data[i]) ? "nan" : (data[i] > 0 ? "inf" : "-inf");
+    throw UsageError(where + " is not a finite number" + entry + " (" + what + ")");
+  }
+}
+
+Eigen::VectorXd state_vector(const py::object& value, const std::string& name,
+                             const Model& model) {
+  const Array array = real_array(value, name);
+  if (array.ndim() != 1)
+    throw UsageError(name + " must be one state (1-D), not an array of " +
+                     std::to_string(array.ndim()) + " dimensions");
+  if (array.shape(0) != model.dof_count())
+    throw UsageError(name + " has " + std::to_string(array.shape(0)) + " entries, the model " +
+                     std::to_string(model.dof_count()) + " dofs");
+  check_finite(array, name, model);
+  return Eigen::Map<const Eigen::VectorXd>(array.data(), array.shape(0));
+}
+
+Eigen::VectorXd state_or_zero(const py::object& value, const std::string& name,
+                              const Model& model) {
+  return value.is_none() ? Eigen::VectorXd::Zero(model.dof_count())
+                         : state_vector(value, name, model);
+}
+
+Eigen::VectorXd fixed_vector(const py::object& value, const std::string& name,
+                             Eigen::Index size) {
+  const Array array = real_array(value, name);
+  if (array.ndim() != 1 || array.shape(0) != size)
+    throw UsageError(name + " must have " + std::to_string(size) + " entries, not " +
+                     (array.ndim() == 1 ? std::to_string(array.shape(0))
+                                        : "an array of " + std::to_string(array.ndim()) +
+                                              " dimensions"));
+  const Eigen::Map<const Eigen::VectorXd> vector(array.data(), size);
+  for (Eigen::Index i = 0; i < size; ++i)
+    if (!std::isfinite(vector[i]))
+      throw UsageError(name + " is not a finite number at entry " + std::to_string(i + 1));
+  return vector;
+}
+
+Eigen::MatrixXd fixed_matrix(const py::object& value, const std::string& name, Eigen::Index rows,
+                             Eigen::Index columns) {
+  const Array array = real_array(value, name);
+  if (array.ndim() != 2 || array.shape(0) != rows || array.shape(1) != columns)
+    throw UsageError(name + " must be a " + std::to_string(rows) + " x " +
+                     std::to_string(columns) + " matrix");
+  Eigen::MatrixXd matrix = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
+                                                          Eigen::RowMajor>>(array.data(), rows,
+                                                                            columns);
+  if (!matrix.allFinite()) throw UsageError(name + " has an entry that is not a finite number");
+  return matrix;
+}
+
+std::string path_of(const py::object& value, const std::string& name) {
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::hasattr(value, "__fspath__")) {
+    const py::object path = py::module_::import("os").attr("fsdecode")(value);
+    if (py::isinstance<py::str>(path)) return path.cast<std::string>();
+  }
+  throw UsageError(name + " must be a path (str or os.PathLike), not " + type_name(value));
+}
+
+std::string optional_path(const py::object& value, const std::string& name) {
+  return value.is_none() ? std::string() : path_of(value, name);
+}
+
+std::vector<std::string> names_of(const py::object& value, const std::string& name) {
+  if (py::isinstance<py::str>(value))
+    throw UsageError(name + " must be a list of names, not the string '" +
+                     value.cast<std::string>() + "' (['" + value.cast<std::string>() + "'])");
+  if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value))
+    throw UsageError(name + " must be a list of names, not " + type_name(value));
+  std::vector<std::string> names;
+  for (const py::handle item : value) {
+    if (!py::isinstance<py::str>(item))
+      throw UsageError(name + " must be a list of names: an entry is " +
+                       type_name(py::reinterpret_borrow<py::object>(item)));
+    names.push_back(item.cast<std::string>());
+  }
+  return names;
+}
+
+std::optional<std::vector<std::string>> optional_names(const py::object& value,
+                                                       const std::string& name) {
+  if (value.is_none()) return std::nullopt;
+  return names_of(value, name);
+}
+
+Eigen::Vector3d gravity_of(const py::object& value) {
+  if (value.is_none()) return kStandardGravity;
+  return fixed_vector(value, "gravity", 3);
+}
+
+int threads_of(const ThreadsArgument& threads) {
+  if (threads.is_none()) return 1;
+  const py::object& value = threads.value;
+  if (py::isinstance<py::bool_>(value) || !py::isinstance<py::int_>(value))
+    throw UsageError("threads must be None or an integer of at least 1, not " + type_name(value));
+  const long long count = value.cast<long long>();
+  if (count < 1)
+    throw UsageError("threads must be None or an integer of at least 1, not " +
+                     std::to_string(count));
+  return static_cast<int>(std::min<long long>(count, 1 << 16));
+}
+
+FrameAxes axes_of(const std::string& frame) {
+  if (frame == "world") return FrameAxes::kWorld;
+  if (frame == "local") return FrameAxes::kLocal;
+  throw UsageError("frame='" + frame + "': the axes are 'world' or 'local'");
+}
+
+}  // namespace skograph::python

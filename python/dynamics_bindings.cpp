@@ -1,0 +1,138 @@
+// Model.forward_dynamics, inverse_dynamics, mass_matrix, bias and multiplier_dynamics: the
+// dynamics in the file's dof order (io/model.hpp, io/model_constraints.hpp), one state or a batch.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "arguments.hpp"
+#include "calls.hpp"
+#include "skograph/graph/error.hpp"
+#include "skograph/io/model_constraints.hpp"
+
+namespace skograph::python {
+namespace {
+
+ClosedChainSolver solver_of(const std::string& name) {
+  const std::optional<ClosedChainSolver> solver = parse_solver(name);
+  if (!solver)
+    throw UsageError("unknown solver '" + name + "' (expected embedding or multipliers)");
+  return *solver;
+}
+
+// The docstrings' common part: the arguments of a per-state call.
+#define SKOGRAPH_STATE_ARGUMENTS                                                                \
+  " Vectors are (dofs,) for one state or (rows, dofs) for a batch, in the file's dof order; "  \
+  "gravity (3,) in m/s^2, default (0, 0, -9.81); threads: None (one thread) or the number of " \
+  "worker threads for a batch."
+
+}  // namespace
+
+void bind_dynamics(ModelClass& model_class) {
+  model_class
+      .def(
+          "forward_dynamics",
+          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
+             const ArrayArgument& tau, const OptionalArrayArgument& gravity,
+             const ThreadsArgument& threads, const std::string& solver) {
+            const Eigen::Vector3d g = gravity_of(gravity.value);
+            const ClosedChainSolver method = solver_of(solver);
+            const std::vector<py::ssize_t> shape{self.model.dof_count()};
+            return per_state<3>(
+                self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, shape,
+                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                  Eigen::Map<Eigen::VectorXd> qdd(out, s.size);
+                  if (method == ClosedChainSolver::kEmbedding)
+                    forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g, qdd);
+                  else
+                    qdd = forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                                           method)
+                              .acceleration;
+                });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
+          py::arg("threads") = py::none(), py::arg("solver") = "embedding",
+          "qdd for tau acting on every joint, of the shape of q. Closed chains: solver='embedding' "
+          "(minimal coordinates) or 'multipliers' (the augmented system M qdd + C = tau + G* "
+          "lambda, G qdd + Gdot qd = 0); the two agree." SKOGRAPH_STATE_ARGUMENTS
+          " skograph.Error for a singular mass matrix or a loop that cannot close.")
+      .def(
+          "multiplier_dynamics",
+          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
+             const ArrayArgument& tau, const OptionalArrayArgument& gravity) {
+            const Model& model = self.model;
+            const Eigen::VectorXd q0 = state_vector(q.value, "q", model),
+                                  qd0 = state_vector(qd.value, "qd", model),
+                                  tau0 = state_vector(tau.value, "tau", model);
+            const Eigen::Vector3d g = gravity_of(gravity.value);
+            const ClosedDynamics result = compute(self, [&](ModelData& data) {
+              return forward_dynamics(model, data, q0, qd0, tau0, g,
+                                      ClosedChainSolver::kMultipliers);
+            });
+            py::dict out;
+            out["qdd"] = result.acceleration;
+            out["multipliers"] = result.multipliers;
+            out["labels"] = result.labels;
+            return out;
+          },
+          py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
+          "{'qdd', 'multipliers' (lambda, one per row of constraint_jacobian), 'labels'} by the "
+          "multiplier method, M qdd + C = tau + G* lambda. The rows and labels are those of "
+          "constraint_system(q, qd). q, qd, tau: (dofs,); gravity (3,), default (0, 0, -9.81). "
+          "skograph.Error for a tree (it has no constraint rows).")
+      .def(
+          "inverse_dynamics",
+          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
+             const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
+             const ThreadsArgument& threads) {
+            const Eigen::Vector3d g = gravity_of(gravity.value);
+            return per_state<3>(
+                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {self.model.dof_count()},
+                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                  inverse_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                                   Eigen::Map<Eigen::VectorXd>(out, s.size));
+                });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
+          py::arg("threads") = py::none(),
+          "tau that gives the accelerations qdd at (q, qd), of the shape of q. Closed chains: "
+          "the actuator forces for qdd's independent entries, nonzero at the independent dofs "
+          "only (forward_dynamics of them gives qdd back)." SKOGRAPH_STATE_ARGUMENTS)
+      .def(
+          "mass_matrix",
+          [](PyModel& self, const ArrayArgument& q, const ThreadsArgument& threads) {
+            const py::ssize_t n = self.model.dof_count();
+            return per_state<1>(
+                self, {{{"q", q}}}, threads, {n, n},
+                [](const Model& model, ModelData& data, const RowState<1>& s, double* out) {
+                  // Through the workspace's matrix, then row-major into NumPy.
+                  Eigen::MatrixXd& mass = data.state.matrix;
+                  mass.resize(s.size, s.size);
+                  mass_matrix(model, data, s.vector(0), mass);
+                  write_row_major(mass, out);
+                });
+          },
+          py::arg("q"), py::arg("threads") = py::none(),
+          "M(q) by composite inertias: (dofs, dofs), symmetric positive definite, in the file's "
+          "dof order, or (rows, dofs, dofs) for a 2-D q. A closed chain's M is its spanning "
+          "tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_STATE_ARGUMENTS)
+      .def(
+          "bias",
+          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
+             const OptionalArrayArgument& gravity, const ThreadsArgument& threads) {
+            const Eigen::Vector3d g = gravity_of(gravity.value);
+            return per_state<2>(
+                self, {{{"q", q}, {"qd", qd}}}, threads, {self.model.dof_count()},
+                [&](const Model& model, ModelData& data, const RowState<2>& s, double* out) {
+                  Eigen::Map<Eigen::VectorXd>(out, s.size) =
+                      bias_forces(model, data, s.vector(0), s.vector(1), g);
+                });
+          },
+          py::arg("q"), py::arg("qd"), py::arg("gravity") = py::none(),
+          py::arg("threads") = py::none(),
+          "C(q, qd): the Coriolis, centrifugal and gravity forces, so that M qdd + C = tau, of "
+          "the shape of q. A closed chain's is its spanning tree's at the closed "
+          "state." SKOGRAPH_STATE_ARGUMENTS);
+}
+
+}  // namespace skograph::python

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""The Python module's arguments are checked as strictly as the command line's (every bad input
+one line of skograph.Error naming the argument and, in a batch, the row; the same words as the
+command line for the same problem), and its calls are functions of their arguments: plain Python
+threads on one model, batches on several threads and repeated calls give the serial results bit
+for bit; the notes on the independent coordinates reach UserWarning and Model.notes.
+
+usage: SKOGRAPH_CLI=build/bin/skograph PYTHONPATH=build/python test_inputs_and_threads.py SOURCE_DIR
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+import unittest
+import warnings
+
+import numpy as np
+
+import skograph
+
+SOURCE = sys.argv[1]
+CLI = os.environ["SKOGRAPH_CLI"]
+MODELS = pathlib.Path(SOURCE) / "examples" / "models"
+ROBOTS = pathlib.Path(SOURCE).resolve().parent / "shared" / "robots" / "example-parallel-robots"
+
+
+def one_line_error(test, call, *fragments):
+    """call() raises skograph.Error (a ValueError) of one line holding every fragment."""
+    with test.assertRaises(skograph.Error) as raised:
+        call()
+    message = str(raised.exception)
+    test.assertIsInstance(raised.exception, ValueError)
+    test.assertNotIn("\n", message)
+    for fragment in fragments:
+        test.assertIn(fragment, message)
+    return message
+
+
+def cli_error(*args):
+    run = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True)
+    assert run.returncode == 2, run
+    return run.stderr.strip()
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.arm = skograph.load_model(MODELS / "arm7.urdf")
+        self.n = self.arm.dof_count
+        self.zero = np.zeros(self.n)
+
+    def test_non_finite_numbers_name_the_argument_the_dof_and_the_row(self):
+        arm, zero = self.arm, self.zero
+        for value, word in ((np.nan, "nan"), (np.inf, "inf"), (-np.inf, "-inf")):
+            bad = zero.copy()
+            bad[6] = value
+            one_line_error(self, lambda: arm.forward_dynamics(bad, zero, zero),
+                           f"q is not a finite number at dof '{arm.dofs[6]}' ({word})")
+            one_line_error(self, lambda: arm.forward_dynamics(zero, bad, zero),
+                           "qd is not a finite number")
+            one_line_error(self, lambda: arm.forward_dynamics(zero, zero, bad),
+                           "tau is not a finite number")
+            one_line_error(self, lambda: arm.inverse_dynamics(bad, zero, zero),
+                           "q is not a finite number")
+            one_line_error(self, lambda: arm.mass_matrix(bad), "q is not a finite number")
+            one_line_error(self, lambda: arm.jacobian(bad, arm.frames[-1]),
+                           "q is not a finite number")
+        batch = np.zeros((5, self.n))
+        batch[2, 3] = np.nan
+        one_line_error(self, lambda: arm.forward_dynamics(batch, np.zeros((5, self.n)),
+                                                          np.zeros((5, self.n)), threads=2),
+                       "q, row 3 (index 2), is not a finite number at dof")
+        one_line_error(self, lambda: arm.forward_dynamics(zero, zero, zero, gravity=[0, np.nan, 0]),
+                       "gravity is not a finite number at entry 2")
+        # A closed chain the same (the CLI's closure search never sees a NaN).
+        fourbar = skograph.load_model(MODELS / "fourbar.yaml")
+        bad = np.zeros(fourbar.dof_count)
+        bad[0] = np.nan
+        one_line_error(self, lambda: fourbar.assemble(bad), "q is not a finite number")
+
+    def test_paths_take_os_pathlike(self):
+        model = skograph.load_model(MODELS / "fivebar.urdf", loops=MODELS / "fivebar_loops.yaml")
+        self.assertTrue(model.is_closed_chain)
+        state = model.read_state(MODELS / "fivebar_state.json")
+        self.assertEqual(state["q"].shape, (model.dof_count,))
+        self.assertEqual(skograph.analyze_graph(MODELS / "fourbar.yaml")["nodes"],
+                         skograph.analyze_graph(str(MODELS / "fourbar.yaml"))["nodes"])
+        one_line_error(self, lambda: skograph.load_model(3), "path must be a path (str or os.PathLike), not int")
+
+    def test_a_string_where_names_belong_and_the_same_words_as_the_command_line(self):
+        stewart = MODELS / "stewart_platform.yaml"
+        one_line_error(self, lambda: skograph.load_model(stewart, independent="leg1"),
+                       "independent must be a list of names, not the string 'leg1' (['leg1'])")
+        one_line_error(self, lambda: skograph.load_model(stewart, independent=[1]),
+                       "independent must be a list of names: an entry is int")
+        python = one_line_error(self, lambda: skograph.load_model(stewart, independent=["legX"]),
+                                "'legX' is not a joint")
+        command = cli_error("dynamics", stewart, "--independent", "legX")
+        self.assertIn(python, command)  # the command line's line ends with the same words
+        one_line_error(self, lambda: skograph.load_model(stewart, conditioning_limit=0.5),
+                       "conditioning_limit must be a number of at least 1")
+        self.assertIn("--conditioning-limit must be a number of at least 1",
+                      cli_error("dynamics", stewart, "--conditioning-limit", "0.5"))
+        arm = self.arm
+        one_line_error(self, lambda: arm.singularity(self.zero, frames=arm.frames[-1]),
+                       "frames must be a list of names, not the string")
+
+    def test_gravity_threads_and_array_kinds(self):
+        arm, zero = self.arm, self.zero
+        one_line_error(self, lambda: arm.forward_dynamics(zero, zero, zero, gravity=[0, -9.81]),
+                       "gravity must have 3 entries, not 2")
+        for threads in (0, -1):
+            one_line_error(self, lambda: arm.mass_matrix(np.zeros((3, self.n)), threads=threads),
+                           f"threads must be None or an integer of at least 1, not {threads}")
+        for threads in (1.5, True, "2"):
+            one_line_error(self, lambda: arm.mass_matrix(zero, threads=threads),
+                           "threads must be None or an integer of at least 1, not")
+        self.assertEqual(arm.mass_matrix(np.zeros((3, self.n)), threads=None).shape,
+                         (3, self.n, self.n))
+        one_line_error(self, lambda: arm.forward_dynamics(zero.astype(complex), zero, zero),
+                       "q must be an array of real numbers (it holds complex numbers)")
+        one_line_error(self, lambda: arm.forward_dynamics(np.array([None] * self.n), zero, zero),
+                       "q must be an array of real numbers (it holds Python objects)")
+        one_line_error(self, lambda: arm.forward_dynamics(["a"] * self.n, zero, zero),
+                       "q must be an array of real numbers (it holds text)")
+        one_line_error(self, lambda: arm.forward_dynamics(zero[:3], zero, zero),
+                       "q has 3 entries per state, the model 7 dofs")
+        # Integer arrays are numbers.
+        np.testing.assert_array_equal(arm.mass_matrix(np.zeros(self.n, dtype=int)),
+                                      arm.mass_matrix(zero))
+
+    def test_a_batch_error_names_its_row(self):
+        # The parallelogram driven by its rocker is singular at its change point (all zeros).
+        model = skograph.load_model(pathlib.Path(SOURCE) / "examples" / "bad" / "parallelogram.yaml",
+                                    independent=["rocker_joint"])
+        n = model.dof_count
+        q = np.full((4, n), 0.3)
+        q[:, 1] = -0.3
+        q[2] = 0.0
+        message = one_line_error(
+            self, lambda: model.forward_dynamics(q, np.zeros((4, n)), np.zeros((4, n)), threads=2),
+            "singular configuration for the chosen independent coordinates 'rocker_joint'")
+        self.assertTrue(message.startswith("row 3 (index 2): "), message)
+
+
+class CallsAreFunctionsOfTheirArguments(unittest.TestCase):
+    def states(self, model, rows, seed):
+        rng = np.random.default_rng(seed)
+        q = 0.1 * rng.standard_normal((rows, model.dof_count))
+        closed = [model.close(q[i], np.zeros(model.dof_count))[0] for i in range(rows)]
+        return np.array(closed), rng.standard_normal((rows, model.dof_count))
+
+    def test_python_threads_and_batches_give_the_serial_results(self):
+        for path, loops in ((MODELS / "humanoid.yaml", None), (MODELS / "stewart_platform.yaml", None),
+                            (MODELS / "fivebar.urdf", MODELS / "fivebar_loops.yaml")):
+            with self.subTest(path.name):
+                model = skograph.load_model(path, loops=loops)
+                q, qd = self.states(model, 24, 3)
+                tau = np.zeros_like(q)
+                serial = np.array([model.forward_dynamics(q[i], qd[i], tau[i]) for i in range(len(q))])
+                np.testing.assert_array_equal(model.forward_dynamics(q, qd, tau, threads=3), serial)
+                results = [None] * 4
+
+                def work(k):
+                    results[k] = np.array([model.forward_dynamics(q[i], qd[i], tau[i])
+                                           for i in range(len(q))])
+                threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                for result in results:
+                    np.testing.assert_array_equal(result, serial)
+
+    @unittest.skipUnless((ROBOTS / "5bar_linkage").exists(), "no ../shared robots")
+    def test_assembly_is_the_same_on_the_first_call_and_every_later_one(self):
+        for name in ("5bar_linkage", "cassie_like"):
+            with self.subTest(name):
+                fresh = lambda: skograph.load_model(ROBOTS / name / "robot.urdf",
+                                                    loops=ROBOTS / name / "robot.yaml")
+                model = fresh()
+                zero = np.zeros(model.dof_count)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    first = model.assemble(zero)
+                    model.forward_dynamics(first["q"], zero, zero)
+                    _ = model.independent
+                    again = model.assemble(zero)
+                    other = fresh().assemble(zero)
+                np.testing.assert_array_equal(first["q"], again["q"])
+                np.testing.assert_array_equal(first["q"], other["q"])
+                self.assertEqual(first["moved"], {})
+                for dof in first["independent"]:
+                    self.assertEqual(first["q"][model.dofs.index(dof)], 0.0, dof)
+
+    @unittest.skipUnless((ROBOTS / "robot_delta").exists(), "no ../shared robots")
+    def test_the_notes_reach_user_warnings_and_model_notes(self):
+        model = skograph.load_model(ROBOTS / "robot_delta" / "robot.urdf",
+                                    loops=ROBOTS / "robot_delta" / "robot.yaml")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = model.assemble(np.zeros(model.dof_count))
+        texts = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        self.assertTrue(any("no choice of independent coordinates" in t for t in texts), texts)
+        self.assertIn("mot1_rod1", result["independent"])
+        self.assertTrue(any("conditioning limit 1000" in note for note in model.notes), model.notes)
+        command = subprocess.run([CLI, "assemble", ROBOTS / "robot_delta" / "robot.urdf", "--loops",
+                                  ROBOTS / "robot_delta" / "robot.yaml"], capture_output=True,
+                                 text=True)
+        self.assertIn("no choice of independent coordinates", command.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
