@@ -7,8 +7,9 @@
 //   independent coordinates keeps the constraints' condition number within the limit;
 // - a chosen set that is full rank but ill-conditioned is used with a warning naming its
 //   condition number, not refused as singular;
-// - twins of the delta robot in two formats (YAML; MJCF with redundant <connect>s) started from a
-//   state that gives one motor angle alone keep it and agree in their closed q and qdd to 1e-8;
+// - twins in two formats started from a state that gives only the motor angles keep them and
+//   agree in their closed q and qdd to 1e-8: the delta robot in YAML and in MJCF with redundant
+//   <connect>s; the five-bar as a URDF with a loop file and as a URDF+ with its <loop>;
 // - forward dynamics of robot_delta and talos_like against a long-double solution of the same
 //   constrained equations (M, C, G and Gdot qd from the library at the closed state, the KKT system
 //   [M G*; G 0] solved by full-pivot LU in long double): 5e-11 and 1.5e-11 max-norm relative.
@@ -174,32 +175,43 @@ TEST(AssemblyReport, CassieKeepsEveryIndependentCoordinateFromZero) {
   for (const std::string& dof : data.independent) EXPECT_EQ(at(model, closed.q, dof), 0.0) << dof;
 }
 
-TEST(AssemblyReport, DeltaTwinsInTwoFormatsKeepTheMotorAngleAndAgree) {
+// Each twin from the state that gives `motors` their angles and every other coordinate zero:
+// the motors kept, nothing moved; the twins' closed q and qdd (zero tau, gravity) agree to 1e-8.
+void expect_twins_agree(const std::vector<std::pair<std::string, ReadOptions>>& twins,
+                        const std::map<std::string, double>& motors) {
   std::vector<Eigen::VectorXd> q, qdd;
   std::vector<std::vector<std::string>> names;
-  for (const std::string file : {"delta_robot.yaml", "delta_robot_redundant.xml"}) {
+  for (const auto& [file, options] : twins) {
     SCOPED_TRACE(file);
-    ReadOptions options;
-    options.independent = {"arm1", "arm2", "arm3"};
     const Model model = load_model((kExamples / file).string(), options);
     ModelData data(model);
     const int n = model.dof_count();
     Eigen::VectorXd start = Eigen::VectorXd::Zero(n);
-    start[std::find(model.dof_names().begin(), model.dof_names().end(), "arm1") -
-          model.dof_names().begin()] = 0.05;
+    for (const auto& [motor, angle] : motors)
+      start[std::find(model.dof_names().begin(), model.dof_names().end(), motor) -
+            model.dof_names().begin()] = angle;
     const ClosedState closed = close_state(model, data, start, Eigen::VectorXd::Zero(n));
     EXPECT_EQ(expect_honest_report(model, data, start, closed.q), 0);
-    EXPECT_EQ(at(model, closed.q, "arm1"), 0.05);
-    EXPECT_EQ(at(model, closed.q, "arm2"), 0.0);
-    EXPECT_EQ(at(model, closed.q, "arm3"), 0.0);
+    for (const auto& [motor, angle] : motors) EXPECT_EQ(at(model, closed.q, motor), angle) << motor;
     q.push_back(closed.q);
     qdd.push_back(forward_dynamics(model, data, closed.q, closed.qd, Eigen::VectorXd::Zero(n)));
     names.push_back(model.dof_names());
   }
-  // The MJCF twin has the YAML's dofs (a massless cross link per rod, the same joint names).
-  ASSERT_EQ(names[0], names[1]);
+  ASSERT_EQ(names[0], names[1]);  // the same joints, the same dofs
   EXPECT_LT((q[0] - q[1]).cwiseAbs().maxCoeff(), 1e-8);
   EXPECT_LT((qdd[0] - qdd[1]).cwiseAbs().maxCoeff(), 1e-8 * (1.0 + qdd[0].cwiseAbs().maxCoeff()));
+}
+
+TEST(AssemblyReport, TwinsInTwoFormatsKeepTheMotorAnglesAndAgree) {
+  ReadOptions arms;
+  arms.independent = {"arm1", "arm2", "arm3"};
+  // The MJCF twin has the YAML's dofs (a massless cross link per rod, the same joint names).
+  expect_twins_agree({{"delta_robot.yaml", arms}, {"delta_robot_redundant.xml", arms}},
+                     {{"arm1", 0.05}, {"arm2", 0.0}, {"arm3", 0.0}});
+  ReadOptions loop_file;
+  loop_file.loops_file = (kExamples / "fivebar_loops.yaml").string();
+  expect_twins_agree({{"fivebar.urdf", loop_file}, {"fivebar_plus.urdf", {}}},
+                     {{"motor1", 0.2}, {"motor2", -0.1}});
 }
 
 // max |qdd - qdd*| / max |qdd*| with qdd* the long-double solution of the constrained equations
