@@ -125,17 +125,17 @@ sanitize: deps
 	cmake --build $(SANITIZE_DIR) -j$(JOBS)
 	cd $(SANITIZE_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 
-# The concurrency tests (tests/io/determinism_test.cpp: one model, calls interleaved on one
+# The concurrency tests (tests/model/determinism_test.cpp: one model, calls interleaved on one
 # workspace and on four threads, bit for bit) built with ThreadSanitizer in its own folder, only
-# the libraries and io_tests they need, at reduced counts; must be clean. CI runs it.
+# the libraries and model_tests they need, at reduced counts; must be clean. CI runs it.
 SANITIZE_THREAD_DIR ?= build-tsan
 sanitize-thread: deps
 	cmake -S . -B $(SANITIZE_THREAD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSKOGRAPH_SANITIZE_THREAD=ON \
 	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF -DSKOGRAPH_PYTHON=OFF -DSKOGRAPH_VIZ=OFF $(CMAKE_ARGS)
-	cmake --build $(SANITIZE_THREAD_DIR) -j$(JOBS) --target io_tests
+	cmake --build $(SANITIZE_THREAD_DIR) -j$(JOBS) --target model_tests
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  $(SANITIZE_THREAD_DIR)/bin/io_tests --gtest_filter='*Determinism*'
+	  $(SANITIZE_THREAD_DIR)/bin/model_tests --gtest_filter='*Determinism*'
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -138,7 +138,7 @@ BENCHMARK(BM_AnymalLikeFd)->Arg(0)->Arg(1);
 BENCHMARK(BM_AnymalLikeId)->Arg(0)->Arg(1);
 BENCHMARK(BM_AnymalLikeMass)->Arg(0)->Arg(1);
 
-// A published robot file, loaded as the command line does (io/model.hpp).
+// A published robot file, loaded as the command line does (model/model.hpp).
 void BM_SharedRobotFd(benchmark::State& state, const std::string& file) {
   Problem p(load_model(file).mechanism());
   for (auto _ : state)

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bench/parallel_robot_files.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // `skograph assemble MODEL [--state S.json] [--out CLOSED.json] [--json] [--strict]
 // [--independent JOINT,...]`: a closed configuration of a closed chain from the given (or zero)
-// state through the library's assembly (io/model.hpp: close_state; rigid/closed_chain_model.hpp:
+// state through the library's assembly (model/model.hpp: close_state; rigid/closed_chain_model.hpp:
 // assemble), written as a state file every command accepts.
 #include "assemble_command.hpp"
 
@@ -11,7 +11,7 @@
 #include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"

@@ -168,7 +168,7 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
   ConstraintForces forces;
   std::vector<AggregateConstraintStatus> status;
   try {
-    // The given state closed by the library's assembly (io/model.hpp: close_state).
+    // The given state closed by the library's assembly (model/model.hpp: close_state).
     const ClosedState closed =
         close_state(loaded, workspace, order.vector(state.q), order.vector(state.qd));
     q = order.model_vector(closed.q);

@@ -4,7 +4,7 @@
 
 #include <iomanip>
 
-#include "skograph/io/base_change.hpp"
+#include "skograph/model/base_change.hpp"
 #include "warnings.hpp"
 
 namespace skograph::cli {
@@ -44,7 +44,7 @@ MechanismState load_state(const std::string& state_file, const Model& model) {
 // A ClosureError of a run on (file, state file) as one line naming the model (and the state).
 UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e,
                            const Mechanism& mechanism) {
-  const Declaration declared = loop_declaration(mechanism, e.what());
+  const Declaration declared = loop_declaration(mechanism, e);
   const std::string named =
       declared.file.empty() ? file : declared.file + ":" + std::to_string(declared.line);
   return UsageError(naming_file(named, e.what()) + (state_file.empty()

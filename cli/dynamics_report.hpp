@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/model.hpp"
-#include "skograph/io/model_constraints.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/constraints.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
@@ -41,11 +41,11 @@ std::string gravity_text(const Eigen::Vector3d& gravity);
 
 // The state file's state, or the zero state without one.
 // In the model's coordinates: a state file names the file's joints, and --base converts it
-// (io/base_change.hpp: read_model_state).
+// (model/base_change.hpp: read_model_state).
 MechanismState load_state(const std::string& state_file, const Model& model);
 // A closure failure or singular configuration of a run on (file, state file) as one line naming
 // the model (and the state); the loop file instead, with its line, when the failing loop came
-// from one (io/model.hpp: loop_declaration).
+// from one (model/model.hpp: loop_declaration).
 UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e,
                            const Mechanism& mechanism);
 // What the state gives: for the force check's message.

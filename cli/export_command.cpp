@@ -11,8 +11,8 @@
 #include "skograph/cli/commands.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/model.hpp"
-#include "skograph/io/model_constraints.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/constraints.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/kkt_export.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
@@ -177,7 +177,7 @@ void export_mass(const ExportOptions& options, const Model& model, const ModelDa
     files.emplace_back(options.resolvent, matrix_market_text(matrices.resolvent(), false));
 }
 
-// G's independent rows, their labels and Gdot qd at the closed state (io/model_constraints.hpp).
+// G's independent rows, their labels and Gdot qd at the closed state (model/constraints.hpp).
 void export_constraints(const ExportOptions& options, const Model& model, ModelData& data,
                         const MechanismState& state,
                         std::vector<std::pair<std::string, std::string>>& files,
@@ -240,7 +240,7 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
     exported = model_sko(model, data, model.dof_order().vector(state.q), true);
   } catch (const Error& e) {  // the loops cannot be closed, or close only at a singular state
     // Blame the state, else the loop file that declared the failing loop, else the model.
-    const Declaration declared = loop_declaration(model.mechanism(), e.what());
+    const Declaration declared = loop_declaration(model.mechanism(), e);
     throw UsageError(naming_file(!options.state.empty() ? options.state
                                  : declared.file.empty()
                                      ? options.model

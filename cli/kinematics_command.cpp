@@ -7,7 +7,7 @@
 
 #include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
-#include "skograph/io/model_kinematics.hpp"
+#include "skograph/model/kinematics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"

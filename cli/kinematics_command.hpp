@@ -1,7 +1,7 @@
 // `skograph kinematics MODEL [--state S.json] [--frames a,b|all] [--json]`: poses, velocities and
 // accelerations of every frame, Jacobians of the named ones, the centre of mass, the energies, and
 // for closed chains the Jacobians in the independent coordinates and the singularity measures
-// (io/model_kinematics.hpp; docs/kinematics.md).
+// (model/kinematics.hpp; docs/kinematics.md).
 #pragma once
 
 #include <iosfwd>

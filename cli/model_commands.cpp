@@ -13,7 +13,7 @@
 #include "bench_algorithms.hpp"
 #include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/sparse/sparse_export.hpp"
@@ -135,7 +135,7 @@ int run_tree_dynamics(const DynamicsArguments& args, const Model& model, std::os
   const DofOrder& order = model.dof_order();
   const MechanismState state = load_state(args.state_file, model);
   check_forces_move_mass(model, state.tau, state_source(args.state_file));
-  // Everything through the library's file-order calls (io/model.hpp).
+  // Everything through the library's file-order calls (model/model.hpp).
   const MechanismState shown = in_file_order(order, state);
   ModelData data(model);
   MassOutput mass_output = args.mass;

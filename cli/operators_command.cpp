@@ -6,8 +6,8 @@
 
 #include "dynamics_report.hpp"
 #include "skograph/cli/commands.hpp"
-#include "skograph/io/model_kinematics.hpp"
-#include "skograph/io/model_operators.hpp"
+#include "skograph/model/kinematics.hpp"
+#include "skograph/model/operators.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"
 #include "warnings.hpp"

@@ -1,5 +1,5 @@
 // `skograph operators MODEL [--state S.json] [--frames a,b|all] [--json]`: the operators of part II
-// at the state (io/model_operators.hpp; docs/operators.md): log det M, M^-1 by the innovations
+// at the state (model/operators.hpp; docs/operators.md): log det M, M^-1 by the innovations
 // factorization, the innovations factors and their inverse, the Riccati D per joint, and the
 // operational-space inertia and compliance of the named frames. Closed chains: of the
 // constraint-embedded model (M_R), as `skograph export`.

@@ -15,7 +15,7 @@
 #include "skograph/cli/commands.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
@@ -158,7 +158,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   options.gravity = state.gravity;
   options.tau = state.tau;
   Eigen::VectorXd q = state.q, qd = state.qd;
-  // A closed chain's state is assembled first (io/model.hpp: close_state), as every command does.
+  // A closed chain's state is assembled first (model/model.hpp: close_state), as every command does.
   if (loaded.is_closed_chain()) {
     ModelData workspace(loaded);
     try {

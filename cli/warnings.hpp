@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 
 namespace skograph::cli {
 
@@ -16,7 +16,7 @@ namespace skograph::cli {
 void add_warnings(const std::string& file, const std::vector<std::string>& items);
 // A note about `file` (e.g. one aggregate holds the whole mechanism), printed like the warnings.
 void add_note(const std::string& file, const std::string& text);
-// The warnings and notes of a closed state (io/model.hpp: state_messages) about `file`.
+// The warnings and notes of a closed state (model/model.hpp: state_messages) about `file`.
 void add_state_messages(const std::string& file, const StateMessages& messages);
 // "skograph COMMAND: warning: FILE: ..." (and "note: FILE: ...") per file, then forgets them.
 void flush_warnings(const std::string& command, std::ostream& err);

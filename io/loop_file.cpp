@@ -213,10 +213,38 @@ void prefer_actuated(const YamlReader& reader, const YAML::Node& list, Mechanism
 
 }  // namespace
 
-void apply_loop_text(const std::string& text, const std::string& source, Mechanism& mechanism) {
+struct LoopFile::Document {
+  YAML::Node root;
+};
+
+LoopFile LoopFile::parse(const std::string& text, const std::string& source) {
   check_text_bytes(text, source);
+  LoopFile file;
+  file.source_ = source;
+  auto document = std::make_shared<Document>();
+  document->root = io::load_yaml(text, source);
+  const YAML::Node root = document->root;
+  file.document_ = std::move(document);
+  if (!root.IsMap() || !root["name_mot"]) return file;
   try {
-    const YAML::Node root = io::load_yaml(text, source);
+    for (const auto& [name, node] : name_list(YamlReader(source), root["name_mot"], "name_mot"))
+      file.actuated_.push_back(name);
+  } catch (const InputError&) {  // reported by apply, at its line
+    file.actuated_.clear();
+  } catch (const YAML::Exception&) {
+    file.actuated_.clear();
+  }
+  return file;
+}
+
+LoopFile LoopFile::read(const std::string& path) {
+  return parse(read_file_bytes(path), path);
+}
+
+void LoopFile::apply(Mechanism& mechanism) const {
+  const std::string& source = source_;
+  try {
+    const YAML::Node root = document_->root;
     const YamlReader reader(source);
     if (!root.IsMap())
       fail({source, root.IsNull() ? 1 : reader.at(root).line},
@@ -232,30 +260,9 @@ void apply_loop_text(const std::string& text, const std::string& source, Mechani
     add_loops(reader, root["closed_loop"], root["type"], mechanism);
     if (root["name_mot"]) prefer_actuated(reader, root["name_mot"], mechanism);
   } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses past the parse: one line
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg + io::yaml_place(e.mark));
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
+                     "YAML: " + e.msg + io::yaml_place(e.mark));
   }
-}
-
-void apply_loop_file(const std::string& path, Mechanism& mechanism) {
-  apply_loop_text(read_file_bytes(path), path, mechanism);
-}
-
-std::vector<std::string> loop_file_actuated_joints(const std::string& path) {
-  std::vector<std::string> joints;
-  try {
-    const std::string text = read_file_bytes(path);
-    check_text_bytes(text, path);
-    const YAML::Node root = io::load_yaml(text, path);
-    if (!root.IsMap() || !root["name_mot"]) return joints;
-    const YamlReader reader(path);
-    for (const auto& [name, node] : name_list(reader, root["name_mot"], "name_mot"))
-      joints.push_back(name);
-  } catch (const InputError&) {
-    joints.clear();
-  } catch (const YAML::Exception&) {
-    joints.clear();
-  }
-  return joints;
 }
 
 }  // namespace skograph

@@ -100,17 +100,6 @@ void read_joint_values(const nlohmann::json& object, const std::string& key,
 
 }  // namespace
 
-std::vector<std::string> dof_names(const Mechanism& mechanism) {
-  std::vector<std::string> names;
-  for (const Joint& joint : mechanism.joints) {
-    const int dofs = joint_dof_count(joint.type);
-    if (dofs == 1) names.push_back(joint.name);
-    for (int i = 0; dofs > 1 && i < dofs; ++i)
-      names.push_back(joint.name + ":" + std::to_string(i));
-  }
-  return names;
-}
-
 MechanismState zero_state(const Mechanism& mechanism) {
   const auto n = static_cast<Eigen::Index>(dof_names(mechanism).size());
   MechanismState state;

@@ -298,7 +298,7 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
         std::filesystem::path(relative).is_absolute() || base_directory.empty()
             ? std::filesystem::path(relative)
             : std::filesystem::path(base_directory) / relative;
-    apply_loop_file(path.string(), mechanism);
+    LoopFile::read(path.string()).apply(mechanism);
   }
   if (root["independent"]) {  // issue 16: the coordinates to keep independent (actuated joints)
     const YAML::Node list = root["independent"];

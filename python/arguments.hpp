@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/rigid/kinematics.hpp"
 
 namespace skograph::python {

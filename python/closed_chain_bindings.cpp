@@ -1,6 +1,6 @@
 // Model.assemble, close, embedding_matrix, reduced_mass_matrix, constraint_forces and the
 // constraints for other solvers (constraint_jacobian, constraint_system, kkt_system): closed
-// chains in the file's dof order (io/model.hpp, io/model_constraints.hpp, report/kkt_export.hpp).
+// chains in the file's dof order (model/model.hpp, model/constraints.hpp, report/kkt_export.hpp).
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
@@ -11,7 +11,7 @@
 #include "calls.hpp"
 #include "scipy_matrices.hpp"
 #include "skograph/graph/error.hpp"
-#include "skograph/io/model_constraints.hpp"
+#include "skograph/model/constraints.hpp"
 #include "skograph/report/kkt_export.hpp"
 
 namespace skograph::python {

@@ -1,5 +1,5 @@
 // Model.forward_dynamics, inverse_dynamics, mass_matrix, bias and multiplier_dynamics: the
-// dynamics in the file's dof order (io/model.hpp, io/model_constraints.hpp), one state or a batch.
+// dynamics in the file's dof order (model/model.hpp, model/constraints.hpp), one state or a batch.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
@@ -8,7 +8,7 @@
 #include "arguments.hpp"
 #include "calls.hpp"
 #include "skograph/graph/error.hpp"
-#include "skograph/io/model_constraints.hpp"
+#include "skograph/model/constraints.hpp"
 
 namespace skograph::python {
 namespace {

@@ -1,5 +1,5 @@
 // Model.frames and the kinematics of frames and of the centre of mass, the energies, the
-// singularity measures and inverse kinematics (io/model_kinematics.hpp), one state or a batch.
+// singularity measures and inverse kinematics (model/kinematics.hpp), one state or a batch.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
@@ -9,7 +9,7 @@
 
 #include "arguments.hpp"
 #include "calls.hpp"
-#include "skograph/io/model_kinematics.hpp"
+#include "skograph/model/kinematics.hpp"
 
 namespace skograph::python {
 namespace {

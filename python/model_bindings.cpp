@@ -1,5 +1,5 @@
 // skograph.load_model and what a Model says of itself: its dofs, warnings and notes, its base
-// body and the change of it, state files, pickling (io/model.hpp, io/base_change.hpp).
+// body and the change of it, state files, pickling (model/model.hpp, model/base_change.hpp).
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
@@ -12,8 +12,8 @@
 #include "calls.hpp"
 #include "model_pickle.hpp"
 #include "skograph/graph/error.hpp"
-#include "skograph/io/base_change.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/base_change.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 
 namespace skograph::python {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/base_change.hpp"
+#include "skograph/model/base_change.hpp"
 
 namespace py = pybind11;
 

@@ -1,5 +1,5 @@
 // The Python module `skograph` (its compiled part, skograph._skograph; python/skograph/__init__.py
-// re-exports it). It consumes the library as the program does, through the model (io/model.hpp)
+// re-exports it). It consumes the library as the program does, through the model (model/model.hpp)
 // and report/: NumPy arrays in the file's dof order (1-D: one state; 2-D: one state per row, on
 // `threads` threads), SciPy sparse matrices, the program's reports. Each family of calls is bound
 // in a file of its own (py_model.hpp lists them); this file gathers them and turns every library

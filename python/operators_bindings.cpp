@@ -1,5 +1,5 @@
 // Model.operators, mass_inverse, log_det_mass, innovations_factors and operational_space: the
-// operators of part II at one configuration (io/model_operators.hpp), as `skograph operators`.
+// operators of part II at one configuration (model/operators.hpp), as `skograph operators`.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
@@ -10,7 +10,7 @@
 #include "calls.hpp"
 #include "py_model.hpp"
 #include "skograph/graph/error.hpp"
-#include "skograph/io/model_operators.hpp"
+#include "skograph/model/operators.hpp"
 
 namespace py = pybind11;
 

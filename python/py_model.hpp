@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 
 namespace skograph::python {
 
 // Workspaces (ModelData) for the calls on one model, one per call in flight: the calls release
 // the GIL while they compute, so plain Python threads run them at once. A call leases one and
-// gives it back; since every call is a function of its arguments (io/model.hpp), which workspace
+// gives it back; since every call is a function of its arguments (model/model.hpp), which workspace
 // a call gets changes nothing in its result.
 class WorkspacePool {
  public:

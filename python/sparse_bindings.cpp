@@ -1,5 +1,5 @@
 // Model.sparse_mass_matrix, sparse_reduced_mass_matrix, factor, kernel and resolvent: the sparse
-// matrices `skograph export` writes (io/model.hpp: model_sko; sparse/sparse_export.hpp), as SciPy
+// matrices `skograph export` writes (model/model.hpp: model_sko; sparse/sparse_export.hpp), as SciPy
 // matrices.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
@@ -21,7 +21,7 @@ namespace skograph::python {
 namespace {
 
 // fn(matrices) on the sparse matrices of the model at q: the tree's (a closed chain's spanning
-// tree) or, with `embedded`, the constraint-embedded model's (io/model.hpp: model_sko), on the
+// tree) or, with `embedded`, the constraint-embedded model's (model/model.hpp: model_sko), on the
 // call's workspace, which they read.
 template <class Fn>
 auto with_sparse_matrices(PyModel& self, const ArrayArgument& q, bool embedded, Fn fn) {

@@ -9,7 +9,7 @@
 #include <system_error>
 
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/report/embedding_analysis.hpp"
 #include "skograph/report/graph_report.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "skograph/io/model_constraints.hpp"
+#include "skograph/model/constraints.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 #include "skograph/sparse/sparse_export.hpp"

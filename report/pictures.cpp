@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/sparse/kkt_system.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
@@ -63,7 +63,7 @@ const char* glyph_meaning(const std::string& glyph) {
   return "fixed: welded, fused into its parent body for the dynamics";
 }
 
-// The standard digraph's edges (io/mechanism_graph.hpp: joints in joint order, then loops, then
+// The standard digraph's edges (rigid/mechanism_graph.hpp: joints in joint order, then loops, then
 // couplings): joint names and types, loop and coupling names, and the joints of the independent
 // coordinates `independent` (dof names: "joint" or "joint:i") marked, `source` saying whence.
 viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::string>& independent,

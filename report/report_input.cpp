@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/mechanism_graph.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/rigid/mechanism_graph.hpp"
+#include "skograph/model/dynamics.hpp"
 
 namespace skograph::report {
 

@@ -144,6 +144,17 @@ int Mechanism::parent_joint(int link) const {
   return -1;
 }
 
+std::vector<std::string> dof_names(const Mechanism& mechanism) {
+  std::vector<std::string> names;
+  for (const Joint& joint : mechanism.joints) {
+    const int dofs = joint_dof_count(joint.type);
+    if (dofs == 1) names.push_back(joint.name);
+    for (int i = 0; dofs > 1 && i < dofs; ++i)
+      names.push_back(joint.name + ":" + std::to_string(i));
+  }
+  return names;
+}
+
 std::vector<int> named_dofs(const Mechanism& mechanism, const std::vector<std::string>& names) {
   std::vector<int> offsets;
   int offset = 0;

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "peers.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
 
@@ -69,7 +69,7 @@ struct ClosedSide {
     options.loops_file = mechanism.loops_file;
     return load_model(mechanism.path, options);
   }
-  Model loaded;  // through the library's loading path (io/model.hpp)
+  Model loaded;  // through the library's loading path (model/model.hpp)
   const ClosedChainModel& model;
   ClosedChainData data;
   Eigen::VectorXd q, qd, tau;

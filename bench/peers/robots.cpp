@@ -34,7 +34,7 @@
 
 #include "peers.hpp"
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/rigid/kinematics.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -71,7 +71,7 @@ struct SkographSide {
       }
     }
   }
-  Model loaded;  // through the library's loading path (io/model.hpp)
+  Model loaded;  // through the library's loading path (model/model.hpp)
   const RigidBodyModel& model;
   RigidBodyData data;
   Eigen::VectorXd q, qd, qdd, tau;

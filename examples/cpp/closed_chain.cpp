@@ -2,7 +2,7 @@
 // at a state, the embedding X (qd = X qd_R) and the reduced mass matrix M_R = X* M X.
 //   closed_chain fourbar_chain.yaml
 #include <iostream>
-#include <skograph/io/model.hpp>
+#include <skograph/model/dynamics.hpp>
 
 int main(int argc, char** argv) {
   if (argc != 2) {

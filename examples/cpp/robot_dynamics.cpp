@@ -1,7 +1,7 @@
 // Load any robot file (URDF, YAML, MJCF, SDF) and run forward and inverse dynamics.
 //   robot_dynamics arm7.urdf
 #include <iostream>
-#include <skograph/io/model.hpp>
+#include <skograph/model/dynamics.hpp>
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -2,7 +2,7 @@
 // (strictly canonical, part I section 2) order: no fill-in, nnz(L) = nnz(tril M).
 //   sparse_factor humanoid.yaml M.mtx
 #include <iostream>
-#include <skograph/io/model.hpp>
+#include <skograph/model/dynamics.hpp>
 #include <skograph/sparse/cholmod_factorization.hpp>
 #include <skograph/sparse/matrix_market.hpp>
 #include <skograph/sparse/sparse_assembly.hpp>

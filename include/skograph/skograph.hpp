@@ -36,11 +36,18 @@
 #include "skograph/rigid/mechanism.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
-// io/: model files (load_model: a ready model of any supported file) and states.
+// io/: the readers of model files, loop files and states.
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/model.hpp"
-#include "skograph/io/model_kinematics.hpp"
 #include "skograph/io/state_reader.hpp"
+
+// model/: the model everyone calls (load_model: a ready model of any supported file), in the
+// file's dof order: states, dynamics, kinematics, constraints, operators, base change.
+#include "skograph/model/base_change.hpp"
+#include "skograph/model/constraints.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/kinematics.hpp"
+#include "skograph/model/model.hpp"
+#include "skograph/model/operators.hpp"
 
 // sparse/: compressed-column operators, CHOLMOD factorizations, Matrix Market.
 #include "skograph/sparse/cholmod_factorization.hpp"

@@ -12,7 +12,7 @@
 
 #include "skograph/cli/commands.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/sparse_export.hpp"
 #include "support/cli_support.hpp"

@@ -1,4 +1,4 @@
-// Issue 15: load_model (io/model.hpp), the one loading call of the library, on every example
+// Issue 15: load_model (model/model.hpp), the one loading call of the library, on every example
 // model: what it computes in the file's dof order is exactly what `skograph dynamics --json`
 // reports for the same file and state (the documented meaning), and it obeys the equations of
 // motion (M qdd + C = tau for trees; X* (M qdd + C - tau) = 0 and qdd = X qdd_R + Xdot qd_R for
@@ -8,7 +8,7 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "support/cli_support.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/base_change.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/base_change.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/report/embedding_analysis.hpp"
 #include "skograph/report/pictures.hpp"
 #include "skograph/report/report_input.hpp"

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/report/solver_strategy.hpp"
 #include "skograph/rigid/constraint_jacobian.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"

@@ -9,7 +9,7 @@
 
 #include <sstream>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/io/urdf_reader.hpp"
 #include "support/io_support.hpp"
 
@@ -25,7 +25,7 @@ std::string example(const std::string& name) {
 
 Mechanism fivebar_with(const std::string& loop_text) {
   Mechanism m = read_urdf_file(example("fivebar.urdf"));
-  apply_loop_text(loop_text, "loops.yaml", m);
+  LoopFile::parse(loop_text, "loops.yaml").apply(m);
   return m;
 }
 
@@ -79,7 +79,7 @@ TEST(LoopFile, BadFilesAreOneLineWithTheirLine) {
   Mechanism m = read_urdf_file(example("fivebar.urdf"));
   auto apply = [&](const std::string& text) {
     Mechanism copy = m;
-    apply_loop_text(text, "loops.yaml", copy);
+    LoopFile::parse(text, "loops.yaml").apply(copy);
   };
   expect_input_error([&] { apply("closed_loop: [[tip_A, tip_B]]\ntype: [3d]\nmotors: [x]\n"); },
                      "loops.yaml", 3, "unknown key 'motors'");

@@ -1,6 +1,6 @@
 // The standard digraph of a mechanism: tree joints are the spanning tree even where a breadth-first
 // search would take a loop edge; loops and couplings are the cut edges.
-#include "skograph/io/mechanism_graph.hpp"
+#include "skograph/rigid/mechanism_graph.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 #include <iomanip>
 #include <sstream>
 
-#include "skograph/io/model.hpp"
-#include "skograph/io/model_kinematics.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/kinematics.hpp"
 #include "skograph/io/sdf_reader.hpp"
 #include "skograph/io/urdf_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"

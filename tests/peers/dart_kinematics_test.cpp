@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/model_kinematics.hpp"
+#include "skograph/model/kinematics.hpp"
 
 namespace skograph {
 namespace {

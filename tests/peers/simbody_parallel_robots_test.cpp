@@ -16,7 +16,7 @@
 #include <string>
 
 #include "peers/simbody_mechanism.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 
 namespace {
 

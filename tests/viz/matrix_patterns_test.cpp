@@ -10,7 +10,7 @@
 #include <random>
 
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/io/mechanism_graph.hpp"
+#include "skograph/rigid/mechanism_graph.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 
 namespace skograph::viz {

@@ -21,6 +21,7 @@
 // that is not a joint) is an InputError naming the file and the line.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,15 +29,27 @@
 
 namespace skograph {
 
-// Applies the loop file at `path` (or its text, named `source`) to `mechanism`, the mechanism of
-// its URDF as read: joint conversions, then one loop per pair, then the preferred independent
-// coordinates.
-void apply_loop_file(const std::string& path, Mechanism& mechanism);
-void apply_loop_text(const std::string& text, const std::string& source, Mechanism& mechanism);
+// A loop file read once: its bytes checked and its YAML parsed (InputError naming the file and
+// line for what reading refuses), what it says checked when it is applied to its URDF's mechanism.
+class LoopFile {
+ public:
+  static LoopFile read(const std::string& path);
+  static LoopFile parse(const std::string& text, const std::string& source);
+  const std::string& source() const { return source_; }
+  // The name_mot list as written, known before the model is read so that the actuated joints
+  // stay in the tree the model's reader chooses (ReadOptions::tree_joints); empty when the file
+  // has none or it is not a list of names (apply reports that).
+  const std::vector<std::string>& actuated_joints() const { return actuated_; }
+  // Applies the file to `mechanism`, the mechanism of its URDF as read: joint conversions, then
+  // one loop per pair, then the preferred independent coordinates.
+  void apply(Mechanism& mechanism) const;
 
-// The name_mot list of the loop file at `path`, read before its model so that the actuated
-// joints stay in the tree the model's reader chooses (ReadOptions::tree_joints); empty when the
-// file has none or cannot be read (apply_loop_file reports that).
-std::vector<std::string> loop_file_actuated_joints(const std::string& path);
+  struct Document;  // the parsed YAML (loop_file.cpp)
+
+ private:
+  std::string source_;
+  std::shared_ptr<const Document> document_;
+  std::vector<std::string> actuated_;
+};
 
 }  // namespace skograph

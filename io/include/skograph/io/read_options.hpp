@@ -22,7 +22,7 @@ struct ReadOptions {
   // link with two parents: rigid/tree_joint_choice.hpp); load_mechanism adds the loop file's
   // name_mot, the actuated joints.
   std::vector<std::string> tree_joints;
-  // A free-flying model's base body (io/base_change.hpp): load_mechanism roots the mechanism at
+  // A free-flying model's base body (model/base_change.hpp): load_mechanism roots the mechanism at
   // this link, load_model gives the model with_base makes. Empty: the file's base.
   std::string base;
   // Closed chains: the largest condition number of the constraints on the dependent coordinates

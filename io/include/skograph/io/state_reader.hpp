@@ -15,10 +15,6 @@
 
 namespace skograph {
 
-// Dof names in dof order (joints in mechanism order, then each joint's dofs): a 1-dof joint's dof
-// is named after the joint, a multi-dof joint's `joint:0`, `joint:1`, ...
-std::vector<std::string> dof_names(const Mechanism& mechanism);
-
 struct MechanismState {
   Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
   Eigen::VectorXd q, qd, tau, qdd;  // in the order of dof_names()

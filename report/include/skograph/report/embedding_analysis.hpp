@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/report/solver_strategy.hpp"
 #include "skograph/viz/matrix_patterns.hpp"
 
@@ -46,7 +46,7 @@ struct EmbeddingAnalysis {
   long nonzeros = 0;
 };
 
-// The embedding of a closed-chain model (io/model.hpp) at `state_file` (empty: the zero
+// The embedding of a closed-chain model (model/model.hpp) at `state_file` (empty: the zero
 // configuration), dependent coordinates closed by Newton as in `skograph dynamics`. Throws
 // InputError for a bad state file; a state that cannot be closed (or a singular configuration)
 // gives closed = false.

@@ -1,6 +1,6 @@
 // The KKT system of a loaded model at its closed state (issue 26), what `skograph export --kkt`
 // writes and Python's kkt_system returns: the spanning tree's M (the file's dof order), G's
-// independent rows (io/model_constraints.hpp) and [tau - C; -Gdot qd], in the fill-controlled
+// independent rows (model/constraints.hpp) and [tau - C; -Gdot qd], in the fill-controlled
 // order of sparse/kkt_system.hpp, with its predicted fill beside CHOLMOD's AMD ordering.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/model.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/sparse/kkt_system.hpp"
 
 namespace skograph::report {

@@ -1,7 +1,7 @@
 // What `skograph graph`, `render` and `analyze` (and their Python calls) look at: a DOT digraph, or
-// a model file's standard digraph (io/mechanism_graph.hpp: loops and couplings as cut edges) with
+// a model file's standard digraph (rigid/mechanism_graph.hpp: loops and couplings as cut edges) with
 // the block dimensions of its SKO model (m = 6 per body, r = the dofs of its joint). Models come
-// through the library's loading path (io/model.hpp: load_mechanism, every link a node).
+// through the library's loading path (model/model.hpp: load_mechanism, every link a node).
 #pragma once
 
 #include <memory>
@@ -10,7 +10,7 @@
 
 #include "skograph/graph/analysis.hpp"
 #include "skograph/graph/digraph.hpp"
-#include "skograph/io/model.hpp"
+#include "skograph/model/model.hpp"
 #include "skograph/io/read_options.hpp"
 #include "skograph/rigid/mechanism.hpp"
 
@@ -25,7 +25,7 @@ struct ReportInput {
   DigraphAnalysis analysis;
   std::vector<int> node_dims, hinge_dims;      // per digraph node; empty for a plain digraph
   std::shared_ptr<const Mechanism> mechanism;  // the model as read; null for a plain digraph
-  BuildOptions build;  // how its dynamics model is built (io/model.hpp)
+  BuildOptions build;  // how its dynamics model is built (model/model.hpp)
   // The reader's warnings (inconsistent inertias accepted, ...): Mechanism::warnings.
   const std::vector<std::string>& warnings() const;
 };
@@ -36,7 +36,7 @@ struct ReportInput {
 bool is_digraph_file(const std::string& file);
 
 // Reads FILE (a model or a DOT digraph, is_digraph_file); a model with `options` applied
-// (io/model.hpp: load_mechanism). Throws InputError.
+// (model/model.hpp: load_mechanism). Throws InputError.
 ReportInput load_report_input(const std::string& file, const ReadOptions& options = {});
 // The input of a mechanism in hand (the demo's built-in model), named `source`.
 ReportInput report_input_of(const Mechanism& mechanism, const std::string& source,

@@ -55,18 +55,42 @@
 
 namespace skograph {
 
-// The loops cannot be closed from the given state (graph/error.hpp): one sentence naming the loop
-// or coupling with the largest residual, fit for the CLI's one line.
-class ClosureError : public Error {
+// An error about a closed chain (graph/error.hpp), one sentence fit for the CLI's one line, and
+// the loop it is about: an index into the model's mechanism().loops (the one its message names
+// first), -1 where it names none (a coupling, the state). Loading charges an error about a loop
+// to the file that declared it (LoopClosure::source_file and source_line).
+class ClosedChainError : public Error {
  public:
-  using Error::Error;
+  explicit ClosedChainError(const std::string& message, int loop = -1)
+      : Error(message), loop_(loop) {}
+  int loop() const { return loop_; }
+
+ private:
+  int loop_;
+};
+// The loops cannot be closed from the given state: naming the loop or coupling with the largest
+// residual.
+class ClosureError : public ClosedChainError {
+ public:
+  using ClosedChainError::ClosedChainError;
 };
 // The rank of an aggregate's constraints drops at the state: a singular configuration of the
 // mechanism itself, where the embedding is undefined (not a numerical failure that a smaller step
-// could avoid). One sentence naming the loop and the rank.
-class SingularConfigurationError : public Error {
+// could avoid), naming the loop and the rank.
+class SingularConfigurationError : public ClosedChainError {
  public:
-  using Error::Error;
+  using ClosedChainError::ClosedChainError;
+};
+// What ClosedChainModel refuses in a mechanism's loop (a link out of range, a zero axis, ...):
+// std::invalid_argument with the loop's index in the mechanism's loops.
+class LoopDefinitionError : public std::invalid_argument {
+ public:
+  LoopDefinitionError(const std::string& message, int loop)
+      : std::invalid_argument(message), loop_(loop) {}
+  int loop() const { return loop_; }
+
+ private:
+  int loop_;
 };
 
 // The closure tolerance: a configuration is closed when every loop and coupling residual (the
@@ -194,7 +218,7 @@ struct ClosedChainData {
 // independent coordinates, kept while it stays well conditioned (so that a simulation's minimal
 // coordinates do not switch at every step), and an over-constrained aggregate's closure rank.
 // forget_selections drops them: the next update selects afresh at its q, so that what it returns
-// depends on its arguments alone. assemble starts with it; the model's calls (io/model.hpp) start
+// depends on its arguments alone. assemble starts with it; the model's calls (model/model.hpp) start
 // every call with it.
 void forget_selections(const ClosedChainModel& model, ClosedChainData& data);
 

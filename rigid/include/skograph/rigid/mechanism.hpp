@@ -166,6 +166,10 @@ struct Mechanism {
 // frame, the named frames and loop frames on it are re-expressed (the joints are the caller's).
 void move_link_frame(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved);
 
+// Dof names in dof order (joints in mechanism order, then each joint's dofs): a 1-dof joint's dof
+// is named after the joint, a multi-dof joint's `joint:0`, `joint:1`, ...
+std::vector<std::string> dof_names(const Mechanism& mechanism);
+
 // The dofs (offsets in the joints' order: joint j's dofs follow those of joints 0..j-1) that the
 // names of Mechanism::independent denote, increasing, without repeats. std::invalid_argument
 // "independent: 'x' is not a joint of the mechanism" for a name that is neither a joint nor a dof

@@ -1,0 +1,56 @@
+// The workspace of the calls on a model (model/state.hpp, model/dynamics.hpp, ...): one per thread,
+// sized once from the model; it holds no input of any call (each call overwrites what it uses).
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skograph/model/model.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/multiplier_dynamics.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+
+namespace skograph {
+
+// The workspace of the functions below (one per thread).
+class ModelData {
+ public:
+  explicit ModelData(const Model& model);
+  ~ModelData();
+  ModelData(ModelData&&) noexcept;
+  ModelData& operator=(ModelData&&) noexcept;
+  RigidBodyData& tree();            // the tree's (for a closed chain: of its spanning tree)
+  ClosedChainData* closed_chain();  // null for trees
+  const ClosedChainData* closed_chain_view() const { return closed_chain_.get(); }
+  // Closed chains: the workspace of the multiplier method (rigid/multiplier_dynamics.hpp), made
+  // on first use.
+  MultiplierWorkspace& multiplier_workspace(const Model& model);
+  // Independent dof names (file order) of the last closed-chain call; every dof for a tree.
+  std::vector<std::string> independent;
+  // Closed chains: the independent coordinates the last call had to move to close the loops
+  // (rigid/closed_chain_model.hpp: assemble), file order, with how far; empty when the state's
+  // were kept. assembly_warning() words it.
+  struct Moved {
+    std::string dof;
+    double by = 0.0;
+  };
+  std::vector<Moved> moved;
+  // The workspace of the calls below (the state in the model's order, closed; an input in the
+  // model's order; zero rates for the mass matrix), kept between calls so that the calls with an
+  // output argument allocate nothing once they have seen a state. Not an input of those calls:
+  // they overwrite it first.
+  struct State {
+    Eigen::VectorXd q, qd, input, zero_rates;
+    Eigen::MatrixXd matrix;
+    std::vector<int> independent_dofs;  // the model dofs data.independent names
+  } state;
+
+ private:
+  std::unique_ptr<RigidBodyData> tree_;
+  std::unique_ptr<ClosedChainData> closed_chain_;
+  std::unique_ptr<MultiplierWorkspace> multipliers_;
+};
+
+}  // namespace skograph

@@ -1,0 +1,30 @@
+// ModelData (model/model_data.hpp): the workspace of the calls on a model.
+#include "skograph/model/model_data.hpp"
+
+#include <stdexcept>
+
+namespace skograph {
+
+ModelData::ModelData(const Model& model) {
+  if (model.is_closed_chain())
+    closed_chain_ = std::make_unique<ClosedChainData>(*model.closed_chain());
+  else
+    tree_ = std::make_unique<RigidBodyData>(model.tree());
+}
+ModelData::~ModelData() = default;
+ModelData::ModelData(ModelData&&) noexcept = default;
+ModelData& ModelData::operator=(ModelData&&) noexcept = default;
+RigidBodyData& ModelData::tree() {
+  return closed_chain_ ? closed_chain_->tree : *tree_;
+}
+ClosedChainData* ModelData::closed_chain() {
+  return closed_chain_.get();
+}
+MultiplierWorkspace& ModelData::multiplier_workspace(const Model& model) {
+  if (!model.is_closed_chain())
+    throw std::invalid_argument("the multiplier method needs a closed chain; a tree has no rows");
+  if (!multipliers_) multipliers_ = std::make_unique<MultiplierWorkspace>(*model.closed_chain());
+  return *multipliers_;
+}
+
+}  // namespace skograph

@@ -1,0 +1,30 @@
+// The model's own steps of preparing a state, shared by its sources (not installed):
+//   check_size, check_input      an argument's size (and every entry finite);
+//   prepare_state(q, qd)         (q, qd) checked, in the model's dof order, closed for a closed
+//                                chain (assembled, qd projected), data.independent set;
+//   prepare_input(v, name)       an input (tau, qdd) checked, in the model's dof order.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "skograph/model/model_data.hpp"
+
+namespace skograph::model_detail {
+
+// std::invalid_argument when v has not one entry per dof of the model ("NAME has ...").
+void check_size(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name);
+// check_size, and every entry finite: std::invalid_argument "q is not a finite number at dof
+// 'joint7' (nan)" (the Python module's words for the same problem).
+void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name);
+// (q, qd) (file order) into data.state.q and data.state.qd in the model's order, closed for a
+// closed chain, with data.independent and data.moved set; no allocation once data has seen a
+// state (data.independent rebuilt only when the independent coordinates change). Returns
+// data.state, valid until the next preparation.
+const ModelData::State& prepare_state(const Model& model, ModelData& data,
+                                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                                      const Eigen::Ref<const Eigen::VectorXd>& qd);
+// `input` (file order, checked as `name`) into data.state.input in the model's order.
+void prepare_input(const Model& model, ModelData& data,
+                   const Eigen::Ref<const Eigen::VectorXd>& input, const char* name);
+
+}  // namespace skograph::model_detail
