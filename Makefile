@@ -57,7 +57,7 @@ build: configure
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
-# analyze's index.html in Debian's chromium, headless (issue 17): the page runs its script with
+# analyze's index.html in Debian's chromium, headless: the page runs its script with
 # no console message and its screenshot is not blank. Not part of `make test` (chromium is large).
 BROWSER_PACKAGES := chromium
 test-browser: build
@@ -121,7 +121,7 @@ SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_a
 sanitize: deps
 	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSKOGRAPH_SANITIZE=ON \
-	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF -DSKOGRAPH_UNITY_BUILD=OFF $(CMAKE_ARGS)
+	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
 	cmake --build $(SANITIZE_DIR) -j$(JOBS)
 	cd $(SANITIZE_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j$(JOBS)
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The serial-chain paper's algorithm families against N (issue 28): `skograph bench --algo` of
+# The serial-chain paper's algorithm families against N: `skograph bench --algo` of
 # every member on random serial chains of N links (bench/random_tree.py chain N), N = 5 .. 1000.
 #
 #   bench/families.sh [BUILD_DIR] [SIZES]     (defaults: build, "5 10 20 50 100 200 500 1000")

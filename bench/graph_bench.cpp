@@ -1,4 +1,4 @@
-// Graph layer throughput on random trees of 10^4..10^6 nodes (issue 2, item 7): the full analysis
+// Graph layer throughput on random trees of 10^4..10^6 nodes: the full analysis
 // (classification + spanning tree + canonical + strictly canonical numbering + serial segments)
 // against a bare Boost depth-first search over the same adjacency_list.
 #include <benchmark/benchmark.h>
@@ -40,7 +40,7 @@ void BM_BoostDepthFirstSearch(benchmark::State& state) {
 }
 
 // Classify + canonical + strictly canonical + segments (segments come with the spanning tree's
-// Forest); the issue's goal: under 1 s at 10^6 nodes and within 3x of the bare DFS.
+// Forest); the goal: under 1 s at 10^6 nodes and within 3x of the bare DFS.
 void BM_ClassifyNumberSegment(benchmark::State& state) {
   const Digraph& g = random_tree(static_cast<int>(state.range(0)));
   for (auto _ : state) {

@@ -1,4 +1,4 @@
-// Issue 12 benchmarks: reading each model format (file to fused mechanism, the `load_mechanism`
+// Reading robots as they ship: each model format (file to fused mechanism, the `load_mechanism`
 // path of the command line) and the cost of bodies on fixed joints.
 //
 //   BM_LoadModel/<file>          load_model of an example (URDF, YAML, MJCF, SDF): read, fuse,
@@ -7,7 +7,7 @@
 //                                fixed joints (sensors, covers, feet), every link a recursion node
 //   BM_AnymalLike{Fd,Id,Mass}/1  the same after fuse_fixed_bodies (13 nodes)
 // With ../shared/robots present, BM_SharedRobot* time the published ANYmal C as shipped and fused
-// by hand side by side (the issue's goal: within 1.25x).
+// by hand side by side (the goal: within 1.25x).
 #include <benchmark/benchmark.h>
 
 #include <cmath>

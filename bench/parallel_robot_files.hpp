@@ -1,5 +1,5 @@
-// Where the parallel robots of example-parallel-robots (../shared/robots/example-parallel-robots,
-// issue 24) keep their files, for the benchmarks that time them (parallel_robots_bench.cpp and
+// Where the parallel robots of example-parallel-robots (../shared/robots/example-parallel-robots)
+// keep their files, for the benchmarks that time them (parallel_robots_bench.cpp and
 // bench/peers): one folder per robot with its URDF and robot.yaml (the loop file).
 #pragma once
 

@@ -1,5 +1,5 @@
-// The robots of the example-parallel-robots collection (../shared/robots/example-parallel-robots,
-// issue 24), registered when the files exist:
+// The robots of the example-parallel-robots collection (../shared/robots/example-parallel-robots),
+// registered when the files exist:
 //   BM_AssembleFromZero/<robot>    assemble (rigid/closed_chain_model.hpp) from the zero state: the
 //                                  closed configuration every command starts from
 //   BM_ParallelRobotFd/<robot>     constraint-embedded forward dynamics at that state, per call

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scaling of the command-line path and the library path at 10^2 .. 10^MAX bodies (issue 13).
+# Scaling of the command-line path and the library path at 10^2 .. 10^MAX bodies.
 #
 #   bench/scaling.sh [BUILD_DIR] [MAX_EXPONENT]        (defaults: build, 6)
 #

@@ -1,4 +1,4 @@
-// The library path at 10^2 .. 10^6 bodies (issue 13; bench/scaling.sh adds the command-line path
+// The library path at 10^2 .. 10^6 bodies (bench/scaling.sh adds the command-line path
 // with file reading): a random tree (tests/support/rigid_support.hpp: floating base, revolute,
 // prismatic, spherical and planar joints, joints listed in shuffled order as a file may list
 // them), put in depth-first order as the command line does (rigid/tree_order.hpp), then

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cost against accuracy of `skograph simulate` (issue 14): fixed-step RK4 (--method rk4) at several
+# Cost against accuracy of `skograph simulate`: fixed-step RK4 (--method rk4) at several
 # steps beside Dormand-Prince (the default) at several tolerances, on the closed-chain examples.
 #
 #   bench/simulation_accuracy.sh [BUILD_DIR] [SECONDS]        (defaults: build, 1)

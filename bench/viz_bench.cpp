@@ -1,4 +1,4 @@
-// Pictures (issue 6, "Performance"): the spy plot of a 10^5-node tree's mass matrix as a 2000 px
+// Pictures: the spy plot of a 10^5-node tree's mass matrix as a 2000 px
 // PNG must take under 2 s. Measured twice: the drawing alone (pattern given) and the whole job
 // from the analyzed digraph (SKO forest, scalar pattern of M by related pairs, segment boundaries,
 // density binning, PNG encoding). Also the Graphviz layout + SVG of digraph diagrams (200 to 5000

@@ -2,8 +2,8 @@
 
 #include <ostream>
 
-#include "skograph/cli/commands.hpp"
 #include "skograph/cli/demo_model.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/io/yaml_reader.hpp"
 #include "skograph/report/analysis.hpp"
 #include "skograph/report/report_input.hpp"
@@ -36,8 +36,7 @@ AnalyzeRequest parse_analyze_arguments(const std::vector<std::string>& args, boo
     const std::string& arg = args[i];
     if (arg == "--out" || arg == "-o" || arg == "--size" ||
         ((arg == "--state" || arg == "--max-diagram-nodes") && !demo)) {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
-      const std::string& value = args[++i];
+      const std::string& value = require_value(args, i, usage);
       if (arg == "--size") {
         request.options.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else if (arg == "--state") {

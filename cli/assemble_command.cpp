@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"
 #include "warnings.hpp"
@@ -39,19 +39,14 @@ AssembleArguments parse_assemble_arguments(const std::vector<std::string>& args)
     if (parse_model_option(args, i, parsed.read, kAssembleUsage)) continue;
     const std::string& arg = args[i];
     if (arg == "--state" || arg == "--out" || arg == "-o") {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kAssembleUsage + ")");
-      (arg == "--state" ? parsed.state_file : parsed.out) = args[++i];
+      (arg == "--state" ? parsed.state_file : parsed.out) = require_value(args, i, kAssembleUsage);
     } else if (arg == "--json") {
       parsed.json = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError("unknown option '" + arg + "' (" + kAssembleUsage + ")");
-    } else if (parsed.file.empty()) {
-      parsed.file = arg;
     } else {
-      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
+      positional_argument(arg, parsed.file, kAssembleUsage, "MODEL");
     }
   }
-  if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kAssembleUsage + ")");
+  require_argument(parsed.file, kAssembleUsage, "MODEL");
   if (parsed.json && is_standard_output(parsed.out))
     throw UsageError("--out - and --json would both write to standard output");
   return parsed;

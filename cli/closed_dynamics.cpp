@@ -1,14 +1,13 @@
-// `skograph dynamics` of closed chains (rigid/closed_chain_model.hpp): the closed state, forward
-// dynamics, actuator forces, X and M_R, and what goes through the loops (issue 16:
-// rigid/closed_chain_forces.hpp) with the state of each aggregate's constraints.
+// `skograph dynamics` of closed chains through the model's calls: the closed state, forward
+// dynamics, actuator forces, X and M_R, and what goes through the loops with the state of each
+// aggregate's constraints.
 #include <cmath>
 #include <iomanip>
 
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
+#include "skograph/model/constraints.hpp"
 #include "skograph/report/json_output.hpp"
-#include "skograph/rigid/closed_chain_forces.hpp"
-#include "skograph/rigid/multiplier_dynamics.hpp"
 #include "warnings.hpp"
 
 namespace skograph::cli {
@@ -28,66 +27,39 @@ bool all_finite(const ConstraintForces& forces) {
   return true;
 }
 
-// Dof names of tree dofs, in the file's order.
-std::vector<std::string> file_names(const DofOrder& order, const std::vector<int>& dofs) {
-  std::vector<std::string> names;
-  for (const int a : order.file_sorted(dofs))
-    names.push_back(
-        order.names()[static_cast<std::size_t>(order.file_dof(dofs[static_cast<std::size_t>(a)]))]);
-  return names;
-}
-
-std::vector<std::string> loop_names(const ClosedChainModel& model, int s) {
-  std::vector<std::string> names;
-  for (const int l : model.aggregate_loops(s))
-    names.push_back(model.mechanism().loops[static_cast<std::size_t>(l)].name);
-  return names;
-}
-
-std::vector<std::string> coupling_names(const ClosedChainModel& model, int s) {
-  std::vector<std::string> names;
-  for (const int c : model.aggregate_couplings(s))
-    names.push_back(model.mechanism().couplings[static_cast<std::size_t>(c)].name);
-  return names;
-}
-
 // "aggregates": one object per aggregate (docs: "skograph dynamics on closed chains").
-Json aggregates_json(const ClosedChainModel& model,
-                     const std::vector<AggregateConstraintStatus>& status, const DofOrder& order) {
+Json aggregates_json(const std::vector<AggregateStatus>& status) {
   Json list = Json::array();
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const AggregateConstraintStatus& a = status[static_cast<std::size_t>(s)];
+  for (const AggregateStatus& a : status) {
     Json entry;
-    entry["loops"] = loop_names(model, s);
-    entry["couplings"] = coupling_names(model, s);
+    entry["loops"] = a.loops;
+    entry["couplings"] = a.couplings;
     entry["rows"] = a.rows;
     entry["rank"] = a.rank;
-    entry["dependent"] = file_names(order, a.dependent);
-    entry["independent"] = file_names(order, a.independent);
+    entry["dependent"] = a.dependent;
+    entry["independent"] = a.independent;
     entry["condition_number"] = a.condition_number;
     list.push_back(entry);
   }
   return list;
 }
 
-void write_aggregates(std::ostringstream& text, const ClosedChainModel& model,
-                      const std::vector<AggregateConstraintStatus>& status, const DofOrder& order) {
+void write_aggregates(std::ostringstream& text, const std::vector<AggregateStatus>& status) {
   text << "aggregates: constraint rows, their rank (= dependent dofs), the condition number of "
           "the constraints on the dependent dofs\n"
        << std::setprecision(3);
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const AggregateConstraintStatus& a = status[static_cast<std::size_t>(s)];
+  for (const AggregateStatus& a : status) {
     // "loops a b, coupling c"
     std::string closures;
-    for (const auto& [kind, names] : {std::pair{"loop", loop_names(model, s)},
-                                      std::pair{"coupling", coupling_names(model, s)}}) {
+    for (const auto& [kind, names] :
+         {std::pair{"loop", a.loops}, std::pair{"coupling", a.couplings}}) {
       if (names.empty()) continue;
       closures +=
           (closures.empty() ? "" : ", ") + std::string(kind) + (names.size() > 1 ? "s" : "");
       for (const std::string& name : names) closures += " " + name;
     }
     text << "  " << closures << ": " << a.rows << " rows, rank " << a.rank << "; dependent:";
-    for (const std::string& name : file_names(order, a.dependent)) text << " " << name;
+    for (const std::string& name : a.dependent) text << " " << name;
     text << "; condition number " << a.condition_number << "\n";
   }
 }
@@ -129,114 +101,73 @@ void add_forces_json(const Mechanism& m, const ConstraintForces& forces, Json& r
 
 }  // namespace
 
-std::vector<std::string> force_column_names(const ClosedChainModel& model) {
-  const Mechanism& m = model.mechanism();
-  std::vector<std::string> names;
-  for (const LoopClosure& loop : m.loops)
-    for (const char* part : {"_mx", "_my", "_mz", "_fx", "_fy", "_fz"})
-      names.push_back(loop.name + part);
-  for (const Coupling& coupling : m.couplings) {
-    // One column per dof of the coupled joints: NAME_tau, or NAME:k_tau for several.
-    const int count = model.tree().joint_dofs(coupling.joint_a);
-    for (int k = 0; k < count; ++k)
-      names.push_back(coupling.name + (count == 1 ? "" : ":" + std::to_string(k)) + "_tau");
-  }
-  return names;
-}
-
 // Closed chains by constraint embedding (rigid/closed_chain_model.hpp): the state's independent
 // q are kept and the dependent ones closed by Newton, qd = X qd_R; "qdd" is the forward dynamics
 // for the state's tau acting on all joints (X* tau in minimal coordinates); "tau" the actuator
 // forces for the state's independent qdd: nonzero only at the independent dofs, X* tau = T_R
-// (the minimal-coordinate inverse dynamics, issue 16), so that tau fed back gives qdd_R again;
+// (the minimal-coordinate inverse dynamics), so that tau fed back gives qdd_R again;
 // the loop and coupling forces of the forward-dynamics motion (qdd for the state's tau) and each
 // aggregate's rank, dependent dofs and conditioning.
 int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std::ostream& out) {
   const ClosedChainModel& model = *loaded.closed_chain();
   const DofOrder& order = loaded.dof_order();
   const MechanismState state = load_state(args.state_file, loaded);
-  const RigidBodyModel& tree = model.tree();
   check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
   const int n = model.dof_count();
   ModelData workspace(loaded);
-  ClosedChainData& data = *workspace.closed_chain();
-  Eigen::VectorXd q = state.q, qd = state.qd, qdd(n), qdd_in(n), tau(n), bias(n);
+  // Everything below in the file's dof order, through the model's calls (model/dynamics.hpp,
+  // model/constraints.hpp), each at the same closed state.
+  const Eigen::VectorXd given_q = order.vector(state.q), given_qd = order.vector(state.qd),
+                        given_qdd = order.vector(state.qdd), given_tau = order.vector(state.tau);
+  Eigen::VectorXd q, qd, qdd, qdd_in, tau, bias;
   Eigen::MatrixXd X, mass, reduced_mass;
-  std::vector<int> independent;
   Eigen::VectorXd lambda;  // --solver multipliers: one per row of G
   std::vector<std::string> lambda_labels;
   ConstraintForces forces;
-  std::vector<AggregateConstraintStatus> status;
+  std::vector<AggregateStatus> status;
+  std::vector<std::string> independent_names;
+  std::vector<ModelData::Moved> moved;
+  StateMessages messages;
   try {
-    // The given state closed by the library's assembly (model/model.hpp: close_state).
-    const ClosedState closed =
-        close_state(loaded, workspace, order.vector(state.q), order.vector(state.qd));
-    q = order.model_vector(closed.q);
-    qd = order.model_vector(closed.qd);
-    if (args.solver == ClosedChainSolver::kMultipliers) {
-      MultiplierWorkspace& multipliers = workspace.multiplier_workspace(loaded);
-      qdd = forward_dynamics_by_multipliers(model, data, multipliers, q, qd, state.tau,
-                                            state.gravity);
-      lambda = multipliers.multipliers;
-      for (const ConstraintRow& row : multipliers.constraints.rows)
-        lambda_labels.push_back(row.label);
-    } else {
-      qdd = forward_dynamics(model, data, q, qd, state.tau, state.gravity);
-    }
-    constraint_forces(model, data, q, qd, qdd, state.tau, state.gravity, forces);
-    for (int s = 0; s < model.aggregate_count(); ++s)
-      status.push_back(aggregate_constraint_status(model, data, s));
-    X = data.X;
-    independent = data.independent;
-    qdd_in = consistent_accelerations(model, data, state.qdd);
-    reduced_mass = reduced_mass_matrix(model, data, q);
+    // The given state closed by the library's assembly (model/state.hpp: close_state).
+    const ClosedState closed = close_state(loaded, workspace, given_q, given_qd);
+    q = closed.q;
+    qd = closed.qd;
+    independent_names = workspace.independent;
+    moved = workspace.moved;  // what this assembly did (later calls start from the closed q)
+    messages = state_messages(loaded, workspace);
+    const ClosedDynamics dynamics =
+        forward_dynamics(loaded, workspace, q, qd, given_tau, state.gravity, args.solver);
+    qdd = dynamics.acceleration;
+    lambda = dynamics.multipliers;
+    lambda_labels = dynamics.labels;
+    forces = constraint_forces(loaded, workspace, q, qd, given_tau, state.gravity);
+    status = aggregate_status(loaded, workspace, q);
+    X = embedding_matrix(loaded, workspace, q);
+    qdd_in = consistent_accelerations(loaded, workspace, q, qd, given_qdd);
+    reduced_mass = reduced_mass_matrix(loaded, workspace, q);
+    tau = inverse_dynamics(loaded, workspace, q, qd, given_qdd, state.gravity);
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
     throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
-  try {
-    tau = actuator_forces(model, data, q, qd, state.qdd, state.gravity);
-  } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
-    throw closure_failure(args.file, args.state_file, e, model.mechanism());
-  }
-  mass = mass_matrix(tree, data.tree, q);
-  bias = bias_forces(tree, data.tree, q, qd, state.gravity);
+  mass = mass_matrix(loaded, workspace, q);
+  bias = bias_forces(loaded, workspace, q, qd, state.gravity);
   if (!mass.allFinite() || !bias.allFinite() || !qdd.allFinite() || !tau.allFinite() ||
       !X.allFinite() || !reduced_mass.allFinite() || !all_finite(forces))
     throw UsageError(args.file + ": the dynamics are not finite at this state");
 
-  // In the file's order: dofs, and the independent coordinates sorted by their place there (X's
-  // columns and M_R's rows follow).
-  const std::vector<int> shown_independent = order.file_sorted(independent);
-  std::vector<std::string> independent_names;
   // The independent column's mark per dof: "*" kept as the state gives it, "moved" where the
   // assembly had to move it (the warning says by how much).
   std::vector<std::string> is_independent(static_cast<size_t>(n));
-  Eigen::MatrixXd shown_X(X.rows(), X.cols()),
-      shown_reduced(reduced_mass.rows(), reduced_mass.cols());
-  for (std::size_t a = 0; a < shown_independent.size(); ++a) {
-    const int k = independent[static_cast<std::size_t>(shown_independent[a])];
-    independent_names.push_back(order.names()[static_cast<std::size_t>(order.file_dof(k))]);
-    is_independent[static_cast<size_t>(order.file_dof(k))] = "*";
-    shown_X.col(static_cast<Eigen::Index>(a)) = X.col(shown_independent[a]);
-    for (std::size_t b = 0; b < shown_independent.size(); ++b)
-      shown_reduced(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
-          reduced_mass(shown_independent[a], shown_independent[b]);
+  for (std::size_t i = 0; i < order.names().size(); ++i) {
+    for (const std::string& name : independent_names)
+      if (order.names()[i] == name) is_independent[i] = "*";
+    for (const ModelData::Moved& entry : moved)
+      if (order.names()[i] == entry.dof) is_independent[i] = "moved";
   }
-  for (const ModelData::Moved& moved : workspace.moved)
-    for (std::size_t i = 0; i < order.names().size(); ++i)
-      if (order.names()[i] == moved.dof) is_independent[i] = "moved";
-  X = order.rows(shown_X);
-  reduced_mass = shown_reduced;
-  q = order.vector(q);
-  qd = order.vector(qd);
-  qdd = order.vector(qdd);
-  qdd_in = order.vector(qdd_in);
-  tau = order.vector(tau);
-  bias = order.vector(bias);
-  mass = order.symmetric(mass);
   const MechanismState shown_state = in_file_order(order, state);
   note_whole_mechanism(args.file, model);
-  add_state_messages(args.file, state_messages(loaded, workspace));
+  add_state_messages(args.file, messages);
   if (args.json) {
     Json report;
     Json dofs = Json::array(), names = Json::array();
@@ -261,7 +192,7 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
             {{"constraint", lambda_labels[static_cast<std::size_t>(i)]}, {"lambda", lambda(i)}});
       report["multipliers"] = rows;
     }
-    report["aggregates"] = aggregates_json(model, status, order);
+    report["aggregates"] = aggregates_json(status);
     out << format_json(report);
     return kExitOk;
   }
@@ -272,7 +203,7 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
        << " coupling(s), " << model.aggregate_count() << " aggregate(s):";
   for (int s = 0; s < model.aggregate_count(); ++s)
     text << " {" << aggregate_links(model, s) << "}";
-  text << "\n" << independent.size() << " of " << n << " dofs independent:";
+  text << "\n" << independent_names.size() << " of " << n << " dofs independent:";
   for (const std::string& name : independent_names) text << " " << name;
   text << "\n" << n << " dofs, " << gravity_text(state.gravity) << "\n";
   write_table(text, order.names(), &is_independent,
@@ -285,14 +216,14 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
                {"tau out", &tau}});
   text << "indep * = independent coordinate: its q and qd are the state's, the others are solved "
           "from the loops\n";
-  if (!workspace.moved.empty())
+  if (!moved.empty())
     text << "indep moved = independent coordinate that had to move to close the loops (the "
             "warning says by how much): its qd is the state's\n";
   text << "bias = C(q, qd) with gravity; qdd out = forward dynamics for tau in on "
           "all joints (X* tau in the minimal coordinates)\nqdd in = the state's independent qdd "
           "made consistent with the loops; tau out = actuator forces for it at the independent "
           "joints (X* tau out = minimal inverse dynamics; zero at the passive joints)\n";
-  write_aggregates(text, model, status, order);
+  write_aggregates(text, status);
   write_forces(text, model.mechanism(), forces);
   if (args.solver == ClosedChainSolver::kMultipliers) {
     text << "multipliers (qdd out by the multiplier method): lambda per independent constraint "

@@ -101,7 +101,8 @@ constexpr const char* kModelNote =
     "(a loop file closing the model's loops: closed_loop, type, name_mot) and, for closed chains,\n"
     "--independent JOINT,... (the coordinates to keep independent: the actuated joints) and\n"
     "--conditioning-limit N (the largest condition number of the constraints on the dependent\n"
-    "coordinates taken as well conditioned, default 1000) and, for free-flying systems, --base LINK\n"
+    "coordinates taken as well conditioned, default 1000) and, for free-flying systems, --base "
+    "LINK\n"
     "(that link as the base body; state files stay in the file's coordinates and are converted,\n"
     "outputs name the new dofs)\n";
 constexpr const char* kOneLineUsage =
@@ -142,12 +143,20 @@ bool asks_for_help(const std::vector<std::string>& args) {
 // The input file of a command's arguments: the first one that is neither an option nor an
 // option's value.
 std::string input_file(const std::vector<std::string>& args) {
-  static const char* const kValued[] = {
-      "--state",  "--t",         "--dt",        "--out",         "--mass",  "--factor",
-      "--perm",   "--kernel",    "--resolvent", "--ordering",    "--what",  "--matrix",
-      "--format", "--size",      "-o",          "--reps",        "--algo",  "--max-diagram-nodes",
-      "--rtol",   "--atol",      "--method",    "--independent", "--loops", "--frames",
-      "--solver", "--adjacency", "--base",      "--conditioning-limit"};
+  static const char* const kValued[] = {"--state",     "--t",
+                                        "--dt",        "--out",
+                                        "--mass",      "--factor",
+                                        "--perm",      "--kernel",
+                                        "--resolvent", "--ordering",
+                                        "--what",      "--matrix",
+                                        "--format",    "--size",
+                                        "-o",          "--reps",
+                                        "--algo",      "--max-diagram-nodes",
+                                        "--rtol",      "--atol",
+                                        "--method",    "--independent",
+                                        "--loops",     "--frames",
+                                        "--solver",    "--adjacency",
+                                        "--base",      "--conditioning-limit"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     bool valued = false;
     for (const char* option : kValued) valued = valued || args[i] == option;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "skograph/model/dynamics.hpp"
-#include "skograph/model/constraints.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/model/constraints.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
 #include "usage.hpp"
@@ -52,11 +52,6 @@ UsageError closure_failure(const std::string& file, const std::string& state_fil
 std::string state_source(const std::string& state_file);
 // The state in the file's dof order (the model lists its joints depth first).
 MechanismState in_file_order(const DofOrder& order, const MechanismState& state);
-
-// simulate --loop-forces: the columns of the loop and coupling forces of
-// rigid/closed_chain_forces.hpp, in the mechanism's order: NAME_mx NAME_my NAME_mz NAME_fx NAME_fy
-// NAME_fz per loop, NAME_tau per coupling (NAME:k_tau for joints of several dofs).
-std::vector<std::string> force_column_names(const ClosedChainModel& model);
 
 // The member links of aggregate s, joined by ", ".
 std::string aggregate_links(const ClosedChainModel& model, int s);

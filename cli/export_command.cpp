@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/model/dynamics.hpp"
-#include "skograph/model/constraints.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/model/constraints.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/report/kkt_export.hpp"
 #include "skograph/sparse/cholmod_factorization.hpp"
 #include "skograph/sparse/matrix_market.hpp"

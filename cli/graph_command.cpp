@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/numbering.hpp"
 #include "skograph/graph/output_file.hpp"
 #include "skograph/report/graph_report.hpp"
@@ -39,7 +39,7 @@ int graph_command(const std::vector<std::string>& args, std::ostream& out, std::
       throw UsageError("more than one FILE given ('" + file + "', '" + arg + "')");
     }
   }
-  if (file.empty()) throw UsageError(std::string("no FILE given (") + kUsage + ")");
+  require_argument(file, kUsage, "FILE");
   // A model file gives its standard digraph (every link a node), analyzed over the tree joints;
   // a .dot or .gv file is a DOT digraph; the extension decides (report/report_input.hpp).
   const report::ReportInput input = report::load_report_input(file, options);

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
-#include "skograph/model/kinematics.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/model/kinematics.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"
 #include "warnings.hpp"

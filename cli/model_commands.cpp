@@ -10,11 +10,11 @@
 #include <stdexcept>
 
 #include <optional>
-#include "bench_algorithms.hpp"
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
-#include "skograph/model/dynamics.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/timing.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/sparse/sparse_export.hpp"
 
@@ -98,15 +98,11 @@ DynamicsArguments parse_dynamics_arguments(const std::vector<std::string>& args)
       parsed.state_file = args[++i];
     } else if (args[i] == "--solver") {
       parsed.solver = solver_option(args, i, kDynamicsUsage);
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      throw UsageError("unknown option '" + args[i] + "' (" + kDynamicsUsage + ")");
-    } else if (parsed.file.empty()) {
-      parsed.file = args[i];
     } else {
-      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + args[i] + "')");
+      positional_argument(args[i], parsed.file, kDynamicsUsage, "MODEL");
     }
   }
-  if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kDynamicsUsage + ")");
+  require_argument(parsed.file, kDynamicsUsage, "MODEL");
   return parsed;
 }
 
@@ -207,88 +203,6 @@ int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
   return run_tree_dynamics(args, model, out);
 }
 
-// A generic state: every coordinate, rate and input nonzero and distinct.
-struct BenchState {
-  explicit BenchState(int n) : q(n), qd(n), qdd(n), tau(n), solution(n) {
-    for (int i = 0; i < n; ++i) {
-      q(i) = 0.3 * std::sin(1.0 + i);
-      qd(i) = 0.5 * std::cos(2.0 + i);
-      qdd(i) = 0.2 * std::sin(3.0 + i);
-      tau(i) = std::cos(4.0 + i);
-    }
-  }
-  // Closed chains: the generic q assembled (rigid/closed_chain_model.hpp), the dependent qd from
-  // the independent ones.
-  void close(const ClosedChainModel& model, ClosedChainData& data, const std::string& file) {
-    try {
-      assemble(model, data, q);
-      close_velocities(model, data, q, qd);
-    } catch (const Error& e) {
-      throw UsageError(naming_file(file, e.what()) + " (bench state)");
-    }
-  }
-  Eigen::VectorXd q, qd, qdd, tau, solution;
-  const Eigen::Vector3d gravity = Eigen::Vector3d(0.0, 0.0, -9.81);
-};
-
-double bench_tree(const RigidBodyModel& model, RigidBodyData& data, BenchState& s,
-                  const std::string& algo, int reps, double& sink) {
-  if (algo == "id")
-    return median_ns_per_call(
-        reps, [&] { sink += inverse_dynamics(model, data, s.q, s.qd, s.qdd, s.gravity)(0); });
-  if (algo == "fd")
-    return median_ns_per_call(
-        reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
-  if (algo == "mass")
-    return median_ns_per_call(reps, [&] { sink += mass_matrix(model, data, s.q)(0, 0); });
-  // Forward dynamics by composite body inertias: M and C by the recursions, then a dense
-  // Cholesky solve of M qdd = tau - C (O(N^3)).
-  Eigen::LLT<Eigen::MatrixXd> cholesky(model.dof_count());
-  return median_ns_per_call(reps, [&] {
-    cholesky.compute(mass_matrix(model, data, s.q));
-    s.solution = s.tau - bias_forces(model, data, s.q, s.qd, s.gravity);
-    cholesky.solveInPlace(s.solution);
-    sink += s.solution(0);
-  });
-}
-
-// The same algorithms in minimal coordinates (rigid/closed_chain_model.hpp): id = X* (M qdd + C)
-// for the independent qdd (Newton-Euler on the tree), fd = the articulated-body forward dynamics
-// through each aggregate's member tree, mass = M_R = X* M X from the tree's composite inertias,
-// fd-crba = M_R, the minimal bias X* (M Xdot qd_R + C)
-// and a dense Cholesky solve of M_R qdd_R = X* tau - bias_R.
-double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, BenchState& s,
-                          const std::string& algo, ClosedChainSolver solver, int reps,
-                          double& sink) {
-  const auto n_independent = static_cast<Eigen::Index>(data.independent.size());
-  const Eigen::VectorXd qdd_independent = s.qdd.head(n_independent);
-  const Eigen::VectorXd zero_independent = Eigen::VectorXd::Zero(n_independent);
-  Eigen::VectorXd reduced(n_independent);
-  if (algo == "id")
-    return median_ns_per_call(reps, [&] {
-      sink += inverse_dynamics(model, data, s.q, s.qd, qdd_independent, s.gravity)(0);
-    });
-  if (algo == "fd" && solver == ClosedChainSolver::kMultipliers) {
-    MultiplierWorkspace work(model);  // the augmented system (rigid/multiplier_dynamics.hpp)
-    return median_ns_per_call(reps, [&] {
-      sink += forward_dynamics_by_multipliers(model, data, work, s.q, s.qd, s.tau, s.gravity)(0);
-    });
-  }
-  if (algo == "fd")
-    return median_ns_per_call(
-        reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
-  if (algo == "mass")
-    return median_ns_per_call(reps, [&] { sink += reduced_mass_matrix(model, data, s.q)(0, 0); });
-  Eigen::LLT<Eigen::MatrixXd> cholesky(n_independent);
-  return median_ns_per_call(reps, [&] {
-    cholesky.compute(reduced_mass_matrix(model, data, s.q));
-    reduced = -inverse_dynamics(model, data, s.q, s.qd, zero_independent, s.gravity);
-    reduced.noalias() += data.X.transpose() * s.tau;
-    cholesky.solveInPlace(reduced);
-    sink += reduced(0);
-  });
-}
-
 int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, algo;
   int reps = 31;
@@ -302,27 +216,21 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     } else if (args[i] == "--solver") {
       solver = solver_option(args, i, kBenchUsage);
     } else if (args[i] == "--algo" || args[i] == "--reps") {
-      if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value (" + kBenchUsage + ")");
-      const std::string value = args[++i];
+      const std::string value = require_value(args, i, kBenchUsage);
       if (args[i - 1] == "--algo") {
         algo = value;
       } else {
         reps = parse_integer("--reps", value, 1, 100000);
       }
-    } else if (!args[i].empty() && args[i][0] == '-') {
-      throw UsageError("unknown option '" + args[i] + "' (" + kBenchUsage + ")");
-    } else if (file.empty()) {
-      file = args[i];
     } else {
-      throw UsageError("more than one MODEL given ('" + file + "', '" + args[i] + "')");
+      positional_argument(args[i], file, kBenchUsage, "MODEL");
     }
   }
-  if (file.empty()) throw UsageError(std::string("no MODEL given (") + kBenchUsage + ")");
-  const std::vector<std::string>& family = family_algorithms();
-  const bool in_family = std::ranges::find(family, algo) != family.end();
-  if (algo != "id" && algo != "fd" && algo != "mass" && algo != "fd-crba" && !in_family) {
-    std::string expected = "id, fd, mass, fd-crba";
-    for (const std::string& name : family) expected += ", " + name;
+  require_argument(file, kBenchUsage, "MODEL");
+  const std::vector<std::string>& algorithms = timed_algorithms();
+  if (std::ranges::find(algorithms, algo) == algorithms.end()) {
+    std::string expected;
+    for (const std::string& name : algorithms) expected += (expected.empty() ? "" : ", ") + name;
     throw UsageError(
         (algo.empty() ? std::string("no --algo given") : "unknown --algo '" + algo + "'") +
         " (expected " + expected + ")");
@@ -331,60 +239,10 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
 
   const Model loaded = load_model(file, options);
   keep_warnings(loaded);
-  const bool closed = loaded.is_closed_chain();
-  double ns = 0.0, sink = 0.0;  // sink keeps the calls observable
-  int n = 0, independent_count = 0;
-  if (closed && in_family)
-    throw UsageError(file + ": --algo " + algo +
-                     " runs on trees (the SKO model of the spanning tree is not the closed "
-                     "chain's); closed chains take id, fd, mass or fd-crba");
-  if (closed) {
-    const ClosedChainModel& model = *loaded.closed_chain();
-    ClosedChainData data(model);
-    n = model.dof_count();
-    if (n == 0) throw UsageError(file + ": the model has no dofs to time");
-    BenchState state(n);
-    state.close(model, data, file);
-    independent_count = static_cast<int>(data.independent.size());
-    if (independent_count == 0)
-      throw UsageError(file + ": the loops lock the mechanism: no independent coordinate to time");
-    note_whole_mechanism(file, model);
-    try {
-      ns = bench_closed_chain(model, data, state, algo,
-                              solver.value_or(ClosedChainSolver::kEmbedding), reps, sink);
-    } catch (const Error& e) {  // the multiplier method on a model whose M is singular
-      throw UsageError(naming_file(file, e.what()));
-    }
-  } else {
-    const RigidBodyModel& model = loaded.tree();
-    if ((algo == "mass" || algo == "fd-crba" || family_builds_dense_matrix(algo)) &&
-        model.dof_count() > kDenseLimit)
-      throw UsageError(file + ": --algo " + algo + " builds a dense mass matrix, and " +
-                       std::to_string(model.dof_count()) + " dofs are too many for it (at most " +
-                       std::to_string(kDenseLimit) + "; id and fd are O(N))");
-    if (model.dof_count() == 0) throw UsageError(file + ": the model has no dofs to time");
-    // The SKO family's forward dynamics solve with M, which a joint moving no mass leaves
-    // singular (the world-frame fd prescribes zero acceleration there instead).
-    if (in_family && algo.starts_with("fd-") && !loaded.massless_joints().empty())
-      throw UsageError(file + ": --algo " + algo + " solves with M, which is singular (joint '" +
-                       loaded.mechanism().joints[loaded.massless_joints().front()].name +
-                       "' moves no mass)");
-    if (algo.starts_with("fd-base-invariant"))
-      for (const int k : model.forest().bases())
-        if (model.joint_geometry(k).type != JointType::kFloating)
-          throw UsageError(file + ": --algo " + algo + " needs a free-flying tree (joint '" +
-                           loaded.mechanism().joints[static_cast<std::size_t>(k)].name +
-                           "' attaches a base link to the world and is not floating)");
-    RigidBodyData data(model);
-    n = model.dof_count();
-    BenchState state(n);
-    independent_count = n;
-    ns = in_family ? bench_family(model, data, state.q, state.qd, state.qdd, state.tau,
-                                  state.gravity, algo, reps, sink)
-                   : bench_tree(model, data, state, algo, reps, sink);
-  }
-  if (!std::isfinite(sink))
-    throw UsageError(file + ": the dynamics are not finite (singular mass matrix?)");
+  if (loaded.is_closed_chain()) note_whole_mechanism(file, *loaded.closed_chain());
+  const Timing timing =
+      time_algorithm(loaded, algo, solver.value_or(ClosedChainSolver::kEmbedding), reps);
+  const double ns = timing.ns_per_call;
   if (json) {
     Json report;
     report["algo"] = algo;
@@ -392,8 +250,8 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     out << format_json(report);
   } else {
     out << "skograph bench " << file << ": " << algo << " " << std::setprecision(4) << ns
-        << " ns per call (median of " << reps << " batches, " << n << " dofs";
-    if (closed) out << ", " << independent_count << " independent";
+        << " ns per call (median of " << reps << " batches, " << timing.dofs << " dofs";
+    if (loaded.is_closed_chain()) out << ", " << timing.independent << " independent";
     out << ")\n";
   }
   return kExitOk;

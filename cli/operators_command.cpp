@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/model/operators.hpp"
 #include "skograph/report/json_output.hpp"

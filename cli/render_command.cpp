@@ -5,7 +5,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/output_file.hpp"
 #include "skograph/report/pictures.hpp"
 #include "skograph/report/report_input.hpp"
@@ -41,23 +41,18 @@ RenderRequest parse_render_arguments(const std::vector<std::string>& args) {
     bool matched = false;
     for (const auto& [name, value] : valued)
       if (arg == name) {
-        if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kRenderUsage + ")");
-        *value = args[++i];
+        *value = require_value(args, i, kRenderUsage);
         matched = true;
       }
     if (matched || parse_model_option(args, i, request.read, kRenderUsage)) continue;
     if (arg == "--size") {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kRenderUsage + ")");
-      picture.pixels = parse_integer("--size", args[++i], 16, 8192, "pixels");
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError("unknown option '" + arg + "' (" + kRenderUsage + ")");
-    } else if (request.file.empty()) {
-      request.file = arg;
+      picture.pixels =
+          parse_integer("--size", require_value(args, i, kRenderUsage), 16, 8192, "pixels");
     } else {
-      throw UsageError("more than one input given ('" + request.file + "', '" + arg + "')");
+      positional_argument(arg, request.file, kRenderUsage, "input");
     }
   }
-  if (request.file.empty()) throw UsageError(std::string("no input given (") + kRenderUsage + ")");
+  require_argument(request.file, kRenderUsage, "input");
   if (picture.what.empty()) throw UsageError(std::string("no --what given (") + kRenderUsage + ")");
   if (request.output.empty())
     throw UsageError(std::string("no -o OUT given (") + kRenderUsage + ")");

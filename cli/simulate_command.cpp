@@ -12,14 +12,13 @@
 #include <sstream>
 
 #include "dynamics_report.hpp"
-#include "skograph/cli/commands.hpp"
+#include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/model/dynamics.hpp"
 #include "skograph/io/state_reader.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/simulation.hpp"
 #include "skograph/report/json_output.hpp"
-#include "skograph/rigid/closed_chain_forces.hpp"
-#include "skograph/rigid/closed_chain_simulation.hpp"
 #include "usage.hpp"
 #include "warnings.hpp"
 
@@ -58,8 +57,7 @@ SimulateArguments parse_simulate_arguments(const std::vector<std::string>& args)
       parsed.loop_forces = true;
     } else if (arg == "--state" || arg == "--t" || arg == "--dt" || arg == "--out" ||
                arg == "--method" || arg == "--rtol" || arg == "--atol") {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + kUsage + ")");
-      const std::string& value = args[++i];
+      const std::string& value = require_value(args, i, kUsage);
       if (arg == "--state") parsed.state_file = value;
       if (arg == "--out") parsed.csv = value;
       if (arg == "--method") {
@@ -86,15 +84,11 @@ SimulateArguments parse_simulate_arguments(const std::vector<std::string>& args)
         parsed.step_text = value;
         parsed.has_step = true;
       }
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError("unknown option '" + arg + "' (" + kUsage + ")");
-    } else if (parsed.file.empty()) {
-      parsed.file = arg;
     } else {
-      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
+      positional_argument(arg, parsed.file, kUsage, "MODEL");
     }
   }
-  if (parsed.file.empty()) throw UsageError(std::string("no MODEL given (") + kUsage + ")");
+  require_argument(parsed.file, kUsage, "MODEL");
   if (!parsed.has_duration) throw UsageError(std::string("no --t given (") + kUsage + ")");
   if (!parsed.has_step) throw UsageError(std::string("no --dt given (") + kUsage + ")");
   if (parsed.loop_forces && parsed.csv.empty())
@@ -139,16 +133,11 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   const Model loaded = load_model(args.file, args.read);
   keep_warnings(loaded);
   const DofOrder& order = loaded.dof_order();  // outputs are in the file's order
-  // The simulation runs in minimal coordinates; a tree is a closed chain without aggregates.
-  const std::optional<ClosedChainModel> tree_model =
-      loaded.is_closed_chain() ? std::nullopt : std::optional<ClosedChainModel>(loaded.mechanism());
-  const ClosedChainModel& model = loaded.is_closed_chain() ? *loaded.closed_chain() : *tree_model;
   const MechanismState state = load_state(args.state_file, loaded);
   check_forces_move_mass(
       loaded, state.tau,
       args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);
   const std::vector<std::string>& dofs = order.names();
-  ClosedChainData data(model);
   SimulationOptions options;
   options.duration = args.duration;
   options.step = args.step;
@@ -156,21 +145,8 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   options.relative_tolerance = args.relative_tolerance;
   options.absolute_tolerance = args.absolute_tolerance;
   options.gravity = state.gravity;
-  options.tau = state.tau;
-  Eigen::VectorXd q = state.q, qd = state.qd;
-  // A closed chain's state is assembled first (model/model.hpp: close_state), as every command does.
-  if (loaded.is_closed_chain()) {
-    ModelData workspace(loaded);
-    try {
-      const ClosedState closed =
-          close_state(loaded, workspace, order.vector(state.q), order.vector(state.qd));
-      q = order.model_vector(closed.q);
-      qd = order.model_vector(closed.qd);
-    } catch (const Error& e) {
-      throw closure_failure(args.file, args.state_file, e, model.mechanism());
-    }
-    add_state_messages(args.file, state_messages(loaded, workspace));
-  }
+  const Eigen::VectorXd tau = order.vector(state.tau);
+  options.tau = tau;
 
   Trajectory csv(args.csv, out);
   if (csv.enabled()) {
@@ -180,64 +156,61 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
     for (const std::string& dof : dofs) header += "," + dof + "_qd";
     header += ",energy";
     if (args.loop_forces)
-      for (const std::string& column : force_column_names(model)) header += "," + column;
+      for (const std::string& column : constraint_force_names(loaded)) header += "," + column;
     csv.write(header + "\n");
   }
-  // The forces of each sample's motion: forward dynamics for the state's tau, then
-  // rigid/closed_chain_forces.hpp, on a workspace of their own (the integrator keeps `data`).
-  ClosedChainData force_data(model);
-  ConstraintForces forces;
-  note_whole_mechanism(args.file, model);
+  // The forces of each sample's motion (model/dynamics.hpp: constraint_forces), on a workspace of
+  // their own (the run keeps its own).
+  ModelData workspace(loaded), force_workspace(loaded);
+  if (loaded.is_closed_chain()) note_whole_mechanism(args.file, *loaded.closed_chain());
   int reported_tenths = 0;
   const bool show_progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
-  SimulationSummary summary;
+  Simulation run;
   try {
-    summary = simulate(model, data, q, qd, options, [&](const SimulationSample& sample) {
-      if (csv.enabled()) {
-        std::ostringstream row;
-        row << std::setprecision(17) << sample.time;
-        const Eigen::VectorXd shown_q = order.vector(*sample.q),
-                              shown_qd = order.vector(*sample.qd);
-        for (Eigen::Index i = 0; i < shown_q.size(); ++i) row << "," << shown_q(i);
-        for (Eigen::Index i = 0; i < shown_qd.size(); ++i) row << "," << shown_qd(i);
-        row << "," << sample.kinetic_energy + sample.potential_energy;
-        if (args.loop_forces) {
-          const Eigen::VectorXd& qdd =
-              forward_dynamics(model, force_data, *sample.q, *sample.qd, state.tau, state.gravity);
-          constraint_forces(model, force_data, *sample.q, *sample.qd, qdd, state.tau, state.gravity,
-                            forces);
-          for (const auto& force : forces.loop)
-            for (int i = 0; i < 6; ++i) row << "," << force(i);
-          for (const auto& force : forces.coupling)
-            for (Eigen::Index i = 0; i < force.size(); ++i) row << "," << force(i);
-        }
-        row << "\n";
-        csv.write(row.str());
-      }
-      // Progress of long runs on a terminal only (a line every 10 % of the samples): redirected,
-      // stderr stays the one line of an error or nothing.
-      if (show_progress && sample.step_count > 1000) {
-        const int tenths = static_cast<int>(10LL * sample.step / sample.step_count);
-        if (tenths > reported_tenths) {
-          reported_tenths = tenths;
-          err << "skograph simulate: " << 10 * tenths << "% (t = " << sample.time << " s)"
-              << std::endl;
-        }
-      }
-    });
+    run = simulate(loaded, workspace, order.vector(state.q), order.vector(state.qd), options,
+                   [&](const SimulationSample& sample) {
+                     if (sample.step == 0)
+                       add_state_messages(args.file, state_messages(loaded, workspace));
+                     if (csv.enabled()) {
+                       std::ostringstream row;
+                       row << std::setprecision(17) << sample.time;
+                       for (Eigen::Index i = 0; i < sample.q->size(); ++i)
+                         row << "," << (*sample.q)(i);
+                       for (Eigen::Index i = 0; i < sample.qd->size(); ++i)
+                         row << "," << (*sample.qd)(i);
+                       row << "," << sample.kinetic_energy + sample.potential_energy;
+                       if (args.loop_forces) {
+                         const ConstraintForces forces = constraint_forces(
+                             loaded, force_workspace, *sample.q, *sample.qd, tau, state.gravity);
+                         for (const auto& force : forces.loop)
+                           for (int i = 0; i < 6; ++i) row << "," << force(i);
+                         for (const auto& force : forces.coupling)
+                           for (Eigen::Index i = 0; i < force.size(); ++i) row << "," << force(i);
+                       }
+                       row << "\n";
+                       csv.write(row.str());
+                     }
+                     // Progress of long runs on a terminal only (a line every 10 % of the samples):
+                     // redirected, stderr stays the one line of an error or nothing.
+                     if (show_progress && sample.step_count > 1000) {
+                       const int tenths = static_cast<int>(10LL * sample.step / sample.step_count);
+                       if (tenths > reported_tenths) {
+                         reported_tenths = tenths;
+                         err << "skograph simulate: " << 10 * tenths << "% (t = " << sample.time
+                             << " s)" << std::endl;
+                       }
+                     }
+                   });
   } catch (const OutputError&) {  // the trajectory file
     throw;
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
-    throw closure_failure(args.file, args.state_file, e, model.mechanism());
+    throw closure_failure(args.file, args.state_file, e, loaded.mechanism());
   }
   csv.commit();
-
-  std::vector<std::string> independent;
-  for (const int a : order.file_sorted(data.independent))
-    independent.push_back(
-        dofs[static_cast<size_t>(order.file_dof(data.independent[static_cast<std::size_t>(a)]))]);
-  q = order.vector(q);
-  qd = order.vector(qd);
+  const SimulationSummary& summary = run.summary;
+  const std::vector<std::string>& independent = run.independent;
+  const Eigen::VectorXd& q = run.q;
+  const Eigen::VectorXd& qd = run.qd;
   if (args.json) {
     Json report;
     report["dofs"] = dofs;

@@ -40,6 +40,26 @@ void print_line(std::ostream& err, const std::string& command, const std::string
   err << "skograph " << printable(command) << ": " << printable(text) << "\n";
 }
 
+const std::string& require_value(const std::vector<std::string>& args, std::size_t& i,
+                                 const std::string& usage) {
+  if (i + 1 == args.size()) throw UsageError(args[i] + " needs a value (" + usage + ")");
+  return args[++i];
+}
+
+void positional_argument(const std::string& arg, std::string& file, const std::string& usage,
+                         const char* what) {
+  if (!arg.empty() && arg[0] == '-')
+    throw UsageError("unknown option '" + arg + "' (" + usage + ")");
+  if (!file.empty())
+    throw UsageError(std::string("more than one ") + what + " given ('" + file + "', '" + arg +
+                     "')");
+  file = arg;
+}
+
+void require_argument(const std::string& file, const std::string& usage, const char* what) {
+  if (file.empty()) throw UsageError(std::string("no ") + what + " given (" + usage + ")");
+}
+
 int parse_integer(const std::string& option, const std::string& value, int lower, int upper,
                   const std::string& unit) {
   size_t used = 0;
@@ -91,7 +111,8 @@ bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, Re
     return true;
   }
   if (arg == "--conditioning-limit") {
-    if (i + 1 >= args.size()) throw UsageError("--conditioning-limit needs a number (" + usage + ")");
+    if (i + 1 >= args.size())
+      throw UsageError("--conditioning-limit needs a number (" + usage + ")");
     const std::string& value = args[++i];
     std::size_t used = 0;
     double parsed = 0.0;
@@ -130,8 +151,7 @@ FrameCommandArguments parse_frame_command_arguments(const std::vector<std::strin
     if (parse_model_option(args, i, parsed.read, usage)) continue;
     const std::string& arg = args[i];
     if (arg == "--state" || arg == "--frames") {
-      if (i + 1 == args.size()) throw UsageError(arg + " needs a value (" + usage + ")");
-      const std::string& value = args[++i];
+      const std::string& value = require_value(args, i, usage);
       if (arg == "--state") {
         parsed.state_file = value;
       } else if (value == "all") {
@@ -145,15 +165,11 @@ FrameCommandArguments parse_frame_command_arguments(const std::vector<std::strin
       }
     } else if (arg == "--json") {
       parsed.json = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw UsageError("unknown option '" + arg + "' (" + usage + ")");
-    } else if (parsed.file.empty()) {
-      parsed.file = arg;
     } else {
-      throw UsageError("more than one MODEL given ('" + parsed.file + "', '" + arg + "')");
+      positional_argument(arg, parsed.file, usage, "MODEL");
     }
   }
-  if (parsed.file.empty()) throw UsageError("no MODEL given (" + usage + ")");
+  require_argument(parsed.file, usage, "MODEL");
   return parsed;
 }
 

@@ -34,6 +34,17 @@ void write_command_output(const std::string& path, const std::string& bytes, std
 void write_command_outputs(const std::vector<std::pair<std::string, std::string>>& files,
                            std::ostream& out);
 
+// The value after the option at args[i] (i moves to it): UsageError "OPTION needs a value
+// (USAGE)" when it is missing.
+const std::string& require_value(const std::vector<std::string>& args, std::size_t& i,
+                                 const std::string& usage);
+// An argument no option took: UsageError "unknown option" for one that starts with '-', else the
+// command's input `file` (`what`: MODEL, FILE, input), UsageError for a second one.
+void positional_argument(const std::string& arg, std::string& file, const std::string& usage,
+                         const char* what);
+// UsageError "no WHAT given (USAGE)" when `file` is empty.
+void require_argument(const std::string& file, const std::string& usage, const char* what);
+
 // The value of an integer option, the whole argument, in [lower, upper]; otherwise UsageError
 // "--size must be an integer from 16 to 8192 pixels, not 'x'" (`unit` after the range, if any).
 int parse_integer(const std::string& option, const std::string& value, int lower, int upper,
@@ -44,8 +55,8 @@ int parse_integer(const std::string& option, const std::string& value, int lower
 std::vector<std::string> parse_name_list(const std::string& option, const std::string& value);
 
 // The options every model command takes, into `options` (io/read_options.hpp): --strict,
-// --independent JOINT,..., --loops FILE, --base LINK, --conditioning-limit N. True when args[i] is one of them (i then at
-// its value); UsageError "--loops needs a file (USAGE)" for a missing value.
+// --independent JOINT,..., --loops FILE, --base LINK, --conditioning-limit N. True when args[i] is
+// one of them (i then at its value); UsageError "--loops needs a file (USAGE)" for a missing value.
 bool parse_model_option(const std::vector<std::string>& args, std::size_t& i, ReadOptions& options,
                         const std::string& usage);
 

@@ -1,4 +1,4 @@
-// The contract every fuzz target checks on every input (issue 14): the command exits 0 or 2; on 2
+// The contract every fuzz target checks on every input: the command exits 0 or 2; on 2
 // nothing is on stdout and stderr is exactly one line "skograph COMMAND: FILE..." naming the input
 // file, with no raw control byte. Anything else aborts, which libFuzzer reports as a crash.
 #pragma once

@@ -2,9 +2,9 @@
 // the Graphviz DOT language (https://graphviz.org/doc/info/lang.html), linear in the text.
 //
 // Why not a library: boost::read_graphviz takes 3.7 s and Graphviz's own agread 4.6 s for a
-// 10^6-edge tree on this machine (issue 13 asks for the whole `graph` command in under 3 s), and
+// 10^6-edge tree on this machine (the goal is the whole `graph` command in under 3 s), and
 // neither gives the line of an error; Boost's parser also recurses without limit into nested
-// subgraphs (issue 14: a stack overflow at 10^4 levels). This reader gives every error its line,
+// subgraphs (a stack overflow at 10^4 levels). This reader gives every error its line,
 // limits nesting, and keeps nodes in order of first appearance and edges in file order.
 //
 // What it reads: [strict] digraph [ID] { stmt_list }, with node, edge (chains a -> b -> c, and

@@ -28,7 +28,7 @@ void require_finite(const SourceLocation& where, const std::string& what, const 
 // R = Rz(yaw) Ry(pitch) Rx(roll).
 Eigen::Isometry3d frame_from_xyz_rpy(const Eigen::Vector3d& xyz, const Eigen::Vector3d& rpy);
 
-// Mass properties as robots ship them (issue 12): a negative mass and non-finite numbers are
+// Mass properties as robots ship them: a negative mass and non-finite numbers are
 // errors; a zero mass makes the link a massless frame; physically inconsistent inertias
 // (rigid/mechanism.hpp: inertia_consistency) are refused at their line when `strict`, otherwise
 // remembered and reported once per file by report(). A rotational inertia without mass is

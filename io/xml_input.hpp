@@ -1,5 +1,5 @@
 // What the XML readers (URDF through TinyXML and urdfdom, MJCF through MuJoCo, SDF through
-// sdformat) are given only after it has been checked (issue 14): text bytes (graph/text_input.hpp)
+// sdformat) are given only after it has been checked: text bytes (graph/text_input.hpp)
 // and element nesting. TinyXML and urdfdom recurse once per level and overflow the stack on
 // elements nested 10^5 deep; TinyXML-2 stops at 100 levels with a bare error code.
 #pragma once

@@ -300,7 +300,7 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
             : std::filesystem::path(base_directory) / relative;
     LoopFile::read(path.string()).apply(mechanism);
   }
-  if (root["independent"]) {  // issue 16: the coordinates to keep independent (actuated joints)
+  if (root["independent"]) {  // the coordinates to keep independent (actuated joints)
     const YAML::Node list = root["independent"];
     if (!list.IsSequence())
       fail(reader.at(list), "'independent' must be a list of joint (or dof) names");

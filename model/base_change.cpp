@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "state_internal.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/rigid/base_change.hpp"
 #include "skograph/rigid/spatial.hpp"
+#include "state_internal.hpp"
 
 namespace skograph {
 
@@ -232,6 +232,5 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
   }
   return converted;
 }
-
 
 }  // namespace skograph

@@ -27,6 +27,15 @@ std::vector<std::string> labels_of(const std::vector<ConstraintRow>& rows) {
   return labels;
 }
 
+// Dof names of model-order dofs, in the file's order.
+std::vector<std::string> file_names(const DofOrder& order, const std::vector<int>& dofs) {
+  std::vector<std::string> names;
+  for (const int a : order.file_sorted(dofs))
+    names.push_back(
+        order.names()[static_cast<std::size_t>(order.file_dof(dofs[static_cast<std::size_t>(a)]))]);
+  return names;
+}
+
 }  // namespace
 
 ConstraintSystem constraint_system(const Model& model, ModelData& data, const Eigen::VectorXd& q,
@@ -72,6 +81,42 @@ ClosedDynamics forward_dynamics(const Model& model, ModelData& data, const Eigen
   result.multipliers = work.multipliers;
   result.labels = labels_of(work.constraints.rows);
   return result;
+}
+
+std::vector<AggregateStatus> aggregate_status(const Model& model, ModelData& data,
+                                              const Eigen::VectorXd& q) {
+  model_detail::prepare_state(model, data, q, Eigen::VectorXd::Zero(q.size()));
+  std::vector<AggregateStatus> result;
+  if (!model.is_closed_chain()) return result;
+  const ClosedChainModel& closed = *model.closed_chain();
+  const Mechanism& mechanism = closed.mechanism();
+  for (int s = 0; s < closed.aggregate_count(); ++s) {
+    const AggregateConstraintStatus status =
+        aggregate_constraint_status(closed, *data.closed_chain(), s);
+    AggregateStatus entry;
+    for (const int l : closed.aggregate_loops(s))
+      entry.loops.push_back(mechanism.loops[static_cast<std::size_t>(l)].name);
+    for (const int c : closed.aggregate_couplings(s))
+      entry.couplings.push_back(mechanism.couplings[static_cast<std::size_t>(c)].name);
+    entry.rows = status.rows;
+    entry.rank = status.rank;
+    entry.dependent = file_names(model.dof_order(), status.dependent);
+    entry.independent = file_names(model.dof_order(), status.independent);
+    entry.condition_number = status.condition_number;
+    result.push_back(std::move(entry));
+  }
+  return result;
+}
+
+Eigen::VectorXd consistent_accelerations(const Model& model, ModelData& data,
+                                         const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                         const Eigen::VectorXd& qdd) {
+  model_detail::check_input(model, qdd, "qdd");
+  model_detail::prepare_state(model, data, q, qd);
+  if (!model.is_closed_chain()) return qdd;
+  const DofOrder& order = model.dof_order();
+  return order.vector(consistent_accelerations(*model.closed_chain(), *data.closed_chain(),
+                                               order.model_vector(qdd)));
 }
 
 }  // namespace skograph

@@ -1,6 +1,6 @@
-// The dynamics of a model in the file's dof order (model/dynamics.hpp): each call prepares its state
-// (state_internal.hpp), calls the tree's or the closed chain's recursion and returns the result in
-// the file's order.
+// The dynamics of a model in the file's dof order (model/dynamics.hpp): each call prepares its
+// state (state_internal.hpp), calls the tree's or the closed chain's recursion and returns the
+// result in the file's order.
 #include "skograph/model/dynamics.hpp"
 
 #include <string>

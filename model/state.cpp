@@ -26,10 +26,12 @@ void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v,
   check_size(model, v, name);
   for (Eigen::Index i = 0; i < v.size(); ++i)
     if (!std::isfinite(v[i]))
-      throw std::invalid_argument(
-          std::string(name) + " is not a finite number at dof '" +
-          model.dof_names()[static_cast<std::size_t>(i)] + "' (" +
-          (std::isnan(v[i]) ? "nan" : v[i] > 0 ? "inf" : "-inf") + ")");
+      throw std::invalid_argument(std::string(name) + " is not a finite number at dof '" +
+                                  model.dof_names()[static_cast<std::size_t>(i)] + "' (" +
+                                  (std::isnan(v[i]) ? "nan"
+                                   : v[i] > 0       ? "inf"
+                                                    : "-inf") +
+                                  ")");
 }
 
 }  // namespace model_detail
@@ -53,8 +55,8 @@ void assemble_in_model_order(const Model& model, ModelData& data, Eigen::VectorX
 }  // namespace
 
 const ModelData::State& model_detail::prepare_state(const Model& model, ModelData& data,
-                                                   const Eigen::Ref<const Eigen::VectorXd>& q,
-                                                   const Eigen::Ref<const Eigen::VectorXd>& qd) {
+                                                    const Eigen::Ref<const Eigen::VectorXd>& q,
+                                                    const Eigen::Ref<const Eigen::VectorXd>& qd) {
   check_input(model, q, "q");
   check_input(model, qd, "qd");
   const DofOrder& order = model.dof_order();
@@ -110,9 +112,10 @@ std::string dof_list(const Model& model, const std::vector<int>& dofs) {
   const DofOrder& order = model.dof_order();
   std::string names;
   for (const int a : order.file_sorted(dofs))
-    names += (names.empty() ? "'" : ", '") +
-             order.names()[static_cast<std::size_t>(order.file_dof(dofs[static_cast<std::size_t>(a)]))] +
-             "'";
+    names +=
+        (names.empty() ? "'" : ", '") +
+        order.names()[static_cast<std::size_t>(order.file_dof(dofs[static_cast<std::size_t>(a)]))] +
+        "'";
   return names;
 }
 
@@ -134,14 +137,15 @@ StateMessages state_messages(const Model& model, const ModelData& data) {
       messages.warnings.push_back(
           "the chosen independent coordinates " + names + " of " + c.label +
           " are ill-conditioned at this state: the constraints on the other coordinates have "
-          "condition number " + condition_text(c.condition) + ", above " + limit +
+          "condition number " +
+          condition_text(c.condition) + ", above " + limit +
           "; they are used as chosen, and forward dynamics refines its solution");
     else if (c.condition > 0.0)
-      messages.notes.push_back(
-          "no choice of independent coordinates of " + c.label +
-          " keeps the constraints' condition number within " + limit + " at this state: " + names +
-          " have " + condition_text(c.condition) + ", the best choice found " +
-          condition_text(c.best) + "; forward dynamics refines its solution");
+      messages.notes.push_back("no choice of independent coordinates of " + c.label +
+                               " keeps the constraints' condition number within " + limit +
+                               " at this state: " + names + " have " + condition_text(c.condition) +
+                               ", the best choice found " + condition_text(c.best) +
+                               "; forward dynamics refines its solution");
     if (!c.preferred_dependent.empty()) {
       const bool one = c.preferred_dependent.size() == 1;
       messages.notes.push_back(
@@ -179,7 +183,10 @@ void check_forces_move_mass(const Model& model, const Eigen::VectorXd& tau,
 ClosedState close_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd) {
   const ModelData::State& state = model_detail::prepare_state(model, data, q, qd);
-  return {model.dof_order().vector(state.q), model.dof_order().vector(state.qd)};
+  ClosedState closed{model.dof_order().vector(state.q), model.dof_order().vector(state.qd)};
+  if (model.is_closed_chain())
+    closed.residual = position_residual(*model.closed_chain(), *data.closed_chain(), state.q);
+  return closed;
 }
 
 Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Eigen::VectorXd& q) {

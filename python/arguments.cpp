@@ -44,8 +44,8 @@ Array real_array(const py::object& value, const std::string& name) {
   }
   const char kind = array.dtype().kind();
   if (kind != 'f' && kind != 'i' && kind != 'u')
-    throw UsageError(name + " must be an array of real numbers (it holds " +
-                     unreal_contents(kind) + ")");
+    throw UsageError(name + " must be an array of real numbers (it holds " + unreal_contents(kind) +
+                     ")");
   return Array::ensure(array);
 }
 
@@ -68,8 +68,7 @@ void check_finite(const Array& array, const std::string& name, const Model& mode
   }
 }
 
-Eigen::VectorXd state_vector(const py::object& value, const std::string& name,
-                             const Model& model) {
+Eigen::VectorXd state_vector(const py::object& value, const std::string& name, const Model& model) {
   const Array array = real_array(value, name);
   if (array.ndim() != 1)
     throw UsageError(name + " must be one state (1-D), not an array of " +
@@ -87,14 +86,13 @@ Eigen::VectorXd state_or_zero(const py::object& value, const std::string& name,
                          : state_vector(value, name, model);
 }
 
-Eigen::VectorXd fixed_vector(const py::object& value, const std::string& name,
-                             Eigen::Index size) {
+Eigen::VectorXd fixed_vector(const py::object& value, const std::string& name, Eigen::Index size) {
   const Array array = real_array(value, name);
   if (array.ndim() != 1 || array.shape(0) != size)
     throw UsageError(name + " must have " + std::to_string(size) + " entries, not " +
-                     (array.ndim() == 1 ? std::to_string(array.shape(0))
-                                        : "an array of " + std::to_string(array.ndim()) +
-                                              " dimensions"));
+                     (array.ndim() == 1
+                          ? std::to_string(array.shape(0))
+                          : "an array of " + std::to_string(array.ndim()) + " dimensions"));
   const Eigen::Map<const Eigen::VectorXd> vector(array.data(), size);
   for (Eigen::Index i = 0; i < size; ++i)
     if (!std::isfinite(vector[i]))
@@ -106,11 +104,11 @@ Eigen::MatrixXd fixed_matrix(const py::object& value, const std::string& name, E
                              Eigen::Index columns) {
   const Array array = real_array(value, name);
   if (array.ndim() != 2 || array.shape(0) != rows || array.shape(1) != columns)
-    throw UsageError(name + " must be a " + std::to_string(rows) + " x " +
-                     std::to_string(columns) + " matrix");
-  Eigen::MatrixXd matrix = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic,
-                                                          Eigen::RowMajor>>(array.data(), rows,
-                                                                            columns);
+    throw UsageError(name + " must be a " + std::to_string(rows) + " x " + std::to_string(columns) +
+                     " matrix");
+  Eigen::MatrixXd matrix =
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          array.data(), rows, columns);
   if (!matrix.allFinite()) throw UsageError(name + " has an entry that is not a finite number");
   return matrix;
 }

@@ -74,8 +74,7 @@ Eigen::VectorXd fixed_vector(const py::object& value, const std::string& name, E
 Eigen::MatrixXd fixed_matrix(const py::object& value, const std::string& name, Eigen::Index rows,
                              Eigen::Index columns);
 // The state vector, or zeros when None.
-Eigen::VectorXd state_or_zero(const py::object& value, const std::string& name,
-                              const Model& model);
+Eigen::VectorXd state_or_zero(const py::object& value, const std::string& name, const Model& model);
 
 // A file path: str or os.PathLike (os.fspath); UsageError otherwise.
 std::string path_of(const py::object& value, const std::string& name);

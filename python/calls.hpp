@@ -125,8 +125,8 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
     try {
       fn(self.model, data, state, out + i * state_size);
     } catch (const std::exception& e) {  // the row named: "row 3 (index 2): ..."
-      throw Error("row " + std::to_string(i + 1) + " (index " + std::to_string(i) + "): " +
-                  e.what());
+      throw Error("row " + std::to_string(i + 1) + " (index " + std::to_string(i) +
+                  "): " + e.what());
     }
   };
   const py::gil_scoped_release release;

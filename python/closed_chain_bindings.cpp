@@ -33,10 +33,7 @@ Closed closed_state(PyModel& self, const Eigen::VectorXd& q, const Eigen::Vector
     closed.independent = data.independent;
     closed.moved = data.moved;
     closed.messages = state_messages(self.model, data);
-    if (self.model.is_closed_chain())
-      closed.residual =
-          position_residual(*self.model.closed_chain(), *data.closed_chain(),
-                            self.model.dof_order().model_vector(closed.state.q));
+    closed.residual = closed.state.residual;
     return closed;
   });
 }
@@ -139,7 +136,8 @@ void bind_closed_chains(ModelClass& model_class) {
           "(dofs,) in the file's dof order; gravity (3,), default (0, 0, -9.81).")
       .def(
           "constraint_jacobian",
-          [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& qd, bool all_rows) {
+          [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& qd,
+             bool all_rows) {
             const Eigen::VectorXd at = state_vector(q.value, "q", self.model),
                                   rates = state_or_zero(qd.value, "qd", self.model);
             return to_scipy(compute(self, [&](ModelData& data) {
@@ -181,7 +179,8 @@ void bind_closed_chains(ModelClass& model_class) {
           "'factor_nonzeros' (nnz(L) of LDL* in this order), 'amd_factor_nonzeros'}.")
       .def(
           "constraint_system",
-          [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& qd, bool all_rows) {
+          [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& qd,
+             bool all_rows) {
             const Eigen::VectorXd at = state_vector(q.value, "q", self.model),
                                   rates = state_or_zero(qd.value, "qd", self.model);
             const ConstraintSystem system = compute(self, [&](ModelData& data) {

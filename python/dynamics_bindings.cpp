@@ -21,7 +21,7 @@ ClosedChainSolver solver_of(const std::string& name) {
 }
 
 // The docstrings' common part: the arguments of a per-state call.
-#define SKOGRAPH_STATE_ARGUMENTS                                                                \
+#define SKOGRAPH_STATE_ARGUMENTS                                                               \
   " Vectors are (dofs,) for one state or (rows, dofs) for a batch, in the file's dof order; "  \
   "gravity (3,) in m/s^2, default (0, 0, -9.81); threads: None (one thread) or the number of " \
   "worker threads for a batch."

@@ -24,6 +24,21 @@ std::string subtree_of(const std::optional<std::string>& subtree) {
   return subtree ? *subtree : "";
 }
 
+// The binding of a frame's 6-vector at (q, qd) (frame_velocity, frame_jacobian_bias): one state
+// or a batch, `frame` 'world' or 'local'.
+template <class Quantity>
+auto frame_rate_binding(Quantity quantity) {
+  return [quantity](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
+                    const std::string& name, const std::string& frame,
+                    const ThreadsArgument& threads) {
+    const FrameAxes axes = axes_of(frame);
+    return per_state_value<2>(self, {{{"q", q}, {"qd", qd}}}, threads, {6},
+                              [&](const Model& model, ModelData& data, const auto& s) {
+                                return quantity(model, data, s.vector(0), s.vector(1), name, axes);
+                              });
+  };
+}
+
 }  // namespace
 
 void bind_kinematics(ModelClass& model_class) {
@@ -46,34 +61,29 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("name"), py::arg("threads") = py::none(),
           "The frame's pose in the world: a 4 x 4 homogeneous matrix [[R, p], [0, 1]], or "
-          "(rows, 4, 4) for a 2-D q. Closed chains are assembled at q first." SKOGRAPH_KINEMATICS_ARGUMENTS)
-      .def(
-          "frame_velocity",
-          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
-             const std::string& name, const std::string& frame, const ThreadsArgument& threads) {
-            const FrameAxes axes = axes_of(frame);
-            return per_state_value<2>(
-                self, {{{"q", q}, {"qd", qd}}}, threads, {6},
-                [&](const Model& model, ModelData& data, const auto& s) {
-                  return frame_velocity(model, data, s.vector(0), s.vector(1), name, axes);
-                });
-          },
-          py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
-          py::arg("threads") = py::none(),
-          "[angular; linear] velocity of the frame's origin, (6,) or (rows, 6). skograph.Error "
-          "for an unknown frame." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "(rows, 4, 4) for a 2-D q. Closed chains are assembled at q "
+          "first." SKOGRAPH_KINEMATICS_ARGUMENTS)
+      .def("frame_velocity",
+           frame_rate_binding(
+               [](const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                  const Eigen::VectorXd& qd, const std::string& name,
+                  FrameAxes axes) { return frame_velocity(model, data, q, qd, name, axes); }),
+           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
+           py::arg("threads") = py::none(),
+           "[angular; linear] velocity of the frame's origin, (6,) or (rows, 6). skograph.Error "
+           "for an unknown frame." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "frame_acceleration",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
              const ArrayArgument& qdd, const std::string& name, const std::string& frame,
              const ThreadsArgument& threads) {
             const FrameAxes axes = axes_of(frame);
-            return per_state_value<3>(
-                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {6},
-                [&](const Model& model, ModelData& data, const auto& s) {
-                  return frame_acceleration(model, data, s.vector(0), s.vector(1), s.vector(2),
-                                            name, axes);
-                });
+            return per_state_value<3>(self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {6},
+                                      [&](const Model& model, ModelData& data, const auto& s) {
+                                        return frame_acceleration(model, data, s.vector(0),
+                                                                  s.vector(1), s.vector(2), name,
+                                                                  axes);
+                                      });
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("name"), py::arg("frame") = "world",
           py::arg("threads") = py::none(),
@@ -90,24 +100,20 @@ void bind_kinematics(ModelClass& model_class) {
                                         return frame_jacobian(model, data, s.vector(0), name, axes);
                                       });
           },
-          py::arg("q"), py::arg("name"), py::arg("frame") = "world", py::arg("threads") = py::none(),
+          py::arg("q"), py::arg("name"), py::arg("frame") = "world",
+          py::arg("threads") = py::none(),
           "The 6 x dofs geometric Jacobian [angular; linear]: 'world' (world axes about the "
           "frame's origin, Pinocchio's LOCAL_WORLD_ALIGNED) or 'local' (the frame's axes). J qd "
           "is frame_velocity." SKOGRAPH_KINEMATICS_ARGUMENTS)
-      .def(
-          "jacobian_bias",
-          [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
-             const std::string& name, const std::string& frame, const ThreadsArgument& threads) {
-            const FrameAxes axes = axes_of(frame);
-            return per_state_value<2>(
-                self, {{{"q", q}, {"qd", qd}}}, threads, {6},
-                [&](const Model& model, ModelData& data, const auto& s) {
-                  return frame_jacobian_bias(model, data, s.vector(0), s.vector(1), name, axes);
-                });
-          },
-          py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
-          py::arg("threads") = py::none(),
-          "Jdot qd: the frame's acceleration at qdd = 0, (6,) or (rows, 6)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+      .def("jacobian_bias",
+           frame_rate_binding(
+               [](const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                  const Eigen::VectorXd& qd, const std::string& name,
+                  FrameAxes axes) { return frame_jacobian_bias(model, data, q, qd, name, axes); }),
+           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
+           py::arg("threads") = py::none(),
+           "Jdot qd: the frame's acceleration at qdd = 0, (6,) or (rows, "
+           "6)." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "reduced_jacobian",
           [](PyModel& self, const ArrayArgument& q, const std::string& name,
@@ -156,11 +162,11 @@ void bind_kinematics(ModelClass& model_class) {
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
              const std::optional<std::string>& subtree, const ThreadsArgument& threads) {
             const std::string top = subtree_of(subtree);
-            return per_state_value<2>(
-                self, {{{"q", q}, {"qd", qd}}}, threads, {3},
-                [&](const Model& model, ModelData& data, const auto& s) {
-                  return center_of_mass_velocity(model, data, s.vector(0), s.vector(1), top);
-                });
+            return per_state_value<2>(self, {{{"q", q}, {"qd", qd}}}, threads, {3},
+                                      [&](const Model& model, ModelData& data, const auto& s) {
+                                        return center_of_mass_velocity(model, data, s.vector(0),
+                                                                       s.vector(1), top);
+                                      });
           },
           py::arg("q"), py::arg("qd"), py::arg("subtree") = py::none(),
           py::arg("threads") = py::none(),
@@ -205,7 +211,8 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("gravity") = py::none(), py::arg("threads") = py::none(),
           "The potential energy -sum m g . c (J) of the links' weights at q: a float array of "
-          "shape () or (rows,). gravity (3,) in m/s^2, default (0, 0, -9.81)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "shape () or (rows,). gravity (3,) in m/s^2, default (0, 0, "
+          "-9.81)." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "singularity",
           [](PyModel& self, const ArrayArgument& q, const NamesArgument& frames) {

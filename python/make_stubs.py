@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the type stubs of the skograph package (issue 29): mypy's stubgen (Debian's mypy) on the
+"""Writes the type stubs of the skograph package: mypy's stubgen (Debian's mypy) on the
 built module, then made valid for type checkers: pybind11's Eigen annotations
 (numpy.ndarray[numpy.float64[m,1]]) become numpy.ndarray, and what stubgen cannot see is said.
 

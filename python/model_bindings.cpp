@@ -12,9 +12,9 @@
 #include "calls.hpp"
 #include "model_pickle.hpp"
 #include "skograph/graph/error.hpp"
+#include "skograph/io/state_reader.hpp"
 #include "skograph/model/base_change.hpp"
 #include "skograph/model/dynamics.hpp"
-#include "skograph/io/state_reader.hpp"
 
 namespace skograph::python {
 namespace {
@@ -25,7 +25,8 @@ std::shared_ptr<PyModel> load(const PathArgument& path, bool strict,
                               const std::optional<double>& conditioning_limit) {
   ReadOptions options;
   options.strict = strict;
-  if (const auto names = optional_names(independent.value, "independent")) options.independent = *names;
+  if (const auto names = optional_names(independent.value, "independent"))
+    options.independent = *names;
   options.loops_file = optional_path(loops.value, "loops");
   if (base) {
     if (base->empty()) throw UsageError("base needs a link name");
@@ -147,11 +148,11 @@ void bind_model(py::module_& module, ModelClass& model_class) {
              const ArrayArgument& qd, const OptionalArrayArgument& qdd,
              const OptionalArrayArgument& tau) {
             const Model& from = self.model;
-            const ModelState converted =
-                convert_state(from, target.model,
-                              {state_vector(q.value, "q", from), state_vector(qd.value, "qd", from),
-                               qdd.is_none() ? Eigen::VectorXd() : state_vector(qdd.value, "qdd", from),
-                               tau.is_none() ? Eigen::VectorXd() : state_vector(tau.value, "tau", from)});
+            const ModelState converted = convert_state(
+                from, target.model,
+                {state_vector(q.value, "q", from), state_vector(qd.value, "qd", from),
+                 qdd.is_none() ? Eigen::VectorXd() : state_vector(qdd.value, "qdd", from),
+                 tau.is_none() ? Eigen::VectorXd() : state_vector(tau.value, "tau", from)});
             py::dict result;
             result["q"] = converted.q;
             result["qd"] = converted.qd;

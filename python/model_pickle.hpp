@@ -1,4 +1,4 @@
-// Pickles of models that need no file (issue 29): a model travels as the mechanism it was built
+// Pickles of models that need no file: a model travels as the mechanism it was built
 // from, field by field in Python's own types (exact doubles), with how it was read, and is rebuilt
 // by the library's build_model (and with_base) on the other side: another working directory or
 // another machine without the model's files (its URDF, loop file, MJCF includes) unpickles it.

@@ -55,8 +55,8 @@ void bind_operators(ModelClass& model_class) {
           "mass_inverse",
           [](PyModel& self, const ArrayArgument& q) {
             const Eigen::VectorXd at = state_vector(q.value, "q", self.model);
-            return compute(self,
-                           [&](ModelData& data) { return mass_matrix_inverse(self.model, data, at); });
+            return compute(
+                self, [&](ModelData& data) { return mass_matrix_inverse(self.model, data, at); });
           },
           py::arg("q"),
           "M^-1 (n, n) at q by the innovations factorization (part II Eq. 51), never inverting M; "
@@ -141,7 +141,8 @@ void bind_operators(ModelClass& model_class) {
       .def(
           "forward_dynamics_by",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
-             const ArrayArgument& tau, const std::string& method, const OptionalArrayArgument& gravity) {
+             const ArrayArgument& tau, const std::string& method,
+             const OptionalArrayArgument& gravity) {
             const std::optional<ForwardDynamicsMethod> chosen =
                 parse_forward_dynamics_method(method);
             if (!chosen)

@@ -44,7 +44,8 @@ py::list messages(const std::string& file, const std::vector<std::string>& warni
 }
 
 // `skograph graph PATH --json`: (the JSON text, messages).
-py::tuple graph_report_call(const PathArgument& path, bool strict, const OptionalPathArgument& loops) {
+py::tuple graph_report_call(const PathArgument& path, bool strict,
+                            const OptionalPathArgument& loops) {
   const std::string file = path_of(path.value, "path");
   const ReadOptions options = read_options(strict, {}, optional_path(loops.value, "loops"));
   std::string json;
@@ -63,10 +64,10 @@ py::tuple graph_report_call(const PathArgument& path, bool strict, const Optiona
 // `skograph render`: the picture written to `output`; returns the messages.
 py::list render_call(const PathArgument& path, const PathArgument& output, const std::string& what,
                      const std::string& matrix, const std::string& ordering,
-                     const OptionalPathArgument& state, const std::string& format, int size, bool strict,
-                     const OptionalPathArgument& loops) {
+                     const OptionalPathArgument& state, const std::string& format, int size,
+                     bool strict, const OptionalPathArgument& loops) {
   const std::string file = path_of(path.value, "path"), out = path_of(output.value, "output");
-  report::PictureOptions options{what, matrix, ordering, optional_path(state.value, "state"),
+  report::PictureOptions options{what,   matrix, ordering, optional_path(state.value, "state"),
                                  format, size};
   const report::PictureRequest request = report::picture_request(options, out);
   const ReadOptions reading = read_options(strict, {}, optional_path(loops.value, "loops"));
@@ -83,9 +84,10 @@ py::list render_call(const PathArgument& path, const PathArgument& output, const
 }
 
 // `skograph analyze`: the report and every picture into `out`; returns the messages.
-py::list analyze_call(const PathArgument& path, const PathArgument& out, const OptionalPathArgument& state,
-                      int size, int max_diagram_nodes, bool strict,
-                      const NamesArgument& independent, const OptionalPathArgument& loops) {
+py::list analyze_call(const PathArgument& path, const PathArgument& out,
+                      const OptionalPathArgument& state, int size, int max_diagram_nodes,
+                      bool strict, const NamesArgument& independent,
+                      const OptionalPathArgument& loops) {
   const std::string file = path_of(path.value, "path"), folder = path_of(out.value, "out");
   report::AnalysisOptions options;
   options.state_file = optional_path(state.value, "state");

@@ -67,12 +67,12 @@ struct PyModel {
 using ModelClass = pybind11::class_<PyModel, std::shared_ptr<PyModel>>;
 
 // The families of bindings, one file each, gathered by module.cpp.
-void bind_model(pybind11::module_& module, ModelClass& model_class);   // loading and the model
-void bind_dynamics(ModelClass& model_class);                            // dynamics
-void bind_kinematics(ModelClass& model_class);                          // kinematics
-void bind_closed_chains(ModelClass& model_class);                       // closed chains
-void bind_operators(ModelClass& model_class);                           // part II's operators
-void bind_sparse(ModelClass& model_class);                              // sparse matrices
-void bind_pictures(pybind11::module_& module);                          // reports and pictures
+void bind_model(pybind11::module_& module, ModelClass& model_class);  // loading and the model
+void bind_dynamics(ModelClass& model_class);                          // dynamics
+void bind_kinematics(ModelClass& model_class);                        // kinematics
+void bind_closed_chains(ModelClass& model_class);                     // closed chains
+void bind_operators(ModelClass& model_class);                         // part II's operators
+void bind_sparse(ModelClass& model_class);                            // sparse matrices
+void bind_pictures(pybind11::module_& module);                        // reports and pictures
 
 }  // namespace skograph::python

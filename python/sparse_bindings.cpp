@@ -1,6 +1,6 @@
 // Model.sparse_mass_matrix, sparse_reduced_mass_matrix, factor, kernel and resolvent: the sparse
-// matrices `skograph export` writes (model/model.hpp: model_sko; sparse/sparse_export.hpp), as SciPy
-// matrices.
+// matrices `skograph export` writes (model/model.hpp: model_sko; sparse/sparse_export.hpp), as
+// SciPy matrices.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 

@@ -107,7 +107,7 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     return body[link];
   };
 
-  // A fixed joint has no coordinate to choose (issue 16); moving joints are checked by the models.
+  // A fixed joint has no coordinate to choose; moving joints are checked by the models.
   for (const std::string& name : mechanism.independent) {
     const int j = mechanism.find_joint(name);
     if (j >= 0 && mechanism.joints[static_cast<std::size_t>(j)].type == JointType::kFixed)

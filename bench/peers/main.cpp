@@ -1,4 +1,4 @@
-// skograph against MuJoCo and DART on the same models, in one run, interleaved (issue 13). Open
+// skograph against MuJoCo and DART on the same models, in one run, interleaved. Open
 // trees (robots.cpp): forward dynamics, inverse dynamics and the mass matrix; closed chains
 // (closed_chains.cpp): forward dynamics against MuJoCo's equality constraints. Medians of
 // interleaved batches, with the peers' time divided by skograph's. `make bench-peers` builds and

@@ -11,7 +11,7 @@
 //   DART      computeForwardDynamics, computeInverseDynamics, getMassMatrix after setPositions
 //             (alternating between two states, so that DART's caches are invalidated), URDF
 //             through dart::utils::DartLoader
-// The frame Jacobian (issue 25): of the last link skograph keeps that MuJoCo and DART also have
+// The frame Jacobian: of the last link skograph keeps that MuJoCo and DART also have
 // as a body, world axes about its origin: skograph update_positions + frame_jacobian; MuJoCo
 // mj_kinematics + mj_comPos + mj_jacBody; DART setPositions + getWorldJacobian.
 // Before timing, the joint-space mass matrices over the 1-dof joints (by joint name) are compared

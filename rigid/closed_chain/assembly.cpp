@@ -21,8 +21,9 @@ using Impl = ClosedChainModel::Impl;
 namespace {
 
 // The closure of aggregate s at q (its dofs only matter): error e and its Jacobian with respect
-// to the coordinates, into work.constraints.position_error[s] and work.constraints.position_jacobian[s]; returns the
-// residual (max |e|, or a flipped revolute axis).
+// to the coordinates, into work.constraints.position_error[s] and
+// work.constraints.position_jacobian[s]; returns the residual (max |e|, or a flipped revolute
+// axis).
 double closure_at(const ClosedChainModel& model, ClosedChainData& data, int s,
                   const Eigen::Ref<const Eigen::VectorXd>& q) {
   update_positions(model.tree(), q, data.tree);
@@ -52,7 +53,8 @@ double levenberg_marquardt(const ClosedChainModel& model, ClosedChainData& data,
   Eigen::VectorXd error = data.work->constraints.position_error[s], gradient(n), step(n);
   auto gather = [&] {
     for (Eigen::Index j = 0; j < n; ++j)
-      jacobian.col(j) = data.work->constraints.position_jacobian[s].col(columns[static_cast<std::size_t>(j)]);
+      jacobian.col(j) =
+          data.work->constraints.position_jacobian[s].col(columns[static_cast<std::size_t>(j)]);
     error = data.work->constraints.position_error[s];
     normal.noalias() = jacobian.transpose() * jacobian;
     gradient.noalias() = jacobian.transpose() * error;
@@ -192,8 +194,8 @@ std::vector<char> held_coordinates(const ClosedChainModel& model, ClosedChainDat
   if (error.size()) error.cwiseAbs().maxCoeff(&row);
   const int flipped = data.work->constraints.flipped_loop[s];
   const bool flip = flipped >= 0 && data.work->constraints.orientation_flip[s] >= residual;
-  const std::string owner = flip ? loop_label(model.mechanism(), flipped)
-                                 : row_owner(model, s, static_cast<int>(row));
+  const std::string owner =
+      flip ? loop_label(model.mechanism(), flipped) : row_owner(model, s, static_cast<int>(row));
   throw ClosureError(owner + " cannot be closed from the given state" + how + ": residual " +
                          format_residual(residual) + ", the least the search reaches from up to " +
                          std::to_string(starts) + " starts",
@@ -367,7 +369,8 @@ void settle_selections(const ClosedChainModel& model, ClosedChainData& data,
     if (CoordinateSelection chosen; chosen_selection(model, s, chosen)) continue;
     aggregate_constraints(model, data, s, q, Level::kVelocity);
     const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
-    DependentFactorization& y1 = work.selection.dependent_factorization[static_cast<std::size_t>(s)];
+    DependentFactorization& y1 =
+        work.selection.dependent_factorization[static_cast<std::size_t>(s)];
     const bool full_rank = held.rank >= data.nominal_rank[static_cast<std::size_t>(s)];
     if (full_rank) {
       factorize_dependent(constraint, held, y1);
@@ -409,17 +412,18 @@ void give_back(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
   ClosedChainData::Workspaces& work = *data.work;
   const int aggregates = model.aggregate_count();
   for (int s = 0; s < aggregates; ++s)
-    work.assembly.held_selection[static_cast<std::size_t>(s)] = data.selection[static_cast<std::size_t>(s)];
+    work.assembly.held_selection[static_cast<std::size_t>(s)] =
+        data.selection[static_cast<std::size_t>(s)];
   // The smallest displacements first: the likeliest to be given back.
   std::vector<int> order = moved;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return std::abs(q[a] - q0[a]) < std::abs(q[b] - q0[b]);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return std::abs(q[a] - q0[a]) < std::abs(q[b] - q0[b]); });
   for (const int dof : order) {
     Eigen::VectorXd trial(q);
     trial[dof] = q0[dof];
     for (int s = 0; s < aggregates; ++s)
-      data.selection[static_cast<std::size_t>(s)] = work.assembly.held_selection[static_cast<std::size_t>(s)];
+      data.selection[static_cast<std::size_t>(s)] =
+          work.assembly.held_selection[static_cast<std::size_t>(s)];
     if (!newton_closure(model, data, trial, -1, kNewtonFirst, false).closed ||
         position_residual(model, data, trial) > kClosureTolerance)
       continue;
@@ -431,7 +435,8 @@ void give_back(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
     update_constraints(model, data, q, work.zero_dofs);
   } catch (const SingularConfigurationError&) {
     for (int s = 0; s < aggregates; ++s)
-      data.selection[static_cast<std::size_t>(s)] = work.assembly.held_selection[static_cast<std::size_t>(s)];
+      data.selection[static_cast<std::size_t>(s)] =
+          work.assembly.held_selection[static_cast<std::size_t>(s)];
   }
   moved_independent(model, data, q, q0, moved);
 }
@@ -474,7 +479,8 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
       update_constraints(model, data, q, work.zero_dofs);
     } catch (const SingularConfigurationError&) {
       for (int s = 0; s < aggregates; ++s)
-        data.selection[static_cast<std::size_t>(s)] = work.assembly.held_selection[static_cast<std::size_t>(s)];
+        data.selection[static_cast<std::size_t>(s)] =
+            work.assembly.held_selection[static_cast<std::size_t>(s)];
       moved_independent(model, data, q, q0, moved);
       singular = true;
       break;
@@ -487,7 +493,8 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
     if (moved.empty() || same) break;
     if (round + 1 == kAssemblyRounds) break;
     for (int s = 0; s < aggregates; ++s)
-      work.assembly.held_selection[static_cast<std::size_t>(s)] = data.selection[static_cast<std::size_t>(s)];
+      work.assembly.held_selection[static_cast<std::size_t>(s)] =
+          data.selection[static_cast<std::size_t>(s)];
   }
   if (!moved.empty() && !singular) give_back(model, data, q, q0, moved);
   report.moved = moved;
@@ -495,6 +502,5 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
   report.residual = position_residual(model, data, q);
   return report;
 }
-
 
 }  // namespace skograph

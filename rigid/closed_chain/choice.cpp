@@ -142,7 +142,7 @@ std::vector<int> keep_preferred(const ClosedChainModel& model, ClosedChainModel:
 namespace closed_chain_detail {
 
 // Without Mechanism::independent: per aggregate the preferred coordinates kept (keep_preferred),
-// else the structural split. With it (issue 16): a dof outside every aggregate is independent
+// else the structural split. With it: a dof outside every aggregate is independent
 // anyway; an aggregate with named dofs must have exactly as many as it has independent
 // coordinates at a generic configuration (n_S minus the nominal rank of its constraints).
 void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl) {

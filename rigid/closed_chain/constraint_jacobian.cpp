@@ -157,7 +157,8 @@ Eigen::VectorXd constraint_position_error(const ClosedChainModel& model, ClosedC
   for (int s = 0; s < model.aggregate_count(); ++s) {
     closed_chain_detail::aggregate_constraints(model, data, s, q,
                                                closed_chain_detail::Level::kPosition);
-    const Eigen::VectorXd& aggregate_error = data.work->constraints.position_error[static_cast<std::size_t>(s)];
+    const Eigen::VectorXd& aggregate_error =
+        data.work->constraints.position_error[static_cast<std::size_t>(s)];
     error.segment(rows, aggregate_error.size()) = aggregate_error;
     rows += aggregate_error.size();
   }

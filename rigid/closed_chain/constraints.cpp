@@ -133,9 +133,9 @@ namespace closed_chain_detail {
 // The motion Qdot qd and the dynamics read, in world axes about one point that the trees a loop
 // joins share, the first base link's origin (rigid_detail::world_motion; every node's
 // data.tree.tree_origin): the link poses, V(k), a(k), every
-// dof's hinge column (work.constraints.world_column) and the accelerations with qdd = 0 and no gravity,
-// alpha(k) = alpha(p) + a(k) (work.constraints.node_acceleration: spatial vectors at one point add without
-// transforms; part I section 7 scatter with thetaddot = 0).
+// dof's hinge column (work.constraints.world_column) and the accelerations with qdd = 0 and no
+// gravity, alpha(k) = alpha(p) + a(k) (work.constraints.node_acceleration: spatial vectors at one
+// point add without transforms; part I section 7 scatter with thetaddot = 0).
 void update_world_motion(const RigidBodyModel& tree, const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd, ClosedChainData& data) {
   RigidBodyData& kinematics = data.tree;
@@ -217,7 +217,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   // Frame velocities and accelerations enter Qdot qd only.
   const bool with_velocity = level == Level::kAcceleration;
   const bool with_position = !with_velocity;
-  const Eigen::VectorXd* acceleration = with_velocity ? &data.work->constraints.node_acceleration : nullptr;
+  const Eigen::VectorXd* acceleration =
+      with_velocity ? &data.work->constraints.node_acceleration : nullptr;
   Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->constraints.relative_twist[s];
   data.work->constraints.orientation_flip[s] = 0.0;
   data.work->constraints.flipped_loop[s] = -1;
@@ -247,7 +248,8 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     const FrameMotion child =
         frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, reference,
                      with_velocity, with_position);
-    relative_twist_jacobian(impl, s, rows, child, reference, data.work->constraints.world_column, twist);
+    relative_twist_jacobian(impl, s, rows, child, reference, data.work->constraints.world_column,
+                            twist);
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     // The rows A R_p^T once per loop, as 3 x 3 products of the zero-padded rows (the padding's
@@ -357,7 +359,8 @@ bool embedding_violated(const ClosedChainData& data, int s, double threshold) {
   if (data.work->selection.dependent_factorization[s].residual_bound(
           constraint, data.selection[s].independent) <= 0.5 * threshold)
     return false;
-  Eigen::VectorXd& column = data.work->constraints.violation[s];  // Q X_S column by column, no temporary
+  Eigen::VectorXd& column =
+      data.work->constraints.violation[s];  // Q X_S column by column, no temporary
   double largest = 0.0;
   for (Eigen::Index j = 0; j < embedding.cols(); ++j) {
     column.noalias() = constraint * embedding.col(j);
@@ -382,8 +385,8 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     update_selection(model, data, s, q, qd);  // leaves Y1 factorized
     if (!with_embedding) continue;
     embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
-                       data.selection[s], work.selection.dependent_factorization[s], data.embedding[s],
-                       data.embedding_rate[s]);
+                       data.selection[s], work.selection.dependent_factorization[s],
+                       data.embedding[s], data.embedding_rate[s]);
     // A rank of Q above the sampled nominal rank (the samples missed it) leaves constraints out
     // of Y1: Q X_S != 0. Select again and take the higher rank as nominal.
     if (impl.chosen_independent[static_cast<std::size_t>(s)].empty() &&
@@ -398,13 +401,14 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
         factorize_dependent(data.constraint_matrix[s], data.selection[s],
                             work.selection.dependent_factorization[s]);  // Y1 stays the selection's
         embedding_matrices(data.constraint_matrix[s], data.constraint_velocity_product[s],
-                           data.selection[s], work.selection.dependent_factorization[s], data.embedding[s],
-                           data.embedding_rate[s]);
+                           data.selection[s], work.selection.dependent_factorization[s],
+                           data.embedding[s], data.embedding_rate[s]);
       }
     }
     const std::vector<int>& dofs = impl.dofs[s];
     for (std::size_t i = 0; i < dofs.size(); ++i)
-      work.constraints.embedding_rate_full[dofs[i]] = data.embedding_rate[s][static_cast<Eigen::Index>(i)];
+      work.constraints.embedding_rate_full[dofs[i]] =
+          data.embedding_rate[s][static_cast<Eigen::Index>(i)];
   }
   if (!with_embedding) return;
   // The independent dofs: plain dofs and each aggregate's independent columns, increasing.
@@ -496,8 +500,8 @@ void ensure_structure(const ClosedChainModel& model, ClosedChainData& data) {
   work.dynamics.force_embedded.setZero(hinge_size);
   data.embedded_to_independent.assign(hinge_size, -1);
   for (int s = 0; s < model.aggregate_count(); ++s)
-    work.dynamics.embedding_structure_order[s].setZero(static_cast<Eigen::Index>(impl.dofs[s].size()),
-                                              hinge_dims[s]);
+    work.dynamics.embedding_structure_order[s].setZero(
+        static_cast<Eigen::Index>(impl.dofs[s].size()), hinge_dims[s]);
   work.dynamics.structure_rank = ranks;
 }
 

@@ -114,8 +114,10 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   for (const int k : members) {
     const int p = parents[k];
     const bool inside = p >= 0 && impl.aggregate_of_node[p] == s;
-    work.dynamics.acceleration[k] = (inside ? work.dynamics.acceleration[p] : Vector6d::Zero()) + terms.coriolis[k];
-    work.dynamics.subtree_force[k] = work.dynamics.articulated[k] * work.dynamics.acceleration[k] + work.dynamics.bias[k];
+    work.dynamics.acceleration[k] =
+        (inside ? work.dynamics.acceleration[p] : Vector6d::Zero()) + terms.coriolis[k];
+    work.dynamics.subtree_force[k] =
+        work.dynamics.articulated[k] * work.dynamics.acceleration[k] + work.dynamics.bias[k];
   }
   // Children first: the forces gathered and the composite inertias R(k) formed in place in
   // work.dynamics.articulated (a member's own P is not read again).
@@ -143,11 +145,13 @@ void gather_aggregate(const ClosedChainModel& model, ClosedChainData& data, int 
   step.mass_values.resize(static_cast<Eigen::Index>(entries.size()));
   for (std::size_t e = 0; e < entries.size(); ++e)
     step.mass_values(static_cast<Eigen::Index>(e)) =
-        work.constraints.world_column.col(dofs[entries[e].row]).dot(step.force_columns.col(entries[e].column));
+        work.constraints.world_column.col(dofs[entries[e].row])
+            .dot(step.force_columns.col(entries[e].column));
   step.bias.resize(n);
   step.forces.resize(n);
   for (int i = 0; i < n; ++i) {
-    step.bias(i) = work.constraints.world_column.col(dofs[i]).dot(work.dynamics.subtree_force[impl.dof_node[dofs[i]]]);
+    step.bias(i) = work.constraints.world_column.col(dofs[i]).dot(
+        work.dynamics.subtree_force[impl.dof_node[dofs[i]]]);
     step.forces(i) = tau[dofs[i]];
   }
   // D = X* M_SS X, K* = F* X, epsilon = X* (T - bias - M_SS Xdot qd_R). Plain loops over the
@@ -264,8 +268,8 @@ void articulated_pass(const ClosedChainModel& model, ClosedChainData& data,
       if (dofs > 0) {
         if (!articulated::gather_hinge(articulated, force,
                                        work.constraints.world_column.middleCols(offset, dofs), dofs,
-                                       tau.data() + offset, terms.coriolis[k], true,
-                                       step.projected, step.inverse, step.innovation))
+                                       tau.data() + offset, terms.coriolis[k], true, step.projected,
+                                       step.inverse, step.innovation))
           throw SingularMassMatrixError(
               k, articulated::singular_joint_message(model.mechanism().joints[k].name));
       } else {
@@ -290,7 +294,8 @@ void articulated_pass(const ClosedChainModel& model, ClosedChainData& data,
       const std::vector<int>& members = impl.nodes[s];
       const std::vector<int>& dofs = impl.dofs[s];
       const int p = parents[members.front()];
-      const Vector6d parent_acceleration = p >= 0 ? work.dynamics.acceleration[p] : world_acceleration;
+      const Vector6d parent_acceleration =
+          p >= 0 ? work.dynamics.acceleration[p] : world_acceleration;
       const Eigen::MatrixXd& X = data.embedding[s];
       step.independent_acceleration.setZero(X.cols());
       if (!step.massless) {
@@ -305,7 +310,8 @@ void articulated_pass(const ClosedChainModel& model, ClosedChainData& data,
         qdd[dofs[i]] = step.dof_acceleration(static_cast<Eigen::Index>(i));
       for (const int m : members) {
         const int pm = parents[m];
-        Vector6d a = (pm >= 0 ? work.dynamics.acceleration[pm] : world_acceleration) + terms.coriolis[m];
+        Vector6d a =
+            (pm >= 0 ? work.dynamics.acceleration[pm] : world_acceleration) + terms.coriolis[m];
         const int offset = tree.joint_dof_offset(m);
         for (int d = 0; d < tree.joint_dofs(m); ++d)
           a += work.constraints.world_column.col(offset + d) * qdd[offset + d];
@@ -328,7 +334,6 @@ void articulated_pass(const ClosedChainModel& model, ClosedChainData& data,
     work.dynamics.acceleration[k] = a;
   }
 }
-
 
 // One step of iterative refinement of qdd on the constraint equations where a selection is
 // ill-conditioned (data.ill_conditioned): there X's rounding, amplified by Y1's condition number,
@@ -355,7 +360,8 @@ void refine_accelerations(const ClosedChainModel& model, ClosedChainData& data,
     const std::vector<int>& dofs = impl.dofs[static_cast<std::size_t>(s)];
     const CoordinateSelection& selection = data.selection[static_cast<std::size_t>(s)];
     const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
-    DependentFactorization& y1 = work.selection.dependent_factorization[static_cast<std::size_t>(s)];
+    DependentFactorization& y1 =
+        work.selection.dependent_factorization[static_cast<std::size_t>(s)];
     DynamicsWorkspace::Refinement& step = work.dynamics.refinement[static_cast<std::size_t>(s)];
     const auto rows = constraint.rows();
     const auto dependent = static_cast<Eigen::Index>(selection.dependent.size());
@@ -372,7 +378,8 @@ void refine_accelerations(const ClosedChainModel& model, ClosedChainData& data,
     // r2 and w_u: Y1 w_u = -(Q qdd + Qdot qd).
     step.constraint_residual = -data.constraint_velocity_product[static_cast<std::size_t>(s)];
     for (std::size_t i = 0; i < dofs.size(); ++i)
-      step.constraint_residual.noalias() -= constraint.col(static_cast<Eigen::Index>(i)) * qdd[dofs[i]];
+      step.constraint_residual.noalias() -=
+          constraint.col(static_cast<Eigen::Index>(i)) * qdd[dofs[i]];
     step.dependent_offset.resize(dependent);
     y1.solve(step.constraint_residual, step.dependent_offset);
     for (Eigen::Index j = 0; j < dependent; ++j)
@@ -380,10 +387,13 @@ void refine_accelerations(const ClosedChainModel& model, ClosedChainData& data,
   }
   work.dynamics.refinement_offsets.resize(static_cast<std::size_t>(model.aggregate_count()));
   for (int s = 0; s < model.aggregate_count(); ++s)
-    work.dynamics.refinement_offsets[static_cast<std::size_t>(s)] = work.dynamics.refinement[static_cast<std::size_t>(s)].offset;
-  work.dynamics.zero_motion.assign(static_cast<std::size_t>(model.tree().node_count()), Vector6d::Zero());
+    work.dynamics.refinement_offsets[static_cast<std::size_t>(s)] =
+        work.dynamics.refinement[static_cast<std::size_t>(s)].offset;
+  work.dynamics.zero_motion.assign(static_cast<std::size_t>(model.tree().node_count()),
+                                   Vector6d::Zero());
   articulated_pass(model, data, residual, Eigen::Vector3d::Zero(),
-                   {work.dynamics.zero_motion, work.dynamics.refinement_offsets, false}, work.dynamics.refinement_step);
+                   {work.dynamics.zero_motion, work.dynamics.refinement_offsets, false},
+                   work.dynamics.refinement_step);
   qdd += work.dynamics.refinement_step;
 }
 
@@ -415,12 +425,11 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   update_constraints(model, data, q, qd);
   ClosedChainData::Workspaces& work = *data.work;
   Eigen::VectorXd& qdd = work.dynamics.accelerations;
-  articulated_pass(model, data, tau, gravity,
-                   {data.tree.world_coriolis, data.embedding_rate, true}, qdd);
+  articulated_pass(model, data, tau, gravity, {data.tree.world_coriolis, data.embedding_rate, true},
+                   qdd);
   if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; }))
     refine_accelerations(model, data, tau, gravity, qdd);
   return qdd;
 }
-
 
 }  // namespace skograph

@@ -45,12 +45,13 @@ void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
     for (std::size_t i = 0; i < dofs.size(); ++i) {
       const int k = impl.dof_node[dofs[i]];
       work.dynamics.embedding_structure_order[s].row(structure.hinge_offset_in_aggregate(k) +
-                                            impl.dof_in_joint[dofs[i]]) =
+                                                     impl.dof_in_joint[dofs[i]]) =
           data.embedding[s].row(static_cast<Eigen::Index>(i));
     }
   }
   aggregate_model(data.tree.sko, structure, *work.dynamics.aggregation, *data.embedded);
-  embed_hinge_maps(structure, *work.dynamics.aggregation, work.dynamics.embedding_structure_order, *data.embedded);
+  embed_hinge_maps(structure, *work.dynamics.aggregation, work.dynamics.embedding_structure_order,
+                   *data.embedded);
   // Embedded hinge entries -> columns of X: plain nodes keep their joint's dofs, reduced nodes
   // their selection's independent coordinates in increasing order.
   const std::vector<int>& column_of = work.constraints.column_of;
@@ -87,8 +88,9 @@ void embedded_coriolis(const ClosedChainModel& model, ClosedChainData& data,
   for (const int k : tree.forest().bases())
     work.dynamics.coriolis_tree.segment<3>(6 * k + 3) -=
         link_poses(tree, data.tree)[k].linear().transpose() * gravity;
-  aggregate_coriolis(data.tree.sko, *data.structure, *work.dynamics.aggregation, work.dynamics.coriolis_tree,
-                     work.constraints.embedding_rate_full, work.dynamics.coriolis_aggregated);
+  aggregate_coriolis(data.tree.sko, *data.structure, *work.dynamics.aggregation,
+                     work.dynamics.coriolis_tree, work.constraints.embedding_rate_full,
+                     work.dynamics.coriolis_aggregated);
 }
 
 }  // namespace
@@ -109,8 +111,9 @@ const Eigen::VectorXd& forward_dynamics_through_embedded_model(
         work.dynamics.independent_forces[data.embedded_to_independent[e]];
   const Eigen::VectorXd& embedded_acceleration = [&]() -> const Eigen::VectorXd& {
     try {
-      return forward_dynamics(*data.embedded, work.dynamics.velocity_embedded, work.dynamics.force_embedded,
-                              work.dynamics.coriolis_aggregated, work.dynamics.gyroscopic_aggregated, *work.dynamics.forward);
+      return forward_dynamics(*data.embedded, work.dynamics.velocity_embedded,
+                              work.dynamics.force_embedded, work.dynamics.coriolis_aggregated,
+                              work.dynamics.gyroscopic_aggregated, *work.dynamics.forward);
     } catch (const SingularMassMatrixError& e) {
       // A singular D of an embedded node: name its aggregate or its joint.
       const int s = data.structure->subgraph_of(e.node());
@@ -129,7 +132,6 @@ const Eigen::VectorXd& forward_dynamics_through_embedded_model(
                   work.dynamics.accelerations);
   return work.dynamics.accelerations;
 }
-
 
 // The innovations factors of part II Lemma 11 (Eq. 49-50; constraint-embedding §7.2, Lemma 9) on
 // the embedded model, rows and columns

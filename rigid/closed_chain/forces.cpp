@@ -46,8 +46,7 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
     const std::vector<int>& dofs = impl.dofs[static_cast<std::size_t>(s)];
     const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
     const CoordinateSelection& selection = data.selection[static_cast<std::size_t>(s)];
-    ForceWorkspace::ForceSolve& solve =
-        data.work->forces.force_solve[static_cast<std::size_t>(s)];
+    ForceWorkspace::ForceSolve& solve = data.work->forces.force_solve[static_cast<std::size_t>(s)];
     Eigen::VectorXd& right = solve.right;
     right.resize(static_cast<Eigen::Index>(dofs.size()));
     for (std::size_t i = 0; i < dofs.size(); ++i)
@@ -57,7 +56,8 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
     solve.dependent_right.resize(static_cast<Eigen::Index>(selection.dependent.size()));
     for (std::size_t i = 0; i < selection.dependent.size(); ++i)
       solve.dependent_right(static_cast<Eigen::Index>(i)) = right(selection.dependent[i]);
-    DependentFactorization& y1 = data.work->selection.dependent_factorization[static_cast<std::size_t>(s)];
+    DependentFactorization& y1 =
+        data.work->selection.dependent_factorization[static_cast<std::size_t>(s)];
     const bool solved =
         constraint.rows() == 0 || (y1.columns() == static_cast<int>(selection.dependent.size()) &&
                                    y1.solve_transposed(solve.dependent_right, lambda));

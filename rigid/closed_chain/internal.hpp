@@ -275,19 +275,20 @@ CoordinateSelection remade_selection(const ClosedChainModel& model, ClosedChainD
 // The preferred coordinates' selection of aggregate s at data's constraints, the others chosen by
 // the rank-revealing choice and improved by exchanges among themselves; false when the aggregate
 // has no preferred coordinates or the others fall short of its rank.
-bool improved_preferred_selection(const ClosedChainModel& model, const ClosedChainData& data,
-                                  int s, CoordinateSelection& selection);
+bool improved_preferred_selection(const ClosedChainModel& model, const ClosedChainData& data, int s,
+                                  CoordinateSelection& selection);
 // sigma_max / sigma_min of Y1 = Q(:, dependent) of `selection` at data's constraints of aggregate
 // s (infinite when it loses rank), by its SVD.
-double selection_condition_number(const ClosedChainModel& model, const ClosedChainData& data,
-                                  int s, const CoordinateSelection& selection);
+double selection_condition_number(const ClosedChainModel& model, const ClosedChainData& data, int s,
+                                  const CoordinateSelection& selection);
 // `held` as aggregate s's selection, kept by the next updates while its conditioning stays above
 // kKeptFraction of 1 / condition (its condition number at data's constraints) even where that is
 // below the option's threshold: assemble's held coordinates at the configuration it closed.
 void hold_selection(const ClosedChainModel& model, ClosedChainData& data, int s,
                     const CoordinateSelection& held, double condition);
 // "'a', 'b'": the dof names of positions of aggregate s, for messages.
-std::string selection_names(const ClosedChainModel& model, int s, const std::vector<int>& positions);
+std::string selection_names(const ClosedChainModel& model, int s,
+                            const std::vector<int>& positions);
 // The user's independent coordinates of aggregate s (Mechanism::independent) as a selection;
 // false when the aggregate has none (the rank-revealing choice applies).
 bool chosen_selection(const ClosedChainModel& model, int s, CoordinateSelection& selection);

@@ -32,8 +32,8 @@ const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, Clos
   const Eigen::Vector3d& reference = kinematics.tree_origin[order.front()];
   for (const int k : order) {
     const int p = parents[k], offset = tree.joint_dof_offset(k);
-    Vector6d alpha =
-        (p >= 0 ? work.dynamics.acceleration[p] : world_acceleration) + kinematics.world_coriolis[k];
+    Vector6d alpha = (p >= 0 ? work.dynamics.acceleration[p] : world_acceleration) +
+                     kinematics.world_coriolis[k];
     for (int d = 0; d < tree.joint_dofs(k); ++d)
       alpha.noalias() += work.constraints.world_column.col(offset + d) * qdd[offset + d];
     work.dynamics.acceleration[k] = alpha;
@@ -41,7 +41,8 @@ const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, Clos
     const kernels::RigidInertia inertia =
         tree.rigid_inertia(k).moved(pose.linear(), pose.translation() - reference);
     const Vector6d& velocity = kinematics.world_velocity[k];
-    work.dynamics.subtree_force[k] = inertia.times(alpha) + cross_force(velocity, inertia.times(velocity));
+    work.dynamics.subtree_force[k] =
+        inertia.times(alpha) + cross_force(velocity, inertia.times(velocity));
   }
   Eigen::VectorXd& force = kinematics.generalized_force;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -71,7 +72,8 @@ const Eigen::VectorXd& reduced_forces_at_update(
   check_vector(qdd_independent, static_cast<int>(data.independent.size()), "qdd_independent");
   ClosedChainData::Workspaces& work = *data.work;
   work.dynamics.tree_acceleration.resize(model.dof_count());
-  apply_embedding(model, data, qdd_independent, work.constraints.embedding_rate_full, work.dynamics.tree_acceleration);
+  apply_embedding(model, data, qdd_independent, work.constraints.embedding_rate_full,
+                  work.dynamics.tree_acceleration);
   const Eigen::VectorXd& force =
       tree_forces_at_update(model, data, work.dynamics.tree_acceleration.data(), gravity);
   apply_embedding_transpose(model, data, force, work.dynamics.independent_forces);
@@ -131,7 +133,8 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   if (model.aggregate_count() == 1 && impl.plain_dofs.empty() && n <= kLargestProduct) {
     work.dynamics.mass_embedding.noalias() = mass * data.X;
   } else {
-    for (const int d : impl.plain_dofs) work.dynamics.mass_embedding.col(column_of[d]) = mass.col(d);
+    for (const int d : impl.plain_dofs)
+      work.dynamics.mass_embedding.col(column_of[d]) = mass.col(d);
     for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
       auto out = work.dynamics.mass_embedding.col(column);
       out.setZero();
@@ -162,6 +165,5 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
       work.dynamics.reduced_mass(i, j) = work.dynamics.reduced_mass(j, i);
   return work.dynamics.reduced_mass;
 }
-
 
 }  // namespace skograph

@@ -1,8 +1,8 @@
 // Closed-chain models (constraint-embedding §4-7; conventions.md "Constraint embedding"): the
 // aggregates of the loops and couplings, their constraint row layout and nominal ranks, and the
 // data's workspaces. See closed_chain_model.hpp for the constraint definitions.
-#include "skograph/rigid/closed_chain_model.hpp"
 #include "closed_chain/internal.hpp"
+#include "skograph/rigid/closed_chain_model.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -406,7 +406,8 @@ void DynamicsWorkspace::resize(const ClosedChainModel& model) {
   const int aggregates = model.aggregate_count();
   const int dofs = model.dof_count(), nodes = model.tree().node_count();
   articulated.assign(nodes, Matrix6d::Zero());
-  for (auto* vectors : {&bias, &acceleration, &subtree_force}) vectors->assign(nodes, Vector6d::Zero());
+  for (auto* vectors : {&bias, &acceleration, &subtree_force})
+    vectors->assign(nodes, Vector6d::Zero());
   members_seen.assign(aggregates, 0);
   node_step.resize(nodes);
   for (int k = 0; k < nodes; ++k) {

@@ -61,7 +61,8 @@ void newton_selection(const ClosedChainModel& model, ClosedChainData& data, int 
       closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
   // The conditioning checks factorize into the update's Y1 workspace (no allocation; the update
   // factorizes its own selection again).
-  DependentFactorization& y1 = data.work->selection.dependent_factorization[static_cast<std::size_t>(s)];
+  DependentFactorization& y1 =
+      data.work->selection.dependent_factorization[static_cast<std::size_t>(s)];
   const auto well_conditioned = [&] {
     factorize_dependent(data.constraint_matrix[s], data.selection[s], y1);
     return selection_conditioning_at_least(data.constraint_matrix[s], data.selection[s],
@@ -138,8 +139,8 @@ void newton_step(const ClosedChainModel& model, ClosedChainData& data, int s,
   if (!dependent.empty()) {
     work.assembly.least_squares[s].compute(dependent_jacobian);
     least_norm_solve(work.assembly.least_squares[s], error, work.assembly.least_squares_rotated[s],
-                     work.assembly.least_squares_unpermuted[s], work.assembly.least_squares_essential[s],
-                     dependent_step);
+                     work.assembly.least_squares_unpermuted[s],
+                     work.assembly.least_squares_essential[s], dependent_step);
   }
   Eigen::VectorXd& step = work.assembly.newton_step[s];
   step.setZero();
@@ -163,8 +164,8 @@ namespace closed_chain_detail {
 // selection's dependent velocity columns.
 // Newton closure of every aggregate (only_aggregate < 0) or of one (close_positions).
 NewtonOutcome newton_closure(const ClosedChainModel& model, ClosedChainData& data,
-                             Eigen::Ref<Eigen::VectorXd> q, int only_aggregate,
-                             int max_iterations, bool select) {
+                             Eigen::Ref<Eigen::VectorXd> q, int only_aggregate, int max_iterations,
+                             bool select) {
   using Newton = AssemblyWorkspace::Newton;
   const Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
@@ -204,7 +205,8 @@ NewtonOutcome newton_closure(const ClosedChainModel& model, ClosedChainData& dat
         const std::vector<int>& dofs = impl.dofs[s];
         for (std::size_t i = 0; i < dofs.size(); ++i)
           q[dofs[i]] = work.assembly.saved_configuration[dofs[i]] +
-                       work.assembly.step_scale[s] * work.assembly.newton_step[s][static_cast<Eigen::Index>(i)];
+                       work.assembly.step_scale[s] *
+                           work.assembly.newton_step[s][static_cast<Eigen::Index>(i)];
       }
       update_positions(tree, q, data.tree);
       for (int s = 0; s < aggregates; ++s) {
@@ -221,7 +223,8 @@ NewtonOutcome newton_closure(const ClosedChainModel& model, ClosedChainData& dat
     }
     for (int s = 0; s < aggregates; ++s) {
       if (work.assembly.newton_state[s] != Newton::kActive) continue;
-      if (!work.assembly.step_accepted[s]) {  // no descent left: roundoff floor or a closure out of reach
+      if (!work.assembly
+               .step_accepted[s]) {  // no descent left: roundoff floor or a closure out of reach
         for (const int d : impl.dofs[s]) q[d] = work.assembly.saved_configuration[d];
         work.assembly.newton_state[s] = Newton::kStalled;
         --active;
@@ -234,7 +237,8 @@ NewtonOutcome newton_closure(const ClosedChainModel& model, ClosedChainData& dat
       }
     }
   }
-  if (std::ranges::all_of(work.assembly.newton_state, [](Newton n) { return n == Newton::kClosed; }))
+  if (std::ranges::all_of(work.assembly.newton_state,
+                          [](Newton n) { return n == Newton::kClosed; }))
     return {};
   // The residuals at the final q (stalled aggregates were put back); at the roundoff floor a
   // residual a little above a tight tolerance is closed. Report the worst aggregate.
@@ -257,8 +261,8 @@ NewtonOutcome newton_closure(const ClosedChainModel& model, ClosedChainData& dat
   if (error.size()) error.cwiseAbs().maxCoeff(&row);
   const int flipped = work.constraints.flipped_loop[s];
   const bool flip = flipped >= 0 && work.constraints.orientation_flip[s] >= worst;
-  const std::string owner = flip ? loop_label(model.mechanism(), flipped)
-                                 : row_owner(model, s, static_cast<int>(row));
+  const std::string owner =
+      flip ? loop_label(model.mechanism(), flipped) : row_owner(model, s, static_cast<int>(row));
   const int steps = work.assembly.newton_steps[s];
   std::string what;
   if (work.assembly.newton_state[s] == Newton::kActive)
@@ -268,10 +272,10 @@ NewtonOutcome newton_closure(const ClosedChainModel& model, ClosedChainData& dat
   else
     what =
         ", the least Newton reaches (" + std::to_string(steps) + " steps, then no step reduces it)";
-  return {false, s, worst,
-          owner + " cannot be closed from the given state: residual " + format_residual(worst) +
-              what,
-          flip ? flipped : row_loop(model, s, static_cast<int>(row))};
+  return {
+      false, s, worst,
+      owner + " cannot be closed from the given state: residual " + format_residual(worst) + what,
+      flip ? flipped : row_loop(model, s, static_cast<int>(row))};
 }
 
 }  // namespace closed_chain_detail
@@ -322,6 +326,5 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
   }
   return residual;
 }
-
 
 }  // namespace skograph

@@ -123,8 +123,8 @@ void start_selection(const ClosedChainModel& model, ClosedChainData& data, int s
     if (!std::binary_search(kept.begin(), kept.end(), i)) candidates.push_back(i);
   const int others = static_cast<int>(candidates.size());
   candidates.insert(candidates.end(), kept.begin(), kept.end());
-  const int rank = std::min({data.nominal_rank[static_cast<std::size_t>(s)],
-                             static_cast<int>(constraint.rows()), n});
+  const int rank = std::min(
+      {data.nominal_rank[static_cast<std::size_t>(s)], static_cast<int>(constraint.rows()), n});
   selection.dependent.clear();
   // Column-pivoted QR of the other coordinates' columns (kept storage: no allocation once seen),
   // then, where they fall short of the rank, of the preferred ones' columns projected off the
@@ -196,8 +196,7 @@ DependentRank dependent_rank(const Eigen::MatrixXd& constraint,
     result.rank += sigma(i) > rank_tolerance * std::max(1.0, sigma(0)) ? 1 : 0;
   const double smallest =
       sigma.size() == y1.cols() ? sigma(sigma.size() - 1) : 0.0;  // fewer rows than columns
-  result.condition =
-      smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();
+  result.condition = smallest > 0.0 ? sigma(0) / smallest : std::numeric_limits<double>::infinity();
   return result;
 }
 
@@ -211,10 +210,10 @@ DependentRank dependent_rank(const Eigen::MatrixXd& constraint,
   std::snprintf(condition, sizeof condition, "%.1e", rank.condition);
   throw SingularConfigurationError(
       "singular configuration for the chosen independent coordinates " +
-      selection_names(model, s, selection.independent) + " of " + aggregate_label(model, s) +
-      ": the constraints on the other coordinates have rank " + std::to_string(rank.rank) +
-          " of " + std::to_string(selection.dependent.size()) + " (condition number " +
-          condition + ")",
+          selection_names(model, s, selection.independent) + " of " + aggregate_label(model, s) +
+          ": the constraints on the other coordinates have rank " + std::to_string(rank.rank) +
+          " of " + std::to_string(selection.dependent.size()) + " (condition number " + condition +
+          ")",
       aggregate_loop(model, s));
 }
 
@@ -261,7 +260,8 @@ void improve_selection(const Eigen::MatrixXd& constraint, const std::vector<int>
 
 }  // namespace
 
-std::string selection_names(const ClosedChainModel& model, int s, const std::vector<int>& positions) {
+std::string selection_names(const ClosedChainModel& model, int s,
+                            const std::vector<int>& positions) {
   const Impl& impl = closed_chain_impl(model);
   std::string names;
   for (const int i : positions)
@@ -322,8 +322,8 @@ bool selection_serves(const Eigen::MatrixXd& constraint, const CoordinateSelecti
   return true;
 }
 
-double selection_condition_number(const ClosedChainModel& model, const ClosedChainData& data,
-                                  int s, const CoordinateSelection& selection) {
+double selection_condition_number(const ClosedChainModel& model, const ClosedChainData& data, int s,
+                                  const CoordinateSelection& selection) {
   return dependent_rank(data.constraint_matrix[static_cast<std::size_t>(s)], selection,
                         model.options().rank_tolerance)
       .condition;
@@ -343,7 +343,8 @@ CoordinateSelection remade_selection(const ClosedChainModel& model, ClosedChainD
                                      const Eigen::Ref<const Eigen::VectorXd>& qd) {
   const ClosedChainOptions& options = model.options();
   const Eigen::MatrixXd& constraint = data.constraint_matrix[static_cast<std::size_t>(s)];
-  DependentFactorization& y1 = data.work->selection.dependent_factorization[static_cast<std::size_t>(s)];
+  DependentFactorization& y1 =
+      data.work->selection.dependent_factorization[static_cast<std::size_t>(s)];
   // Preferred coordinates (Mechanism::preferred_independent): kept independent while the others
   // carry the constraints; the others chosen by the rank-revealing choice among themselves.
   const std::vector<int>& kept =
@@ -377,8 +378,8 @@ CoordinateSelection remade_selection(const ClosedChainModel& model, ClosedChainD
   return selection;
 }
 
-bool improved_preferred_selection(const ClosedChainModel& model, const ClosedChainData& data,
-                                  int s, CoordinateSelection& selection) {
+bool improved_preferred_selection(const ClosedChainModel& model, const ClosedChainData& data, int s,
+                                  CoordinateSelection& selection) {
   const std::vector<int>& kept =
       closed_chain_impl(model).preferred_kept[static_cast<std::size_t>(s)];
   if (kept.empty()) return false;

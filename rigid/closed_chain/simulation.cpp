@@ -282,7 +282,7 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
         next_step = tried / 4.0;
         if (next_step < smallest_allowed)
           throw ClosureError(at_time(time) + "the step size fell below " +
-                             seconds(smallest_allowed) + ": " + e.what(),
+                                 seconds(smallest_allowed) + ": " + e.what(),
                              error_loop(e));
         stepper.initialize(x, time, next_step);
         continue;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`skograph analyze`'s index.html in a real browser (issue 17; `make test-browser`, not part of
+"""`skograph analyze`'s index.html in a real browser (`make test-browser`, not part of
 `make test`): Debian's chromium, headless, loads the page of a few models from the file system.
 The page must run its script to the end (the body gets data-ready="1") with no message on the
 console, and its screenshot must show a page (not blank: many non-white pixels and colours).

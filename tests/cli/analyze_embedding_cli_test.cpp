@@ -142,7 +142,7 @@ TEST(AnalyzeEmbeddingCli, AggregatedDiagramLabelsAgreeWithTheEmbedding) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 17, one numbering: digraph.svg's aggregate boxes carry the numbers of report.json's
+// One numbering: digraph.svg's aggregate boxes carry the numbers of report.json's
 // aggregates (the aggregated tree's nodes, M_R's row blocks); for every closed example in both
 // formats (the MJCF files list fixed bodies the embedded model fuses).
 TEST(AnalyzeEmbeddingCli, DigraphAggregatesAreNumberedAsTheReportAndMR) {
@@ -174,7 +174,7 @@ TEST(AnalyzeEmbeddingCli, DigraphAggregatesAreNumberedAsTheReportAndMR) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 17: the diagrams of a model name its loops and couplings on their cut edges (couplings
+// The diagrams of a model name its loops and couplings on their cut edges (couplings
 // purple and dashed, loops red) and show joint names and types on tree edges with a legend line.
 TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
   const auto dot = scratch_dir() / "fourbar_notes.dot";

@@ -1,4 +1,4 @@
-// Closed chains as people publish them, from the command line (issue 24): `skograph assemble`
+// Closed chains as people publish them, from the command line: `skograph assemble`
 // and the state file it writes, assembly from any start with the independent coordinates kept or
 // a warning naming those that moved, --loops on every model command, loop files given where a
 // model is expected, MJCF models whose meshes are absent, redundant <connect> equalities.

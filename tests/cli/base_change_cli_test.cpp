@@ -1,4 +1,4 @@
-// `--base LINK` on the model commands (issue 28; free-flying paper Appendix A): the state file
+// `--base LINK` on the model commands (free-flying paper Appendix A): the state file
 // stays in the file's coordinates, the output names the new dofs, and what does not depend on the
 // coordinates does not change: every frame's pose, velocity and acceleration, the centre of mass,
 // the energies, the joints' accelerations under the same joint torques, and the operational-space

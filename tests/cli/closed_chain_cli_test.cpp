@@ -190,7 +190,7 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     EXPECT_LT((vector_of(again["q"]) - q).cwiseAbs().maxCoeff(), 1e-12);
     const Eigen::VectorXd tau_out = vector_of(again["tau"]);
     EXPECT_LT((X.transpose() * (tau_out - tau_in)).cwiseAbs().maxCoeff(), 1e-9 * scale);
-    // Actuator forces (issue 16): zero at the dependent (passive) dofs ...
+    // Actuator forces: zero at the dependent (passive) dofs ...
     std::vector<bool> is_independent(static_cast<std::size_t>(n), false);
     for (const int k : independent) is_independent[static_cast<std::size_t>(k)] = true;
     for (Eigen::Index k = 0; k < n; ++k)
@@ -507,7 +507,7 @@ TEST(ClosedChainCli, FastChainsAndThePlatformRunToTheEndWithinTheGoals) {
   // Fixed-step RK4 with --dt 0.01 gave up at t = 0.29 s on the chain of four-bars and at 0.45 s
   // on the platform (loops that could not be closed); Dormand-Prince with its default tolerances
   // runs both to the end with energy drift below 1e-6 and closure residuals below 1e-9.
-  // The runs of the issue: the chain from its state, the platform from the zero state (it falls).
+  // The runs that gave up: the chain from its state, the platform from the zero state (it falls).
   for (const auto& [model, options] : std::vector<std::pair<std::string, std::string>>{
            {"fourbar_chain", " --state " + example("fourbar_chain_state.json") + " --dt 0.01"},
            {"stewart_platform", " --dt 0.05"}}) {

@@ -1,4 +1,4 @@
-// Issue 13: the command line lists a model's joints depth first internally (rigid/tree_order.hpp)
+// The command line lists a model's joints depth first internally (rigid/tree_order.hpp)
 // and maps every dof-ordered output back to the file's order. Reference: the library on the file's
 // mechanism as read (no reordering). Also the mass matrix on request: sparse above 2000 dofs or
 // with --mass sparse, and the dense-only bench algorithms refused for huge models.

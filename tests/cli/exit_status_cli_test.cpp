@@ -1,4 +1,4 @@
-// One error type per condition and the exit statuses of cli/commands.hpp (issue 23): every
+// One error type per condition and the exit statuses of cli/commands.hpp: every
 // skograph::Error is one line and exit status 2, anything else an internal failure with status 1;
 // a singular mass matrix is SingularMassMatrixError on the tree path, the closed-chain path and
 // the sparse factorization alike.

@@ -165,7 +165,7 @@ TEST(ExportCli, BadUsageAndInputAreOneLineWithStatusTwo) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
-// G, its labels and Gdot qd (issue 26) against the embedding `dynamics --json` reports at the same
+// G, its labels and Gdot qd against the embedding `dynamics --json` reports at the same
 // closed state: G X = 0 and G qd = 0 (X spans the closed motions), rows(G) + columns(X) = dofs
 // (G keeps exactly the independent rows), labels one per row.
 TEST(ExportCli, ConstraintsAnnihilateTheClosedMotions) {

@@ -1,4 +1,4 @@
-// Hostile input through the real binary (issue 14): every finding of the fuzzing campaign, each
+// Hostile input through the real binary: every finding of the fuzzing campaign, each
 // as a file that once crashed the program or broke the one-line contract, now exit status 2 with
 // one line naming the file (and line) and the problem, escaped; nothing on stdout.
 #include <gtest/gtest.h>

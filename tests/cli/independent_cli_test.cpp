@@ -1,4 +1,4 @@
-// Issue 16: closed chains in the coordinates users choose (`independent:` in YAML, --independent
+// Closed chains in the coordinates users choose (`independent:` in YAML, --independent
 // on the command line). References: the physics does not depend on the choice, so at the same
 // closed state and forces the motion (qdd) equals that of the automatic choice; the chosen
 // coordinates are the independent ones (unit rows of X); the actuator forces ("tau") are zero at

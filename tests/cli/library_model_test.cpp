@@ -1,4 +1,4 @@
-// Issue 15: load_model (model/model.hpp), the one loading call of the library, on every example
+// load_model (model/model.hpp), the one loading call of the library, on every example
 // model: what it computes in the file's dof order is exactly what `skograph dynamics --json`
 // reports for the same file and state (the documented meaning), and it obeys the equations of
 // motion (M qdd + C = tau for trees; X* (M qdd + C - tau) = 0 and qdd = X qdd_R + Xdot qd_R for
@@ -93,7 +93,7 @@ TEST_P(LibraryModel, AgreesWithTheCommandLineAndTheEquationsOfMotion) {
     EXPECT_LT((forces.coupling[c] - expected).norm(), 1e-12 * scale(expected));
   }
   // Inverse dynamics: actuator forces, zero at the dependent dofs, that give back qdd_in's
-  // independent entries through forward dynamics (issue 16).
+  // independent entries through forward dynamics.
   const Eigen::VectorXd again = forward_dynamics(model, data, q, qd, id, state.gravity);
   for (std::size_t k = 0; k < model.dof_names().size(); ++k) {
     const std::string& name = model.dof_names()[k];

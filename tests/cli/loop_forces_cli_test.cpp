@@ -1,4 +1,4 @@
-// Issue 16: the loop and coupling reaction forces and the aggregates' constraint ranks through the
+// The loop and coupling reaction forces and the aggregates' constraint ranks through the
 // program. References: statics by hand (the geared arm held by its motors), the rank of a planar
 // loop closed by a 3-D revolute (2 of its 5 rows) plus one gear row, and `dynamics` itself for the
 // columns `simulate --loop-forces` adds (the same state, the same forces). The dense Lagrange-

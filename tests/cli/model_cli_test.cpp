@@ -151,7 +151,7 @@ TEST(ModelCli, DynamicsOfAPendulumMatchesTheClosedForm) {
 }
 
 TEST(ModelCli, BenchReportsAPositiveMedianForEachAlgorithm) {
-  // The world-frame recursions and the serial-chain paper's families on the SKO model (issue 28).
+  // The world-frame recursions and the serial-chain paper's families on the SKO model.
   for (const std::string algo :
        {"id", "fd", "mass", "fd-crba", "id-sko", "id-composite", "mass-sko", "mass-direct",
         "mass-symmetry", "fd-direct", "fd-symmetry", "fd-sko-crba", "fd-innovations", "fd-cg",

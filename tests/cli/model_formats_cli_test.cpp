@@ -1,4 +1,4 @@
-// Issue 12 through the command line: every model format reads the same mechanism as its YAML twin
+// Through the command line: every model format reads the same mechanism as its YAML twin
 // (the same closed state, accelerations, inverse dynamics and M_reduced, compared by dof name);
 // URDF <mimic> tags are the YAML couplings; massless moving subtrees and bad mimic tags warn, or
 // are refused with --strict; the published robot collection in ../shared/robots loads (skipped
@@ -145,7 +145,7 @@ TEST(ModelFormatsCli, UrdfMimicTagsAreTheYamlCouplings) {
       "gripper.urdf", gripper(R"(<mimic joint="left_joint" multiplier="-1.0" offset="-0.005"/>)",
                               R"(<mimic joint="swing" multiplier="2"   offset="0.1"/>)"));
   const std::string plain = write_file("gripper_plain.urdf", gripper("", ""));
-  // The masters of the <mimic> tags are the independent coordinates by default (issue 24): the
+  // The masters of the <mimic> tags are the independent coordinates by default: the
   // YAML names them.
   const std::string yaml = write_file("gripper_coupled.yaml", R"(urdf: gripper_plain.urdf
 couplings:
@@ -266,7 +266,7 @@ TEST(ModelFormatsCli, EveryCommandTakesEveryFormatByExtension) {
   expect_one_line_error(run_cli("graph " + text), "unknown file type '.txt'");
 }
 
-// ../shared/robots (the published example-robot-data URDFs, issue 12): at least 67 of 69 load
+// ../shared/robots (the published example-robot-data URDFs): at least 67 of 69 load
 // with finite dynamics; the others say in one line what is wrong with them. The benchmark robots
 // as shipped have the dynamics of their fixed bodies fused by hand, to 1e-14.
 const std::filesystem::path kRobots =
@@ -334,7 +334,7 @@ TEST(ModelFormatsCli, ShippedRobotsHaveTheDynamicsOfTheirHandFusedFiles) {
       ++k;
     }
     const std::string state_file = write_file(std::string(robot) + "_state.json", state.dump());
-    // The issue's bar: the same dynamics to 1e-14 (relative to the largest entry); qdd to 5e-14,
+    // The goal: the same dynamics to 1e-14 (relative to the largest entry); qdd to 5e-14,
     // as forward dynamics works in world axes about the base (rigid_body_model.hpp), where the
     // light links' D = H P H* come out of entries of m |r|^2 (TALOS: 1.7e-14).
     expect_same_dynamics(dynamics_json(shipped + " --state " + state_file),

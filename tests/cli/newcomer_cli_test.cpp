@@ -1,4 +1,4 @@
-// What a newcomer met (issue 29): an empty file of any format says that it is empty, a directory
+// What a newcomer met: an empty file of any format says that it is empty, a directory
 // given as the model says that it is a directory (with or without a model extension), and
 // --independent on a tree is a note (every coordinate is independent) while an unknown name is
 // an error. Each problem is one line on stderr, exit status 2.

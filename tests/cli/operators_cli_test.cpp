@@ -1,4 +1,4 @@
-// `skograph operators` (issue 28): its JSON against `skograph dynamics --json` on the same model
+// `skograph operators`: its JSON against `skograph dynamics --json` on the same model
 // and state (M^-1 M = I, log det M from M's Cholesky factor, M = F D F*, the D blocks covering the
 // dofs in order; closed chains against M_reduced over the independent dofs), the operational-space
 // compliance and inertia inverse to each other, and the bad-input contract.

@@ -1,4 +1,4 @@
-// Outputs that are not regular files, through the real binary (issue 14): devices, FIFOs and
+// Outputs that are not regular files, through the real binary: devices, FIFOs and
 // symbolic links to them are written in place, never replaced; "-" is standard output.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// What the pictures say about a closed chain (issue 29): the digraph names every joint on its edge
+// What the pictures say about a closed chain: the digraph names every joint on its edge
 // and marks the joints of the independent coordinates, a cut edge towards a deeper node shapes the
 // layout (the Stewart platform below all six legs), and the rows of M_R's spy plot are named by
 // their independent coordinates, checked against the dense reduced mass matrix by name.

@@ -1,5 +1,5 @@
 // `skograph render`, `skograph analyze` and `skograph demo` run as the real binary: valid output
-// files, and every bad-input kind of issue 6 (unknown --what / --format / --matrix, an output
+// files, and every bad-input kind (unknown --what / --format / --matrix, an output
 // directory that cannot be written, a matrix too big to draw exactly) with one line on stderr,
 // the right exit status, and never a partial file.
 #include <gtest/gtest.h>
@@ -95,7 +95,7 @@ TEST(RenderCli, SpyPlotsOfEachMatrix) {
   std::filesystem::remove_all(dir);
 }
 
-// The KKT system of a closed chain and its factor (issue 26), at the zero state and a state file.
+// The KKT system of a closed chain and its factor, at the zero state and a state file.
 TEST(RenderCli, SpyPlotsOfTheKktSystem) {
   const auto dir = scratch_dir() / "spy_kkt";
   std::filesystem::create_directories(dir);
@@ -222,7 +222,7 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
   std::filesystem::remove_all(scratch_dir() / "analysis");
 }
 
-// Issue 17: a tree model's spanning tree and aggregated tree are its digraph: drawn once, and the
+// A tree model's spanning tree and aggregated tree are its digraph: drawn once, and the
 // report says why.
 TEST(AnalyzeCli, ATreeModelsDigraphIsDrawnOnce) {
   const auto dir = scratch_dir() / "analysis" / "arm7";
@@ -322,7 +322,7 @@ TEST(DemoCli, AnalyzesTheBuiltInGearedFourBar) {
   const auto dir = scratch_dir() / "demo";
   const CliRun run = run_cli("demo --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  // One line, as analyze prints (issue 17): the report is in the files.
+  // One line, as analyze prints: the report is in the files.
   EXPECT_EQ(run.out, "wrote 12 files to " + dir.string() +
                          ": report.txt report.json index.html digraph.svg spanning-tree.svg "
                          "aggregated.svg segments.svg sparsity-M.png sparsity-E.png sparsity-A.png "

@@ -1,4 +1,4 @@
-// The solver strategy of analyze's report (report/solver_strategy.hpp, issue 26): the multiplier
+// The solver strategy of analyze's report (report/solver_strategy.hpp): the multiplier
 // method's modelled flops against a dense boolean elimination of K's pattern (independent of the
 // elimination-tree count), embedding's against the four-bar's count by hand, both positive, the
 // cheaper one recommended, and report.json's "solver" objects equal to the library's numbers.

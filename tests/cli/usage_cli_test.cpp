@@ -1,4 +1,4 @@
-// Issue 15: `skograph` alone is a one-line hint, `skograph --version` the CMake project version
+// `skograph` alone is a one-line hint, `skograph --version` the CMake project version
 // (read here from CMakeLists.txt, the one place it is written), `skograph COMMAND --help` and
 // `skograph help COMMAND` the command's usage on stdout for every command `skograph help` lists.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""`skograph analyze`'s index.html as an HTML parser reads it (issue 17; part of `make test`):
+"""`skograph analyze`'s index.html as an HTML parser reads it (part of `make test`):
 balanced elements, nothing fetched from elsewhere (no external scripts, styles, fonts or images),
 every picture of report.json on the page (SVG inline, PNG as a data URI, DOT linked), the report's
 tables (numbering with every body, serial segments, sparsity; the embedding for closed chains).

@@ -1,4 +1,4 @@
-// The example-parallel-robots loop files and URDF+ loops (issue 24): what each key makes of the
+// The example-parallel-robots loop files and URDF+ loops: what each key makes of the
 // mechanism, every bad input one InputError with file and line, and the same five-bar closed by a
 // loop file, by a URDF+ <loop> and by the native YAML having the same dynamics; URDF+ parallel
 // chains (the generalized_rbda benchmark's shape, written here) of several depths and loop sizes

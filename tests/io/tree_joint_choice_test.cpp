@@ -1,4 +1,4 @@
-// Where the cut goes (issue 26 part 5, rigid/tree_joint_choice.hpp): a URDF whose joints form no
+// Where the cut goes (rigid/tree_joint_choice.hpp): a URDF whose joints form no
 // tree is read by cutting one joint per cycle. The cut joint equals the URDF+ <loop> its twin
 // declares by hand; a joint walked against its direction is reversed without changing the motion
 // (the same accelerations, link poses and centre of mass as the unreversed choice, with the

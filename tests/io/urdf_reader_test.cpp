@@ -1,5 +1,5 @@
 // URDF reading: frames, inertias and axes against closed forms; the world-root rule; every kind of
-// bad input named in issue 4, each with its line.
+// bad input the reader refuses, each with its line.
 #include "skograph/io/urdf_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -153,7 +153,7 @@ TEST(UrdfReader, EachKindOfBadInputIsAnInputErrorWithItsLine) {
   }
 }
 
-// Issue 12: robots as they ship. A zero mass is a massless frame; inconsistent inertias are
+// Robots as they ship. A zero mass is a massless frame; inconsistent inertias are
 // accepted with one warning naming the links, and refused at their line with --strict.
 TEST(UrdfReader, InconsistentInertiasAreOneWarningOrRefusedWhenStrict) {
   ReadOptions strict;

@@ -194,7 +194,7 @@ TEST(YamlReader, EachKindOfBadInputNamesTheFileAndLine) {
   }
 }
 
-// Issue 12: the same inertia policy as URDF: inconsistent inertias are one warning, refused at
+// The same inertia policy as URDF: inconsistent inertias are one warning, refused at
 // the inertia's line with --strict; a coupling's offset is read.
 TEST(YamlReader, InconsistentInertiasWarnOrAreRefusedWhenStrictAndCouplingsTakeAnOffset) {
   const std::string indefinite = replaced(kModel, "{ixx: 0.01, ixy: 0.001", "{ixx: 0.01, ixy: 0.5");

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "skograph/model/dynamics.hpp"
 #include "skograph/model/constraints.hpp"
+#include "skograph/model/dynamics.hpp"
 
 namespace skograph {
 namespace {
@@ -72,10 +72,10 @@ int expect_honest_report(const Model& model, const ModelData& data, const Eigen:
 
 TEST(AssemblyReport, EveryIndependentCoordinateIsKeptOrReportedMoved) {
   const std::vector<std::string> robots{
-      "5bar_linkage",  "5bar_linkage_iso3d", "5bar_linkage_iso6d", "battobot_6d",
-      "cassie_like",   "digit_like",         "digit_like_2legs",   "digit_like_2legs_6D",
-      "digit_like_2legs_old", "disney_like", "disney_robot",       "robot_delta",
-      "talos_like",    "wl16_like"};
+      "5bar_linkage",         "5bar_linkage_iso3d", "5bar_linkage_iso6d", "battobot_6d",
+      "cassie_like",          "digit_like",         "digit_like_2legs",   "digit_like_2legs_6D",
+      "digit_like_2legs_old", "disney_like",        "disney_robot",       "robot_delta",
+      "talos_like",           "wl16_like"};
   if (!fs::exists(kRobots)) GTEST_SKIP() << "no ../shared robots";
   std::mt19937 rng(7);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -238,8 +238,8 @@ double relative_error(const Model& model, ModelData& data, const ClosedState& st
 
 TEST(ClosedChainAccuracy, ForwardDynamicsAgainstALongDoubleSolveOfTheSameEquations) {
   if (!fs::exists(kRobots)) GTEST_SKIP() << "no ../shared robots";
-  for (const auto& [name, bound] :
-       std::vector<std::pair<std::string, double>>{{"robot_delta", 5e-11}, {"talos_like", 1.5e-11}}) {
+  for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{
+           {"robot_delta", 5e-11}, {"talos_like", 1.5e-11}}) {
     SCOPED_TRACE(name);
     const Model model = robot(name);
     ModelData data(model);

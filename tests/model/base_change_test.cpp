@@ -322,6 +322,36 @@ TEST(BaseChange, LoadModelWithABaseIsWithBase) {
   EXPECT_EQ(with_base(loaded, "s_link5").file_model()->dof_names(), back.dof_names());
 }
 
+TEST(BaseChange, KeepsEveryReadOption) {
+  // A free-flying body with a massless tip: --strict refuses it, with a base change too, and the
+  // lenient model's options (its conditioning limit) survive the change.
+  const std::string inertial =
+      "<inertial><mass value='1'/><inertia ixx='1' ixy='0' ixz='0' iyy='1' iyz='0' izz='1'/>"
+      "</inertial>";
+  const std::string file = io_test::write_file(
+      "floating_massless_tip.urdf",
+      "<robot name='r'><link name='world'/><link name='body'>" + inertial +
+          "</link><link name='arm'>" + inertial +
+          "</link><link name='tip'/><joint name='float' type='floating'><parent link='world'/>"
+          "<child link='body'/></joint><joint name='j1' type='continuous'><parent link='body'/>"
+          "<child link='arm'/></joint><joint name='j2' type='continuous'><parent link='arm'/>"
+          "<child link='tip'/></joint></robot>");
+  ReadOptions strict;
+  strict.strict = true;
+  EXPECT_THROW(load_model(file, strict), InputError);
+  strict.base = "arm";
+  EXPECT_THROW(load_model(file, strict), InputError);
+  ReadOptions lenient;
+  lenient.conditioning_limit = 500.0;
+  const Model model = load_model(file, lenient);
+  EXPECT_FALSE(model.warnings().empty());
+  const Model rebased = with_base(model, "arm");
+  EXPECT_EQ(rebased.build_options().conditioning_limit, 500.0);
+  EXPECT_FALSE(rebased.build_options().strict);
+  lenient.base = "arm";
+  EXPECT_EQ(load_model(file, lenient).build_options().conditioning_limit, 500.0);
+}
+
 void expect_refusal(const Model& model, const std::string& link, const std::string& words) {
   try {
     with_base(model, link);

@@ -93,7 +93,8 @@ void call(const Model& model, ModelData& data, int which, const Eigen::VectorXd&
   }
 }
 
-void expect_same(const Outcome& reference, const Outcome& got, int which, const std::string& where) {
+void expect_same(const Outcome& reference, const Outcome& got, int which,
+                 const std::string& where) {
   SCOPED_TRACE(where + ", call " + std::to_string(which));
   if (!reference.error.empty() || !got.error.empty()) {
     EXPECT_EQ(got.error, reference.error);
@@ -195,18 +196,29 @@ std::vector<Case> cases() {
   const std::vector<std::string> robots{"5bar_linkage", "cassie_like", "robot_delta", "talos_like",
                                         "kangaroo_like"};
 #else
-  const std::vector<std::string> robots{
-      "5bar_linkage",     "5bar_linkage_iso3d", "5bar_linkage_iso6d",  "battobot_6d",
-      "cassie_like",      "digit_like",         "digit_like_2legs",    "digit_like_2legs_6D",
-      "digit_like_2legs_old", "disney_like",    "disney_robot",        "kangaroo_like",
-      "kangaroo_like_2legs",  "robot_delta",    "talos_like",          "true_talos_2_legs",
-      "wl16_like"};
+  const std::vector<std::string> robots{"5bar_linkage",
+                                        "5bar_linkage_iso3d",
+                                        "5bar_linkage_iso6d",
+                                        "battobot_6d",
+                                        "cassie_like",
+                                        "digit_like",
+                                        "digit_like_2legs",
+                                        "digit_like_2legs_6D",
+                                        "digit_like_2legs_old",
+                                        "disney_like",
+                                        "disney_robot",
+                                        "kangaroo_like",
+                                        "kangaroo_like_2legs",
+                                        "robot_delta",
+                                        "talos_like",
+                                        "true_talos_2_legs",
+                                        "wl16_like"};
 #endif
   for (const std::string& robot : robots)
-    result.push_back({robot,
-                      kRobots / robot /
-                          (robot == "true_talos_2_legs" ? "talos_full_v2.urdf" : "robot.urdf"),
-                      kRobots / robot / "robot.yaml"});
+    result.push_back(
+        {robot,
+         kRobots / robot / (robot == "true_talos_2_legs" ? "talos_full_v2.urdf" : "robot.urdf"),
+         kRobots / robot / "robot.yaml"});
 #ifndef SKOGRAPH_UNDER_TSAN
   for (const std::string example :
        {"fourbar.yaml", "delta_robot.xml", "delta_robot_redundant.xml", "stewart_platform.yaml",
@@ -221,7 +233,9 @@ std::vector<Case> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(ClosedChains, Determinism, testing::ValuesIn(cases()),
-                         [](const testing::TestParamInfo<Case>& param) { return param.param.name; });
+                         [](const testing::TestParamInfo<Case>& param) {
+                           return param.param.name;
+                         });
 
 }  // namespace
 }  // namespace skograph

@@ -1,4 +1,4 @@
-// The automotive differential of examples/models/differential.yaml (issue 28: a coupling over three
+// The automotive differential of examples/models/differential.yaml (a coupling over three
 // joints, constraint-embedding §9): forward dynamics by constraint embedding against the dense
 // Lagrange-multiplier solve of the same mechanism, [M G*; G 0] [qdd; -lambda] = [tau - C; 0] with
 // the couplings' constant rows G (q_drive - 3.7 q_ring = 0, q_ring - q_left / 2 - q_right / 2 = 0),

@@ -1,4 +1,4 @@
-// Kinematics (issue 25) against first principles: Jacobians against central differences of the
+// Kinematics against first principles: Jacobians against central differences of the
 // poses along the configuration rates (for spherical and floating joints qd is not dq/dt), the
 // bias term Jdot qd against differences of J qd along the motion, velocities and accelerations
 // against J qd and J qdd + Jdot qd, the centre of mass against the masses of the file's links

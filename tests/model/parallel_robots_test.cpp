@@ -1,5 +1,5 @@
 // The 17 robots of the example-parallel-robots collection (../shared/robots/
-// example-parallel-robots, issue 24), loaded with their robot.yaml as published: 15 assemble from
+// example-parallel-robots), loaded with their robot.yaml as published: 15 assemble from
 // the zero state, the closure checked by forward kinematics written here over the file's
 // mechanism (not the closure code); the two kangaroos are refused in one line, since their 6d
 // pairs close loops whose joints cannot turn their frames into coincidence (a loop of three
@@ -14,8 +14,8 @@
 #include <random>
 #include <string>
 
-#include "skograph/model/dynamics.hpp"
 #include "skograph/model/constraints.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "support/closed_chain_support.hpp"
 
 namespace skograph {
@@ -153,7 +153,7 @@ TEST_P(ParallelRobots, LoadAssembleFromZeroAndSatisfyTheirDynamics) {
   const Eigen::VectorXd lambda = rows.transpose().completeOrthogonalDecomposition().solve(force);
   EXPECT_LT((force - rows.transpose() * lambda).cwiseAbs().maxCoeff(),
             1e-9 * std::max(1.0, force.cwiseAbs().maxCoeff()));
-  // The multiplier method (issue 26) gives the same motion; robots with a moving joint that
+  // The multiplier method gives the same motion; robots with a moving joint that
   // moves no mass have no positive definite tree M and are refused by it.
   try {
     const ClosedDynamics by_multipliers = forward_dynamics(

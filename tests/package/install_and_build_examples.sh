@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 15: skograph as a package. Installs the build tree into a scratch prefix, then, as a user
+# skograph as a package. Installs the build tree into a scratch prefix, then, as a user
 # would: builds examples/cpp with find_package(skograph) and runs its programs on example models,
 # compiles a program with `pkg-config --cflags --libs skograph` alone, and runs the installed
 # program. Usage: install_and_build_examples.sh BUILD_DIR SOURCE_DIR WORK_DIR

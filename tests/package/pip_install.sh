@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 29: the Python module by pip. `pip install --no-build-isolation .` into a virtual
+# The Python module by pip. `pip install --no-build-isolation .` into a virtual
 # environment with the system's site packages (Debian's NumPy and SciPy), and a wheel by
 # `python3 -m build --no-isolation --wheel` installed into a second one; each imported from
 # another folder, its version the metadata's, its forward dynamics the build tree's module's.

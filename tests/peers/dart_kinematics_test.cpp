@@ -1,4 +1,4 @@
-// Kinematics (issue 25) against DART on the 8 benchmark robots of ../shared/robots/benchmark (the
+// Kinematics against DART on the 8 benchmark robots of ../shared/robots/benchmark (the
 // same URDF files through dart::utils::DartLoader; skipped when ../shared is absent): every body's
 // world transform, the world-aligned Jacobian about the body's origin (DART's getWorldJacobian,
 // [angular; linear] in world axes) column by column over the 1-dof joints, the centre of mass,

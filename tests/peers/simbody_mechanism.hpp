@@ -1,4 +1,4 @@
-// A closed-chain mechanism handed to Simbody in plain terms (the peer test of issue 24): this
+// A closed-chain mechanism handed to Simbody in plain terms (for the peer test): this
 // header has no skograph or Simbody type, so that simbody_mechanism.cpp compiles as C++17 (Simbody
 // 3.7's headers have comparisons C++20 finds ambiguous) and the test as C++20.
 #pragma once

@@ -1,4 +1,4 @@
-// Closed chains as people publish them (issue 24) against a peer with exact constraints: Simbody
+// Closed chains as people publish them against a peer with exact constraints: Simbody
 // (libsimbody-dev) on three robots of the example-parallel-robots collection, a leg closed by 3d
 // pairs (TALOS's legs), a leg closed by 6d pairs (Cassie-like) and the delta. Simbody gets the
 // model skograph loaded (bodies and mass properties, joints as Pin and Slider mobilizers, loops

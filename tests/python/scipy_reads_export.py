@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`skograph export` read by SciPy's own Matrix Market reader (issue 6: "readable by SciPy's mmread").
+"""`skograph export` read by SciPy's own Matrix Market reader.
 
 Usage: scipy_reads_export.py SKOGRAPH_BINARY SOURCE_DIR SCRATCH_DIR
 

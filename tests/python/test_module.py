@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The Python module (issue 15) against the command line on the same files: `dynamics --json`,
+"""The Python module against the command line on the same files: `dynamics --json`,
 `graph --json`, `export` Matrix Market files read by SciPy, `analyze` folders; plus identities
 (A = (I - E_A)^-1, L L' = P M P', no fill in the canonical order), batches equal to single calls
 with any number of threads, pickling through multiprocessing, and the one-line errors.
@@ -198,7 +198,7 @@ class ChosenIndependent(unittest.TestCase):
 
 
 class ParallelRobots(unittest.TestCase):
-    """Issue 24: loop files (loops=), assembly from any start, notes, pickles that keep the loops."""
+    """Loop files (loops=), assembly from any start, notes, pickles that keep the loops."""
     FIVEBAR = os.path.join(MODELS, "fivebar.urdf")
     LOOPS = os.path.join(MODELS, "fivebar_loops.yaml")
 
@@ -280,7 +280,7 @@ class ParallelRobots(unittest.TestCase):
 
 
 class Kinematics(unittest.TestCase):
-    """Issue 25: the kinematics calls are what `skograph kinematics --json` prints, J qd is the
+    """The kinematics calls are what `skograph kinematics --json` prints, J qd is the
     velocity, J_R the derivative of the assembled pose, inverse kinematics a round trip."""
 
     def test_the_calls_are_the_command_lines_json(self):
@@ -343,7 +343,7 @@ class Kinematics(unittest.TestCase):
 
 
 class Operators(unittest.TestCase):
-    """Issue 28: part II's operators are what `skograph operators --json` prints, and are M's:
+    """Part II's operators are what `skograph operators --json` prints, and are M's:
     M^-1 M = I, log det M, M = F D F*, the operational-space inertia the compliance's inverse."""
 
     def test_the_calls_are_the_command_lines_json_and_the_mass_matrixs(self):
@@ -380,7 +380,7 @@ class Operators(unittest.TestCase):
 
 
 class NodeQuantities(unittest.TestCase):
-    """Issue 28: the per-node Riccati and Lyapunov quantities satisfy part II's identities."""
+    """The per-node Riccati and Lyapunov quantities satisfy part II's identities."""
 
     def test_log_det_compliance_and_leaves(self):
         model = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
@@ -414,7 +414,7 @@ class NodeQuantities(unittest.TestCase):
 
 
 class BaseChange(unittest.TestCase):
-    """Issue 28: Model.with_base (free-flying paper, Appendix A) is the command line's --base, keeps
+    """Model.with_base (free-flying paper, Appendix A) is the command line's --base, keeps
     every link's motion and operational-space inertia, and survives pickling."""
 
     def test_with_base_is_the_command_lines_and_keeps_the_links_motion(self):
@@ -452,7 +452,7 @@ class BaseChange(unittest.TestCase):
 
 
 class Docstrings(unittest.TestCase):
-    """Issue 29: every public function, method, property and class says what it does: a
+    """Every public function, method, property and class says what it does: a
     docstring longer than its signature (data attributes such as have_viz excepted)."""
 
     @staticmethod
@@ -489,7 +489,7 @@ class Docstrings(unittest.TestCase):
 
 
 class ForwardDynamicsFamilies(unittest.TestCase):
-    """Issue 28: every family of the serial-chain paper gives forward_dynamics' qdd on trees."""
+    """Every family of the serial-chain paper gives forward_dynamics' qdd on trees."""
 
     def test_every_method_gives_the_same_qdd(self):
         for name, state_name in (("arm7.urdf", "arm7_state.json"), ("humanoid.yaml", "humanoid_state.json"),
@@ -527,7 +527,7 @@ def export_paths(model_name, state_name, prefix, files):
 
 
 class ConstraintSystems(unittest.TestCase):
-    """G, Gdot qd and the multiplier method (issue 26) against the command line's export read by
+    """G, Gdot qd and the multiplier method against the command line's export read by
     SciPy, embedding's X and qdd, and the dense DAE solved by NumPy."""
 
     def test_export_read_by_scipy_is_constraint_jacobian_and_solves_the_dae(self):
@@ -632,7 +632,7 @@ class Batches(unittest.TestCase):
         for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # every protocol, none crashes
             again = pickle.loads(pickle.dumps(model, protocol=protocol))
             self.assertEqual(again.dofs, model.dofs)
-        # A damaged state is one skograph.Error, never a crash (issue 29's pickles).
+        # A damaged state is one skograph.Error, never a crash.
         state = model.__reduce__()[1][0]
         def damaged(change):
             entries = list(state)
@@ -652,7 +652,7 @@ class Batches(unittest.TestCase):
                     state[:3], (state[0], 99) + tuple(state[2:]), ("other",)):
             with self.assertRaises(skograph.Error):
                 skograph._model_from_state(bad)
-        # Issue 29: a pickle carries the mechanism, not the path: it unpickles after its files
+        # A pickle carries the mechanism, not the path: it unpickles after its files
         # are gone (another machine), in workers of another working directory, and the module's
         # functions map over a process pool.
         scratch = tempfile.mkdtemp(dir=WORK)

@@ -1,7 +1,6 @@
 // Once ClosedChainData has seen a state, the closed-chain dynamics calls (forward and inverse
-// dynamics, M_R, constraint forces) must not allocate again
-// (issue 27; house rule: no allocation in a recursion). malloc calls are counted by
-// support/allocation_counter.hpp.
+// dynamics, M_R, constraint forces) must not allocate again (house rule: no allocation in a
+// recursion). malloc calls are counted by support/allocation_counter.hpp.
 #include <gtest/gtest.h>
 
 #include "skograph/rigid/closed_chain_forces.hpp"

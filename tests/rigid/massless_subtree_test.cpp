@@ -1,4 +1,4 @@
-// Massless links on moving joints (issue 12): a massless subtree moves no mass, so M is singular
+// Massless links on moving joints: a massless subtree moves no mass, so M is singular
 // in its coordinates only; the dynamics of the rest is that of the tree without the subtree, and
 // its own accelerations are left at zero. Any other singular mass matrix is one error naming the
 // joint. References: the tree with the massless subtree cut off, the generic operators path, the

@@ -1,5 +1,5 @@
 // The constraint Jacobian G of closed chains and the multiplier method beside constraint
-// embedding (rigid/constraint_jacobian.hpp, rigid/multiplier_dynamics.hpp, issue 26): G against
+// embedding (rigid/constraint_jacobian.hpp, rigid/multiplier_dynamics.hpp): G against
 // central differences of the closure residual, Gdot qd against differences of G qd, the multiplier
 // dynamics against embedding and against the dense DAE, one workspace along a motion.
 #include <gtest/gtest.h>

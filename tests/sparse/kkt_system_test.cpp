@@ -1,4 +1,4 @@
-// The KKT system of closed chains (sparse/kkt_system.hpp, issue 26): the symbolic fill count
+// The KKT system of closed chains (sparse/kkt_system.hpp): the symbolic fill count
 // against CHOLMOD's analysis and its numeric LDL* factor, the M block fill-free in the canonical
 // KKT order, and the factor's solution against a dense solve of the same system and against the
 // multiplier method and embedding.

@@ -209,7 +209,7 @@ TEST(SpyPlot, AnEmptyMatrixGivesAnEmptyFrame) {
   EXPECT_GT(test::png_size(plot.bytes).width, 0);
 }
 
-// Issue 17: which labels a plot draws. Fine labels (one per row here) when every row has room for
+// Which labels a plot draws. Fine labels (one per row here) when every row has room for
 // a line of text (11 pixels), otherwise the coarse ones thinned so that consecutive drawn labels
 // are at least 11 pixels apart, otherwise round row numbers (1-based).
 TEST(SpyPlot, LabelsAreFineWhenTheyFitThinnedSegmentsOtherwiseNumbersWithout) {

@@ -1,4 +1,4 @@
-// The bytes every text reader accepts before a parser sees them (issue 14). Parsers such as
+// The bytes every text reader accepts before a parser sees them. Parsers such as
 // TinyXML read past the end of a text that stops inside a multi-byte character, and names that are
 // not UTF-8 cannot be written to JSON; both are refused here, once, with the file and the line.
 #pragma once

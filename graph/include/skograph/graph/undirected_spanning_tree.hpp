@@ -1,5 +1,5 @@
 // A spanning tree of an undirected multigraph chosen by edge priority (where a mechanism's cut
-// goes when its file names no loop joint, issue 26 part 5; constraint-embedding §4.2 step 1: any
+// goes when its file names no loop joint; constraint-embedding §4.2 step 1: any
 // spanning tree will do, the choice sets the aggregates). The edges' directions are ignored.
 #pragma once
 

@@ -13,10 +13,10 @@ struct ReadOptions {
   // model also refuse massless moving subtrees under it.
   bool strict = false;
   // Closed chains: the coordinates to keep independent (joint or dof names), replacing the file's
-  // own list (the YAML key `independent:`); load_model applies it (issue 16).
+  // own list (the YAML key `independent:`); load_model applies it.
   std::vector<std::string> independent;
   // A loop file (io/loop_file.hpp: the example-parallel-robots robot.yaml) closing the loops of
-  // the model's mechanism; load_mechanism applies it (issue 24). Empty: none.
+  // the model's mechanism; load_mechanism applies it. Empty: none.
   std::string loops_file;
   // Joints to keep in the spanning tree, beside `independent`, when the file's joints form none (a
   // link with two parents: rigid/tree_joint_choice.hpp); load_mechanism adds the loop file's

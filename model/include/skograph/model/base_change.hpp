@@ -36,5 +36,4 @@ struct ModelState {
 // std::invalid_argument for vectors of the wrong size or two models that are not one mechanism.
 ModelState convert_state(const Model& from, const Model& to, const ModelState& state);
 
-
 }  // namespace skograph

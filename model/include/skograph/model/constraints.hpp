@@ -1,4 +1,4 @@
-// Closed chains as other solvers take them (issue 26), in the file's dof order at the closed
+// Closed chains as other solvers take them, in the file's dof order at the closed
 // state (close_state, as every call of model/model.hpp): the constraint Jacobian G with its row
 // labels and Gdot qd (rigid/constraint_jacobian.hpp), and forward dynamics by Lagrange
 // multipliers beside constraint embedding (rigid/multiplier_dynamics.hpp). What `skograph export
@@ -44,5 +44,25 @@ struct ClosedDynamics {
 ClosedDynamics forward_dynamics(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                                 const Eigen::Vector3d& gravity, ClosedChainSolver solver);
+
+// Closed chains, per aggregate at the closed q (rigid/closed_chain_forces.hpp:
+// aggregate_constraint_status): the loops and couplings it closes, its constraint rows and their
+// rank (the dependent dofs), its dependent and independent dofs (names, file order) and the
+// condition number of the constraints on the dependent dofs. Trees: none.
+struct AggregateStatus {
+  std::vector<std::string> loops, couplings;
+  int rows = 0;
+  int rank = 0;
+  std::vector<std::string> dependent, independent;
+  double condition_number = 1.0;
+};
+std::vector<AggregateStatus> aggregate_status(const Model& model, ModelData& data,
+                                              const Eigen::VectorXd& q);
+
+// Closed chains: qdd's independent entries kept and the dependent ones made consistent with the
+// loops (qdd = X qdd_R + Xdot qd_R) at the closed (q, qd), file order. Trees: qdd.
+Eigen::VectorXd consistent_accelerations(const Model& model, ModelData& data,
+                                         const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                         const Eigen::VectorXd& qdd);
 
 }  // namespace skograph

@@ -11,7 +11,7 @@
 namespace skograph {
 
 // The file's dof order against the model's: load_mechanism lists the joints depth first
-// (rigid/tree_order.hpp), so that the recursions walk their arrays in order (issue 13), and every
+// (rigid/tree_order.hpp), so that the recursions walk their arrays in order, and every
 // dof-ordered output is mapped back to the file's order here, at the boundary. Identity when the
 // file lists its joints depth first already (most robot files).
 class DofOrder {

@@ -106,8 +106,7 @@ Mechanism load_mechanism(const std::string& path, const ReadOptions& options = {
 // The ready model of a mechanism read from `source` (a file name, or a name for messages):
 // InputError naming the source for what the model refuses; options.strict refuses massless moving
 // subtrees, which are otherwise a warning.
-Model build_model(Mechanism mechanism, const std::string& source,
-                  const BuildOptions& options = {});
+Model build_model(Mechanism mechanism, const std::string& source, const BuildOptions& options = {});
 // load_mechanism, then build_model: the ready model of any supported file.
 Model load_model(const std::string& path, const ReadOptions& options = {});
 

@@ -21,6 +21,7 @@ namespace skograph {
 // is found; SingularConfigurationError when the one found is singular.
 struct ClosedState {
   Eigen::VectorXd q, qd;
+  double residual = 0.0;  // the largest closure error left at q (0 for trees)
 };
 ClosedState close_state(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd);

@@ -1,4 +1,4 @@
-// `skograph analyze`'s index.html (issue 17): one self-contained page (no network, no external
+// `skograph analyze`'s index.html: one self-contained page (no network, no external
 // scripts, styles or fonts) with the model summary, the report's tables, every picture (SVG
 // inline with pan and zoom, PNG embedded as data URIs, DOT files linked) and a caption per
 // picture in plain words.

@@ -22,7 +22,7 @@ void append_json_string(std::string& out, std::string_view text);
 
 // Appends `key: value` to `object` (made an object if null) when the caller knows the keys are
 // distinct (node names): O(1), where ordered_json's operator[] searches the keys linearly and a
-// 10^5-key object took O(n^2) (issue 13).
+// 10^5-key object took O(n^2).
 void append_distinct(nlohmann::ordered_json& object, std::string key, nlohmann::ordered_json value);
 
 }  // namespace skograph::report

@@ -1,4 +1,4 @@
-// The KKT system of a loaded model at its closed state (issue 26), what `skograph export --kkt`
+// The KKT system of a loaded model at its closed state, what `skograph export --kkt`
 // writes and Python's kkt_system returns: the spanning tree's M (the file's dof order), G's
 // independent rows (model/constraints.hpp) and [tau - C; -Gdot qd], in the fill-controlled
 // order of sparse/kkt_system.hpp, with its predicted fill beside CHOLMOD's AMD ordering.

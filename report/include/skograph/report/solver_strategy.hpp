@@ -1,4 +1,4 @@
-// Which closed-chain solver suits each aggregate (issue 26): the modelled cost, in flops (so that
+// Which closed-chain solver suits each aggregate: the modelled cost, in flops (so that
 // reports stay deterministic), of constraint embedding against the multiplier method for the
 // aggregate's unknowns: embedding replaces its dofs by one dense node, the multiplier method keeps
 // them and adds its constraint rows to the sparse factor.

@@ -1,4 +1,4 @@
-// What goes through the loops and couplings of a closed chain (issue 16): their reaction forces,
+// What goes through the loops and couplings of a closed chain: their reaction forces,
 // and how each aggregate's constraints stand at a state (rank, dependent joints, conditioning).
 //
 //   const Eigen::VectorXd& qdd = forward_dynamics(model, data, q, qd, tau, gravity);

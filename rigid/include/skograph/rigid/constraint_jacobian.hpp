@@ -1,4 +1,4 @@
-// The constraints of a closed chain as other solvers take them (issue 26): the velocity
+// The constraints of a closed chain as other solvers take them: the velocity
 // constraints G(q) qd = 0 on every tree dof, their velocity product Gdot qd (G qdd + Gdot qd = 0),
 // and the position residual e(q) whose derivative along the motion is G qd.
 //

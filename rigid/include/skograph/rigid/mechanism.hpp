@@ -138,7 +138,7 @@ struct Mechanism {
   // What the reader accepted but the user should know (inconsistent inertias, ...): one line
   // each, without the file name; the command line prints them as one warning line per file.
   std::vector<std::string> warnings;
-  // The coordinates the user wants independent in closed chains (issue 16: the actuated joints):
+  // The coordinates the user wants independent in closed chains (the actuated joints):
   // joint names (all their dofs) or dof names ("joint:k"); the YAML key `independent:` or the
   // command line's --independent. Empty: the preferred coordinates below, else the structural
   // split where the constraints split, else the rank-revealing choice (closed-chains.md).

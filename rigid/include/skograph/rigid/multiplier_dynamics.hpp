@@ -1,4 +1,4 @@
-// Forward dynamics of a closed chain by Lagrange multipliers (issue 26), the second closed-chain
+// Forward dynamics of a closed chain by Lagrange multipliers, the second closed-chain
 // solver beside constraint embedding (rigid/closed_chain_model.hpp): the tree's equations of
 // motion with the loops as forces and the constraints at the acceleration level,
 //   M qdd + C = tau + G* lambda,     G qdd + Gdot qd = 0     (constraint-embedding Eq. 1),

@@ -1,5 +1,5 @@
 // Fixed-size kernels of the rigid-body recursions (part I section 6; conventions.md), written on
-// the structure of each quantity instead of dense 6 x 6 products (issue 13):
+// the structure of each quantity instead of dense 6 x 6 products:
 //   - a rigid transform phi(p, k) is kept as (R, l): R the orientation of frame k in frame p, l the
 //     vector from O_p to O_k in frame p; phi = [[R, l~ R], [0, R]];
 //   - a rigid-body spatial inertia about the frame origin is kept as (m, h, J): mass, first moment

@@ -1,4 +1,4 @@
-// Where the cut goes (issue 26, part 5): a file whose joints do not form a tree (a link with two
+// Where the cut goes: a file whose joints do not form a tree (a link with two
 // parent joints, joints closing a cycle, a link reached only against a joint's direction) names no
 // loop joint; the spanning tree is chosen here and the other joints become loop closures
 // (constraint-embedding §4.2 step 1: any spanning tree will do; the choice sets the aggregates).

@@ -2,7 +2,7 @@
 // before children (and back), and keep their per-node numbers in joint order. When the joints of a
 // file are listed in any other order (a URDF may list them as it likes; a random tree certainly
 // does), each step of a recursion jumps through memory; listed depth first, the recursions walk
-// their arrays in order (issue 13: inverse dynamics per link stays flat from 10^2 to 10^5 links).
+// their arrays in order (inverse dynamics per link stays flat from 10^2 to 10^5 links).
 #pragma once
 
 #include <vector>

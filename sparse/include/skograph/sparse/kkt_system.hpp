@@ -1,4 +1,4 @@
-// The KKT (augmented) system of a closed chain for other solvers (issue 26):
+// The KKT (augmented) system of a closed chain for other solvers:
 //
 //   K = [M  G*]    K [qdd; mu] = [tau - C; -Gdot qd],   mu = -lambda
 //       [G -eI]
