@@ -41,7 +41,7 @@ std::string gravity_text(const Eigen::Vector3d& gravity);
 
 // The state file's state, or the zero state without one.
 // In the model's coordinates: a state file names the file's joints, and --base converts it
-// (model/base_change.hpp: read_model_state).
+// (model/state.hpp: read_model_state).
 MechanismState load_state(const std::string& state_file, const Model& model);
 // A closure failure or singular configuration of a run on (file, state file) as one line naming
 // the model (and the state); the loop file instead, with its line, when the failing loop came

@@ -3,10 +3,11 @@
 # instead of once per file: `make demo` (the program alone, 5.2 minutes of compiling before, most of
 # it Eigen's templates instantiated again in each source) builds faster on a 2-core machine. The
 # sources of one library therefore never define two functions of one name in their anonymous
-# namespaces (shared helpers live in a private header of the layer). SKOGRAPH_UNITY_BUILD=OFF
-# compiles each source alone (quicker after editing one file; `make sanitize` builds so, which
-# checks that every source includes what it uses). (Precompiled headers were tried:
-# 5% on top, and GCC 12's false string-overflow warnings appear with them.)
+# namespaces (shared helpers live in a private header of the layer). `make sanitize` uses the unity
+# build too. SKOGRAPH_UNITY_BUILD=OFF compiles each source alone (quicker after editing one file;
+# `make fuzz` builds so): configure with it to check that every source includes what it uses.
+# (Precompiled headers were tried: 5% on top, and GCC 12's false string-overflow warnings appear
+# with them.)
 include_guard(GLOBAL)
 option(SKOGRAPH_UNITY_BUILD "Compile each library's sources four to a unit" ON)
 

@@ -68,11 +68,11 @@ void bind_closed_chains(ModelClass& model_class) {
             return result;
           },
           py::arg("q"), py::arg("qd") = py::none(),
-          "A closed configuration from q (the file's dof order): {'q', 'qd' (qd projected onto "
-          "the constraints, zeros by default), 'independent', 'moved' ({dof: how far}: every "
-          "independent coordinate that had to move by more than the closure tolerance 1e-10, "
-          "with a warning), 'residual'}. The notes on the independent coordinates come as "
-          "warnings. skograph.Error when no closed configuration is found.")
+          "A closed configuration assembled from q (the file's dof order), as {'q', 'qd' (qd "
+          "projected onto the constraints, zeros by default), 'independent', 'moved' ({dof: how "
+          "far}: every independent coordinate that had to move by more than the closure tolerance "
+          "1e-10, with a warning), 'residual'}. The notes on the independent coordinates come as "
+          "warnings. Raises skograph.Error when no closed configuration is found.")
       .def(
           "close",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd) {
@@ -82,9 +82,10 @@ void bind_closed_chains(ModelClass& model_class) {
             return py::make_tuple(closed.state.q, closed.state.qd, closed.independent);
           },
           py::arg("q"), py::arg("qd"),
-          "(q, qd, independent names): the closed state, the independent coordinates kept where "
-          "the loops allow and the dependent ones solved. q, qd: (dofs,) in the file's dof order. "
-          "Trees give them back unchanged. skograph.Error when no closed configuration is found.")
+          "The closed state as (q, qd, independent names): the independent coordinates are kept "
+          "where the loops allow and the dependent ones are solved. q, qd: (dofs,) in the file's "
+          "dof order. Trees give them back unchanged. Raises skograph.Error when no closed "
+          "configuration is found.")
       .def(
           "embedding_matrix",
           [](PyModel& self, const ArrayArgument& q) {
@@ -93,9 +94,9 @@ void bind_closed_chains(ModelClass& model_class) {
                            [&](ModelData& data) { return embedding_matrix(self.model, data, at); });
           },
           py::arg("q"),
-          "X (dofs x independent) at the closed q: qd = X qd_R for the independent rates qd_R "
-          "(columns in the order of the independent dofs as the file lists them); the identity "
-          "for a tree.")
+          "The embedding matrix X (dofs x independent) at the closed q, with qd = X qd_R for the "
+          "independent rates qd_R (columns in the order of the independent dofs as the file lists "
+          "them). For a tree, X is the identity.")
       .def(
           "reduced_mass_matrix",
           [](PyModel& self, const ArrayArgument& q) {
@@ -104,8 +105,8 @@ void bind_closed_chains(ModelClass& model_class) {
                 self, [&](ModelData& data) { return reduced_mass_matrix(self.model, data, at); });
           },
           py::arg("q"),
-          "M_R = X* M X (independent x independent) at the closed q: the mass matrix in the "
-          "independent coordinates (constraint embedding); a tree's M.")
+          "The mass matrix in the independent coordinates (constraint embedding) at the closed q: "
+          "M_R = X* M X (independent x independent). For a tree, it is M.")
       .def(
           "constraint_forces",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -131,9 +132,9 @@ void bind_closed_chains(ModelClass& model_class) {
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           "The forces through the loops and couplings while the closed chain moves under tau, as "
           "`skograph dynamics --json` gives them: {'loop_forces': {loop: [mx, my, mz, fx, fy, "
-          "fz]}, 'coupling_forces': {coupling: [...]}}. Loop forces are in N and N m, on the "
-          "child link from the parent, about the joint, in the joint frame F_p. q, qd, tau: "
-          "(dofs,) in the file's dof order; gravity (3,), default (0, 0, -9.81).")
+          "fz]}, 'coupling_forces': {coupling: [...]}}. Loop forces are in N and N m, on the child "
+          "link from the parent, about the joint, in the joint frame F_p. q, qd, tau: (dofs,) in "
+          "the file's dof order; gravity: (3,), default (0, 0, -9.81).")
       .def(
           "constraint_jacobian",
           [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& qd,
@@ -145,9 +146,10 @@ void bind_closed_chains(ModelClass& model_class) {
                             }).jacobian);
           },
           py::arg("q"), py::arg("qd") = py::none(), py::arg("all_rows") = false,
-          "G(q) at the closed q, a scipy.sparse.csc_matrix (rows x dofs, the file's dof order): "
-          "G qd = 0 for every motion of the closed chain. The independent rows the embedding "
-          "keeps, or every loop and coupling row with all_rows=True; no rows for a tree.")
+          "The constraint Jacobian G(q) at the closed q as a scipy.sparse.csc_matrix (rows x dofs, "
+          "the file's dof order), with G qd = 0 for every motion of the closed chain. Its rows are "
+          "the independent rows the embedding keeps, or every loop and coupling row with "
+          "all_rows=True; a tree has no rows.")
       .def(
           "kkt_system",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -172,10 +174,10 @@ void bind_closed_chains(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           py::arg("epsilon") = 0.0,
-          "What `skograph export --kkt` writes, at the closed state: {'K' = [M G*; G -epsilon I] "
-          "(scipy.sparse, rows already in the fill-controlled elimination order), 'rhs' = "
-          "[tau - C; -Gdot qd] in that order, 'order' (per row: the dof index, or dofs + the "
-          "constraint row), 'labels' (the dof name, or 'mu ' + the constraint; mu = -lambda), "
+          "The KKT system `skograph export --kkt` writes, at the closed state: {'K' = [M G*; G "
+          "-epsilon I] (scipy.sparse, rows already in the fill-controlled elimination order), "
+          "'rhs' = [tau - C; -Gdot qd] in that order, 'order' (per row: the dof index, or dofs + "
+          "the constraint row), 'labels' (the dof name, or 'mu ' + the constraint; mu = -lambda), "
           "'factor_nonzeros' (nnz(L) of LDL* in this order), 'amd_factor_nonzeros'}.")
       .def(
           "constraint_system",

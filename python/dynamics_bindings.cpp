@@ -21,10 +21,10 @@ ClosedChainSolver solver_of(const std::string& name) {
 }
 
 // The docstrings' common part: the arguments of a per-state call.
-#define SKOGRAPH_STATE_ARGUMENTS                                                               \
-  " Vectors are (dofs,) for one state or (rows, dofs) for a batch, in the file's dof order; "  \
-  "gravity (3,) in m/s^2, default (0, 0, -9.81); threads: None (one thread) or the number of " \
-  "worker threads for a batch."
+#define SKOGRAPH_STATE_ARGUMENTS                                                              \
+  " Vectors are (dofs,) for one state or (rows, dofs) for a batch, in the file's dof order. " \
+  "gravity: (3,) in m/s^2, default (0, 0, -9.81); threads: None (one thread) or the number "  \
+  "of worker threads for a batch."
 
 }  // namespace
 
@@ -52,10 +52,11 @@ void bind_dynamics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           py::arg("threads") = py::none(), py::arg("solver") = "embedding",
-          "qdd for tau acting on every joint, of the shape of q. Closed chains: solver='embedding' "
-          "(minimal coordinates) or 'multipliers' (the augmented system M qdd + C = tau + G* "
-          "lambda, G qdd + Gdot qd = 0); the two agree." SKOGRAPH_STATE_ARGUMENTS
-          " skograph.Error for a singular mass matrix or a loop that cannot close.")
+          "The accelerations qdd, of the shape of q, for the forces tau acting on every joint. For "
+          "closed chains, solver is 'embedding' (minimal coordinates) or 'multipliers' (the "
+          "augmented system M qdd + C = tau + G* lambda, G qdd + Gdot qd "
+          "= 0); the two agree." SKOGRAPH_STATE_ARGUMENTS
+          " Raises skograph.Error for a singular mass matrix or a loop that cannot close.")
       .def(
           "multiplier_dynamics",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -76,10 +77,10 @@ void bind_dynamics(ModelClass& model_class) {
             return out;
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
-          "{'qdd', 'multipliers' (lambda, one per row of constraint_jacobian), 'labels'} by the "
-          "multiplier method, M qdd + C = tau + G* lambda. The rows and labels are those of "
-          "constraint_system(q, qd). q, qd, tau: (dofs,); gravity (3,), default (0, 0, -9.81). "
-          "skograph.Error for a tree (it has no constraint rows).")
+          "The forward dynamics by the multiplier method, M qdd + C = tau + G* lambda, as {'qdd', "
+          "'multipliers' (lambda, one per row of constraint_jacobian), 'labels'}. The rows and "
+          "labels are those of constraint_system(q, qd). q, qd, tau: (dofs,); gravity: (3,), "
+          "default (0, 0, -9.81). Raises skograph.Error for a tree (it has no constraint rows).")
       .def(
           "inverse_dynamics",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -95,9 +96,10 @@ void bind_dynamics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
           py::arg("threads") = py::none(),
-          "tau that gives the accelerations qdd at (q, qd), of the shape of q. Closed chains: "
-          "the actuator forces for qdd's independent entries, nonzero at the independent dofs "
-          "only (forward_dynamics of them gives qdd back)." SKOGRAPH_STATE_ARGUMENTS)
+          "The forces tau, of the shape of q, that give the accelerations qdd at (q, qd). For "
+          "closed chains, these are the actuator forces for qdd's independent entries, nonzero at "
+          "the independent dofs only (forward_dynamics of them gives qdd "
+          "back)." SKOGRAPH_STATE_ARGUMENTS)
       .def(
           "mass_matrix",
           [](PyModel& self, const ArrayArgument& q, const ThreadsArgument& threads) {
@@ -113,9 +115,9 @@ void bind_dynamics(ModelClass& model_class) {
                 });
           },
           py::arg("q"), py::arg("threads") = py::none(),
-          "M(q) by composite inertias: (dofs, dofs), symmetric positive definite, in the file's "
-          "dof order, or (rows, dofs, dofs) for a 2-D q. A closed chain's M is its spanning "
-          "tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_STATE_ARGUMENTS)
+          "The mass matrix M(q) by composite inertias: (dofs, dofs), symmetric positive definite, "
+          "in the file's dof order, or (rows, dofs, dofs) for a 2-D q. A closed chain's M is its "
+          "spanning tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_STATE_ARGUMENTS)
       .def(
           "bias",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -130,9 +132,9 @@ void bind_dynamics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("gravity") = py::none(),
           py::arg("threads") = py::none(),
-          "C(q, qd): the Coriolis, centrifugal and gravity forces, so that M qdd + C = tau, of "
-          "the shape of q. A closed chain's is its spanning tree's at the closed "
-          "state." SKOGRAPH_STATE_ARGUMENTS);
+          "The bias forces C(q, qd), of the shape of q: the Coriolis, centrifugal and gravity "
+          "forces, so that M qdd + C = tau. A closed chain's C is its spanning tree's at the "
+          "closed state." SKOGRAPH_STATE_ARGUMENTS);
 }
 
 }  // namespace skograph::python

@@ -70,8 +70,8 @@ void bind_kinematics(ModelClass& model_class) {
                   FrameAxes axes) { return frame_velocity(model, data, q, qd, name, axes); }),
            py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
            py::arg("threads") = py::none(),
-           "[angular; linear] velocity of the frame's origin, (6,) or (rows, 6). skograph.Error "
-           "for an unknown frame." SKOGRAPH_KINEMATICS_ARGUMENTS)
+           "The [angular; linear] velocity of the frame's origin, (6,) or (rows, 6). Raises "
+           "skograph.Error for an unknown frame." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "frame_acceleration",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -87,9 +87,9 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("name"), py::arg("frame") = "world",
           py::arg("threads") = py::none(),
-          "Classical acceleration: the angular acceleration and the acceleration of the frame's "
-          "origin, J qdd + Jdot qd, (6,) or (rows, 6). Closed chains take qdd's independent "
-          "entries." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "The frame's classical acceleration: the angular acceleration and the acceleration of "
+          "the frame's origin, J qdd + Jdot qd, (6,) or (rows, 6). Closed chains take qdd's "
+          "independent entries." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "jacobian",
           [](PyModel& self, const ArrayArgument& q, const std::string& name,
@@ -102,9 +102,9 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("name"), py::arg("frame") = "world",
           py::arg("threads") = py::none(),
-          "The 6 x dofs geometric Jacobian [angular; linear]: 'world' (world axes about the "
-          "frame's origin, Pinocchio's LOCAL_WORLD_ALIGNED) or 'local' (the frame's axes). J qd "
-          "is frame_velocity." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "The frame's 6 x dofs geometric Jacobian [angular; linear], with frame='world' (world "
+          "axes about the frame's origin, Pinocchio's LOCAL_WORLD_ALIGNED) or 'local' (the frame's "
+          "axes). J qd is frame_velocity." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def("jacobian_bias",
            frame_rate_binding(
                [](const Model& model, ModelData& data, const Eigen::VectorXd& q,
@@ -125,8 +125,9 @@ void bind_kinematics(ModelClass& model_class) {
             });
           },
           py::arg("q"), py::arg("name"), py::arg("frame") = "world",
-          "Closed chains: J_R = J X (6 x independent, columns in the order of model.close's "
-          "independent names), the end-effector Jacobian in the actuated coordinates; trees: J.")
+          "The end-effector Jacobian in the actuated coordinates: for a closed chain, J_R = J X (6 "
+          "x independent, columns in the order of model.close's independent names); for a tree, "
+          "J.")
       .def(
           "reduced_jacobian_bias",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -140,9 +141,10 @@ void bind_kinematics(ModelClass& model_class) {
             });
           },
           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
-          "Jdot qd + J Xdot qd_R (6,): the frame's acceleration is J_R qdd_R plus this (a tree's "
-          "Jdot qd). q, qd: (dofs,); name: a frame; frame: 'world' or 'local' axes. "
-          "skograph.Error for an unknown frame or a state that cannot close.")
+          "The bias Jdot qd + J Xdot qd_R (6,) of the reduced Jacobian: the frame's acceleration "
+          "is J_R qdd_R plus this (for a tree, Jdot qd). q, qd: (dofs,); name: a frame; frame: "
+          "'world' or 'local' axes. Raises skograph.Error for an unknown frame or a state that "
+          "cannot close.")
       .def(
           "center_of_mass",
           [](PyModel& self, const ArrayArgument& q, const std::optional<std::string>& subtree,
@@ -154,8 +156,8 @@ void bind_kinematics(ModelClass& model_class) {
                                       });
           },
           py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = py::none(),
-          "Centre of mass in the world (m), (3,) or (rows, 3), of the model or of the subtree "
-          "below the link `subtree` (None: the whole model). skograph.Error for an unknown "
+          "The centre of mass in the world (m), (3,) or (rows, 3), of the model or of the subtree "
+          "below the link `subtree` (None: the whole model). Raises skograph.Error for an unknown "
           "link." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "center_of_mass_velocity",
@@ -170,8 +172,8 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("subtree") = py::none(),
           py::arg("threads") = py::none(),
-          "Velocity of the centre of mass in the world (m/s), (3,) or (rows, 3), of the model or "
-          "of the subtree below the link `subtree`." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "The velocity of the centre of mass in the world (m/s), (3,) or (rows, 3), of the model "
+          "or of the subtree below the link `subtree`." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "com_jacobian",
           [](PyModel& self, const ArrayArgument& q, const std::optional<std::string>& subtree,
@@ -211,8 +213,8 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("gravity") = py::none(), py::arg("threads") = py::none(),
           "The potential energy -sum m g . c (J) of the links' weights at q: a float array of "
-          "shape () or (rows,). gravity (3,) in m/s^2, default (0, 0, "
-          "-9.81)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "shape () or (rows,). gravity: (3,) in m/s^2, default (0, "
+          "0, -9.81)." SKOGRAPH_KINEMATICS_ARGUMENTS)
       .def(
           "singularity",
           [](PyModel& self, const ArrayArgument& q, const NamesArgument& frames) {
@@ -264,9 +266,10 @@ void bind_kinematics(ModelClass& model_class) {
             return result;
           },
           py::arg("name"), py::arg("pose"), py::arg("q0") = py::none(),
-          "The closed configuration nearest q0 (default zeros) in which the frame has the 4 x 4 "
-          "pose: {'q', 'independent': {dof: value}} (a Stewart platform's leg lengths). "
-          "skograph.Error when the pose is unreachable.");
+          "The closed configuration nearest q0 (default zeros) in which the frame `name` has the 4 "
+          "x 4 pose `pose`, as {'q', 'independent': {dof: value}} (for a Stewart platform, the "
+          "independent values are its leg lengths). Raises skograph.Error when the pose is "
+          "unreachable.");
 }
 
 }  // namespace skograph::python

@@ -79,9 +79,9 @@ void bind_model(py::module_& module, ModelClass& model_class) {
           "True when the model has loops or gear couplings (constraint embedding applies).")
       .def_property_readonly(
           "warnings", [](const PyModel& self) { return self.model.warnings(); },
-          "What the reader and the model accepted but a user should know (list of str, one line "
-          "each: inconsistent inertias, joints moving only massless links). load_model also "
-          "issues them as Python warnings.")
+          "What the reader and the model accepted but a user should know about (list of str, one "
+          "line each), such as inconsistent inertias or joints moving only massless links. "
+          "load_model also issues them as Python warnings.")
       .def_property_readonly(
           "independent",
           [](PyModel& self) {
@@ -93,7 +93,7 @@ void bind_model(py::module_& module, ModelClass& model_class) {
                        ? self.model.mechanism().preferred_independent
                        : self.model.mechanism().independent;
           },
-          "Independent dof names of the zero configuration assembled (every dof of a tree).")
+          "The independent dof names of the assembled zero configuration (every dof for a tree).")
       .def_property_readonly(
           "notes",
           [](PyModel& self) {
@@ -103,11 +103,11 @@ void bind_model(py::module_& module, ModelClass& model_class) {
               notes.insert(notes.end(), messages->notes.begin(), messages->notes.end());
             return notes;
           },
-          "What loading decided that is no warning (list of str, one line each): a loop cut, a "
-          "base body changed, a preferred independent coordinate that the loops leave no "
-          "freedom. For a closed chain, also the notes on the independent coordinates of the zero "
-          "configuration assembled: where no choice keeps the constraints' condition number "
-          "within the conditioning limit, and preferred coordinates left dependent.")
+          "What loading decided that is not a warning (list of str, one line each): a loop cut, a "
+          "base body changed, a preferred independent coordinate that the loops leave no freedom. "
+          "For a closed chain, they also include the notes on the independent coordinates of the "
+          "assembled zero configuration: where no choice keeps the constraints' condition number "
+          "within the conditioning limit, and which preferred coordinates were left dependent.")
       .def(
           "read_state",
           [](PyModel& self, const PathArgument& path) {
@@ -122,9 +122,9 @@ void bind_model(py::module_& module, ModelClass& model_class) {
             return result;
           },
           py::arg("path"),
-          "A state file (STATE.json, docs/mechanisms.md) as {'q', 'qd', 'tau', 'qdd' (dofs, file "
-          "order; zeros where the file is silent), 'gravity' (3)}. A model with another base body "
-          "(with_base) converts the file's coordinates to its own.")
+          "The contents of a state file (STATE.json, docs/mechanisms.md) as {'q', 'qd', 'tau', "
+          "'qdd' (dofs, file order; zeros where the file is silent), 'gravity' (3)}. A model with "
+          "another base body (with_base) converts the file's coordinates to its own.")
       .def(
           "with_base",
           [](const PyModel& self, const std::string& link) {
@@ -134,14 +134,15 @@ void bind_model(py::module_& module, ModelClass& model_class) {
           },
           py::arg("link"),
           "The same free-flying model with `link` as its base body (free-flying paper, Appendix "
-          "A). A floating joint '<link>_floating' replaces the base's, and the joints between are "
-          "reversed (a 1-dof joint keeps its coordinate, a spherical one's changes sign). The "
-          "operational-space inertias of the links are the same, and convert_state carries "
-          "states over. skograph.Error for a fixed-base model, an unknown link or a planar joint "
-          "on the way.")
+          "A). A floating joint '<link>_floating' replaces the base's, and the joints between the "
+          "two bases are reversed (a 1-dof joint keeps its coordinate, a spherical one's changes "
+          "sign). The operational-space inertias of the links are the same, and convert_state "
+          "carries states over. Raises skograph.Error for a fixed-base model, an unknown link or a "
+          "planar joint on the way.")
       .def_property_readonly(
           "base", [](const PyModel& self) { return self.model.base(); },
-          "The base body with_base (or load_model's base) gave the model; '' for the file's.")
+          "The base body that with_base (or load_model's base) gave the model, or '' for the "
+          "file's own.")
       .def(
           "convert_state",
           [](const PyModel& self, const PyModel& target, const ArrayArgument& q,
@@ -163,9 +164,9 @@ void bind_model(py::module_& module, ModelClass& model_class) {
           py::arg("target"), py::arg("q"), py::arg("qd"), py::arg("qdd") = py::none(),
           py::arg("tau") = py::none(),
           "This model's state (q, qd and optionally qdd, tau; file dof order) in the coordinates "
-          "of `target`, the same mechanism with another base body (with_base): {'q', 'qd' "
-          "[, 'qdd', 'tau']}. Every link keeps its pose, velocity and acceleration, and tau does "
-          "the same work (tau_k = T_{n,k}* tau_n, the paper's Eq. 44).")
+          "of `target`, the same mechanism with another base body (with_base), as {'q', 'qd' [, "
+          "'qdd', 'tau']}. Every link keeps its pose, velocity and acceleration, and tau does the "
+          "same work (tau_k = T_{n,k}* tau_n, the paper's Eq. 44).")
       // Pickling by __reduce__ (a module function rebuilds the model) works with every pickle
       // protocol; __setstate__ still reads pickles of earlier versions.
       .def(py::pickle([](const PyModel& self) { return pickle_model(self); },
@@ -191,8 +192,8 @@ void bind_model(py::module_& module, ModelClass& model_class) {
              "chain keeps as its independent coordinates. loops: a loop file closing the model's "
              "loops. base: a link of a free-flying model to serve as its base body "
              "(Model.with_base). conditioning_limit: the largest condition number of the "
-             "constraints on the dependent coordinates taken as well conditioned (default 1000; "
-             "--conditioning-limit).");
+             "constraints on the dependent coordinates that counts as well conditioned (default "
+             "1000; --conditioning-limit).");
 }
 
 }  // namespace skograph::python

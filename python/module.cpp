@@ -25,9 +25,9 @@ PYBIND11_MODULE(_skograph, m) {
   // Every library error is skograph.Error (a ValueError) with the command line's one line.
   static py::exception<std::runtime_error> error(m, "Error", PyExc_ValueError);
   error.attr("__doc__") =
-      "Every problem skograph reports: bad input (a file, a state, an argument), a closed chain "
-      "that cannot close, a singular mass matrix. A ValueError whose message is the command "
-      "line's one line (the file and line first where there are some).";
+      "The error for every problem skograph reports: bad input (a file, a state, an argument), a "
+      "closed chain that cannot close, a singular mass matrix. It is a ValueError whose message is "
+      "the command line's one-line message (the file and line first where there are some).";
   py::register_exception_translator([](std::exception_ptr failure) {
     try {
       if (failure) std::rethrow_exception(failure);

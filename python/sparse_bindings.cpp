@@ -54,8 +54,9 @@ void bind_sparse(ModelClass& model_class) {
             return to_scipy(with_sparse_matrices(self, q, true, mass_of));
           },
           py::arg("q"),
-          "What `skograph export --mass` writes: M_R = X* M X of a closed chain's "
-          "constraint-embedded model (rows in the order of the independent dofs), a tree's M.")
+          "The reduced mass matrix M_R = X* M X of a closed chain's constraint-embedded model as a "
+          "scipy.sparse.csc_matrix (rows in the order of the independent dofs), or a tree's M: "
+          "what `skograph export --mass` writes.")
       .def(
           "factor",
           [](PyModel& self, const ArrayArgument& q, const std::string& ordering) {
@@ -76,9 +77,9 @@ void bind_sparse(ModelClass& model_class) {
                 py::array_t<int>(static_cast<py::ssize_t>(permutation.size()), permutation.data()));
           },
           py::arg("q"), py::arg("ordering") = "canonical",
-          "(L, perm): CHOLMOD's Cholesky factor of the tree's M(q), P M P* = L L*, with L a "
+          "CHOLMOD's Cholesky factor of the tree's M(q) as (L, perm), with P M P* = L L*: L is a "
           "scipy.sparse.csc_matrix and perm (an int array) the rows of M in factor order. "
-          "ordering: 'canonical' (no fill: part I), 'root-first', 'amd' or 'metis'. Not the "
+          "ordering: 'canonical' (no fill: part I), 'root-first', 'amd' or 'metis'. It is not the "
           "innovations factor F of Model.innovations_factors.")
       .def(
           "kernel",
@@ -87,8 +88,8 @@ void bind_sparse(ModelClass& model_class) {
                 self, q, false, [](const SparseExport& matrices) { return matrices.kernel(); }));
           },
           py::arg("q"),
-          "The SKO kernel E_A at q (6 nodes x 6 nodes, scipy.sparse, part I Eq. 12): the "
-          "rigid-body transforms phi(parent(k), k) below the diagonal; what `skograph export "
+          "The SKO kernel E_A at q (6 nodes x 6 nodes, scipy.sparse, part I Eq. 12), with the "
+          "rigid-body transforms phi(parent(k), k) below the diagonal: what `skograph export "
           "--kernel` writes.")
       .def(
           "resolvent",
@@ -97,9 +98,9 @@ void bind_sparse(ModelClass& model_class) {
                 self, q, false, [](const SparseExport& matrices) { return matrices.resolvent(); }));
           },
           py::arg("q"),
-          "The 1-resolvent A = (I - E_A)^-1 at q (scipy.sparse, part I Lemma 3): block (i, k) is "
-          "the transform phi(i, k) from k to its ancestor i; what `skograph export --resolvent` "
-          "writes.");
+          "The 1-resolvent A = (I - E_A)^-1 at q (scipy.sparse, part I Lemma 3), whose block (i, "
+          "k) is the transform phi(i, k) from k to its ancestor i: what `skograph export "
+          "--resolvent` writes.");
 }
 
 }  // namespace skograph::python

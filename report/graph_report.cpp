@@ -95,7 +95,7 @@ Json graph_report_json(const Digraph& graph, const DigraphAnalysis& analysis) {
 
 namespace {
 
-// Writes the layout of format_json (cli/json_output.hpp) for the graph report's shapes: objects
+// Writes the layout of format_json (report/json_output.hpp) for the graph report's shapes: objects
 // one key per line, arrays of scalars and of short arrays on one line, arrays of objects one
 // element per line.
 class ReportWriter {

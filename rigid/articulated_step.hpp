@@ -1,6 +1,6 @@
 // One node of the articulated-body forward dynamics (part II Algorithm 6.1), shared by the tree
 // recursion (rigid_body_dynamics.cpp, world axes about each tree's base) and the closed-chain one
-// (closed_chain_dynamics.cpp, world frame): the gather of the Riccati quantities at a node with
+// (closed_chain/dynamics.cpp, world frame): the gather of the Riccati quantities at a node with
 // r >= 1 hinge coordinates, its singularity test, and the scatter of its accelerations. Not
 // installed: the recursions' own kernel.
 #pragma once

@@ -37,17 +37,21 @@
 #include "skograph/rigid/rigid_body_model.hpp"
 
 // io/: the readers of model files, loop files and states.
+#include "skograph/io/loop_file.hpp"
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/state_reader.hpp"
 
 // model/: the model everyone calls (load_model: a ready model of any supported file), in the
-// file's dof order: states, dynamics, kinematics, constraints, operators, base change.
+// file's dof order: states, dynamics, kinematics, constraints, operators, base change,
+// simulation and timing.
 #include "skograph/model/base_change.hpp"
 #include "skograph/model/constraints.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/model/model.hpp"
 #include "skograph/model/operators.hpp"
+#include "skograph/model/simulation.hpp"
+#include "skograph/model/timing.hpp"
 
 // sparse/: compressed-column operators, CHOLMOD factorizations, Matrix Market.
 #include "skograph/sparse/cholmod_factorization.hpp"

@@ -35,8 +35,8 @@ def _warn(messages):
 
 
 def analyze_graph(path, strict=False, loops=None):
-    """The `skograph graph PATH --json` object (a DOT digraph or a model's standard digraph);
-    path and loops: str or os.PathLike."""
+    """The object `skograph graph PATH --json` prints, for a DOT digraph or a model's standard
+    digraph. path and loops: str or os.PathLike."""
     text, messages = _skograph._graph_report(path, strict, loops)
     _warn(messages)
     return _json.loads(text)
@@ -57,7 +57,8 @@ def render(path, output, what, matrix=None, ordering=None, state=None, format=No
 
 def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=False,
             independent=None, loops=None):
-    """The report and every picture into the folder `out`, as `skograph analyze PATH --out OUT`."""
+    """Writes the report and every picture into the folder `out`, as
+    `skograph analyze PATH --out OUT` does."""
     _needs_viz("analyze")
     _warn(_skograph._analyze(path, out, state, 800 if size is None else size,
                              5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
@@ -70,23 +71,25 @@ def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=Fal
 # pickles as its mechanism: no file is needed on the worker.
 def forward_dynamics(model, q, qd, tau, gravity=None, threads=None, solver="embedding"):
     """model.forward_dynamics(q, qd, tau, ...): qdd (same shape as q) for the generalized forces
-    tau at (q, qd), file dof order, rows of 2-D arrays being states; picklable for process pools."""
+    tau at (q, qd), in the file's dof order, with one state per row of a 2-D array. This function
+    pickles, for process pools."""
     return model.forward_dynamics(q, qd, tau, gravity=gravity, threads=threads, solver=solver)
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, threads=None):
     """model.inverse_dynamics(q, qd, qdd, ...): tau (same shape as q) that gives qdd at (q, qd);
-    closed chains: the actuator forces at the independent dofs; picklable for process pools."""
+    for closed chains, the actuator forces at the independent dofs. This function pickles,
+    for process pools."""
     return model.inverse_dynamics(q, qd, qdd, gravity=gravity, threads=threads)
 
 
 def mass_matrix(model, q, threads=None):
-    """model.mass_matrix(q, ...): M(q), (dofs, dofs) or (rows, dofs, dofs) for a 2-D q, file dof
-    order; picklable for process pools."""
+    """model.mass_matrix(q, ...): M(q), (dofs, dofs) or (rows, dofs, dofs) for a 2-D q, in the
+    file's dof order. This function pickles, for process pools."""
     return model.mass_matrix(q, threads=threads)
 
 
 def bias(model, q, qd, gravity=None, threads=None):
-    """model.bias(q, qd, ...): C(q, qd) with gravity (same shape as q), so that M qdd + C = tau;
-    picklable for process pools."""
+    """model.bias(q, qd, ...): C(q, qd) with gravity (same shape as q), so that M qdd + C = tau.
+    This function pickles, for process pools."""
     return model.bias(q, qd, gravity=gravity, threads=threads)

@@ -1,8 +1,8 @@
 // The independent coordinates of a closed chain's aggregates, chosen once per model
-// (closed_chain_internal.hpp: choose_independent): the user's (Mechanism::independent), else the
+// (closed_chain/internal.hpp: choose_independent): the user's (Mechanism::independent), else the
 // preferred ones as far as the loops leave them free (Mechanism::preferred_independent), else the
 // structural split where the constraints split; the per-state choice among the others is
-// update_selection's (closed_chain_selection.cpp).
+// update_selection's (closed_chain/selection.cpp).
 #include <Eigen/Dense>
 #include <algorithm>
 #include <string>

@@ -1,7 +1,7 @@
 // The constraints of closed chains (rigid/closed_chain_model.hpp): closure frames' motion, the
 // rows Q and Qdot qd of each aggregate (constraint-embedding Eq. 58-61), and X, Xdot qd_R
 // (Lemma 5) for the dynamics; the selection of independent coordinates along a motion is
-// closed_chain_selection.cpp's.
+// closed_chain/selection.cpp's.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>

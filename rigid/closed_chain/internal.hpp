@@ -1,6 +1,8 @@
-// Internals shared by the closed-chain sources (rigid/closed_chain_model.cpp: the model, the
-// constraints, the selection and the Newton closure; rigid/closed_chain_dynamics.cpp: the
-// dynamics): the model's aggregates and constraint rows, the data's workspaces. Not installed.
+// Internals shared by the closed-chain sources in rigid/closed_chain/ (model.cpp: the model;
+// choice.cpp, constraints.cpp, selection.cpp: the choice of independent coordinates, the
+// constraints, the selection; newton.cpp, assembly.cpp: the Newton closure and the assembly;
+// dynamics.cpp, inverse_dynamics.cpp, embedded.cpp, forces.cpp: the dynamics and the loop forces):
+// the model's aggregates and constraint rows, the data's workspaces. Not installed.
 #pragma once
 
 #include <Eigen/Dense>
@@ -67,7 +69,7 @@ struct ClosedChainModel::Impl {
   // rank-revealing choice among themselves at each state. Empty with a user's choice. Without
   // preferred coordinates, the structural split's independent ones (structural_preference).
   std::vector<std::vector<int>> preferred_kept;
-  // Per aggregate: preferred_kept is the structural split (closed_chain_choice.cpp,
+  // Per aggregate: preferred_kept is the structural split (closed_chain/choice.cpp,
   // structural_independent), not the mechanism's preference; everything else treats it as a
   // preference (the Newton closure and the assembly search hold it).
   std::vector<char> structural_preference;
@@ -222,14 +224,14 @@ struct ClosedChainData::Workspaces {
 
 namespace closed_chain_detail {
 
-// Labels for messages (closed_chain_model.cpp): "loop 'close1'", "coupling 'gear'", "3.1e-01".
+// Labels for messages (closed_chain/model.cpp): "loop 'close1'", "coupling 'gear'", "3.1e-01".
 std::string loop_label(const Mechanism& m, int loop);
 std::string coupling_label(const Mechanism& m, int coupling);
 std::string format_residual(double value);
 // Spherical and floating joints: rotation-vector coordinates.
 bool uses_rotation_vector(JointType type);
 
-// Constraints (closed_chain_constraints.cpp) and the selection (closed_chain_selection.cpp).
+// Constraints (closed_chain/constraints.cpp) and the selection (closed_chain/selection.cpp).
 // What aggregate_constraints forms: the position error, its Jacobian and Q for the Newton
 // closure (kPosition, kVelocity), Q and Qdot qd for the dynamics (kAcceleration).
 enum class Level { kPosition, kVelocity, kAcceleration };
@@ -252,12 +254,12 @@ int aggregate_loop(const ClosedChainModel& model, int s);
 std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
 // Q of aggregate s at the first of those configurations where it has the nominal rank.
 Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s);
-// The per-model choice of independent coordinates (closed_chain_choice.cpp): fills
+// The per-model choice of independent coordinates (closed_chain/choice.cpp): fills
 // impl.chosen_independent, impl.preferred_kept and impl.structural_preference; needs the
 // aggregates' dofs and nominal ranks.
 void choose_independent(const ClosedChainModel& model, ClosedChainModel::Impl& impl);
 // An ill-conditioned selection is kept while its conditioning stays above this fraction of the
-// one it was made or held with (selection_serves, closed_chain_selection.cpp).
+// one it was made or held with (selection_serves, closed_chain/selection.cpp).
 inline constexpr double kKeptFraction = 0.5;
 // Keeps or re-selects aggregate s's independent coordinates; leaves Y1 factorized; sets
 // data.ill_conditioned[s].

@@ -298,9 +298,9 @@ TEST(DependentFactorization, KeptCertificateHoldsOnlyWhereTheSvdAgrees) {
 }
 
 // A selection checked against a threshold above its conditioning and then against one below it
-// (closed_chain_selection.cpp: the option's threshold, then the kept bar) keeps both answers: the
-// second certificate merges the first's bounds, so both are proven without a new check, and each
-// agrees with the SVD; a small change of Y1 keeps them where the SVD still agrees.
+// (rigid/closed_chain/selection.cpp: the option's threshold, then the kept bar) keeps both
+// answers: the second certificate merges the first's bounds, so both are proven without a new
+// check, and each agrees with the SVD; a small change of Y1 keeps them where the SVD still agrees.
 TEST(DependentFactorization, CertificatesAtTwoThresholdsKeepBothAnswers) {
   std::mt19937 rng(91);
   std::normal_distribution<double> normal;

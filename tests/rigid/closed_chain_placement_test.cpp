@@ -1,6 +1,6 @@
 // Closed-chain dynamics do not depend on where the mechanism stands: moved by a translation, under
 // uniform gravity, a mechanism has the same accelerations, minimal forces, M_R and Qdot qd, and
-// the rounding of the world-axes recursions (rigid/closed_chain_dynamics.cpp) must not grow with
+// the rounding of the world-axes recursions (rigid/closed_chain/dynamics.cpp) must not grow with
 // the distance from the world origin.
 #include <gtest/gtest.h>
 

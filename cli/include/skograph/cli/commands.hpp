@@ -1,5 +1,6 @@
 // The skograph command line: sub-command dispatch. Each sub-command lives in its own file and
-// only consumes the library layers (graph, operators, ...); it never implements an algorithm.
+// only consumes the library: the model façade (model/), report/ and sparse/; it never implements
+// an algorithm.
 #pragma once
 
 #include <iosfwd>

@@ -1,5 +1,6 @@
 // The native YAML mechanism format (yaml-cpp): everything URDF says plus spherical and free joints,
-// loop closures and joint couplings. Schema and example: io/README.md.
+// loop closures and joint couplings. Schema and example: docs/mechanisms.md ("The native YAML
+// format").
 //
 // Top-level keys: name, urdf (a URDF file, relative to the YAML file's folder, giving the links
 // and tree joints) or links + joints, loops, couplings. Unknown keys are rejected (a misspelled

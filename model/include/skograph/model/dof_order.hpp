@@ -10,7 +10,7 @@
 
 namespace skograph {
 
-// The file's dof order against the model's: load_mechanism lists the joints depth first
+// The file's dof order against the model's: build_model lists the joints depth first
 // (rigid/tree_order.hpp), so that the recursions walk their arrays in order, and every
 // dof-ordered output is mapped back to the file's order here, at the boundary. Identity when the
 // file lists its joints depth first already (most robot files).

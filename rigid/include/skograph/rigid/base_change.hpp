@@ -7,7 +7,7 @@
 // the new coordinates is M_k = T_{n,k}* M_n T_{n,k} (Eq. 44) and has a Newton-Euler factorization
 // of its own (Lemma A.2): the new mechanism is an ordinary tree, and every algorithm runs on it.
 // The operational-space inertias Lambda(k) and compliances Omega(k) of the links do not depend on
-// the choice (Section 4); tests/rigid/base_change_test.cpp checks that they do not.
+// the choice (Section 4); tests/model/base_change_test.cpp checks that they do not.
 #pragma once
 
 #include <string>

@@ -28,18 +28,18 @@
 // for gears (the weighted sum for differentials). A configuration is closed when every such
 // residual is at most kClosureTolerance (1e-10), the one test everywhere.
 //
-// Closure (closed_chain_closure.cpp), with the exact Jacobian with respect to q (rotation vectors
-// through the right Jacobian of the exponential map), steps added to q so that held entries stay
-// exactly as given: close_positions keeps the independent coordinates: Newton over the dependent
-// entries of every aggregate at once (at most 10 steps), then, for each aggregate still open,
-// Levenberg-Marquardt (damped least squares, adaptive damping) from the given values and from
-// deterministic restarts around them. assemble does the same and, where no closure keeps the
-// independent coordinates, searches again with every coordinate of the aggregate free, wraps
-// revolute angles to within pi of the start and steps along the closure toward the start (a
-// closed configuration near it in the least-squares sense), reporting the independent
-// coordinates that moved (AssemblyReport). Both throw ClosureError naming the loop with the
-// largest residual when nothing closes. The simulation's projection is Newton alone (a global
-// search could jump to another branch).
+// Closure (closed_chain/newton.cpp, closed_chain/assembly.cpp), with the exact Jacobian with
+// respect to q (rotation vectors through the right Jacobian of the exponential map), steps added to
+// q so that held entries stay exactly as given: close_positions keeps the independent coordinates:
+// Newton over the dependent entries of every aggregate at once (at most 10 steps), then, for each
+// aggregate still open, Levenberg-Marquardt (damped least squares, adaptive damping) from the given
+// values and from deterministic restarts around them. assemble does the same and, where no closure
+// keeps the independent coordinates, searches again with every coordinate of the aggregate free,
+// wraps revolute angles to within pi of the start and steps along the closure toward the start (a
+// closed configuration near it in the least-squares sense), reporting the independent coordinates
+// that moved (AssemblyReport). Both throw ClosureError naming the loop with the largest residual
+// when nothing closes. The simulation's projection is Newton alone (a global search could jump to
+// another branch).
 #pragma once
 
 #include <Eigen/Core>
@@ -167,7 +167,7 @@ class ClosedChainModel {
   // (Mechanism::preferred_independent) it could not keep, one line each.
   const std::vector<std::string>& notes() const;
 
-  struct Impl;  // aggregates and constraint rows (closed_chain_model.cpp)
+  struct Impl;  // aggregates and constraint rows (closed_chain/internal.hpp, model.cpp)
 
  private:
   std::shared_ptr<const RigidBodyModel> tree_;
@@ -196,7 +196,7 @@ struct ClosedChainData {
   // Per aggregate at the last update: 1 where the selection's Y1 has conditioning below
   // ClosedChainOptions::reselect_conditioning (a condition number above its inverse, 10^3):
   // the user's choice there, or the best choice found when none reaches it. Forward dynamics
-  // then refines its solution on the constraint equations (closed_chain_dynamics.cpp).
+  // then refines its solution on the constraint equations (closed_chain/dynamics.cpp).
   std::vector<char> ill_conditioned;
   // The full X (dofs x independent) and the independent dofs (tree dof indices, increasing) at the
   // last update; plain tree dofs outside every aggregate are independent.
@@ -218,8 +218,8 @@ struct ClosedChainData {
 // independent coordinates, kept while it stays well conditioned (so that a simulation's minimal
 // coordinates do not switch at every step), and an over-constrained aggregate's closure rank.
 // forget_selections drops them: the next update selects afresh at its q, so that what it returns
-// depends on its arguments alone. assemble starts with it; the model's calls (model/model.hpp) start
-// every call with it.
+// depends on its arguments alone. assemble starts with it; the model's calls (model/model.hpp)
+// start every call with it.
 void forget_selections(const ClosedChainModel& model, ClosedChainData& data);
 
 // What a user should know about the independent coordinates of data's last update, per
@@ -298,7 +298,7 @@ Eigen::VectorXd consistent_accelerations(const ClosedChainModel& model, const Cl
 
 // Full qdd = X qdd_R + Xdot qd_R with qdd_R from AB forward dynamics on the embedded model
 // (constraint-embedding §7; part II Algorithm 6.1) in world coordinates, each aggregate through
-// its member tree (closed_chain_dynamics.cpp); tau acts on all tree joints and enters as X* tau.
+// its member tree (closed_chain/dynamics.cpp); tau acts on all tree joints and enters as X* tau.
 // Gravity as the base acceleration -g.
 const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedChainData& data,
                                         const Eigen::Ref<const Eigen::VectorXd>& q,
