@@ -252,6 +252,8 @@ def main():
                                             work, env)
                     if problem:
                         failures.append(problem)
+            elif language in SHELLS and not python and any("python" in line for line in lines):
+                skipped.append(f"{where} ({language}): no Python module built")
             elif language in SHELLS:
                 ran["shell scripts"] += 1
                 run = subprocess.run(["/bin/sh", "-e", "-c", "\n".join(lines)], cwd=work,
