@@ -11,11 +11,6 @@
 
 namespace skograph {
 
-using kernels::add_articulated_inertia_to_parent;
-using kernels::add_force_to_parent;
-using kernels::cross_force;
-using kernels::cross_motion;
-using kernels::motion_to_child;
 using kernels::RigidInertia;
 using rigid_detail::check_size;
 using rigid_detail::ConfigurationWalk;

@@ -403,6 +403,25 @@ void settle_selections(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
+// The selection at the closed configuration q made afresh (settle_selections) and the
+// constraints updated with it; where q is singular the held selections are restored instead and
+// the result is false.
+bool settle_or_hold(const ClosedChainModel& model, ClosedChainData& data,
+                    Eigen::Ref<Eigen::VectorXd> q) {
+  ClosedChainData::Workspaces& work = *data.work;
+  forget_selections(model, data);
+  try {
+    settle_selections(model, data, q);
+    update_constraints(model, data, q, work.zero_dofs);
+    return true;
+  } catch (const SingularConfigurationError&) {
+    for (int s = 0; s < model.aggregate_count(); ++s)
+      data.selection[static_cast<std::size_t>(s)] =
+          work.assembly.held_selection[static_cast<std::size_t>(s)];
+    return false;
+  }
+}
+
 // Where independent coordinates had to move (the search freed them all), some may not have had
 // to: each is tried at its given value again, the others where the closure left them and the
 // selection held, by Newton; kept there where the loops still close. Then the selection is
@@ -429,15 +448,7 @@ void give_back(const ClosedChainModel& model, ClosedChainData& data, Eigen::Ref<
       continue;
     q = trial;
   }
-  forget_selections(model, data);
-  try {
-    settle_selections(model, data, q);
-    update_constraints(model, data, q, work.zero_dofs);
-  } catch (const SingularConfigurationError&) {
-    for (int s = 0; s < aggregates; ++s)
-      data.selection[static_cast<std::size_t>(s)] =
-          work.assembly.held_selection[static_cast<std::size_t>(s)];
-  }
+  settle_or_hold(model, data, q);
   moved_independent(model, data, q, q0, moved);
 }
 
@@ -473,14 +484,7 @@ AssemblyReport assemble(const ClosedChainModel& model, ClosedChainData& data,
     // The selection at the closed configuration. Where it is singular, the held coordinates are
     // the independent ones reported (assemble_positions gives such configurations; the dynamics
     // refuse them).
-    forget_selections(model, data);
-    try {
-      settle_selections(model, data, q);
-      update_constraints(model, data, q, work.zero_dofs);
-    } catch (const SingularConfigurationError&) {
-      for (int s = 0; s < aggregates; ++s)
-        data.selection[static_cast<std::size_t>(s)] =
-            work.assembly.held_selection[static_cast<std::size_t>(s)];
+    if (!settle_or_hold(model, data, q)) {
       moved_independent(model, data, q, q0, moved);
       singular = true;
       break;
