@@ -80,9 +80,11 @@ class ConfigurationWalk {
   }
 
  private:
-  // transform() of a joint that only turns about axis I: R = R_I(angle) (rigid/axis_turn.hpp).
+  // transform() of a joint that only turns about axis I: R = R_I(angle) (rigid/axis_turn.hpp);
+  // inlined into transform() in every source that walks (GCC otherwise kept it out of line in the
+  // mass matrix's).
   template <int I>
-  void turn(int k, double q) {
+  [[gnu::always_inline]] void turn(int k, double q) {
     constexpr int A = (I + 1) % 3, B = (I + 2) % 3;
     const double angle = model_.coordinate_axis(k) > 0 ? q : -q;
     const double c = std::cos(angle), s = std::sin(angle);

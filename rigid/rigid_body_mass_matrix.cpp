@@ -197,7 +197,9 @@ void turn_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int
                                         data.composite_inertia[p]);
 }
 
-void move_to_parent(const RigidBodyModel& model, RigidBodyData& data, int k, int p) {
+// Inlined into its one caller as it was beside the other recursions (GCC kept it out of line here).
+[[gnu::always_inline]] inline void move_to_parent(const RigidBodyModel& model, RigidBodyData& data,
+                                                  int k, int p) {
   const Eigen::Matrix3d& R = data.rotation[k];
   const Eigen::Vector3d& l = data.translation[k];
   move_subtree_columns(model, data, k, [&](auto& lanes) { move_lanes(R, l, lanes); });
