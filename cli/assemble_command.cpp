@@ -11,7 +11,6 @@
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"
@@ -60,16 +59,16 @@ int assemble_command(const std::vector<std::string>& arguments, std::ostream& ou
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();
-  const MechanismState given = load_state(args.state_file, model);
+  const ModelState given = load_state(args.state_file, model);
   ModelData data(model);
   ClosedState closed;
   bool singular = false;
   try {
-    closed = close_state(model, data, order.vector(given.q), order.vector(given.qd));
+    closed = close_state(model, data, given.q, given.qd);
   } catch (const SingularConfigurationError& e) {
     // Closed, but where the constraints lose rank: the positions are the answer; qd stays.
     try {
-      closed = {assemble_positions(model, data, order.vector(given.q)), order.vector(given.qd)};
+      closed = {assemble_positions(model, data, given.q), given.qd};
     } catch (const Error& failure) {
       throw closure_failure(args.file, args.state_file, failure, model.mechanism());
     }
@@ -79,19 +78,16 @@ int assemble_command(const std::vector<std::string>& arguments, std::ostream& ou
   } catch (const Error& e) {
     throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }
-  const double residual = model.is_closed_chain()
-                              ? position_residual(*model.closed_chain(), *data.closed_chain(),
-                                                  order.model_vector(closed.q))
-                              : 0.0;
+  const double residual = closure_residual(model, data, closed.q);
   add_state_messages(args.file, state_messages(model, data));
   if (!model.is_closed_chain())
     add_note(args.file, "a tree: every state is closed, written as given");
 
   // The state file: the closed q, qd on the constraints, tau, qdd and gravity as given.
-  MechanismState state = given;
-  state.q = order.model_vector(closed.q);
-  state.qd = order.model_vector(closed.qd);
-  const std::string file_text = state_text(model.mechanism(), state);
+  ModelState state = given;
+  state.q = closed.q;
+  state.qd = closed.qd;
+  const std::string file_text = model_state_text(model, state);
   if (!args.out.empty()) write_command_output(args.out, file_text, out);
   std::ostream& report = is_standard_output(args.out) ? err : out;
   if (args.json) {

@@ -111,14 +111,14 @@ void add_forces_json(const Mechanism& m, const ConstraintForces& forces, Json& r
 int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std::ostream& out) {
   const ClosedChainModel& model = *loaded.closed_chain();
   const DofOrder& order = loaded.dof_order();
-  const MechanismState state = load_state(args.state_file, loaded);
+  const ModelState state = load_state(args.state_file, loaded);
   check_forces_move_mass(loaded, state.tau, state_source(args.state_file));
   const int n = model.dof_count();
   ModelData workspace(loaded);
   // Everything below in the file's dof order, through the model's calls (model/dynamics.hpp,
   // model/constraints.hpp), each at the same closed state.
-  const Eigen::VectorXd given_q = order.vector(state.q), given_qd = order.vector(state.qd),
-                        given_qdd = order.vector(state.qdd), given_tau = order.vector(state.tau);
+  const Eigen::VectorXd &given_q = state.q, &given_qd = state.qd, &given_qdd = state.qdd,
+                        &given_tau = state.tau;
   Eigen::VectorXd q, qd, qdd, qdd_in, tau, bias;
   Eigen::MatrixXd X, mass, reduced_mass;
   Eigen::VectorXd lambda;  // --solver multipliers: one per row of G
@@ -165,7 +165,6 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
     for (const ModelData::Moved& entry : moved)
       if (order.names()[i] == entry.dof) is_independent[i] = "moved";
   }
-  const MechanismState shown_state = in_file_order(order, state);
   note_whole_mechanism(args.file, model);
   add_state_messages(args.file, messages);
   if (args.json) {
@@ -210,7 +209,7 @@ int run_closed_dynamics(const DynamicsArguments& args, const Model& loaded, std:
               {{"q", &q},
                {"qd", &qd},
                {"bias", &bias},
-               {"tau in", &shown_state.tau},
+               {"tau in", &state.tau},
                {"qdd out", &qdd},
                {"qdd in", &qdd_in},
                {"tau out", &tau}});

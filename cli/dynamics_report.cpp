@@ -37,7 +37,7 @@ std::string gravity_text(const Eigen::Vector3d& gravity) {
   return text.str();
 }
 
-MechanismState load_state(const std::string& state_file, const Model& model) {
+ModelState load_state(const std::string& state_file, const Model& model) {
   return read_model_state(state_file, model);
 }
 
@@ -55,16 +55,6 @@ UsageError closure_failure(const std::string& file, const std::string& state_fil
 // What the state gives: for the force check's message.
 std::string state_source(const std::string& state_file) {
   return state_file.empty() ? std::string("the zero state") : "the state " + state_file;
-}
-
-// The state in the file's dof order (the model lists its joints depth first).
-MechanismState in_file_order(const DofOrder& order, const MechanismState& state) {
-  MechanismState mapped = state;
-  mapped.q = order.vector(state.q);
-  mapped.qd = order.vector(state.qd);
-  mapped.qdd = order.vector(state.qdd);
-  mapped.tau = order.vector(state.tau);
-  return mapped;
 }
 
 std::string aggregate_links(const ClosedChainModel& model, int s) {

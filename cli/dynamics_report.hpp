@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/constraints.hpp"
 #include "skograph/model/dynamics.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
 #include "usage.hpp"
@@ -39,10 +39,10 @@ void write_table(std::ostringstream& text, const std::vector<std::string>& dofs,
 void write_matrix(std::ostringstream& text, const Eigen::MatrixXd& matrix);
 std::string gravity_text(const Eigen::Vector3d& gravity);
 
-// The state file's state, or the zero state without one.
-// In the model's coordinates: a state file names the file's joints, and --base converts it
-// (model/state.hpp: read_model_state).
-MechanismState load_state(const std::string& state_file, const Model& model);
+// The state file's state, or the zero state without one, in the file's dof order and the model's
+// coordinates: a state file names the file's joints, and --base converts it (model/state.hpp:
+// read_model_state).
+ModelState load_state(const std::string& state_file, const Model& model);
 // A closure failure or singular configuration of a run on (file, state file) as one line naming
 // the model (and the state); the loop file instead, with its line, when the failing loop came
 // from one (model/model.hpp: loop_declaration).
@@ -50,8 +50,6 @@ UsageError closure_failure(const std::string& file, const std::string& state_fil
                            const Mechanism& mechanism);
 // What the state gives: for the force check's message.
 std::string state_source(const std::string& state_file);
-// The state in the file's dof order (the model lists its joints depth first).
-MechanismState in_file_order(const DofOrder& order, const MechanismState& state);
 
 // The member links of aggregate s, joined by ", ".
 std::string aggregate_links(const ClosedChainModel& model, int s);

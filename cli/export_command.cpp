@@ -11,7 +11,6 @@
 #include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/constraints.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/report/kkt_export.hpp"
@@ -179,13 +178,12 @@ void export_mass(const ExportOptions& options, const Model& model, const ModelDa
 
 // G's independent rows, their labels and Gdot qd at the closed state (model/constraints.hpp).
 void export_constraints(const ExportOptions& options, const Model& model, ModelData& data,
-                        const MechanismState& state,
+                        const ModelState& state,
                         std::vector<std::pair<std::string, std::string>>& files,
                         std::ostringstream& summary) {
-  const DofOrder& order = model.dof_order();
   ConstraintSystem system;
   try {
-    system = constraint_system(model, data, order.vector(state.q), order.vector(state.qd));
+    system = constraint_system(model, data, state.q, state.qd);
   } catch (const Error& e) {  // qd cannot be closed at a singular configuration
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
@@ -205,14 +203,12 @@ void export_constraints(const ExportOptions& options, const Model& model, ModelD
 // K = [M G*; G -eI] in the fill-controlled order, [tau - C; -Gdot qd] and its row labels
 // (report/kkt_export.hpp).
 void export_kkt(const ExportOptions& options, const Model& model, ModelData& data,
-                const MechanismState& state,
-                std::vector<std::pair<std::string, std::string>>& files,
+                const ModelState& state, std::vector<std::pair<std::string, std::string>>& files,
                 std::ostringstream& summary) {
-  const DofOrder& order = model.dof_order();
   report::ModelKkt kkt;
   try {
-    kkt = report::model_kkt(model, data, order.vector(state.q), order.vector(state.qd),
-                            order.vector(state.tau), state.gravity, options.kkt_epsilon);
+    kkt = report::model_kkt(model, data, state.q, state.qd, state.tau, state.gravity,
+                            options.kkt_epsilon);
   } catch (const Error& e) {  // qd cannot be closed at a singular configuration
     throw UsageError(naming_file(options.state.empty() ? options.model : options.state, e.what()));
   }
@@ -229,15 +225,14 @@ int run_export(const std::vector<std::string>& args, std::ostream& out, std::ost
   const Model model = load_model(options.model, options.read);
   keep_warnings(model);
   ModelData data(model);
-  // The state in the model's order (state files name the fused model's joints), shown in the
-  // file's order to the library.
-  const MechanismState state = load_state(options.state, model);
+  // The state in the file's dof order, in the model's coordinates (converted across --base).
+  const ModelState state = load_state(options.state, model);
   // Trees: the mechanism's SKO model, rows in the file's dof order. Closed chains: the
   // constraint-embedded model (constraint-embedding sections 5-7), whose M is the reduced
   // M_R = X* M X, rows in the order of the independent dofs as the file lists them.
   ModelSko exported;
   try {
-    exported = model_sko(model, data, model.dof_order().vector(state.q), true);
+    exported = model_sko(model, data, state.q, true);
   } catch (const Error& e) {  // the loops cannot be closed, or close only at a singular state
     // Blame the state, else the loop file that declared the failing loop, else the model.
     const Declaration declared = loop_declaration(model.mechanism(), e);

@@ -7,7 +7,6 @@
 
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"
@@ -54,7 +53,7 @@ int kinematics_command(const std::vector<std::string>& arguments, std::ostream& 
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
   const DofOrder& order = model.dof_order();
-  const MechanismState state = load_state(args.state_file, model);
+  const ModelState state = load_state(args.state_file, model);
   ModelData data(model);
   // The closed state, and the accelerations: the state's qdd, else the forward dynamics of tau.
   Eigen::VectorXd q, qd, qdd;
@@ -68,13 +67,11 @@ int kinematics_command(const std::vector<std::string>& arguments, std::ostream& 
   double kinetic = 0.0, potential = 0.0;
   SingularityMeasures singularity;
   try {
-    const ClosedState closed =
-        close_state(model, data, order.vector(state.q), order.vector(state.qd));
+    const ClosedState closed = close_state(model, data, state.q, state.qd);
     q = closed.q;
     qd = closed.qd;
-    qdd = state.has_qdd
-              ? Eigen::VectorXd(order.vector(state.qdd))
-              : forward_dynamics(model, data, q, qd, order.vector(state.tau), state.gravity);
+    qdd =
+        state.has_qdd ? state.qdd : forward_dynamics(model, data, q, qd, state.tau, state.gravity);
     // One assembly and one sweep for every frame.
     const std::vector<FrameMotion> motions =
         frame_motions(model, data, q, qd, qdd, frames, FrameAxes::kWorld);

@@ -12,7 +12,6 @@
 #include <optional>
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/timing.hpp"
 #include "skograph/report/json_output.hpp"
@@ -54,7 +53,7 @@ ClosedChainSolver solver_option(const std::vector<std::string>& args, std::size_
   return *solver;
 }
 
-std::string dynamics_text(const std::vector<std::string>& dofs, const MechanismState& state,
+std::string dynamics_text(const std::vector<std::string>& dofs, const ModelState& state,
                           const Eigen::MatrixXd& mass, const Eigen::VectorXd& bias,
                           const Eigen::VectorXd& qdd, const Eigen::VectorXd& tau) {
   std::ostringstream text;
@@ -129,10 +128,10 @@ Json sparse_mass_json(const Eigen::SparseMatrix<double>& mass) {
 
 int run_tree_dynamics(const DynamicsArguments& args, const Model& model, std::ostream& out) {
   const DofOrder& order = model.dof_order();
-  const MechanismState state = load_state(args.state_file, model);
+  const ModelState state = load_state(args.state_file, model);
   check_forces_move_mass(model, state.tau, state_source(args.state_file));
   // Everything through the library's file-order calls (model/model.hpp).
-  const MechanismState shown = in_file_order(order, state);
+  const ModelState& shown = state;
   ModelData data(model);
   MassOutput mass_output = args.mass;
   if (mass_output == MassOutput::kDefault)

@@ -37,16 +37,14 @@ int operators_command(const std::vector<std::string>& arguments, std::ostream& o
   const FrameCommandArguments args = parse_frame_command_arguments(arguments, kOperatorsUsage);
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
-  const DofOrder& order = model.dof_order();
-  const MechanismState state = load_state(args.state_file, model);
+  const ModelState state = load_state(args.state_file, model);
   const std::vector<std::string> frames = args.all_frames ? frame_names(model) : args.frames;
   for (const std::string& name : frames) model_frame(model, name);  // unknown: one line
   ModelData data(model);
   ModelOperators operators;
   std::vector<OperationalSpace> spaces;
   try {
-    const ClosedState closed =
-        close_state(model, data, order.vector(state.q), order.vector(state.qd));
+    const ClosedState closed = close_state(model, data, state.q, state.qd);
     operators = model_operators(model, data, closed.q);
     spaces = operational_space(model, data, closed.q, frames, operators.mass_inverse);
     close_state(model, data, closed.q, closed.qd);  // data.independent at the state

@@ -15,7 +15,6 @@
 #include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/digraph.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/simulation.hpp"
 #include "skograph/report/json_output.hpp"
@@ -133,7 +132,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   const Model loaded = load_model(args.file, args.read);
   keep_warnings(loaded);
   const DofOrder& order = loaded.dof_order();  // outputs are in the file's order
-  const MechanismState state = load_state(args.state_file, loaded);
+  const ModelState state = load_state(args.state_file, loaded);
   check_forces_move_mass(
       loaded, state.tau,
       args.state_file.empty() ? std::string("the zero state") : "the state " + args.state_file);
@@ -145,7 +144,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   options.relative_tolerance = args.relative_tolerance;
   options.absolute_tolerance = args.absolute_tolerance;
   options.gravity = state.gravity;
-  const Eigen::VectorXd tau = order.vector(state.tau);
+  const Eigen::VectorXd& tau = state.tau;
   options.tau = tau;
 
   Trajectory csv(args.csv, out);
@@ -167,7 +166,7 @@ int run_simulate(const std::vector<std::string>& arguments, std::ostream& out, s
   const bool show_progress = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   Simulation run;
   try {
-    run = simulate(loaded, workspace, order.vector(state.q), order.vector(state.qd), options,
+    run = simulate(loaded, workspace, state.q, state.qd, options,
                    [&](const SimulationSample& sample) {
                      if (sample.step == 0)
                        add_state_messages(args.file, state_messages(loaded, workspace));

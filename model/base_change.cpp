@@ -136,6 +136,8 @@ ModelState convert_state(const Model& from, const Model& to, const ModelState& s
     qdd = from.dof_order().vector(consistent_accelerations(
         *from.closed_chain(), *data.closed_chain(), from.dof_order().model_vector(state.qdd)));
   ModelState converted;
+  converted.gravity = state.gravity;
+  converted.has_qdd = state.has_qdd;
   converted.q.setZero(to.dof_count());
   converted.qd.setZero(to.dof_count());
   if (accelerations) converted.qdd.setZero(to.dof_count());

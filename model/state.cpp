@@ -166,9 +166,10 @@ void check_forces_move_mass(const Model& model, const Eigen::VectorXd& tau,
                             const std::string& what) {
   const RigidBodyModel& tree = model.tree();
   const Forest& forest = tree.forest();
+  const Eigen::VectorXd in_model_order = model.dof_order().model_vector(tau);
   for (int k = 0; k < tree.node_count(); ++k) {
     const int dofs = tree.joint_dofs(k);
-    if (dofs == 0 || tau.segment(tree.joint_dof_offset(k), dofs).isZero(0.0)) continue;
+    if (dofs == 0 || in_model_order.segment(tree.joint_dof_offset(k), dofs).isZero(0.0)) continue;
     // k moves no mass when it lies at or below one of the top massless joints.
     for (const int top : model.massless_joints())
       if (forest.is_ancestor_or_self(top, k))
@@ -195,6 +196,13 @@ Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Ei
   Eigen::VectorXd closed = model.dof_order().model_vector(q);
   assemble_in_model_order(model, data, closed);
   return model.dof_order().vector(closed);
+}
+
+double closure_residual(const Model& model, ModelData& data, const Eigen::VectorXd& q) {
+  if (!model.is_closed_chain()) return 0.0;
+  model_detail::check_input(model, q, "q");
+  return position_residual(*model.closed_chain(), *data.closed_chain(),
+                           model.dof_order().model_vector(q));
 }
 
 }  // namespace skograph

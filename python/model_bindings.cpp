@@ -12,7 +12,6 @@
 #include "calls.hpp"
 #include "model_pickle.hpp"
 #include "skograph/graph/error.hpp"
-#include "skograph/io/state_reader.hpp"
 #include "skograph/model/base_change.hpp"
 #include "skograph/model/dynamics.hpp"
 
@@ -111,14 +110,13 @@ void bind_model(py::module_& module, ModelClass& model_class) {
       .def(
           "read_state",
           [](PyModel& self, const PathArgument& path) {
-            const MechanismState state = read_model_state(path_of(path.value, "path"), self.model);
-            const DofOrder& order = self.model.dof_order();
+            const ModelState state = read_model_state(path_of(path.value, "path"), self.model);
             py::dict result;
-            result["q"] = Eigen::VectorXd(order.vector(state.q));
-            result["qd"] = Eigen::VectorXd(order.vector(state.qd));
-            result["tau"] = Eigen::VectorXd(order.vector(state.tau));
-            result["qdd"] = Eigen::VectorXd(order.vector(state.qdd));
-            result["gravity"] = Eigen::Vector3d(state.gravity);
+            result["q"] = state.q;
+            result["qd"] = state.qd;
+            result["tau"] = state.tau;
+            result["qdd"] = state.qdd;
+            result["gravity"] = state.gravity;
             return result;
           },
           py::arg("path"),

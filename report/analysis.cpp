@@ -10,7 +10,7 @@
 
 #include "skograph/graph/output_file.hpp"
 #include "skograph/model/dynamics.hpp"
-#include "skograph/io/state_reader.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/report/embedding_analysis.hpp"
 #include "skograph/report/graph_report.hpp"
 #include "skograph/report/html_report.hpp"
@@ -187,10 +187,10 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
     throw InputError(input.source, 0, "--state needs a MODEL file (a DOT digraph has no dynamics)");
   if (!state_file.empty() && input.loops + input.couplings == 0) {
     // Tree models: the sparsity does not depend on the state, but a bad file is still reported.
-    read_state_file(state_file, build_model(*input.mechanism, input.source).mechanism());
+    read_model_state(state_file, input_model(input));
   }
   if (input.is_model && input.mechanism && input.loops + input.couplings > 0) {
-    const Model model = build_model(*input.mechanism, input.source, input.build);
+    const Model model = input_model(input);
     // The model's own warnings (massless joints), after the reader's.
     made.warnings.assign(
         model.warnings().begin() +

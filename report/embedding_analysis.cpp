@@ -3,7 +3,7 @@
 #include <cmath>
 #include <utility>
 
-#include "skograph/io/state_reader.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 
@@ -39,10 +39,10 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
     aggregate.constraint_rows = model.constraint_rows(s);
     result.aggregates.push_back(std::move(aggregate));
   }
-  const MechanismState state =
-      state_file.empty() ? zero_state(used) : read_state_file(state_file, used);
+  // The closed-chain model's own calls below take its (depth-first) dof order.
+  const DofOrder& order = loaded.dof_order();
+  Eigen::VectorXd q = order.model_vector(read_model_state(state_file, loaded).q);
   ClosedChainData data(model);
-  Eigen::VectorXd q = state.q;
   try {
     result.moved = assemble(model, data, q).moved.size();
     update_closed_chain(model, data, q, Eigen::VectorXd::Zero(model.dof_count()));
@@ -61,7 +61,6 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
       }
   result.closed = true;
   // In the file's order, as `skograph dynamics` lists them.
-  const DofOrder& order = loaded.dof_order();
   for (const int a : order.file_sorted(data.independent))
     result.independent.push_back(order.names()[static_cast<size_t>(
         order.file_dof(data.independent[static_cast<size_t>(a)]))]);

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "skograph/model/dynamics.hpp"
-#include "skograph/io/state_reader.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/sparse/kkt_system.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 #include "skograph/viz/factor_pattern.hpp"
@@ -124,7 +124,7 @@ std::pair<std::vector<std::string>, std::string> independent_for_diagrams(
   std::optional<EmbeddingAnalysis> zero;
   if (embedding == nullptr) {
     try {
-      zero = embedding_analysis(build_model(*input.mechanism, input.source, input.build), "");
+      zero = embedding_analysis(input_model(input), "");
       embedding = &*zero;
     } catch (const Error&) {
     }
@@ -385,7 +385,7 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
     if (!input.is_model || input.loops + input.couplings == 0)
       throw InputError(input.source, 0,
                        "--matrix M_R needs a MODEL with loops or couplings (a closed chain)");
-    const Model model = build_model(*input.mechanism, input.source, input.build);
+    const Model model = input_model(input);
     const EmbeddingAnalysis embedding = embedding_analysis(model, request.state_file);
     if (!embedding.closed)
       throw InputError(
@@ -398,16 +398,12 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
       throw InputError(input.source, 0,
                        std::string("--matrix ") + (request.kkt_factor ? "L_K" : "K") +
                            " needs a MODEL with loops or couplings (a closed chain)");
-    const Model model = build_model(*input.mechanism, input.source, input.build);
-    const MechanismState state = request.state_file.empty()
-                                     ? zero_state(model.mechanism())
-                                     : read_state_file(request.state_file, model.mechanism());
+    const Model model = input_model(input);
+    const ModelState state = read_model_state(request.state_file, model);
     ModelData data(model);
-    const DofOrder& order = model.dof_order();
     ModelKkt kkt;
     try {
-      kkt = model_kkt(model, data, order.vector(state.q), order.vector(state.qd),
-                      order.vector(state.tau), state.gravity);
+      kkt = model_kkt(model, data, state.q, state.qd, state.tau, state.gravity);
     } catch (const Error& e) {
       throw InputError(request.state_file.empty() ? input.source : request.state_file, 0, e.what());
     }

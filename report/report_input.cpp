@@ -4,8 +4,9 @@
 #include <filesystem>
 
 #include "skograph/io/mechanism_file.hpp"
-#include "skograph/rigid/mechanism_graph.hpp"
+#include "skograph/model/base_change.hpp"
 #include "skograph/model/dynamics.hpp"
+#include "skograph/rigid/mechanism_graph.hpp"
 
 namespace skograph::report {
 
@@ -23,6 +24,7 @@ ReportInput report_input_of(const Mechanism& mechanism, const std::string& sourc
   input.is_model = true;
   input.build = build;
   input.mechanism = std::make_shared<const Mechanism>(mechanism);
+  input.declared = input.mechanism;
   input.loops = static_cast<int>(mechanism.loops.size());
   input.couplings = static_cast<int>(mechanism.couplings.size());
   input.graph = mechanism_digraph(mechanism);
@@ -33,6 +35,12 @@ ReportInput report_input_of(const Mechanism& mechanism, const std::string& sourc
   for (const Joint& joint : mechanism.joints)
     input.hinge_dims[joint.child + 1] = joint_dof_count(joint.type);
   return input;
+}
+
+Model input_model(const ReportInput& input) {
+  if (!input.declared) throw InputError(input.source, 0, "a DOT digraph has no dynamics");
+  Model model = build_model(*input.declared, input.source, input.build);
+  return input.base.empty() ? model : with_base(model, input.base);
 }
 
 bool is_digraph_file(const std::string& file) {
@@ -47,8 +55,17 @@ bool is_digraph_file(const std::string& file) {
 }
 
 ReportInput load_report_input(const std::string& file, const ReadOptions& options) {
-  if (!is_digraph_file(file))
-    return report_input_of(load_mechanism(file, options), file, build_options(options));
+  if (!is_digraph_file(file)) {
+    if (options.base.empty())
+      return report_input_of(load_mechanism(file, options), file, build_options(options));
+    ReadOptions as_declared = options;
+    as_declared.base.clear();
+    ReportInput input =
+        report_input_of(load_mechanism(file, options), file, build_options(options));
+    input.declared = std::make_shared<const Mechanism>(load_mechanism(file, as_declared));
+    input.base = options.base;
+    return input;
+  }
   if (!options.base.empty() || !options.loops_file.empty() || !options.independent.empty())
     throw InputError(file, 0,
                      std::string(!options.base.empty()         ? "--base"

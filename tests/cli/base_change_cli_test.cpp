@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_support.hpp"
@@ -89,6 +90,33 @@ TEST(BaseChangeCli, JointAccelerationsAndOperationalSpacesDoNotDependOnTheBase) 
               1e-10)
         << frame;
   }
+}
+
+// assemble --base --out writes the state file in the file's coordinates (what --state reads
+// under any base): read back, it gives every frame the motion the original state gives.
+TEST(BaseChangeCli, AssembledStatesAreWrittenInTheFilesCoordinates) {
+  const std::string written = (skograph::io_test::scratch_dir() / "rebased_state.json").string();
+  const auto run = run_cli("assemble " + kModel + kState + " --base s_link4 --out " + written);
+  ASSERT_EQ(run.status, 0) << run.err;
+  const Json file = json_of("kinematics " + kModel + kState + " --frames all --json");
+  for (const char* base : {"", " --base s_link4", " --base s_link6"}) {
+    SCOPED_TRACE(base);
+    const Json read_back =
+        json_of("kinematics " + kModel + " --state " + written + " --frames all --json" + base);
+    ASSERT_TRUE(read_back.contains("frames"));
+    for (const auto& [name, frame] : file["frames"].items())
+      for (const char* key : {"R", "p", "v"})
+        EXPECT_LT(difference(read_back["frames"][name][key], frame[key]), 1e-12) << name << key;
+  }
+  std::filesystem::remove(written);
+}
+
+// analyze and render read --state in the file's coordinates too, as the model commands do.
+TEST(BaseChangeCli, AnalyzeReadsTheStateInTheFilesCoordinates) {
+  const std::string folder = (skograph::io_test::scratch_dir() / "rebased_analysis").string();
+  const auto run = run_cli("analyze " + kModel + kState + " --base s_link4 --out " + folder);
+  EXPECT_EQ(run.status, 0) << run.err;
+  std::filesystem::remove_all(folder);
 }
 
 TEST(BaseChangeCli, BadBasesAreOneLine) {

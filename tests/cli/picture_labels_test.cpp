@@ -154,8 +154,7 @@ TEST(PictureLabels, ReducedMassRowsAreNamedByTheirIndependentCoordinates) {
       }
     }
     ModelData data(model);
-    const MechanismState read = read_model_state(state, model);
-    const Eigen::VectorXd q = model.dof_order().vector(read.q);
+    const Eigen::VectorXd q = read_model_state(state, model).q;
     const Eigen::MatrixXd dense = reduced_mass_matrix(model, data, q);
     std::map<std::string, Eigen::Index> column;
     for (std::size_t a = 0; a < analysis.independent.size(); ++a)

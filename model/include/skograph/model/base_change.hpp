@@ -18,6 +18,7 @@
 #include <string>
 
 #include "skograph/model/model.hpp"
+#include "skograph/model/state.hpp"
 
 namespace skograph {
 
@@ -27,13 +28,10 @@ namespace skograph {
 // no such link, a fixed-base tree, a multi-dof joint between the link and the base.
 Model with_base(const Model& model, const std::string& link);
 
-// A state in a model's file dof order. Empty qdd or tau: not converted (left empty).
-struct ModelState {
-  Eigen::VectorXd q, qd, qdd, tau;
-};
 // The state of `from` as `to` describes it, the two being the same links with different base
 // bodies (with_base). Closed chains are assembled in `from` first (close_state).
 // std::invalid_argument for vectors of the wrong size or two models that are not one mechanism.
+// Empty qdd or tau: not converted (left empty); gravity and has_qdd carried as given.
 ModelState convert_state(const Model& from, const Model& to, const ModelState& state);
 
 }  // namespace skograph

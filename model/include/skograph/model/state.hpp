@@ -13,6 +13,15 @@
 
 namespace skograph {
 
+// A state of a model in the file's dof order (the order of every call on the model): what a
+// state file gives (io/state_reader.hpp), read and written by read_model_state and
+// model_state_text. Empty qdd or tau where a caller has none.
+struct ModelState {
+  Eigen::VectorXd q, qd, qdd, tau;
+  Eigen::Vector3d gravity = kStandardGravity;
+  bool has_qdd = false;  // the file gave "qdd" (zero otherwise)
+};
+
 // Closed chains: the closed configuration of the assembly from q (rigid/closed_chain_model.hpp:
 // assemble: q's independent coordinates kept when the loops close with them, otherwise the
 // closed configuration nearest q, with data.moved saying which moved), then qd's independent
@@ -28,6 +37,8 @@ ClosedState close_state(const Model& model, ModelData& data, const Eigen::Vector
 // The positions of close_state alone (no velocity projection, which a singular closed
 // configuration refuses): q assembled, file order.
 Eigen::VectorXd assemble_positions(const Model& model, ModelData& data, const Eigen::VectorXd& q);
+// The largest closure error of the loops at q (file order) as it is, not assembled: 0 for trees.
+double closure_residual(const Model& model, ModelData& data, const Eigen::VectorXd& q);
 // One warning line for data.moved ("" when empty): "the independent coordinates 'a' (by 0.12)
 // had to move to close the loops: the given ones leave none closed".
 std::string assembly_warning(const ModelData& data);
@@ -43,14 +54,18 @@ StateMessages state_messages(const Model& model, const ModelData& data);
 
 // A generalized force on a joint that moves no mass would accelerate nothing: InputError naming
 // the joint and the source of the force (`what`, e.g. "the state STATE.json"). `tau` in the
-// model's dof order.
+// file's dof order.
 void check_forces_move_mass(const Model& model, const Eigen::VectorXd& tau,
                             const std::string& what);
 
-// A state file (io/state_reader.hpp) in the model's coordinates, in its mechanism's dof order:
-// read against the joints of the file's model and converted when the model has another base body
+// A state file (io/state_reader.hpp) in the model's coordinates and the file's dof order: read
+// against the joints of the file's model and converted when the model has another base body
 // (Model::file_model(), model/base_change.hpp). An empty path gives the zero state (the file's,
 // converted). InputError naming the state file, as read_state_file.
-MechanismState read_model_state(const std::string& path, const Model& model);
+ModelState read_model_state(const std::string& path, const Model& model);
+// The state file of `state` that read_model_state reads back: in the file's model's
+// coordinates (converted back across a base change), every moving joint named, numbers that read
+// back exactly. `with_qdd` adds "qdd".
+std::string model_state_text(const Model& model, const ModelState& state, bool with_qdd = true);
 
 }  // namespace skograph
