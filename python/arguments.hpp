@@ -21,6 +21,17 @@
 #include "skograph/model/dynamics.hpp"
 #include "skograph/rigid/kinematics.hpp"
 
+// The docstrings' sentences on arguments that several calls share, each appended only where the
+// call has the arguments it names.
+#define SKOGRAPH_DOC_STATES                                                                   \
+  " The state arrays (q, qd, ...) are (dofs,) for one state or (rows, dofs) for a batch, in " \
+  "the file's dof order; threads: None (one thread) or the number of worker threads for a "   \
+  "batch."
+#define SKOGRAPH_DOC_GRAVITY " gravity: (3,) in m/s^2, default (0, 0, -9.81)."
+#define SKOGRAPH_DOC_NAME " name: a frame (Model.frames, or a joint's name for its child link)."
+#define SKOGRAPH_DOC_FRAME \
+  SKOGRAPH_DOC_NAME " frame: 'world' axes (about the frame's origin) or the frame's 'local' ones."
+
 namespace skograph::python {
 
 namespace py = pybind11;

@@ -20,12 +20,6 @@ ClosedChainSolver solver_of(const std::string& name) {
   return *solver;
 }
 
-// The docstrings' common part: the arguments of a per-state call.
-#define SKOGRAPH_STATE_ARGUMENTS                                                              \
-  " Vectors are (dofs,) for one state or (rows, dofs) for a batch, in the file's dof order. " \
-  "gravity: (3,) in m/s^2, default (0, 0, -9.81); threads: None (one thread) or the number "  \
-  "of worker threads for a batch."
-
 }  // namespace
 
 void bind_dynamics(ModelClass& model_class) {
@@ -55,7 +49,7 @@ void bind_dynamics(ModelClass& model_class) {
           "The accelerations qdd, of the shape of q, for the forces tau acting on every joint. For "
           "closed chains, solver is 'embedding' (minimal coordinates) or 'multipliers' (the "
           "augmented system M qdd + C = tau + G* lambda, G qdd + Gdot qd "
-          "= 0); the two agree." SKOGRAPH_STATE_ARGUMENTS
+          "= 0); the two agree." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES
           " Raises skograph.Error for a singular mass matrix or a loop that cannot close.")
       .def(
           "multiplier_dynamics",
@@ -99,7 +93,7 @@ void bind_dynamics(ModelClass& model_class) {
           "The forces tau, of the shape of q, that give the accelerations qdd at (q, qd). For "
           "closed chains, these are the actuator forces for qdd's independent entries, nonzero at "
           "the independent dofs only (forward_dynamics of them gives qdd "
-          "back)." SKOGRAPH_STATE_ARGUMENTS)
+          "back)." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES)
       .def(
           "mass_matrix",
           [](PyModel& self, const ArrayArgument& q, const ThreadsArgument& threads) {
@@ -117,7 +111,7 @@ void bind_dynamics(ModelClass& model_class) {
           py::arg("q"), py::arg("threads") = py::none(),
           "The mass matrix M(q) by composite inertias: (dofs, dofs), symmetric positive definite, "
           "in the file's dof order, or (rows, dofs, dofs) for a 2-D q. A closed chain's M is its "
-          "spanning tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_STATE_ARGUMENTS)
+          "spanning tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_DOC_STATES)
       .def(
           "bias",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -134,7 +128,7 @@ void bind_dynamics(ModelClass& model_class) {
           py::arg("threads") = py::none(),
           "The bias forces C(q, qd), of the shape of q: the Coriolis, centrifugal and gravity "
           "forces, so that M qdd + C = tau. A closed chain's C is its spanning tree's at the "
-          "closed state." SKOGRAPH_STATE_ARGUMENTS);
+          "closed state." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES);
 }
 
 }  // namespace skograph::python

@@ -14,12 +14,6 @@
 namespace skograph::python {
 namespace {
 
-// The docstrings' common part.
-#define SKOGRAPH_KINEMATICS_ARGUMENTS                                                         \
-  " q, qd, qdd: (dofs,) for one state or (rows, dofs) for a batch, in the file's dof order; " \
-  "name: a frame (Model.frames, or a joint's name for its child link); frame: 'world' or "    \
-  "'local' axes; threads: None (one thread) or the number of worker threads for a batch."
-
 std::string subtree_of(const std::optional<std::string>& subtree) {
   return subtree ? *subtree : "";
 }
@@ -62,7 +56,7 @@ void bind_kinematics(ModelClass& model_class) {
           py::arg("q"), py::arg("name"), py::arg("threads") = py::none(),
           "The frame's pose in the world: a 4 x 4 homogeneous matrix [[R, p], [0, 1]], or "
           "(rows, 4, 4) for a 2-D q. Closed chains are assembled at q "
-          "first." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "first." SKOGRAPH_DOC_NAME SKOGRAPH_DOC_STATES)
       .def("frame_velocity",
            frame_rate_binding(
                [](const Model& model, ModelData& data, const Eigen::VectorXd& q,
@@ -71,7 +65,7 @@ void bind_kinematics(ModelClass& model_class) {
            py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
            py::arg("threads") = py::none(),
            "The [angular; linear] velocity of the frame's origin, (6,) or (rows, 6). Raises "
-           "skograph.Error for an unknown frame." SKOGRAPH_KINEMATICS_ARGUMENTS)
+           "skograph.Error for an unknown frame." SKOGRAPH_DOC_FRAME SKOGRAPH_DOC_STATES)
       .def(
           "frame_acceleration",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -89,7 +83,7 @@ void bind_kinematics(ModelClass& model_class) {
           py::arg("threads") = py::none(),
           "The frame's classical acceleration: the angular acceleration and the acceleration of "
           "the frame's origin, J qdd + Jdot qd, (6,) or (rows, 6). Closed chains take qdd's "
-          "independent entries." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "independent entries." SKOGRAPH_DOC_FRAME SKOGRAPH_DOC_STATES)
       .def(
           "jacobian",
           [](PyModel& self, const ArrayArgument& q, const std::string& name,
@@ -104,7 +98,7 @@ void bind_kinematics(ModelClass& model_class) {
           py::arg("threads") = py::none(),
           "The frame's 6 x dofs geometric Jacobian [angular; linear], with frame='world' (world "
           "axes about the frame's origin, Pinocchio's LOCAL_WORLD_ALIGNED) or 'local' (the frame's "
-          "axes). J qd is frame_velocity." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "axes). J qd is frame_velocity." SKOGRAPH_DOC_FRAME SKOGRAPH_DOC_STATES)
       .def("jacobian_bias",
            frame_rate_binding(
                [](const Model& model, ModelData& data, const Eigen::VectorXd& q,
@@ -113,7 +107,7 @@ void bind_kinematics(ModelClass& model_class) {
            py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
            py::arg("threads") = py::none(),
            "Jdot qd: the frame's acceleration at qdd = 0, (6,) or (rows, "
-           "6)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+           "6)." SKOGRAPH_DOC_FRAME SKOGRAPH_DOC_STATES)
       .def(
           "reduced_jacobian",
           [](PyModel& self, const ArrayArgument& q, const std::string& name,
@@ -127,7 +121,8 @@ void bind_kinematics(ModelClass& model_class) {
           py::arg("q"), py::arg("name"), py::arg("frame") = "world",
           "The end-effector Jacobian in the actuated coordinates: for a closed chain, J_R = J X (6 "
           "x independent, columns in the order of model.close's independent names); for a tree, "
-          "J.")
+          "J. q: (dofs,), file order." SKOGRAPH_DOC_FRAME
+          " Raises skograph.Error for an unknown frame or a state that cannot close.")
       .def(
           "reduced_jacobian_bias",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -142,9 +137,9 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("name"), py::arg("frame") = "world",
           "The bias Jdot qd + J Xdot qd_R (6,) of the reduced Jacobian: the frame's acceleration "
-          "is J_R qdd_R plus this (for a tree, Jdot qd). q, qd: (dofs,); name: a frame; frame: "
-          "'world' or 'local' axes. Raises skograph.Error for an unknown frame or a state that "
-          "cannot close.")
+          "is J_R qdd_R plus this (for a tree, Jdot qd). q, qd: (dofs,), file "
+          "order." SKOGRAPH_DOC_FRAME
+          " Raises skograph.Error for an unknown frame or a state that cannot close.")
       .def(
           "center_of_mass",
           [](PyModel& self, const ArrayArgument& q, const std::optional<std::string>& subtree,
@@ -158,7 +153,7 @@ void bind_kinematics(ModelClass& model_class) {
           py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = py::none(),
           "The centre of mass in the world (m), (3,) or (rows, 3), of the model or of the subtree "
           "below the link `subtree` (None: the whole model). Raises skograph.Error for an unknown "
-          "link." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "link." SKOGRAPH_DOC_STATES)
       .def(
           "center_of_mass_velocity",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -173,7 +168,7 @@ void bind_kinematics(ModelClass& model_class) {
           py::arg("q"), py::arg("qd"), py::arg("subtree") = py::none(),
           py::arg("threads") = py::none(),
           "The velocity of the centre of mass in the world (m/s), (3,) or (rows, 3), of the model "
-          "or of the subtree below the link `subtree`." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "or of the subtree below the link `subtree`." SKOGRAPH_DOC_STATES)
       .def(
           "com_jacobian",
           [](PyModel& self, const ArrayArgument& q, const std::optional<std::string>& subtree,
@@ -187,7 +182,7 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("subtree") = py::none(), py::arg("threads") = py::none(),
           "The 3 x dofs matrix J with which the centre of mass moves at J @ qd, or "
-          "(rows, 3, dofs)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "(rows, 3, dofs)." SKOGRAPH_DOC_STATES)
       .def(
           "kinetic_energy",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -200,7 +195,7 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("qd"), py::arg("threads") = py::none(),
           "The kinetic energy 1/2 qd* M qd (J) at (q, qd) by the recursion's velocities: a float "
-          "array of shape () or (rows,)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "array of shape () or (rows,)." SKOGRAPH_DOC_STATES)
       .def(
           "potential_energy",
           [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& gravity,
@@ -213,8 +208,7 @@ void bind_kinematics(ModelClass& model_class) {
           },
           py::arg("q"), py::arg("gravity") = py::none(), py::arg("threads") = py::none(),
           "The potential energy -sum m g . c (J) of the links' weights at q: a float array of "
-          "shape () or (rows,). gravity: (3,) in m/s^2, default (0, "
-          "0, -9.81)." SKOGRAPH_KINEMATICS_ARGUMENTS)
+          "shape () or (rows,)." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES)
       .def(
           "singularity",
           [](PyModel& self, const ArrayArgument& q, const NamesArgument& frames) {
