@@ -77,14 +77,16 @@ Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
     }
     read.independent = options.independent;
   }
-  if (!options.base.empty()) {
-    try {
-      read = change_base(read, options.base);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(path, 0, "base body '" + options.base + "': " + e.what());
-    }
+  return options.base.empty() ? read : with_base_body(read, options.base, path);
+}
+
+Mechanism with_base_body(const Mechanism& mechanism, const std::string& link,
+                         const std::string& path) {
+  try {
+    return change_base(mechanism, link);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path, 0, "base body '" + link + "': " + e.what());
   }
-  return read;
 }
 
 BuildOptions build_options(const ReadOptions& options) {

@@ -23,12 +23,14 @@ std::string model_state_text(const Model& model, const ModelState& state, bool w
   MechanismState written;
   written.gravity = in_file.gravity;
   written.has_qdd = in_file.has_qdd;
-  written.q = order.model_vector(in_file.q);
-  written.qd = order.model_vector(in_file.qd);
-  written.qdd = in_file.qdd.size() > 0 ? order.model_vector(in_file.qdd)
-                                       : Eigen::VectorXd::Zero(file.dof_count());
-  written.tau = in_file.tau.size() > 0 ? order.model_vector(in_file.tau)
-                                       : Eigen::VectorXd::Zero(file.dof_count());
+  // In the model's own order, as state_text writes; an empty qdd or tau as zeros.
+  const auto model_order = [&](const Eigen::VectorXd& v) -> Eigen::VectorXd {
+    return v.size() > 0 ? order.model_vector(v) : Eigen::VectorXd::Zero(file.dof_count());
+  };
+  written.q = model_order(in_file.q);
+  written.qd = model_order(in_file.qd);
+  written.qdd = model_order(in_file.qdd);
+  written.tau = model_order(in_file.tau);
   return state_text(file.mechanism(), written, with_qdd);
 }
 

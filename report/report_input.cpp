@@ -56,13 +56,14 @@ bool is_digraph_file(const std::string& file) {
 
 ReportInput load_report_input(const std::string& file, const ReadOptions& options) {
   if (!is_digraph_file(file)) {
-    if (options.base.empty())
-      return report_input_of(load_mechanism(file, options), file, build_options(options));
+    // The file read once, as declared; the pictures draw it with its base body applied.
     ReadOptions as_declared = options;
     as_declared.base.clear();
+    const Mechanism declared = load_mechanism(file, as_declared);
+    if (options.base.empty()) return report_input_of(declared, file, build_options(options));
     ReportInput input =
-        report_input_of(load_mechanism(file, options), file, build_options(options));
-    input.declared = std::make_shared<const Mechanism>(load_mechanism(file, as_declared));
+        report_input_of(with_base_body(declared, options.base, file), file, build_options(options));
+    input.declared = std::make_shared<const Mechanism>(declared);
     input.base = options.base;
     return input;
   }

@@ -103,6 +103,10 @@ class Model {
 // The file's mechanism with the options applied (the independent coordinates checked against it
 // and set): InputError naming the file (and line).
 Mechanism load_mechanism(const std::string& path, const ReadOptions& options = {});
+// `mechanism` (read from `path`) with `link` as its base body (rigid/base_change.hpp:
+// change_base), as load_mechanism applies ReadOptions::base: InputError naming the file.
+Mechanism with_base_body(const Mechanism& mechanism, const std::string& link,
+                         const std::string& path);
 // The ready model of a mechanism read from `source` (a file name, or a name for messages):
 // InputError naming the source for what the model refuses; options.strict refuses massless moving
 // subtrees, which are otherwise a warning.
