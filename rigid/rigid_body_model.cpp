@@ -230,6 +230,25 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
   }
 }
 
+DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
+    : column(6, model.dof_count()),
+      velocity_by_q(6, model.dof_count()),
+      acceleration_by_q(6, model.dof_count()),
+      acceleration_by_qd(6, model.dof_count()),
+      inertia_column(6, model.dof_count()),
+      rate_product(6, model.dof_count()),
+      configuration_product(6, model.dof_count()),
+      rate_column(6, model.dof_count()),
+      composite_inertia(static_cast<std::size_t>(model.node_count())),
+      composite_rate(static_cast<std::size_t>(model.node_count())),
+      acceleration(static_cast<std::size_t>(model.node_count())),
+      force(static_cast<std::size_t>(model.node_count())) {}
+
+DerivativeWorkspace& derivative_workspace(const RigidBodyModel& model, RigidBodyData& data) {
+  if (!data.derivatives) data.derivatives = std::make_unique<DerivativeWorkspace>(model);
+  return *data.derivatives;
+}
+
 InverseDynamicsWorkspace& inverse_workspace(RigidBodyData& data) {
   if (!data.inverse)
     data.inverse = std::make_unique<InverseDynamicsWorkspace>(data.sko.structure());

@@ -117,6 +117,22 @@ class RigidBodyModel {
   std::vector<int> subtree_position_, subtree_dof_count_, dof_in_preorder_;
 };
 
+// What the dynamics' derivatives (rigid/derivatives.hpp) compute per dof and per node, in world
+// axes about one point: per dof, in dof_in_preorder() layout, the world column s, its derivative
+// vectors dV, dA, dW and the composites' products t1 = Y s, t2 = Y dW + B s,
+// t3 = Y dA + B dV (+ s x* F once the node is done) and t4 = B* s; per node the composite inertia
+// Y(k), the composite B(k) = Idot + lbar(l), the acceleration A(k) (with the world's -g) and the
+// composite force F(k). Made on first use (derivative_workspace).
+struct DerivativeWorkspace {
+  explicit DerivativeWorkspace(const RigidBodyModel& model);
+  Eigen::Matrix<double, 6, Eigen::Dynamic> column, velocity_by_q, acceleration_by_q,
+      acceleration_by_qd;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> inertia_column, rate_product, configuration_product,
+      rate_column;
+  std::vector<Matrix6d> composite_inertia, composite_rate;
+  std::vector<Vector6d> acceleration, force;
+};
+
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
 // updates and dynamics functions below write only into it.
 struct RigidBodyData {
@@ -158,6 +174,7 @@ struct RigidBodyData {
   std::unique_ptr<ForwardDynamicsWorkspace> forward;
   std::unique_ptr<CompositeInertiaWorkspace> composite;
   std::unique_ptr<OperationalSpaceWorkspace> operational;
+  std::unique_ptr<DerivativeWorkspace> derivatives;
   Eigen::MatrixXd mass;  // the last mass_matrix (sized by the first call: nothing N x N before)
   // mass_matrix's columns R(k) H*(k) on their way to the root, in dof_in_preorder() layout,
   // stored row by row (two neighbouring columns move as one SSE2 pair).
@@ -197,6 +214,7 @@ InverseDynamicsWorkspace& inverse_workspace(RigidBodyData& data);
 ForwardDynamicsWorkspace& forward_workspace(RigidBodyData& data);
 CompositeInertiaWorkspace& composite_workspace(RigidBodyData& data);
 OperationalSpaceWorkspace& operational_workspace(RigidBodyData& data);
+DerivativeWorkspace& derivative_workspace(const RigidBodyModel& model, RigidBodyData& data);
 
 // Link frames and the SKO model numbers at q: X_parent_child = origin * joint_motion(q) (data
 // rotation, translation), phi(parent, k), H*(k) (data.phi, data.hinge), link poses (part I

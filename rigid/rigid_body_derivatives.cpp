@@ -1,0 +1,221 @@
+// The derivatives of a tree's dynamics (rigid/derivatives.hpp; docs/derivatives.md gives the
+// derivation). Everything is in world axes about one point O (the first base link's origin, as
+// rigid_detail::world_motion leaves it): there the weights phi(parent, k) are identities, so a
+// subtree's composites are plain sums (part II Lemma 3-4, Eq. 11-17) and a column needs no
+// transform on its way to the root.
+#include <Eigen/Cholesky>
+
+#include "kinematics_detail.hpp"
+#include "size_checks.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/rigid/derivatives.hpp"
+#include "skograph/rigid/rigid_kernels.hpp"
+
+namespace skograph {
+
+using kernels::cross_force;
+using kernels::cross_motion;
+using rigid_detail::check_size;
+
+namespace {
+
+Eigen::Matrix3d skew(const Eigen::Vector3d& a) {
+  Eigen::Matrix3d m;
+  m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+  return m;
+}
+
+// B(k) = Idot + lbar(l) for a link of world inertia I moving with V, l = I V: Idot = V x* I - I (V
+// x) is the rate of I as the link carries it, and lbar(l) x = x x* l. s . (B x) is the change of s
+// . (V x* I V) and I's rate when V changes by x, the second half of d f / d V.
+Matrix6d rate_composite(const Matrix6d& inertia, const Vector6d& velocity) {
+  Matrix6d motion_cross = Matrix6d::Zero();
+  const Eigen::Matrix3d w = skew(velocity.head<3>()), v = skew(velocity.tail<3>());
+  motion_cross.topLeftCorner<3, 3>() = w;
+  motion_cross.bottomRightCorner<3, 3>() = w;
+  motion_cross.bottomLeftCorner<3, 3>() = v;
+  const Vector6d momentum = inertia * velocity;
+  Matrix6d lbar;
+  const Eigen::Matrix3d n = skew(momentum.head<3>()), f = skew(momentum.tail<3>());
+  lbar << -n, -f, -f, Eigen::Matrix3d::Zero();
+  return -motion_cross.transpose() * inertia - inertia * motion_cross + lbar;
+}
+
+// Whether column j of a joint moves column c of the same joint (j, c: the joint's column
+// indices): every column of a joint moves the others, except in a planar joint, taken as the chain
+// x, y, theta (x and y fixed in the joint frame, theta in the child), where j moves c for j <= c.
+bool moves_within(JointType type, int j, int c) {
+  return type != JointType::kPlanar || j <= c;
+}
+
+}  // namespace
+
+// Forward, parents first (docs/derivatives.md, "The passes"): A(k) = A(p) + H* qdd + a(k) with
+// the world's -g at the bases; per column c the frame its tangent holds still (velocity p_c,
+// acceleration ap_c) and the frame s_c is fixed in (velocity u_c), from which
+// dV_c = p_c x s_c, dA_c = ap_c x s_c + p_c x dV_c, dW_c = (u_c + p_c) x s_c;
+// per node Y = I(k) in world axes, B(k) and f(k) = I A + V x* I V.
+// Backward, children first, the composites Y, B, F summed over the subtree (Lemma 3 with identity
+// weights), and for columns c, j on one root path with m the deeper node:
+//   dtau_c/dq_j  = s_c . (Y_m dA_j + B_m dV_j)                 j moves c
+//                = s_c . (Y_m dA_j + B_m dV_j + s_j x* F_m)    c strictly above j
+//   dtau_c/dqd_j = s_c . (Y_m dW_j + B_m s_j),   M_cj = s_c . Y_m s_j (Algorithm 4.2)
+// (Carpentier & Mansard, RSS 2018, in world axes; per-column frames cover the planar joint).
+void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>& q,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                  const Eigen::Vector3d& gravity,
+                                  InverseDynamicsDerivatives& result) {
+  const int n = model.dof_count();
+  check_size(q, n, "q");
+  check_size(qd, n, "qd");
+  check_size(qdd, n, "qdd");
+  rigid_detail::world_motion(model, q, qd, data);
+  DerivativeWorkspace& work = derivative_workspace(model, data);
+  const std::vector<int>& order = model.parents_first();
+  const std::vector<int>& parents = model.parents();
+  const std::vector<int>& dof_at = model.dof_in_preorder();
+  Vector6d world_acceleration;
+  world_acceleration << 0.0, 0.0, 0.0, -gravity;
+  auto& s = work.column;
+  auto& dV = work.velocity_by_q;
+  auto& dA = work.acceleration_by_q;
+  auto& dW = work.acceleration_by_qd;
+  for (const int k : order) {
+    const int p = parents[k], dofs = model.joint_dofs(k), offset = model.joint_dof_offset(k);
+    const int first = model.subtree_position(k);
+    const Vector6d& velocity = data.world_velocity[k];
+    const Vector6d parent_velocity = p >= 0 ? data.world_velocity[p] : Vector6d::Zero();
+    const Vector6d& parent_acceleration = p >= 0 ? work.acceleration[p] : world_acceleration;
+    const HingeMatrix& hinge = data.world_hinge[k];
+    Vector6d acceleration = parent_acceleration + data.world_coriolis[k];
+    for (int c = 0; c < dofs; ++c) acceleration.noalias() += hinge.col(c) * qdd[offset + c];
+    work.acceleration[k] = acceleration;
+    const bool planar = model.joint_geometry(k).type == JointType::kPlanar;
+    for (int c = 0; c < dofs; ++c) {
+      Vector6d held_velocity = parent_velocity, held_acceleration = parent_acceleration;
+      Vector6d carrier = velocity;
+      if (planar && c < 2) {
+        carrier = parent_velocity;  // x and y are fixed in the joint frame
+      } else if (planar) {
+        // theta turns the child about the point the x and y translations carried it to.
+        const Vector6d slide = hinge.col(0) * qd[offset] + hinge.col(1) * qd[offset + 1];
+        held_velocity += slide;
+        held_acceleration += hinge.col(0) * qdd[offset] + hinge.col(1) * qdd[offset + 1] +
+                             cross_motion(parent_velocity, slide);
+      }
+      const int at = first + c;
+      s.col(at) = hinge.col(c);
+      dV.col(at) = cross_motion(held_velocity, hinge.col(c));
+      dA.col(at) =
+          cross_motion(held_acceleration, hinge.col(c)) + cross_motion(held_velocity, dV.col(at));
+      dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
+    }
+    const Eigen::Isometry3d& pose = data.link_pose[k];
+    const Matrix6d inertia = model.rigid_inertia(k)
+                                 .moved(pose.linear(), pose.translation() - data.tree_origin[k])
+                                 .matrix();
+    work.composite_inertia[k] = inertia;
+    work.composite_rate[k] = rate_composite(inertia, velocity);
+    work.force[k] = inertia * acceleration + cross_force(velocity, inertia * velocity);
+  }
+  result.tau.resize(n);
+  result.dtau_dq.setZero(n, n);
+  result.dtau_dqd.setZero(n, n);
+  result.mass.setZero(n, n);
+  auto& t1 = work.inertia_column;
+  auto& t2 = work.rate_product;
+  auto& t3 = work.configuration_product;
+  auto& t4 = work.rate_column;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int k = *it, p = parents[k], dofs = model.joint_dofs(k);
+    const Matrix6d& Y = work.composite_inertia[k];
+    const Matrix6d& B = work.composite_rate[k];
+    const Vector6d& F = work.force[k];
+    const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
+    const JointType type = model.joint_geometry(k).type;
+    for (int a = first; a < first + dofs; ++a) {
+      t1.col(a).noalias() = Y * s.col(a);
+      t4.col(a).noalias() = B.transpose() * s.col(a);
+      t2.col(a).noalias() = Y * dW.col(a) + B * s.col(a);
+      t3.col(a).noalias() = Y * dA.col(a) + B * dV.col(a);
+      result.tau[dof_at[a]] = s.col(a).dot(F);
+    }
+    // What the ancestors' rows read: their columns do not move this node's, so its force turns.
+    for (int a = first; a < first + dofs; ++a) t3.col(a) += cross_force(s.col(a), F);
+    for (int a = first; a < first + dofs; ++a) {
+      const int row = dof_at[a];
+      for (int b = first; b < first + dofs; ++b) {
+        const int column = dof_at[b];
+        result.dtau_dq(row, column) = moves_within(type, b - first, a - first)
+                                          ? t1.col(a).dot(dA.col(b)) + t4.col(a).dot(dV.col(b))
+                                          : s.col(a).dot(t3.col(b));
+        result.dtau_dqd(row, column) = t1.col(a).dot(dW.col(b)) + t4.col(a).dot(s.col(b));
+        result.mass(row, column) = s.col(a).dot(t1.col(b));
+      }
+      // Descendants' columns (their node is the deeper one) and descendants' rows (this column
+      // moves them; their own composites are in their t1 and t4).
+      for (int b = first + dofs; b < end; ++b) {
+        const int other = dof_at[b];
+        result.dtau_dq(row, other) = s.col(a).dot(t3.col(b));
+        result.dtau_dqd(row, other) = s.col(a).dot(t2.col(b));
+        result.mass(row, other) = result.mass(other, row) = s.col(a).dot(t1.col(b));
+        result.dtau_dq(other, row) = t1.col(b).dot(dA.col(a)) + t4.col(b).dot(dV.col(a));
+        result.dtau_dqd(other, row) = t1.col(b).dot(dW.col(a)) + t4.col(b).dot(s.col(a));
+      }
+    }
+    if (p >= 0) {
+      work.composite_inertia[p] += Y;
+      work.composite_rate[p] += B;
+      work.force[p] += F;
+    }
+  }
+}
+
+// ID(q, qd, FD(q, qd, tau)) = tau for every argument: differentiating gives M dqdd/dq + dtau/dq =
+// 0, M dqdd/dqd + dtau/dqd = 0 and M dqdd/dtau = 1, solved by a Cholesky factorization of M on the
+// dofs that move mass.
+void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>& q,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                  const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                  const Eigen::Vector3d& gravity,
+                                  ForwardDynamicsDerivatives& result) {
+  const int n = model.dof_count();
+  result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+  InverseDynamicsDerivatives& inverse = result.inverse;
+  inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
+  int massive = 0;
+  result.massive.resize(n);
+  for (int k = 0; k < model.node_count(); ++k)
+    if (!model.carries_no_mass(k))
+      for (int c = 0; c < model.joint_dofs(k); ++c)
+        result.massive[massive++] = model.joint_dof_offset(k) + c;
+  result.reduced.resize(massive, massive);
+  for (int i = 0; i < massive; ++i)
+    for (int j = 0; j < massive; ++j)
+      result.reduced(i, j) = inverse.mass(result.massive[i], result.massive[j]);
+  result.factor.compute(result.reduced);
+  if (result.factor.info() != Eigen::Success)
+    throw SingularMassMatrixError(-1,
+                                  "the mass matrix is not positive definite at this configuration");
+  result.dqdd_dq.setZero(n, n);
+  result.dqdd_dqd.setZero(n, n);
+  result.dqdd_dtau.setZero(n, n);
+  // Three right sides through the same factor, on the dofs that move mass.
+  const auto solve = [&](const Eigen::MatrixXd* right, Eigen::MatrixXd& out) {
+    result.solved.resize(massive, n);
+    for (int i = 0; i < massive; ++i)
+      for (int j = 0; j < n; ++j)
+        result.solved(i, j) = right != nullptr ? -(*right)(result.massive[i], j)
+                                               : (result.massive[i] == j ? 1.0 : 0.0);
+    result.factor.solveInPlace(result.solved);
+    for (int i = 0; i < massive; ++i) out.row(result.massive[i]) = result.solved.row(i);
+  };
+  solve(&inverse.dtau_dq, result.dqdd_dq);
+  solve(&inverse.dtau_dqd, result.dqdd_dqd);
+  solve(nullptr, result.dqdd_dtau);
+}
+
+}  // namespace skograph
