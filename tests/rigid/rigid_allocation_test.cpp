@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <random>
 
+#include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/free_flying.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/rigid/tangent.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/rigid_support.hpp"
 
@@ -46,6 +48,23 @@ TEST(RigidAllocation, StepFunctionsDoNotAllocate) {
   EXPECT_EQ(allocations_in([&] { mass_matrix(model, data, q); }), 0);
   EXPECT_EQ(allocations_in([&] { mass_matrix_through_operators(model, data, q); }), 0);
   EXPECT_EQ(allocations_in([&] { bias_forces(model, data, q, qd, gravity); }), 0);
+  // The derivatives size their results and the workspace on the first call.
+  InverseDynamicsDerivatives id;
+  ForwardDynamicsDerivatives fd;
+  inverse_dynamics_derivatives(model, data, q, qd, qdd, gravity, id);
+  forward_dynamics_derivatives(model, data, q, qd, qdd, gravity, fd);
+  EXPECT_EQ(
+      allocations_in([&] { inverse_dynamics_derivatives(model, data, q, qd, qdd, gravity, id); }),
+      0);
+  EXPECT_EQ(
+      allocations_in([&] { forward_dynamics_derivatives(model, data, q, qd, qdd, gravity, fd); }),
+      0);
+  Eigen::VectorXd moved(n), back(n);
+  EXPECT_EQ(allocations_in([&] {
+              integrate(model, q, qd, 0.1, moved);
+              difference(model, q, moved, back);
+            }),
+            0);
   FreeFlyingData free_flying(model);  // the random mechanism has a floating base
   EXPECT_EQ(allocations_in([&] {
               base_invariant_forward_dynamics(model, data, free_flying, q, qd, qdd, gravity);
