@@ -200,6 +200,15 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   if (result.factor.info() != Eigen::Success)
     throw SingularMassMatrixError(-1,
                                   "the mass matrix is not positive definite at this configuration");
+  if (massive == n) {
+    // Every dof moves mass: M^-1 once, then two matrix products (blocked, faster than two more
+    // triangular solves with n right sides each).
+    result.dqdd_dtau.setIdentity(n, n);
+    result.factor.solveInPlace(result.dqdd_dtau);
+    result.dqdd_dq.noalias() = -result.dqdd_dtau * inverse.dtau_dq;
+    result.dqdd_dqd.noalias() = -result.dqdd_dtau * inverse.dtau_dqd;
+    return;
+  }
   result.dqdd_dq.setZero(n, n);
   result.dqdd_dqd.setZero(n, n);
   result.dqdd_dtau.setZero(n, n);
