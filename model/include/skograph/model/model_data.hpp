@@ -9,6 +9,7 @@
 
 #include "skograph/model/model.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -45,6 +46,9 @@ class ModelData {
     Eigen::VectorXd q, qd, input, zero_rates;
     Eigen::MatrixXd matrix;
     std::vector<int> independent_dofs;  // the model dofs data.independent names
+    // The tree's derivatives in the model's order (model/derivatives.hpp).
+    ForwardDynamicsDerivatives forward_derivatives;
+    InverseDynamicsDerivatives inverse_derivatives;
   } state;
 
  private:
