@@ -6,6 +6,7 @@
 #include <new>
 
 #include "assemble_command.hpp"
+#include "derivatives_command.hpp"
 #include "export_command.hpp"
 #include "graph_command.hpp"
 #include "kinematics_command.hpp"
@@ -41,6 +42,10 @@ constexpr CommandHelp kCommands[] = {
      "                        M, bias, forward and inverse dynamics; closed chains in minimal\n"
      "                        coordinates (independent dofs, X, M_reduced, the aggregates'\n"
      "                        ranks, loop and coupling forces, actuator forces)\n"},
+    {"derivatives",
+     "  derivatives MODEL [--state STATE.json] [--json]\n"
+     "                        derivatives of forward and inverse dynamics at the state:\n"
+     "                        dqdd/dq, dqdd/dqd, dqdd/dtau = M^-1, dtau/dq, dtau/dqd, M (trees)\n"},
     {"simulate",
      "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv [--loop-forces]]\n"
      "           [--json] [--method dopri5|rk4] [--rtol R] [--atol A] [--independent JOINT,...]\n"
@@ -67,6 +72,7 @@ constexpr CommandHelp kCommands[] = {
     {"bench",
      "  bench MODEL --algo id|fd|mass|fd-crba|ALGO [--reps N] [--json]\n"
      "                        median time per call of a dynamics algorithm; trees also take\n"
+     "                        id-derivatives, fd-derivatives (dynamics' derivatives) and\n"
      "                        the serial-chain paper's families (ALGO: id-sko id-composite\n"
      "                        mass-sko mass-direct mass-symmetry fd-direct fd-symmetry\n"
      "                        fd-sko-crba fd-innovations fd-cg fd-pcg fd-sko; free-flying\n"
@@ -106,7 +112,8 @@ constexpr const char* kModelNote =
     "(that link as the base body; state files stay in the file's coordinates and are converted,\n"
     "outputs name the new dofs)\n";
 constexpr const char* kOneLineUsage =
-    "usage: skograph <command> [options]; commands: graph dynamics simulate assemble kinematics "
+    "usage: skograph <command> [options]; commands: graph dynamics derivatives simulate assemble "
+    "kinematics "
     "operators bench export"
 #if SKOGRAPH_HAVE_VIZ
     " render analyze demo"
@@ -236,6 +243,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   try {
     if (command == "graph") status = graph_command(rest, out, err);
     if (command == "dynamics") status = dynamics_command(rest, out);
+    if (command == "derivatives") status = derivatives_command(rest, out);
     if (command == "simulate") status = simulate_command(rest, out, err);
     if (command == "assemble") status = assemble_command(rest, out, err);
     if (command == "kinematics") status = kinematics_command(rest, out, err);

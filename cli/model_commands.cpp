@@ -39,7 +39,8 @@ constexpr const char* kDynamicsUsage =
 constexpr int kDenseMassDofs = 2000;
 constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
-    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|ALGO [--solver embedding|multipliers] "
+    "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|id-derivatives|fd-derivatives|ALGO "
+    "[--solver embedding|multipliers] "
     "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 // The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.

@@ -12,6 +12,7 @@
 #include "skograph/operators/forward_dynamics_alternatives.hpp"
 #include "skograph/operators/inverse_dynamics.hpp"
 #include "skograph/operators/mass_matrix.hpp"
+#include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/free_flying.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
 
@@ -199,6 +200,21 @@ double bench_tree(const RigidBodyModel& model, RigidBodyData& data, BenchState& 
         reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
   if (algo == "mass")
     return median_ns_per_call(reps, [&] { sink += mass_matrix(model, data, s.q)(0, 0); });
+  // The derivatives (rigid/derivatives.hpp) into results sized by a first call.
+  if (algo == "id-derivatives") {
+    InverseDynamicsDerivatives result;
+    return median_ns_per_call(reps, [&] {
+      inverse_dynamics_derivatives(model, data, s.q, s.qd, s.qdd, s.gravity, result);
+      sink += result.dtau_dq(0, 0);
+    });
+  }
+  if (algo == "fd-derivatives") {
+    ForwardDynamicsDerivatives result;
+    return median_ns_per_call(reps, [&] {
+      forward_dynamics_derivatives(model, data, s.q, s.qd, s.tau, s.gravity, result);
+      sink += result.dqdd_dq(0, 0);
+    });
+  }
   // Forward dynamics by composite body inertias: M and C by the recursions, then a dense
   // Cholesky solve of M qdd = tau - C (O(N^3)).
   Eigen::LLT<Eigen::MatrixXd> cholesky(model.dof_count());
@@ -251,7 +267,8 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
 
 const std::vector<std::string>& timed_algorithms() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> all = {"id", "fd", "mass", "fd-crba"};
+    std::vector<std::string> all = {
+        "id", "fd", "mass", "fd-crba", "id-derivatives", "fd-derivatives"};
     for (const std::string& name : family_algorithms()) all.push_back(name);
     return all;
   }();
@@ -263,8 +280,10 @@ Timing time_algorithm(const Model& loaded, const std::string& algo, ClosedChainS
   const std::string& file = loaded.file();
   const std::vector<std::string>& family = family_algorithms();
   const bool in_family = std::ranges::find(family, algo) != family.end();
-  if (algo != "id" && algo != "fd" && algo != "mass" && algo != "fd-crba" && !in_family) {
-    std::string expected = "id, fd, mass, fd-crba";
+  const bool derivatives = algo == "id-derivatives" || algo == "fd-derivatives";
+  if (algo != "id" && algo != "fd" && algo != "mass" && algo != "fd-crba" && !derivatives &&
+      !in_family) {
+    std::string expected = "id, fd, mass, fd-crba, id-derivatives, fd-derivatives";
     for (const std::string& name : family) expected += ", " + name;
     throw UsageError(
         (algo.empty() ? std::string("no algorithm given") : "unknown algorithm '" + algo + "'") +
@@ -277,6 +296,9 @@ Timing time_algorithm(const Model& loaded, const std::string& algo, ClosedChainS
     throw UsageError(file + ": --algo " + algo +
                      " runs on trees (the SKO model of the spanning tree is not the closed "
                      "chain's); closed chains take id, fd, mass or fd-crba");
+  if (closed && derivatives)
+    throw UsageError(file + ": --algo " + algo +
+                     " runs on trees (derivatives of closed chains are not available yet)");
   if (closed) {
     const ClosedChainModel& model = *loaded.closed_chain();
     ClosedChainData data(model);
@@ -294,7 +316,7 @@ Timing time_algorithm(const Model& loaded, const std::string& algo, ClosedChainS
     }
   } else {
     const RigidBodyModel& model = loaded.tree();
-    if ((algo == "mass" || algo == "fd-crba" || family_builds_dense_matrix(algo)) &&
+    if ((algo == "mass" || algo == "fd-crba" || derivatives || family_builds_dense_matrix(algo)) &&
         model.dof_count() > kDenseLimit)
       throw UsageError(file + ": --algo " + algo + " builds a dense mass matrix, and " +
                        std::to_string(model.dof_count()) + " dofs are too many for it (at most " +

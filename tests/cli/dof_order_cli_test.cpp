@@ -13,6 +13,7 @@
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/io/state_reader.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/fixed_body_fusion.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 #include "skograph/rigid/tree_order.hpp"
@@ -114,6 +115,43 @@ TEST(DofOrderCli, OutputsKeepTheFilesDofOrder) {
   ASSERT_EQ(run_cli("export " + file + " --state " + state_file + " --mass " + mtx).status, 0);
   const Eigen::SparseMatrix<double> exported = read_matrix_market(mtx);
   EXPECT_LT(difference(Eigen::MatrixXd(exported), mass), 1e-13);
+}
+
+// The derivatives in the file's order: the rigid layer's on the tree built in the file's order
+// (rigid/derivatives.hpp), rows and columns as the file lists the dofs.
+TEST(DofOrderCli, DerivativesKeepTheFilesDofOrder) {
+  const std::string file = write_file("shuffled_derivatives.urdf", shuffled_tree(12, 9));
+  const Mechanism as_read = fuse_fixed_bodies(read_mechanism_file(file));
+  ASSERT_FALSE(parents_listed_first(as_read));
+  const RigidBodyModel model(as_read);
+  RigidBodyData data(model);
+  const int n = model.dof_count();
+  Json state = {{"q", Json::object()}, {"qd", Json::object()}, {"tau", Json::object()}};
+  Eigen::VectorXd q(n), qd(n), tau(n);
+  for (int i = 0; i < n; ++i) {
+    q(i) = 0.3 * std::sin(1.0 + i);
+    qd(i) = 0.7 * std::cos(2.0 + i);
+    tau(i) = std::cos(3.0 + i);
+    state["q"][model.dof_names()[static_cast<std::size_t>(i)]] = q(i);
+    state["qd"][model.dof_names()[static_cast<std::size_t>(i)]] = qd(i);
+    state["tau"][model.dof_names()[static_cast<std::size_t>(i)]] = tau(i);
+  }
+  const std::string state_file = write_file("shuffled_derivatives_state.json", state.dump());
+  ForwardDynamicsDerivatives forward;
+  forward_dynamics_derivatives(model, data, q, qd, tau, Eigen::Vector3d(0, 0, -9.81), forward);
+  InverseDynamicsDerivatives inverse;
+  inverse_dynamics_derivatives(model, data, q, qd, Eigen::VectorXd::Zero(n),
+                               Eigen::Vector3d(0, 0, -9.81), inverse);
+  const CliRun run = run_cli("derivatives " + file + " --state " + state_file + " --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const Json report = Json::parse(run.out);
+  EXPECT_EQ(report["dofs"].get<std::vector<std::string>>(), model.dof_names());
+  EXPECT_LT(difference(matrix_of(report["dqdd_dq"]), forward.dqdd_dq), 1e-12);
+  EXPECT_LT(difference(matrix_of(report["dqdd_dqd"]), forward.dqdd_dqd), 1e-12);
+  EXPECT_LT(difference(matrix_of(report["dqdd_dtau"]), forward.dqdd_dtau), 1e-12);
+  EXPECT_LT(difference(matrix_of(report["dtau_dq"]), inverse.dtau_dq), 1e-12);
+  EXPECT_LT(difference(matrix_of(report["dtau_dqd"]), inverse.dtau_dqd), 1e-12);
+  EXPECT_LT(difference(matrix_of(report["M"]), inverse.mass), 1e-13);
 }
 
 // A closed chain whose joints are listed children first: the same accelerations as the library
