@@ -1,0 +1,265 @@
+// A model linearized at a state, the forces that hold it and its rest configuration
+// (model/linearization.hpp), from the derivatives of model/derivatives.hpp.
+#include "skograph/model/linearization.hpp"
+
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "skograph/graph/error.hpp"
+#include "skograph/model/derivatives.hpp"
+#include "skograph/model/kinematics.hpp"
+#include "skograph/rigid/spatial.hpp"
+#include "skograph/rigid/tangent.hpp"
+#include "state_internal.hpp"
+
+namespace skograph {
+
+namespace {
+
+// The joint type of each dof in the file's order.
+std::vector<JointType> dof_types(const Model& model) {
+  const RigidBodyModel& tree = model.tree();
+  std::vector<JointType> types(static_cast<std::size_t>(model.dof_count()));
+  for (int k = 0; k < tree.node_count(); ++k)
+    for (int c = 0; c < tree.joint_dofs(k); ++c)
+      types[static_cast<std::size_t>(model.dof_order().file_dof(tree.joint_dof_offset(k) + c))] =
+          tree.joint_geometry(k).type;
+  return types;
+}
+
+// d/dt of the tangent coordinates of q0 (+) delta moving with rates qd0 + dqd: ddelta/dt = dqd -
+// ad(qd0) delta on spherical (the rotation's rate w: -[w]) and floating joints (the body twist
+// [w; v]: -[[w~, 0], [v~, w~]]); zero on the others. File order.
+Eigen::MatrixXd tangent_drift(const Model& model, const Eigen::VectorXd& qd) {
+  const int n = model.dof_count();
+  Eigen::MatrixXd drift = Eigen::MatrixXd::Zero(n, n);
+  const RigidBodyModel& tree = model.tree();
+  const DofOrder& order = model.dof_order();
+  for (int k = 0; k < tree.node_count(); ++k) {
+    const JointType type = tree.joint_geometry(k).type;
+    if (type != JointType::kSpherical && type != JointType::kFloating) continue;
+    const int offset = tree.joint_dof_offset(k);
+    // The joint's dofs are contiguous in the model's order; map each to the file's.
+    const auto at = [&](int a) { return order.file_dof(offset + a); };
+    Eigen::Vector3d w, v = Eigen::Vector3d::Zero();
+    for (int a = 0; a < 3; ++a) w[a] = qd[at(a)];
+    if (type == JointType::kFloating)
+      for (int a = 0; a < 3; ++a) v[a] = qd[at(3 + a)];
+    const Eigen::Matrix3d w_cross = cross_matrix(w), v_cross = cross_matrix(v);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        drift(at(r), at(c)) = -w_cross(r, c);
+        if (type == JointType::kFloating) {
+          drift(at(3 + r), at(c)) = -v_cross(r, c);
+          drift(at(3 + r), at(3 + c)) = -w_cross(r, c);
+        }
+      }
+  }
+  return drift;
+}
+
+// Eigenvalues by ascending modulus, then imaginary part, then real part; the oscillatory modes from the
+// eigenvectors' q parts.
+void eigen_analysis(const Model& model, Linearization& result) {
+  const int n = model.dof_count();
+  Eigen::EigenSolver<Eigen::MatrixXd> solver(result.A, true);
+  if (solver.info() != Eigen::Success)
+    throw UsageError(model.file() + ": the eigenvalues of A did not converge");
+  const Eigen::VectorXcd values = solver.eigenvalues();
+  std::vector<int> order(static_cast<std::size_t>(values.size()));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const double ma = std::abs(values[a]), mb = std::abs(values[b]);
+    if (ma != mb) return ma < mb;
+    if (values[a].imag() != values[b].imag()) return values[a].imag() < values[b].imag();
+    return values[a].real() < values[b].real();
+  });
+  result.eigenvalues.resize(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    result.eigenvalues[static_cast<Eigen::Index>(i)] = values[order[i]];
+  for (const int i : order) {
+    const std::complex<double> lambda = values[i];
+    const double modulus = std::abs(lambda);
+    if (!(lambda.imag() > 1e-9 * modulus)) continue;  // one of each pair, oscillatory only
+    const Eigen::VectorXcd q_part = solver.eigenvectors().col(i).head(n);
+    Eigen::Index largest = 0;
+    q_part.cwiseAbs().maxCoeff(&largest);
+    OscillatoryMode mode;
+    mode.frequency_hz = modulus / (2.0 * std::numbers::pi);
+    mode.damping_ratio = -lambda.real() / modulus;
+    mode.shape = (q_part / q_part[largest]).real();
+    result.modes.push_back(std::move(mode));
+  }
+  std::stable_sort(result.modes.begin(), result.modes.end(),
+                   [](const OscillatoryMode& a, const OscillatoryMode& b) {
+                     return a.frequency_hz < b.frequency_hz;
+                   });
+}
+
+}  // namespace
+
+std::vector<int> input_dofs(const Model& model, const std::vector<std::string>& names) {
+  const std::vector<std::string>& dofs = model.dof_names();
+  std::vector<int> result;
+  if (names.empty()) {
+    const std::vector<JointType> types = dof_types(model);
+    for (int i = 0; i < model.dof_count(); ++i)
+      if (types[static_cast<std::size_t>(i)] != JointType::kFloating) result.push_back(i);
+    return result;
+  }
+  for (const std::string& name : names) {
+    bool found = false;
+    for (int i = 0; i < model.dof_count(); ++i) {
+      const std::string& dof = dofs[static_cast<std::size_t>(i)];
+      if (dof != name && !(dof.starts_with(name + ":"))) continue;
+      if (std::ranges::find(result, i) != result.end())
+        throw UsageError("the input '" + name + "' is given twice");
+      result.push_back(i);
+      found = true;
+    }
+    if (!found)
+      throw UsageError("unknown input '" + name + "': not a joint or dof of " + model.file());
+  }
+  return result;
+}
+
+Linearization linearize(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
+                        const std::vector<std::string>& inputs, double dt,
+                        const Eigen::Vector3d& gravity) {
+  const std::vector<int> input = input_dofs(model, inputs);
+  const ForwardDerivatives forward = forward_dynamics_derivatives(model, data, q, qd, tau, gravity);
+  const int n = model.dof_count();
+  const auto m = static_cast<Eigen::Index>(input.size());
+  Linearization result;
+  for (const std::string& name : model.dof_names()) result.states.push_back(name);
+  for (const std::string& name : model.dof_names()) result.states.push_back(name + "_qd");
+  for (const int i : input) result.inputs.push_back(model.dof_names()[static_cast<std::size_t>(i)]);
+  result.A.setZero(2 * n, 2 * n);
+  result.A.topLeftCorner(n, n) = tangent_drift(model, qd);
+  result.A.topRightCorner(n, n).setIdentity();
+  result.A.bottomLeftCorner(n, n) = forward.dqdd_dq;
+  result.A.bottomRightCorner(n, n) = forward.dqdd_dqd;
+  result.B.setZero(2 * n, m);
+  for (Eigen::Index a = 0; a < m; ++a)
+    result.B.col(a).tail(n) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
+  eigen_analysis(model, result);
+  if (dt > 0.0) {
+    // Zero-order hold: the exponential of the augmented matrix (Van Loan).
+    Eigen::MatrixXd augmented = Eigen::MatrixXd::Zero(2 * n + m, 2 * n + m);
+    augmented.topLeftCorner(2 * n, 2 * n) = result.A * dt;
+    augmented.topRightCorner(2 * n, m) = result.B * dt;
+    const Eigen::MatrixXd exponential = augmented.exp();
+    result.A_d = exponential.topLeftCorner(2 * n, 2 * n);
+    result.B_d = exponential.topRightCorner(2 * n, m);
+  }
+  return result;
+}
+
+Hold hold(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+          const std::vector<std::string>& inputs, const Eigen::Vector3d& gravity) {
+  const std::vector<int> input = input_dofs(model, inputs);
+  const int n = model.dof_count();
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  const Eigen::VectorXd at_rest = inverse_dynamics(model, data, q, zero, zero, gravity);
+  const ForwardDerivatives forward =
+      forward_dynamics_derivatives(model, data, q, zero, zero, gravity);
+  const auto m = static_cast<Eigen::Index>(input.size());
+  // min |M^-1 (S u - tau_rest)|: the acceleration the forces leave.
+  Eigen::MatrixXd reach(n, m);
+  for (Eigen::Index a = 0; a < m; ++a)
+    reach.col(a) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
+  const Eigen::VectorXd target = forward.dqdd_dtau * at_rest;
+  Hold result;
+  for (const int i : input) result.inputs.push_back(model.dof_names()[static_cast<std::size_t>(i)]);
+  result.input_forces =
+      m == 0 ? Eigen::VectorXd()
+             : Eigen::VectorXd(reach.completeOrthogonalDecomposition().solve(target));
+  result.tau = zero;
+  for (Eigen::Index a = 0; a < m; ++a)
+    result.tau[input[static_cast<std::size_t>(a)]] = result.input_forces[a];
+  result.residual = (forward.dqdd_dtau * result.tau - target).norm();
+  return result;
+}
+
+Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
+          const Eigen::Vector3d& gravity) {
+  const int n = model.dof_count();
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  constexpr int kIterations = 200;
+  constexpr double kLongestStep = 0.5;  // rad or m per Newton step: stay near the start
+  Rest result;
+  result.q = q;
+  InverseDerivatives at_rest;
+  double potential = potential_energy(model, data, result.q, gravity);
+  double scale = 0.0;
+  bool converged = false;
+  int escapes = 0;
+  constexpr int kEscapes = 10;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> hessian;
+  for (int iteration = 0; iteration < kIterations; ++iteration) {
+    // The gradient of the potential along the tangent is the inverse dynamics at rest, its
+    // Hessian that gradient's derivative (symmetric at a rest configuration).
+    inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
+    const Eigen::VectorXd& gradient = at_rest.tau;
+    hessian.compute(0.5 * (at_rest.dtau_dq + at_rest.dtau_dq.transpose()));
+    scale = std::max(scale, gradient.cwiseAbs().maxCoeff());
+    const Eigen::VectorXd& values = hessian.eigenvalues();
+    const Eigen::MatrixXd& vectors = hessian.eigenvectors();
+    const double floor = 1e-8 * std::max(values.cwiseAbs().maxCoeff(), 1e-300);
+    Eigen::VectorXd step;
+    if (gradient.cwiseAbs().maxCoeff() <= 1e-10 * (1.0 + scale)) {
+      // At rest: a minimum unless the potential curves down somewhere (a pendulum upright),
+      // then off along that direction, downhill by second order either way.
+      if (values[0] >= -floor || escapes == kEscapes) {
+        converged = true;
+        result.iterations = iteration;
+        break;
+      }
+      ++escapes;
+      step = 1e-2 * vectors.col(0);
+    } else {
+      // A descent direction: the Hessian with its eigenvalues made positive (|lambda|, at least
+      // a small fraction of the largest).
+      step = vectors.transpose() * gradient;
+      for (int i = 0; i < n; ++i) step[i] /= -std::max(std::abs(values[i]), floor);
+      step = vectors * step;
+    }
+    if (step.norm() > kLongestStep) step *= kLongestStep / step.norm();
+    // Backtracking until the potential decreases enough (Armijo).
+    const double slope = std::min(gradient.dot(step), 0.0);
+    double length = 1.0;
+    bool descended = false;
+    for (int halving = 0; halving < 50; ++halving, length *= 0.5) {
+      const Eigen::VectorXd trial = integrate(model, result.q, step, length);
+      const double trial_potential = potential_energy(model, data, trial, gravity);
+      if (trial_potential <= potential + 1e-4 * length * slope) {
+        result.q = trial;
+        potential = trial_potential;
+        descended = true;
+        break;
+      }
+    }
+    if (!descended) break;  // at the precision's floor: judged by the gradient below
+  }
+  if (!converged) {
+    inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
+    if (at_rest.tau.cwiseAbs().maxCoeff() > 1e-8 * (1.0 + scale))
+      throw UsageError(model.file() +
+                       ": no rest configuration near the state: the potential has no minimum "
+                       "reachable from it (something falls or slides away under gravity)");
+    hessian.compute(0.5 * (at_rest.dtau_dq + at_rest.dtau_dq.transpose()));
+  }
+  const Eigen::VectorXd& values = hessian.eigenvalues();
+  const double tolerance = 1e-8 * std::max(values.cwiseAbs().maxCoeff(), 1e-300);
+  result.stability = values.minCoeff() < -tolerance  ? Stability::kUnstable
+                     : values.minCoeff() > tolerance ? Stability::kStable
+                                                     : Stability::kMarginal;
+  return result;
+}
+
+}  // namespace skograph
