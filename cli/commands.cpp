@@ -10,6 +10,7 @@
 #include "export_command.hpp"
 #include "graph_command.hpp"
 #include "kinematics_command.hpp"
+#include "linearize_command.hpp"
 #include "model_commands.hpp"
 #include "operators_command.hpp"
 #include "simulate_command.hpp"
@@ -46,6 +47,12 @@ constexpr CommandHelp kCommands[] = {
      "  derivatives MODEL [--state STATE.json] [--json]\n"
      "                        derivatives of forward and inverse dynamics at the state:\n"
      "                        dqdd/dq, dqdd/dqd, dqdd/dtau = M^-1, dtau/dq, dtau/dqd, M (trees)\n"},
+    {"linearize",
+     "  linearize MODEL [--state STATE.json] [--inputs NAME,...] [--dt DT] [--hold | --rest]\n"
+     "           [--json]\n"
+     "                        A, B of x = (q, qd), eigenvalues, natural frequencies and modes;\n"
+     "                        A_d, B_d by zero-order hold; --hold the forces that hold q at\n"
+     "                        rest; --rest the nearest rest configuration and its stability\n"},
     {"simulate",
      "  simulate MODEL [--state STATE.json] --t T --dt H [--out TRAJ.csv [--loop-forces]]\n"
      "           [--json] [--method dopri5|rk4] [--rtol R] [--atol A] [--independent JOINT,...]\n"
@@ -112,7 +119,8 @@ constexpr const char* kModelNote =
     "(that link as the base body; state files stay in the file's coordinates and are converted,\n"
     "outputs name the new dofs)\n";
 constexpr const char* kOneLineUsage =
-    "usage: skograph <command> [options]; commands: graph dynamics derivatives simulate assemble "
+    "usage: skograph <command> [options]; commands: graph dynamics derivatives linearize simulate "
+    "assemble "
     "kinematics "
     "operators bench export"
 #if SKOGRAPH_HAVE_VIZ
@@ -244,6 +252,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "graph") status = graph_command(rest, out, err);
     if (command == "dynamics") status = dynamics_command(rest, out);
     if (command == "derivatives") status = derivatives_command(rest, out);
+    if (command == "linearize") status = linearize_command(rest, out);
     if (command == "simulate") status = simulate_command(rest, out, err);
     if (command == "assemble") status = assemble_command(rest, out, err);
     if (command == "kinematics") status = kinematics_command(rest, out, err);

@@ -24,7 +24,7 @@ constexpr const char* kDerivativesUsage =
     "usage: skograph derivatives MODEL [--state STATE.json] [--json] [--strict] "
     "[--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 // Dense dofs x dofs results are refused above this many dofs, as `dynamics` refuses a dense M.
-constexpr int kDenseLimit = 5000;
+constexpr int kDenseDerivativesLimit = 5000;
 
 struct DerivativesArguments {
   std::string file, state_file;
@@ -82,9 +82,9 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
   const DerivativesArguments args = parse_arguments(arguments);
   const Model model = load_model(args.file, args.read);
   keep_warnings(model);
-  if (model.dof_count() > kDenseLimit)
+  if (model.dof_count() > kDenseDerivativesLimit)
     throw UsageError(args.file + ": dense derivatives of " + std::to_string(model.dof_count()) +
-                     " dofs are too large (at most " + std::to_string(kDenseLimit) + ")");
+                     " dofs are too large (at most " + std::to_string(kDenseDerivativesLimit) + ")");
   const ModelState state = load_state(args.state_file, model);
   check_forces_move_mass(model, state.tau, state_source(args.state_file));
   ModelData data(model);
