@@ -52,6 +52,7 @@ PYBIND11_MODULE(_skograph, m) {
       "coordinates are kept where possible.");
   bind_model(m, model_class);
   bind_dynamics(model_class);
+  bind_derivatives(model_class);
   bind_kinematics(model_class);
   bind_closed_chains(model_class);
   bind_operators(model_class);

@@ -69,6 +69,7 @@ using ModelClass = pybind11::class_<PyModel, std::shared_ptr<PyModel>>;
 // The families of bindings, one file each, gathered by module.cpp.
 void bind_model(pybind11::module_& module, ModelClass& model_class);  // loading and the model
 void bind_dynamics(ModelClass& model_class);                          // dynamics
+void bind_derivatives(ModelClass& model_class);                       // derivatives
 void bind_kinematics(ModelClass& model_class);                        // kinematics
 void bind_closed_chains(ModelClass& model_class);                     // closed chains
 void bind_operators(ModelClass& model_class);                         // part II's operators

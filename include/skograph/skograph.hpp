@@ -30,11 +30,13 @@
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
+#include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/frames.hpp"
 #include "skograph/rigid/inverse_kinematics.hpp"
 #include "skograph/rigid/kinematics.hpp"
 #include "skograph/rigid/mechanism.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/rigid/tangent.hpp"
 
 // io/: the readers of model files, loop files and states.
 #include "skograph/io/loop_file.hpp"
@@ -46,8 +48,10 @@
 // simulation and timing.
 #include "skograph/model/base_change.hpp"
 #include "skograph/model/constraints.hpp"
+#include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/kinematics.hpp"
+#include "skograph/model/linearization.hpp"
 #include "skograph/model/model.hpp"
 #include "skograph/model/operators.hpp"
 #include "skograph/model/simulation.hpp"

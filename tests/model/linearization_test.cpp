@@ -90,6 +90,24 @@ TEST(Linearization, CompoundPendulumFrequencyAndInvertedPendulumsUnstableEigenva
   EXPECT_NEAR(held.residual, 0.0, 1e-12);
 }
 
+// The cart-pole of examples/models: upright, lambda^2 = m g l (M + m) / ((M + m)(I + m l^2) -
+// m^2 l^2) for cart mass M, pole mass m, centre of mass l above the hinge, inertia I about it.
+TEST(Linearization, CartPolesUnstableEigenvalueInClosedForm) {
+  const Model model =
+      load_model(std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/cartpole.yaml");
+  ModelData data(model);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(2);
+  const Linearization lin = linearize(model, data, zero, zero, zero, {"cart"}, 0.0);
+  const double cart = 1.0, m = 0.2, l = 0.5, inertia = 0.0167;
+  const double lambda =
+      std::sqrt(m * kG * l * (cart + m) / ((cart + m) * (inertia + m * l * l) - m * m * l * l));
+  EXPECT_NEAR(lin.eigenvalues[3].real(), lambda, 1e-12);
+  EXPECT_EQ(lin.inputs, (std::vector<std::string>{"cart"}));
+  // B: the cart's force accelerates the cart forward and tips the pole back.
+  EXPECT_GT(lin.B(2, 0), 0.0);
+  EXPECT_LT(lin.B(3, 0), 0.0);
+}
+
 TEST(Linearization, DoublePendulumsTwoFrequencies) {
   const double m1 = 1.5, m2 = 0.7, l1 = 0.6, l2 = 0.4;
   const Model model = from_yaml(double_pendulum(m1, m2, l1, l2));
