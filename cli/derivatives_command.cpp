@@ -84,7 +84,8 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
   keep_warnings(model);
   if (model.dof_count() > kDenseDerivativesLimit)
     throw UsageError(args.file + ": dense derivatives of " + std::to_string(model.dof_count()) +
-                     " dofs are too large (at most " + std::to_string(kDenseDerivativesLimit) + ")");
+                     " dofs are too large (at most " + std::to_string(kDenseDerivativesLimit) +
+                     ")");
   const ModelState state = load_state(args.state_file, model);
   check_forces_move_mass(model, state.tau, state_source(args.state_file));
   ModelData data(model);
@@ -93,7 +94,7 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
   try {
     forward_dynamics_derivatives(model, data, state.q, state.qd, state.tau, state.gravity, forward);
   } catch (const SingularMassMatrixError& e) {
-    throw UsageError(args.file + ": " + e.what() + " (" + state_source(args.state_file) + ")");
+    throw state_failure(args.file, args.state_file, e.what());
   }
   inverse_dynamics_derivatives(model, data, state.q, state.qd, state.qdd, state.gravity, inverse);
   const bool finite = forward.qdd.allFinite() && forward.dqdd_dq.allFinite() &&
@@ -101,8 +102,7 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
                       inverse.dtau_dq.allFinite() && inverse.dtau_dqd.allFinite() &&
                       inverse.mass.allFinite();
   if (!finite)
-    throw UsageError(args.file + ": the derivatives are not finite at this state (" +
-                     state_source(args.state_file) + ")");
+    throw state_failure(args.file, args.state_file, "the derivatives are not finite at this state");
 
   // Everything is computed before anything is written: no partial output.
   if (args.json) {

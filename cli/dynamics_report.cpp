@@ -52,6 +52,14 @@ UsageError closure_failure(const std::string& file, const std::string& state_fil
                                                         : " (state " + state_file + ")"));
 }
 
+UsageError state_failure(const std::string& file, const std::string& state_file,
+                         const std::string& message) {
+  const std::string prefix = file + ": ";
+  const std::string problem = message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+  if (state_file.empty()) return UsageError(prefix + problem + " (the zero state)");
+  return UsageError(state_file + ": " + problem + " (model " + file + ")");
+}
+
 // What the state gives: for the force check's message.
 std::string state_source(const std::string& state_file) {
   return state_file.empty() ? std::string("the zero state") : "the state " + state_file;

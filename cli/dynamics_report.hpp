@@ -48,6 +48,12 @@ ModelState load_state(const std::string& state_file, const Model& model);
 // from one (model/model.hpp: loop_declaration).
 UsageError closure_failure(const std::string& file, const std::string& state_file, const Error& e,
                            const Mechanism& mechanism);
+// A failure the state leads to (a singular mass matrix, numbers that overflow, no rest
+// configuration) as one line naming the state file first, the model after: "STATE: MESSAGE
+// (model FILE)"; "FILE: MESSAGE (the zero state)" without a state file. MESSAGE loses a leading
+// "FILE: ".
+UsageError state_failure(const std::string& file, const std::string& state_file,
+                         const std::string& message);
 // What the state gives: for the force check's message.
 std::string state_source(const std::string& state_file);
 

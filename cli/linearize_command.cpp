@@ -105,28 +105,26 @@ int linearize_command(const std::vector<std::string>& arguments, std::ostream& o
                      ")");
   const ModelState state = load_state(args.state_file, model);
   ModelData data(model);
+  input_dofs(model, args.inputs);  // an unknown input named before anything is computed
   Operating at{state.q, state.qd, state.tau};
   Hold held;
   Rest rested;
-  if (args.hold) {
-    held = hold(model, data, state.q, args.inputs, state.gravity);
-    at.qd.setZero();
-    at.tau = held.tau;
-  }
-  if (args.rest) {
-    rested = rest(model, data, state.q, state.gravity);
-    at.q = rested.q;
-    at.qd.setZero();
-  }
   Linearization lin;
   try {
+    if (args.hold) {
+      held = hold(model, data, state.q, args.inputs, state.gravity);
+      at.qd.setZero();
+      at.tau = held.tau;
+    }
+    if (args.rest) {
+      rested = rest(model, data, state.q, state.gravity);
+      at.q = rested.q;
+      at.qd.setZero();
+    }
     lin = linearize(model, data, at.q, at.qd, at.tau, args.inputs, args.dt, state.gravity);
-  } catch (const SingularMassMatrixError& e) {
-    throw UsageError(args.file + ": " + e.what() + " (" + state_source(args.state_file) + ")");
+  } catch (const Error& e) {  // what the state leads to: named with it
+    throw state_failure(args.file, args.state_file, e.what());
   }
-  if (!lin.A.allFinite() || !lin.B.allFinite())
-    throw UsageError(args.file + ": the linearization is not finite at this state (" +
-                     state_source(args.state_file) + ")");
 
   const std::vector<std::string>& dofs = model.dof_names();
   if (args.json) {

@@ -62,8 +62,8 @@ Eigen::MatrixXd tangent_drift(const Model& model, const Eigen::VectorXd& qd) {
   return drift;
 }
 
-// Eigenvalues by ascending modulus, then imaginary part, then real part; the oscillatory modes from the
-// eigenvectors' q parts.
+// Eigenvalues by ascending modulus, then imaginary part, then real part; the oscillatory modes from
+// the eigenvectors' q parts.
 void eigen_analysis(const Model& model, Linearization& result) {
   const int n = model.dof_count();
   Eigen::EigenSolver<Eigen::MatrixXd> solver(result.A, true);
@@ -98,6 +98,11 @@ void eigen_analysis(const Model& model, Linearization& result) {
                    [](const OscillatoryMode& a, const OscillatoryMode& b) {
                      return a.frequency_hz < b.frequency_hz;
                    });
+}
+
+// UsageError "FILE: WHAT not finite at this state" unless `finite` (overflowing states).
+void require_finite(const Model& model, bool finite, const char* what) {
+  if (!finite) throw UsageError(model.file() + ": " + what + " not finite at this state");
 }
 
 }  // namespace
@@ -147,6 +152,7 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
   result.B.setZero(2 * n, m);
   for (Eigen::Index a = 0; a < m; ++a)
     result.B.col(a).tail(n) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
+  require_finite(model, result.A.allFinite() && result.B.allFinite(), "the linearization is");
   eigen_analysis(model, result);
   if (dt > 0.0) {
     // Zero-order hold: the exponential of the augmented matrix (Van Loan).
@@ -168,6 +174,8 @@ Hold hold(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   const Eigen::VectorXd at_rest = inverse_dynamics(model, data, q, zero, zero, gravity);
   const ForwardDerivatives forward =
       forward_dynamics_derivatives(model, data, q, zero, zero, gravity);
+  require_finite(model, at_rest.allFinite() && forward.dqdd_dtau.allFinite(),
+                 "the forces at rest are");
   const auto m = static_cast<Eigen::Index>(input.size());
   // min |M^-1 (S u - tau_rest)|: the acceleration the forces leave.
   Eigen::MatrixXd reach(n, m);
@@ -206,6 +214,8 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
     // Hessian that gradient's derivative (symmetric at a rest configuration).
     inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
     const Eigen::VectorXd& gradient = at_rest.tau;
+    require_finite(model, gradient.allFinite() && at_rest.dtau_dq.allFinite(),
+                   "the potential's gradient is");
     hessian.compute(0.5 * (at_rest.dtau_dq + at_rest.dtau_dq.transpose()));
     scale = std::max(scale, gradient.cwiseAbs().maxCoeff());
     const Eigen::VectorXd& values = hessian.eigenvalues();

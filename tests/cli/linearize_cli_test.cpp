@@ -104,6 +104,12 @@ TEST(LinearizeCli, BadInputIsOneLine) {
       "name: free\nlinks:\n  - {name: body, mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n"
       "joints:\n  - {name: root, type: free, parent: world, child: body}\n");
   expect_one_line_error(run_cli("linearize " + free + " --rest"), "no rest configuration");
+  // A state whose numbers overflow: the state file named first.
+  const std::string overflowing =
+      write_file("overflowing_state.json", R"({"gravity": [1e308, 0, -1e308]})");
+  const CliRun overflow = run_cli("linearize " + model + " --state " + overflowing + " --hold");
+  expect_one_line_error(overflow, "not finite at this state");
+  EXPECT_EQ(overflow.err.find("skograph linearize: " + overflowing), 0u) << overflow.err;
   expect_one_line_error(run_cli("linearize " + example_model("fourbar.yaml")),
                         "derivatives of closed chains");
 }
