@@ -12,6 +12,7 @@
 
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/tangent.hpp"
+#include "support/closed_chain_support.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {
@@ -199,6 +200,64 @@ TEST(Derivatives, ForwardDynamicsAgainstRichardsonAlongTheTangent) {
         1e-2);
     EXPECT_LT(relative_error(fd.dqdd_dtau, by_tau), 1e-9) << seed;
   }
+}
+
+// A massless gripper (a hinge and two fingers with no mass) on a two-link arm: M is singular on
+// the gripper's dofs, forward dynamics keeps their accelerations zero, and the derivatives take
+// the factorization on the dofs that move mass (rows of the massless dofs zero).
+TEST(Derivatives, ForwardDynamicsWithAMasslessSubtree) {
+  Mechanism m;
+  const int upper = testing_support::add_link(m, testing_support::rod_link("upper", 0.5, 2.0));
+  const int lower = testing_support::add_link(m, testing_support::rod_link("lower", 0.4, 1.5));
+  Link palm_link, left_link, right_link;
+  palm_link.name = "palm";
+  left_link.name = "left";
+  right_link.name = "right";
+  const int palm = testing_support::add_link(m, palm_link);
+  const int left = testing_support::add_link(m, left_link);
+  const int right = testing_support::add_link(m, right_link);
+  using testing_support::revolute_joint;
+  m.joints.push_back(revolute_joint("shoulder", -1, upper, {0, 0, 0.2}, Eigen::Vector3d::UnitY()));
+  m.joints.push_back(revolute_joint("elbow", upper, lower, {0.5, 0, 0}, Eigen::Vector3d::UnitX()));
+  m.joints.push_back(revolute_joint("grip", lower, palm, {0.4, 0, 0}, Eigen::Vector3d::UnitX()));
+  m.joints.push_back(revolute_joint("left", palm, left, {0.02, 0.02, 0}, Eigen::Vector3d::UnitZ()));
+  m.joints.push_back(
+      revolute_joint("right", palm, right, {0.02, -0.02, 0}, Eigen::Vector3d::UnitZ()));
+  const RigidBodyModel model(m);
+  const int n = model.dof_count();
+  ASSERT_EQ(n, 5);
+  RigidBodyData data(model), reference(model);
+  Eigen::VectorXd q(n), qd(n), tau = Eigen::VectorXd::Zero(n);
+  q << 0.3, -0.4, 0.2, 0.1, -0.1;
+  qd << 0.5, -0.7, 0.9, 0.2, -0.3;
+  tau.head(2) << 1.5, -0.8;  // no force on the massless joints
+  ForwardDynamicsDerivatives fd;
+  forward_dynamics_derivatives(model, data, q, qd, tau, kGravity, fd);
+  EXPECT_EQ(fd.dqdd_dq.bottomRows(3).norm(), 0.0);
+  EXPECT_EQ(fd.dqdd_dtau.bottomRows(3).norm() + fd.dqdd_dtau.rightCols(3).norm(), 0.0);
+  const Eigen::MatrixXd by_q = richardson(
+      n,
+      [&](int j, double e) -> Eigen::VectorXd {
+        return forward_dynamics(model, reference,
+                                integrate(model, q, Eigen::VectorXd::Unit(n, j), e), qd, tau,
+                                kGravity);
+      },
+      1e-3);
+  EXPECT_LT(relative_error(fd.dqdd_dq, by_q), 1e-7);
+  const Eigen::MatrixXd by_qd = richardson(
+      n,
+      [&](int j, double e) -> Eigen::VectorXd {
+        return forward_dynamics(model, reference, q, qd + e * Eigen::VectorXd::Unit(n, j), tau,
+                                kGravity);
+      },
+      1e-3);
+  EXPECT_LT(relative_error(fd.dqdd_dqd, by_qd), 1e-7);
+  // M^-1 on the massive dofs, zero elsewhere: M M^-1 M = M.
+  EXPECT_LT(relative_error(fd.inverse.mass * fd.dqdd_dtau * fd.inverse.mass, fd.inverse.mass),
+            1e-12);
+  EXPECT_LT(relative_error(fd.dqdd_dtau.topLeftCorner(2, 2) * fd.inverse.mass.topLeftCorner(2, 2),
+                           Eigen::Matrix2d::Identity()),
+            1e-12);
 }
 
 // Without velocities the rate derivative vanishes; with revolute and prismatic joints only (flat
