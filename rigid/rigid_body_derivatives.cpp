@@ -173,9 +173,56 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   }
 }
 
+namespace {
+
+SingularMassMatrixError not_positive_definite() {
+  return SingularMassMatrixError(-1,
+                                 "the mass matrix is not positive definite at this configuration");
+}
+
+// M = L* D L in place in work.factor (D on the diagonal, L below it), L unit lower triangular
+// with nonzeros only at (k, i), i an ancestor dof of k: M's own pattern, so no fill (RBDA
+// section 6.5, the LTDL factorization, children before parents).
+void factor_along_the_tree(DerivativeWorkspace& work, const Eigen::MatrixXd& mass) {
+  Eigen::MatrixXd& h = work.factor;
+  h = mass;
+  const auto n = static_cast<int>(h.rows());
+  for (int k = n - 1; k >= 0; --k) {
+    if (!(h(k, k) > 0.0)) throw not_positive_definite();
+    for (int i = work.dof_parent[static_cast<std::size_t>(k)]; i >= 0;
+         i = work.dof_parent[static_cast<std::size_t>(i)]) {
+      const double a = h(k, i) / h(k, k);
+      for (int j = i; j >= 0; j = work.dof_parent[static_cast<std::size_t>(j)])
+        h(i, j) -= a * h(k, j);
+      h(k, i) = a;
+    }
+  }
+}
+
+// work.rows <- M^-1 work.rows with the factor of factor_along_the_tree: L* v = b children first,
+// D w = v, L x = w parents first; each step a whole row of the right sides.
+void solve_along_the_tree(DerivativeWorkspace& work) {
+  const Eigen::MatrixXd& h = work.factor;
+  auto& rows = work.rows;
+  const auto n = static_cast<int>(h.rows());
+  for (int i = n - 1; i >= 0; --i)
+    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
+         j = work.dof_parent[static_cast<std::size_t>(j)])
+      rows.row(j) -= h(i, j) * rows.row(i);
+  for (int i = 0; i < n; ++i) rows.row(i) /= h(i, i);
+  for (int i = 0; i < n; ++i)
+    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
+         j = work.dof_parent[static_cast<std::size_t>(j)])
+      rows.row(i) -= h(i, j) * rows.row(j);
+}
+
+}  // namespace
+
 // ID(q, qd, FD(q, qd, tau)) = tau for every argument: differentiating gives M dqdd/dq + dtau/dq =
 // 0, M dqdd/dqd + dtau/dqd = 0 and M dqdd/dtau = 1, solved by a Cholesky factorization of M on the
-// dofs that move mass.
+// dofs that move mass: along the tree when every dof does and the dofs are numbered parents
+// first (factor_along_the_tree; the model layer always numbers them so), otherwise a dense
+// Cholesky factorization on them.
 void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -186,29 +233,37 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   InverseDynamicsDerivatives& inverse = result.inverse;
   inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
+  DerivativeWorkspace& work = derivative_workspace(model, data);
   int massive = 0;
   result.massive.resize(n);
   for (int k = 0; k < model.node_count(); ++k)
     if (!model.carries_no_mass(k))
       for (int c = 0; c < model.joint_dofs(k); ++c)
         result.massive[massive++] = model.joint_dof_offset(k) + c;
+  if (massive == n && work.parents_first) {
+    factor_along_the_tree(work, inverse.mass);
+    // Every dof moves mass: three solves with M's tree-sparse factor, each O(n x the dofs'
+    // summed depths) instead of the O(n^3) of M^-1 and two dense products.
+    const auto solve_into = [&](const Eigen::MatrixXd* right, double sign, Eigen::MatrixXd& out) {
+      if (right != nullptr)
+        work.rows = *right;
+      else
+        work.rows.setIdentity();
+      solve_along_the_tree(work);
+      out.resize(n, n);
+      out = sign * work.rows;
+    };
+    solve_into(&inverse.dtau_dq, -1.0, result.dqdd_dq);
+    solve_into(&inverse.dtau_dqd, -1.0, result.dqdd_dqd);
+    solve_into(nullptr, 1.0, result.dqdd_dtau);
+    return;
+  }
   result.reduced.resize(massive, massive);
   for (int i = 0; i < massive; ++i)
     for (int j = 0; j < massive; ++j)
       result.reduced(i, j) = inverse.mass(result.massive[i], result.massive[j]);
   result.factor.compute(result.reduced);
-  if (result.factor.info() != Eigen::Success)
-    throw SingularMassMatrixError(-1,
-                                  "the mass matrix is not positive definite at this configuration");
-  if (massive == n) {
-    // Every dof moves mass: M^-1 once, then two matrix products (blocked, faster than two more
-    // triangular solves with n right sides each).
-    result.dqdd_dtau.setIdentity(n, n);
-    result.factor.solveInPlace(result.dqdd_dtau);
-    result.dqdd_dq.noalias() = -result.dqdd_dtau * inverse.dtau_dq;
-    result.dqdd_dqd.noalias() = -result.dqdd_dtau * inverse.dtau_dqd;
-    return;
-  }
+  if (result.factor.info() != Eigen::Success) throw not_positive_definite();
   result.dqdd_dq.setZero(n, n);
   result.dqdd_dqd.setZero(n, n);
   result.dqdd_dtau.setZero(n, n);

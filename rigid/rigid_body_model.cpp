@@ -1,5 +1,7 @@
 #include "skograph/rigid/rigid_body_model.hpp"
 
+#include "skograph/operators/elimination_order.hpp"
+
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
@@ -242,7 +244,13 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
       composite_inertia(static_cast<std::size_t>(model.node_count())),
       composite_rate(static_cast<std::size_t>(model.node_count())),
       acceleration(static_cast<std::size_t>(model.node_count())),
-      force(static_cast<std::size_t>(model.node_count())) {}
+      force(static_cast<std::size_t>(model.node_count())),
+      dof_parent(dof_parents(*model.structure())),
+      factor(model.dof_count(), model.dof_count()),
+      rows(model.dof_count(), model.dof_count()) {
+  for (std::size_t i = 0; i < dof_parent.size(); ++i)
+    if (dof_parent[i] >= static_cast<int>(i)) parents_first = false;
+}
 
 DerivativeWorkspace& derivative_workspace(const RigidBodyModel& model, RigidBodyData& data) {
   if (!data.derivatives) data.derivatives = std::make_unique<DerivativeWorkspace>(model);

@@ -12,6 +12,7 @@
 
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/tangent.hpp"
+#include "skograph/rigid/tree_order.hpp"
 #include "support/closed_chain_support.hpp"
 #include "support/rigid_support.hpp"
 
@@ -56,10 +57,14 @@ struct Case {
   Eigen::VectorXd q, qd, qdd, tau;
 };
 
-Case random_case(unsigned seed, const RandomMechanismOptions& options) {
+// `depth_first`: the joints renumbered parents first, as the model layer numbers them (the
+// forward-dynamics derivatives then factor M along the tree); otherwise as generated.
+Case random_case(unsigned seed, const RandomMechanismOptions& options, bool depth_first = false) {
   std::mt19937 rng(seed);
   Case c;
-  c.model = std::make_unique<RigidBodyModel>(random_mechanism(options, rng));
+  const Mechanism mechanism = random_mechanism(options, rng);
+  c.model =
+      std::make_unique<RigidBodyModel>(depth_first ? depth_first_order(mechanism) : mechanism);
   const int n = c.model->dof_count();
   c.q = rigid_random_state(n, rng, 0.8);  // rotation vectors well inside |r| < pi
   c.qd = rigid_random_state(n, rng, 1.0);
@@ -159,47 +164,48 @@ TEST(Derivatives, InverseDynamicsAgainstRichardsonAlongTheTangent) {
 
 TEST(Derivatives, ForwardDynamicsAgainstRichardsonAlongTheTangent) {
   unsigned seed = 20;
-  for (const RandomMechanismOptions& shape : shapes()) {
-    Case c = random_case(++seed, shape);
-    const RigidBodyModel& model = *c.model;
-    const int n = model.dof_count();
-    RigidBodyData data(model), reference(model);
-    ForwardDynamicsDerivatives fd;
-    forward_dynamics_derivatives(model, data, c.q, c.qd, c.tau, kGravity, fd);
-    EXPECT_LT(
-        relative_error(fd.qdd, forward_dynamics(model, reference, c.q, c.qd, c.tau, kGravity)),
-        1e-12);
-    // Identities: M^-1 M = 1, and inverse dynamics at FD's qdd gives tau back.
-    EXPECT_LT(relative_error(fd.dqdd_dtau * fd.inverse.mass, Eigen::MatrixXd::Identity(n, n)),
-              1e-10);
-    EXPECT_LT(relative_error(fd.inverse.tau, c.tau), 1e-10);
-    double estimate = 0.0;
-    const Eigen::MatrixXd by_q = richardson(
-        n,
-        [&](int j, double e) -> Eigen::VectorXd {
-          return forward_dynamics(model, reference,
-                                  integrate(model, c.q, Eigen::VectorXd::Unit(n, j), e), c.qd,
-                                  c.tau, kGravity);
-        },
-        1e-3, &estimate);
-    EXPECT_LT(relative_error(fd.dqdd_dq, by_q), std::max(1e-7, 10 * estimate)) << seed;
-    const Eigen::MatrixXd by_qd = richardson(
-        n,
-        [&](int j, double e) -> Eigen::VectorXd {
-          return forward_dynamics(model, reference, c.q, c.qd + e * Eigen::VectorXd::Unit(n, j),
-                                  c.tau, kGravity);
-        },
-        1e-3);
-    EXPECT_LT(relative_error(fd.dqdd_dqd, by_qd), 1e-7) << seed;
-    const Eigen::MatrixXd by_tau = richardson(
-        n,
-        [&](int j, double e) -> Eigen::VectorXd {
-          return forward_dynamics(model, reference, c.q, c.qd,
-                                  c.tau + e * Eigen::VectorXd::Unit(n, j), kGravity);
-        },
-        1e-2);
-    EXPECT_LT(relative_error(fd.dqdd_dtau, by_tau), 1e-9) << seed;
-  }
+  for (const RandomMechanismOptions& shape : shapes())
+    for (const bool depth_first : {false, true}) {
+      Case c = random_case(++seed, shape, depth_first);
+      const RigidBodyModel& model = *c.model;
+      const int n = model.dof_count();
+      RigidBodyData data(model), reference(model);
+      ForwardDynamicsDerivatives fd;
+      forward_dynamics_derivatives(model, data, c.q, c.qd, c.tau, kGravity, fd);
+      EXPECT_LT(
+          relative_error(fd.qdd, forward_dynamics(model, reference, c.q, c.qd, c.tau, kGravity)),
+          1e-12);
+      // Identities: M^-1 M = 1, and inverse dynamics at FD's qdd gives tau back.
+      EXPECT_LT(relative_error(fd.dqdd_dtau * fd.inverse.mass, Eigen::MatrixXd::Identity(n, n)),
+                1e-10);
+      EXPECT_LT(relative_error(fd.inverse.tau, c.tau), 1e-10);
+      double estimate = 0.0;
+      const Eigen::MatrixXd by_q = richardson(
+          n,
+          [&](int j, double e) -> Eigen::VectorXd {
+            return forward_dynamics(model, reference,
+                                    integrate(model, c.q, Eigen::VectorXd::Unit(n, j), e), c.qd,
+                                    c.tau, kGravity);
+          },
+          1e-3, &estimate);
+      EXPECT_LT(relative_error(fd.dqdd_dq, by_q), std::max(1e-7, 10 * estimate)) << seed;
+      const Eigen::MatrixXd by_qd = richardson(
+          n,
+          [&](int j, double e) -> Eigen::VectorXd {
+            return forward_dynamics(model, reference, c.q, c.qd + e * Eigen::VectorXd::Unit(n, j),
+                                    c.tau, kGravity);
+          },
+          1e-3);
+      EXPECT_LT(relative_error(fd.dqdd_dqd, by_qd), 1e-7) << seed;
+      const Eigen::MatrixXd by_tau = richardson(
+          n,
+          [&](int j, double e) -> Eigen::VectorXd {
+            return forward_dynamics(model, reference, c.q, c.qd,
+                                    c.tau + e * Eigen::VectorXd::Unit(n, j), kGravity);
+          },
+          1e-2);
+      EXPECT_LT(relative_error(fd.dqdd_dtau, by_tau), 1e-9) << seed;
+    }
 }
 
 // A massless gripper (a hinge and two fingers with no mass) on a two-link arm: M is singular on

@@ -131,6 +131,12 @@ struct DerivativeWorkspace {
       rate_column;
   std::vector<Matrix6d> composite_inertia, composite_rate;
   std::vector<Vector6d> acceleration, force;
+  // Forward dynamics' derivatives: per dof its parent dof (-1 at a base), M factored in place as
+  // L* D L with L's pattern the dofs' ancestors (RBDA section 6.5), the right sides row by row.
+  std::vector<int> dof_parent;
+  bool parents_first = true;  // every dof_parent[i] < i
+  Eigen::MatrixXd factor;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows;
 };
 
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
