@@ -104,6 +104,8 @@ int linearize_command(const std::vector<std::string>& arguments, std::ostream& o
                      " dofs is too large (at most " + std::to_string(kDenseLinearizationLimit) +
                      ")");
   const ModelState state = load_state(args.state_file, model);
+  if (!args.hold)  // the state's tau is the operating point's (the hold finds its own)
+    check_forces_move_mass(model, state.tau, state_source(args.state_file));
   ModelData data(model);
   input_dofs(model, args.inputs);  // an unknown input named before anything is computed
   Operating at{state.q, state.qd, state.tau};

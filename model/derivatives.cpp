@@ -31,6 +31,14 @@ void square_to_file(const Model& model, const Eigen::MatrixXd& model_order, Eige
   model.dof_order().symmetric_to_file(model_order, file);  // rows and columns alike
 }
 
+// UsageError "FILE: the derivatives are not finite at this state" (an overflowing state): every
+// caller, the CLI and Python alike, refuses it the same way.
+template <typename... Results>
+void require_finite(const Model& model, const Results&... results) {
+  if (!(results.allFinite() && ...))
+    throw UsageError(model.file() + ": the derivatives are not finite at this state");
+}
+
 }  // namespace
 
 void forward_dynamics_derivatives(const Model& model, ModelData& data,
@@ -49,6 +57,7 @@ void forward_dynamics_derivatives(const Model& model, ModelData& data,
   square_to_file(model, tree.dqdd_dq, result.dqdd_dq);
   square_to_file(model, tree.dqdd_dqd, result.dqdd_dqd);
   square_to_file(model, tree.dqdd_dtau, result.dqdd_dtau);
+  require_finite(model, tree.qdd, tree.dqdd_dq, tree.dqdd_dqd, tree.dqdd_dtau);
 }
 
 ForwardDerivatives forward_dynamics_derivatives(const Model& model, ModelData& data,
@@ -76,6 +85,7 @@ void inverse_dynamics_derivatives(const Model& model, ModelData& data,
   square_to_file(model, tree.dtau_dq, result.dtau_dq);
   square_to_file(model, tree.dtau_dqd, result.dtau_dqd);
   square_to_file(model, tree.mass, result.mass);
+  require_finite(model, tree.tau, tree.dtau_dq, tree.dtau_dqd, tree.mass);
 }
 
 InverseDerivatives inverse_dynamics_derivatives(const Model& model, ModelData& data,

@@ -63,17 +63,21 @@ Eigen::MatrixXd tangent_drift(const Model& model, const Eigen::VectorXd& qd) {
 }
 
 // Eigenvalues by ascending modulus, then imaginary part, then real part; the oscillatory modes from
-// the eigenvectors' q parts.
+// the eigenvectors' q parts. Moduli equal but for rounding (an inverted pendulum's +-omega) compare
+// equal: they are compared on a grid of 1e-9 of the largest, so such a pair is ordered by its
+// imaginary and real parts whatever the rounding.
 void eigen_analysis(const Model& model, Linearization& result) {
   const int n = model.dof_count();
   Eigen::EigenSolver<Eigen::MatrixXd> solver(result.A, true);
   if (solver.info() != Eigen::Success)
     throw UsageError(model.file() + ": the eigenvalues of A did not converge");
   const Eigen::VectorXcd values = solver.eigenvalues();
+  const double grid = 1e-9 * std::max(values.cwiseAbs().maxCoeff(), 1e-300);
   std::vector<int> order(static_cast<std::size_t>(values.size()));
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const double ma = std::abs(values[a]), mb = std::abs(values[b]);
+    const double ma = std::round(std::abs(values[a]) / grid);
+    const double mb = std::round(std::abs(values[b]) / grid);
     if (ma != mb) return ma < mb;
     if (values[a].imag() != values[b].imag()) return values[a].imag() < values[b].imag();
     return values[a].real() < values[b].real();
@@ -81,11 +85,12 @@ void eigen_analysis(const Model& model, Linearization& result) {
   result.eigenvalues.resize(values.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     result.eigenvalues[static_cast<Eigen::Index>(i)] = values[order[i]];
+  const Eigen::MatrixXcd vectors = solver.eigenvectors();
   for (const int i : order) {
     const std::complex<double> lambda = values[i];
     const double modulus = std::abs(lambda);
     if (!(lambda.imag() > 1e-9 * modulus)) continue;  // one of each pair, oscillatory only
-    const Eigen::VectorXcd q_part = solver.eigenvectors().col(i).head(n);
+    const Eigen::VectorXcd q_part = vectors.col(i).head(n);
     Eigen::Index largest = 0;
     q_part.cwiseAbs().maxCoeff(&largest);
     OscillatoryMode mode;
@@ -103,6 +108,12 @@ void eigen_analysis(const Model& model, Linearization& result) {
 // UsageError "FILE: WHAT not finite at this state" unless `finite` (overflowing states).
 void require_finite(const Model& model, bool finite, const char* what) {
   if (!finite) throw UsageError(model.file() + ": " + what + " not finite at this state");
+}
+
+UsageError no_minimum(const Model& model) {
+  return UsageError(model.file() +
+                    ": no rest configuration near the state: the potential has no minimum "
+                    "reachable from it (something falls or slides away under gravity)");
 }
 
 }  // namespace
@@ -225,11 +236,12 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
     if (gradient.cwiseAbs().maxCoeff() <= 1e-10 * (1.0 + scale)) {
       // At rest: a minimum unless the potential curves down somewhere (a pendulum upright),
       // then off along that direction, downhill by second order either way.
-      if (values[0] >= -floor || escapes == kEscapes) {
+      if (values[0] >= -floor) {
         converged = true;
         result.iterations = iteration;
         break;
       }
+      if (escapes == kEscapes) throw no_minimum(model);
       ++escapes;
       step = 1e-2 * vectors.col(0);
     } else {
@@ -258,10 +270,7 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   }
   if (!converged) {
     inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
-    if (at_rest.tau.cwiseAbs().maxCoeff() > 1e-8 * (1.0 + scale))
-      throw UsageError(model.file() +
-                       ": no rest configuration near the state: the potential has no minimum "
-                       "reachable from it (something falls or slides away under gravity)");
+    if (at_rest.tau.cwiseAbs().maxCoeff() > 1e-8 * (1.0 + scale)) throw no_minimum(model);
     hessian.compute(0.5 * (at_rest.dtau_dq + at_rest.dtau_dq.transpose()));
   }
   const Eigen::VectorXd& values = hessian.eigenvalues();

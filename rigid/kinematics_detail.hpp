@@ -25,4 +25,11 @@ void world_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::Vec
 // world_motion's or update_motion's), without walking the configuration again.
 const Eigen::MatrixXd& mass_matrix_at_transforms(const RigidBodyModel& model, RigidBodyData& data);
 
+// Whether column j of a joint moves column c of the same joint (j, c: the joint's column
+// indices): every column of a joint moves the others, except in a planar joint, taken as the chain
+// x, y, theta (x and y fixed in the joint frame, theta in the child), where j moves c for j <= c.
+inline bool moves_within(JointType type, int j, int c) {
+  return type != JointType::kPlanar || j <= c;
+}
+
 }  // namespace skograph::rigid_detail

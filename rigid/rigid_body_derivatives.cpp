@@ -10,6 +10,7 @@
 #include "skograph/operators/articulated_body.hpp"
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/rigid_kernels.hpp"
+#include "skograph/rigid/spatial.hpp"
 
 namespace skograph {
 
@@ -19,33 +20,20 @@ using rigid_detail::check_size;
 
 namespace {
 
-Eigen::Matrix3d skew(const Eigen::Vector3d& a) {
-  Eigen::Matrix3d m;
-  m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
-  return m;
-}
-
 // B(k) = Idot + lbar(l) for a link of world inertia I moving with V, l = I V: Idot = V x* I - I (V
 // x) is the rate of I as the link carries it, and lbar(l) x = x x* l. s . (B x) is the change of s
 // . (V x* I V) and I's rate when V changes by x, the second half of d f / d V.
 Matrix6d rate_composite(const Matrix6d& inertia, const Vector6d& velocity) {
   Matrix6d motion_cross = Matrix6d::Zero();
-  const Eigen::Matrix3d w = skew(velocity.head<3>()), v = skew(velocity.tail<3>());
+  const Eigen::Matrix3d w = cross_matrix(velocity.head<3>()), v = cross_matrix(velocity.tail<3>());
   motion_cross.topLeftCorner<3, 3>() = w;
   motion_cross.bottomRightCorner<3, 3>() = w;
   motion_cross.bottomLeftCorner<3, 3>() = v;
   const Vector6d momentum = inertia * velocity;
   Matrix6d lbar;
-  const Eigen::Matrix3d n = skew(momentum.head<3>()), f = skew(momentum.tail<3>());
+  const Eigen::Matrix3d n = cross_matrix(momentum.head<3>()), f = cross_matrix(momentum.tail<3>());
   lbar << -n, -f, -f, Eigen::Matrix3d::Zero();
   return -motion_cross.transpose() * inertia - inertia * motion_cross + lbar;
-}
-
-// Whether column j of a joint moves column c of the same joint (j, c: the joint's column
-// indices): every column of a joint moves the others, except in a planar joint, taken as the chain
-// x, y, theta (x and y fixed in the joint frame, theta in the child), where j moves c for j <= c.
-bool moves_within(JointType type, int j, int c) {
-  return type != JointType::kPlanar || j <= c;
 }
 
 }  // namespace
@@ -148,7 +136,7 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
       const int row = dof_at[a];
       for (int b = first; b < first + dofs; ++b) {
         const int column = dof_at[b];
-        result.dtau_dq(row, column) = moves_within(type, b - first, a - first)
+        result.dtau_dq(row, column) = rigid_detail::moves_within(type, b - first, a - first)
                                           ? t1.col(a).dot(dA.col(b)) + t4.col(a).dot(dV.col(b))
                                           : s.col(a).dot(t3.col(b));
         result.dtau_dqd(row, column) = t1.col(a).dot(dW.col(b)) + t4.col(a).dot(s.col(b));

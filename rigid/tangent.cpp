@@ -13,12 +13,6 @@ using rigid_detail::check_size;
 
 namespace {
 
-Eigen::Matrix3d skew(const Eigen::Vector3d& a) {
-  Eigen::Matrix3d m;
-  m << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
-  return m;
-}
-
 // The rotation vector of R with norm <= pi.
 Eigen::Vector3d rotation_vector_of(const Eigen::Matrix3d& R) {
   const Eigen::AngleAxisd angle_axis(R);
@@ -38,7 +32,7 @@ Eigen::Matrix3d translation_factor(const Eigen::Vector3d& w) {
     a = (1.0 - std::cos(t)) / t2;
     b = (t - std::sin(t)) / (t2 * t);
   }
-  const Eigen::Matrix3d W = skew(w);
+  const Eigen::Matrix3d W = cross_matrix(w);
   return Eigen::Matrix3d::Identity() + a * W + b * W * W;
 }
 

@@ -205,7 +205,8 @@ TEST(ModelFormatsCli, UnusableMimicTagsWarnWithTheirLineOrAreRefusedWhenStrict) 
 }
 
 // A massless gripper on a moving joint: the dynamics leaves it at rest, with one warning naming
-// the joint; --strict refuses it naming the joint; a force on it is refused.
+// the joint; --strict refuses it naming the joint; a force on it is refused (by the dynamics,
+// their derivatives and the linearization alike).
 TEST(ModelFormatsCli, MasslessMovingSubtreesWarnOrAreRefused) {
   std::string text = gripper("", "");
   for (const char* link : {"left", "right", "tip"}) {
@@ -228,8 +229,9 @@ TEST(ModelFormatsCli, MasslessMovingSubtreesWarnOrAreRefused) {
   expect_one_line_error(run_cli("dynamics " + path + " --strict"),
                         path + ": joint 'left_joint' moves no mass");
   const std::string state = write_file("push.json", R"({"tau": {"tip_joint": 0.5}})");
-  expect_one_line_error(run_cli("dynamics " + path + " --state " + state),
-                        "joint 'tip_joint' moves no mass");
+  for (const char* command : {"dynamics ", "derivatives ", "linearize "})
+    expect_one_line_error(run_cli(command + path + " --state " + state),
+                          "joint 'tip_joint' moves no mass");
   expect_one_line_error(run_cli("export " + path + " --mass m.mtx --factor l.mtx"),
                         "the mass matrix is singular (joint 'left_joint' moves no mass");
 }

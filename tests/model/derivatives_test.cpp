@@ -18,6 +18,7 @@
 #include "skograph/graph/error.hpp"
 #include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
+#include "support/richardson.hpp"
 
 namespace skograph {
 namespace {
@@ -45,34 +46,14 @@ std::vector<fs::path> published_urdfs() {
   return files;
 }
 
-// Column j: R(h/2) with R(h) = (4 D(h/2) - D(h)) / 3, D(h) the central difference of f along
-// e_j; `estimate` receives |R(h/2) - R(h)|, an estimate of R(h)'s own error (Frobenius norms).
-Eigen::MatrixXd richardson(int n, const std::function<Eigen::VectorXd(int, double)>& at, double h,
-                           double& estimate) {
-  Eigen::MatrixXd fine, coarse;
-  for (int j = 0; j < n; ++j) {
-    const auto central = [&](double e) -> Eigen::VectorXd {
-      return (at(j, e) - at(j, -e)) / (2 * e);
-    };
-    const Eigen::VectorXd d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
-    if (j == 0) {
-      fine.resize(d1.size(), n);
-      coarse.resize(d1.size(), n);
-    }
-    coarse.col(j) = (4.0 * d2 - d1) / 3.0;
-    fine.col(j) = (4.0 * d4 - d2) / 3.0;
-  }
-  estimate = (fine - coarse).norm();
-  return fine;
-}
-
 // Normwise relative within max(1e-7, 10 x Richardson's own error estimate): the reference's
 // error grows with M's condition (icub's is 1.7e7).
 void expect_near(const Eigen::MatrixXd& computed,
                  const std::function<Eigen::VectorXd(int, double)>& at, const std::string& what) {
-  double estimate = 0.0;
-  const Eigen::MatrixXd reference =
-      richardson(static_cast<int>(computed.cols()), at, 1e-3, estimate);
+  const testing_support::RichardsonColumns columns =
+      testing_support::richardson_columns(static_cast<int>(computed.cols()), at, 1e-3);
+  const Eigen::MatrixXd& reference = columns.fine;
+  const double estimate = (columns.fine - columns.coarse).norm();
   const double scale = std::max(reference.norm(), 1.0);
   const double tolerance = std::max(1e-7, 10.0 * estimate / scale);
   EXPECT_LE((computed - reference).norm() / scale, tolerance) << what;

@@ -157,6 +157,12 @@ class Derivatives(unittest.TestCase):
         self.assertIn("not a finite number", str(caught.exception))
         with self.assertRaises(skograph.Error):
             arm.linearize(np.zeros(7), dt=-1.0)
+        # Finite numbers that overflow: refused as the command line refuses them, not NaN.
+        overflowing = np.array([1e308, 0.0, -1e308])
+        for call in (arm.forward_dynamics_derivatives, arm.inverse_dynamics_derivatives):
+            with self.assertRaises(skograph.Error) as caught:
+                call(np.zeros(7), np.zeros(7), np.zeros(7), gravity=overflowing)
+            self.assertIn("not finite at this state", str(caught.exception))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "skograph/rigid/tangent.hpp"
 #include "skograph/rigid/tree_order.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/richardson.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {
@@ -21,31 +22,21 @@ namespace {
 
 using testing_support::random_mechanism;
 using testing_support::RandomMechanismOptions;
+using testing_support::richardson_columns;
+using testing_support::RichardsonColumns;
 using testing_support::rigid_random_state;
 
 const Eigen::Vector3d kGravity(0.0, 0.0, -9.81);
 
-// Column j: R(h/2) with R(h) = (4 D(h/2) - D(h)) / 3 and D(h) = (f(x (+) h e_j) -
-// f(x (+) -h e_j)) / 2h, where (+) is the tangent step `at` takes; R's error is O(h^4).
-// `estimate` receives |R(h/2) - R(h)| (the largest entry relative to the largest of R), an
-// estimate of R(h)'s own error.
+// Richardson's R(h/2) along the tangent step `at` takes; `estimate` receives |R(h/2) - R(h)| (the
+// largest entry relative to the largest of R), an estimate of R(h)'s own error.
 Eigen::MatrixXd richardson(int n, const std::function<Eigen::VectorXd(int, double)>& at, double h,
                            double* estimate = nullptr) {
-  Eigen::MatrixXd result;
-  double worst = 0.0, largest = 0.0;
-  for (int j = 0; j < n; ++j) {
-    const auto central = [&](double e) -> Eigen::VectorXd {
-      return (at(j, e) - at(j, -e)) / (2 * e);
-    };
-    const Eigen::VectorXd d1 = central(h), d2 = central(h / 2), d4 = central(h / 4);
-    const Eigen::VectorXd coarse = (4.0 * d2 - d1) / 3.0, fine = (4.0 * d4 - d2) / 3.0;
-    if (j == 0) result.resize(fine.size(), n);
-    result.col(j) = fine;
-    worst = std::max(worst, (fine - coarse).cwiseAbs().maxCoeff());
-    largest = std::max(largest, fine.cwiseAbs().maxCoeff());
-  }
-  if (estimate != nullptr) *estimate = worst / (1.0 + largest);
-  return result;
+  const RichardsonColumns columns = richardson_columns(n, at, h);
+  if (estimate != nullptr)
+    *estimate = (columns.fine - columns.coarse).cwiseAbs().maxCoeff() /
+                (1.0 + columns.fine.cwiseAbs().maxCoeff());
+  return columns.fine;
 }
 
 double relative_error(const Eigen::MatrixXd& computed, const Eigen::MatrixXd& reference) {
@@ -57,8 +48,10 @@ struct Case {
   Eigen::VectorXd q, qd, qdd, tau;
 };
 
-// `depth_first`: the joints renumbered parents first, as the model layer numbers them (the
-// forward-dynamics derivatives then factor M along the tree); otherwise as generated.
+// `depth_first`: the joints renumbered depth first, as the model layer numbers them; otherwise as
+// generated. Both number parents first, so the forward-dynamics derivatives factor M along the
+// tree either way; the dense factorization is covered by the massless-gripper test below and by
+// the shuffled file order of tests/cli/dof_order_cli_test.cpp.
 Case random_case(unsigned seed, const RandomMechanismOptions& options, bool depth_first = false) {
   std::mt19937 rng(seed);
   Case c;
