@@ -1,0 +1,334 @@
+// Derivatives of a closed chain's constraint rows (rigid/closed_chain_derivatives.hpp): the
+// relative twist of each loop's two closure frames and its rate, differentiated along the tree's
+// tangent from the per-dof derivatives the tree's inverse-dynamics derivatives leave in their
+// workspace (rigid/derivatives.hpp), and the derivative of the loop forces' generalized forces.
+#include "skograph/rigid/closed_chain_derivatives.hpp"
+
+#include <Eigen/Dense>
+
+#include "closed_chain/internal.hpp"
+#include "kinematics_detail.hpp"
+#include "size_checks.hpp"
+#include "skograph/operators/articulated_body.hpp"
+#include "skograph/rigid/rigid_kernels.hpp"
+
+namespace skograph {
+
+using kernels::cross_motion;
+using rigid_detail::check_size;
+
+namespace {
+
+// [w x z_angular; w x z_linear]: the rotation of both halves of a 6-vector held in moving axes.
+Vector6d cross_halves(const Eigen::Vector3d& w, const Vector6d& z) {
+  Vector6d out;
+  out.head<3>() = w.cross(z.head<3>());
+  out.tail<3>() = w.cross(z.tail<3>());
+  return out;
+}
+
+// One end of a loop (a link's node, or -1 for the world): its velocity V and acceleration A in
+// world axes about the workspace's point (A with the world's -g, as the tree's walk has it).
+struct End {
+  int node = -1;
+  Vector6d velocity = Vector6d::Zero(), acceleration = Vector6d::Zero();
+};
+
+// The motion of one loop's relative twist, all in world axes about the point o:
+//   y  = [dw; dv + dw x r]                                  (F_c relative to F_p at x_c, r = x_c -
+//   o) yd = [da_w; da_v + da_w x r + dw x rd]                  (its rate, rd = x_c's velocity)
+// with dw, dv = V_c - V_p and da = A_c - A_p. The rows read R_p^T y (velocity) and
+// R_p^T (yd - w_p x y) (acceleration: d/dt of R_p^T y, the qdd terms included).
+struct LoopMotion {
+  End child, parent;
+  Eigen::Matrix3d parent_rotation;  // R_p of F_p
+  Eigen::Vector3d r, point_velocity, parent_angular;
+  Vector6d y, yd, u;  // u = yd - w_p x y
+};
+
+// Per-link derivatives along dof j with column s_j (world axes about o), for a link the dof
+// moves, from the tree walk's dV_j, dA_j, dW_j (rigid_body_derivatives.cpp):
+//   dV_k/dq_j = dV_j + s_j x V_k, dA_k/dq_j = dA_j + dV_j x V_k + s_j x A_k,
+//   dA_k/dqd_j = dW_j + s_j x V_k (and dV_k/dqd_j = s_j).
+struct DofColumn {
+  Vector6d s, dV, dA, dW;
+};
+
+// The rows S R_p^T z of one loop (`angular` rows on z's first half, `linear` on its second) into
+// `out` from `row`.
+void apply_rows(const LoopRows& rows, const Eigen::Matrix3d& rotation, const Vector6d& z,
+                Eigen::MatrixXd& out, int row, int column) {
+  const int angular = static_cast<int>(rows.angular.rows());
+  const int linear = static_cast<int>(rows.linear.rows());
+  if (angular > 0)
+    out.col(column).segment(row, angular).noalias() =
+        rows.angular * (rotation.transpose() * z.head<3>());
+  if (linear > 0)
+    out.col(column).segment(row + angular, linear).noalias() =
+        rows.linear * (rotation.transpose() * z.tail<3>());
+}
+
+}  // namespace
+
+// Differentiating y, yd (LoopMotion) along a dof j that moves one end only (c_j: the child's,
+// p_j: F_p's; a dof moving both turns the whole loop and leaves its rows unchanged):
+//   along q_j:  dr = c_j (v_j + w_j x r), drd = dV_c,lin + dw_c x r + w_c x dr,
+//               dy = [dDw; dDv + dDw x r + Dw x dr], dyd = [dDa_w; dDa_v + dDa_w x r + Da_w x dr
+//               + dDw x rd + Dw x drd], d(R_p^T z) = R_p^T (dz - p_j w_j x z);
+//   along qd_j: dD = (c_j - p_j) s_j, dDa from dA/dqd, dr = 0, drd = c_j (v_j + w_j x r).
+// The loop forces: with f = [S_a* lambda_a; S_l* lambda_l] (F_p axes, at x_c), the wrench in world
+// axes about o is F = [R_p f_N + r x R_p f_F; R_p f_F] and (G* lambda)_i = sigma_i s_i . F
+// (sigma = +1 for a dof moving the child end, -1 for F_p's), so
+//   d(G* lambda)_i/dq_k = sigma_i ((s_k x s_i) . F [k moves i] + s_i . dF/dq_k),
+//   dF/dq_k = [p_k w_k x R_p f_N + dr_k x R_p f_F + r x (p_k w_k x R_p f_F); p_k w_k x R_p f_F].
+void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                            const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& qd,
+                            const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                            const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                            const Eigen::Vector3d& gravity, ConstraintDerivatives& result) {
+  const ClosedChainModel::Impl& impl = closed_chain_impl(model);
+  const RigidBodyModel& tree = model.tree();
+  const Mechanism& mechanism = model.mechanism();
+  const int n = tree.dof_count();
+  int total_rows = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
+  check_size(lambda, total_rows, "lambda");
+  inverse_dynamics_derivatives(tree, data.tree, q, qd, qdd, gravity, result.tree);
+  const DerivativeWorkspace& work = derivative_workspace(tree, data.tree);
+  result.velocity_by_q.setZero(total_rows, n);
+  result.acceleration_by_q.setZero(total_rows, n);
+  result.acceleration_by_qd.setZero(total_rows, n);
+  result.force_by_q.setZero(n, n);
+  if (n == 0) return;
+  const Eigen::Vector3d origin = data.tree.tree_origin[tree.parents_first().front()];
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data.tree);
+  Vector6d world_acceleration;
+  world_acceleration << 0.0, 0.0, 0.0, -gravity;
+  const auto end_of = [&](int link) {
+    End end;
+    end.acceleration = world_acceleration;
+    if (link < 0) return end;
+    end.node = tree.node_of_link(link);
+    end.velocity = data.tree.world_velocity[end.node];
+    end.acceleration = work.acceleration[end.node];
+    return end;
+  };
+  const auto column_of = [&](int dof) {
+    const int at = tree.subtree_position(impl.dof_node[dof]) + impl.dof_in_joint[dof];
+    return DofColumn{work.column.col(at), work.velocity_by_q.col(at),
+                     work.acceleration_by_q.col(at), work.acceleration_by_qd.col(at)};
+  };
+  int row = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[s];
+    for (const int l : impl.loops[s]) {
+      const LoopClosure& loop = mechanism.loops[l];
+      const LoopRows& rows = impl.loop_rows[l];
+      LoopMotion m;
+      m.child = end_of(loop.child);
+      m.parent = end_of(loop.parent);
+      const Eigen::Vector3d x_c =
+          loop.child < 0 ? Eigen::Vector3d(loop.child_origin.translation())
+                         : Eigen::Vector3d(poses[m.child.node] * loop.child_origin.translation());
+      m.parent_rotation =
+          loop.parent < 0
+              ? Eigen::Matrix3d(loop.parent_origin.linear())
+              : Eigen::Matrix3d(poses[m.parent.node].linear() * loop.parent_origin.linear());
+      m.r = x_c - origin;
+      const Vector6d delta = m.child.velocity - m.parent.velocity;
+      const Vector6d delta_acceleration = m.child.acceleration - m.parent.acceleration;
+      const Eigen::Vector3d w_c = m.child.velocity.head<3>();
+      m.parent_angular = m.parent.velocity.head<3>();
+      m.point_velocity = m.child.velocity.tail<3>() + w_c.cross(m.r);
+      m.y << delta.head<3>(), delta.tail<3>() + delta.head<3>().cross(m.r);
+      m.yd << delta_acceleration.head<3>(), delta_acceleration.tail<3>() +
+                                                delta_acceleration.head<3>().cross(m.r) +
+                                                delta.head<3>().cross(m.point_velocity);
+      m.u = m.yd - cross_halves(m.parent_angular, m.y);
+      const Eigen::Matrix3d& rotation = m.parent_rotation;
+
+      // The loop's multipliers as a wrench in world axes about o.
+      const int angular_rows = static_cast<int>(rows.angular.rows());
+      const int linear_rows = static_cast<int>(rows.linear.rows());
+      const Eigen::Vector3d moment =
+          rotation * (rows.angular.transpose() * lambda.segment(row, angular_rows));
+      const Eigen::Vector3d force =
+          rotation * (rows.linear.transpose() * lambda.segment(row + angular_rows, linear_rows));
+      Vector6d wrench;
+      wrench << moment + m.r.cross(force), force;
+
+      for (const LoopRows::MovingDof& moving : rows.moving) {
+        const int j = dofs[static_cast<std::size_t>(moving.position)];
+        const DofColumn d = column_of(j);
+        const bool child = moving.moves_child, parent = !moving.moves_child;
+        const Eigen::Vector3d w_j = d.s.head<3>(), v_j = d.s.tail<3>();
+        const Eigen::Vector3d point_motion = v_j + w_j.cross(m.r);  // x_c's, per unit q_j
+        // Along q_j.
+        {
+          const Vector6d dV_c =
+              child ? Vector6d(d.dV + cross_motion(d.s, m.child.velocity)) : Vector6d::Zero();
+          const Vector6d dV_p =
+              parent ? Vector6d(d.dV + cross_motion(d.s, m.parent.velocity)) : Vector6d::Zero();
+          const auto acceleration_by_q = [&](const End& end) -> Vector6d {
+            return d.dA + cross_motion(d.dV, end.velocity) + cross_motion(d.s, end.acceleration);
+          };
+          const Vector6d dA_c = child ? acceleration_by_q(m.child) : Vector6d::Zero();
+          const Vector6d dA_p = parent ? acceleration_by_q(m.parent) : Vector6d::Zero();
+          const Vector6d d_delta = dV_c - dV_p, d_delta_acceleration = dA_c - dA_p;
+          const Eigen::Vector3d dr = child ? point_motion : Eigen::Vector3d::Zero();
+          const Eigen::Vector3d d_point_velocity =
+              dV_c.tail<3>() + dV_c.head<3>().cross(m.r) + w_c.cross(dr);
+          Vector6d dy, dyd;
+          dy << d_delta.head<3>(),
+              d_delta.tail<3>() + d_delta.head<3>().cross(m.r) + delta.head<3>().cross(dr);
+          dyd << d_delta_acceleration.head<3>(), d_delta_acceleration.tail<3>() +
+                                                     d_delta_acceleration.head<3>().cross(m.r) +
+                                                     delta_acceleration.head<3>().cross(dr) +
+                                                     d_delta.head<3>().cross(m.point_velocity) +
+                                                     delta.head<3>().cross(d_point_velocity);
+          const Eigen::Vector3d turn = parent ? w_j : Eigen::Vector3d::Zero();  // R_p's
+          apply_rows(rows, rotation, dy - cross_halves(turn, m.y), result.velocity_by_q, row, j);
+          apply_rows(rows, rotation,
+                     dyd - cross_halves(dV_p.head<3>(), m.y) - cross_halves(m.parent_angular, dy) -
+                         cross_halves(turn, m.u),
+                     result.acceleration_by_q, row, j);
+        }
+        // Along qd_j.
+        {
+          const Vector6d d_delta = (child ? 1.0 : -1.0) * d.s;
+          const auto acceleration_by_qd = [&](const End& end) -> Vector6d {
+            return d.dW + cross_motion(d.s, end.velocity);
+          };
+          const Vector6d d_delta_acceleration =
+              child ? acceleration_by_qd(m.child) : Vector6d(-acceleration_by_qd(m.parent));
+          const Eigen::Vector3d d_point_velocity = child ? point_motion : Eigen::Vector3d::Zero();
+          Vector6d dy, dyd;
+          dy << d_delta.head<3>(), d_delta.tail<3>() + d_delta.head<3>().cross(m.r);
+          dyd << d_delta_acceleration.head<3>(), d_delta_acceleration.tail<3>() +
+                                                     d_delta_acceleration.head<3>().cross(m.r) +
+                                                     d_delta.head<3>().cross(m.point_velocity) +
+                                                     delta.head<3>().cross(d_point_velocity);
+          const Eigen::Vector3d turn_rate = parent ? w_j : Eigen::Vector3d::Zero();
+          apply_rows(rows, rotation,
+                     dyd - cross_halves(turn_rate, m.y) - cross_halves(m.parent_angular, dy),
+                     result.acceleration_by_qd, row, j);
+        }
+        // The loop forces' generalized forces along q_j, column j of d(G* lambda)/dq.
+        {
+          const Eigen::Vector3d turn = parent ? w_j : Eigen::Vector3d::Zero();
+          const Eigen::Vector3d dr = child ? point_motion : Eigen::Vector3d::Zero();
+          Vector6d d_wrench;
+          d_wrench << turn.cross(moment) + dr.cross(force) + m.r.cross(turn.cross(force)),
+              turn.cross(force);
+          const int node_j = impl.dof_node[j];
+          for (const LoopRows::MovingDof& other : rows.moving) {
+            const int i = dofs[static_cast<std::size_t>(other.position)];
+            const Vector6d& s_i = column_of(i).s;
+            const int node_i = impl.dof_node[i];
+            const bool moves = node_j == node_i ? rigid_detail::moves_within(
+                                                      tree.joint_geometry(node_j).type,
+                                                      impl.dof_in_joint[j], impl.dof_in_joint[i])
+                                                : tree.forest().is_ancestor_or_self(node_j, node_i);
+            double value = s_i.dot(d_wrench);
+            if (moves) value += cross_motion(d.s, s_i).dot(wrench);
+            result.force_by_q(i, j) += (other.moves_child ? 1.0 : -1.0) * value;
+          }
+        }
+      }
+      row += rows.rows();
+    }
+    for (const int c : impl.couplings[s])  // constant rows: nothing moves them
+      row += tree.joint_dofs(mechanism.couplings[c].joint_a);
+  }
+}
+
+// The right sides' dependent rows solved on the constraints restricted to the dependent dofs
+// (least squares: redundant rows, such as a planar loop's out-of-plane ones, are consistent), the
+// independent rows zero: the particular solution w of G w = b.
+namespace {
+
+void solve_dependent(ClosedChainForwardDerivatives& result, const Eigen::MatrixXd& b,
+                     Eigen::MatrixXd& w) {
+  w.setZero(result.qdd.size(), b.cols());
+  if (result.dependent.empty()) return;
+  const Eigen::MatrixXd solution = result.dependent_solver.solve(b);
+  for (std::size_t i = 0; i < result.dependent.size(); ++i)
+    w.row(result.dependent[i]) = solution.row(static_cast<Eigen::Index>(i));
+}
+
+}  // namespace
+
+void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>& q,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                  const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                  const Eigen::Vector3d& gravity,
+                                  ClosedChainForwardDerivatives& result) {
+  const int n = model.dof_count();
+  result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+  result.independent = data.independent;
+  const Eigen::MatrixXd X = data.X;
+  constraint_forces(model, data, q, qd, result.qdd, tau, gravity, result.forces);
+  // The stacked multipliers and G, aggregate by aggregate (constraint_jacobian's stacked rows).
+  int total_rows = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
+  result.multipliers.resize(total_rows);
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(total_rows, n);
+  int row = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const int rows = model.constraint_rows(s);
+    result.multipliers.segment(row, rows) = result.forces.multipliers[s];
+    const std::vector<int>& dofs = model.aggregate_dofs(s);
+    for (std::size_t c = 0; c < dofs.size(); ++c)
+      G.col(dofs[c]).segment(row, rows) =
+          data.constraint_matrix[s].col(static_cast<Eigen::Index>(c));
+    row += rows;
+  }
+  constraint_derivatives(model, data, q, qd, result.qdd, result.multipliers, gravity,
+                         result.constraints);
+  const ConstraintDerivatives& d = result.constraints;
+  const Eigen::MatrixXd& M = d.tree.mass;
+
+  result.dependent.clear();
+  {
+    std::size_t next = 0;
+    for (int i = 0; i < n; ++i) {
+      if (next < result.independent.size() && result.independent[next] == i) {
+        ++next;
+        continue;
+      }
+      result.dependent.push_back(i);
+    }
+  }
+  result.dependent_rows.resize(total_rows, static_cast<Eigen::Index>(result.dependent.size()));
+  for (std::size_t i = 0; i < result.dependent.size(); ++i)
+    result.dependent_rows.col(static_cast<Eigen::Index>(i)) = G.col(result.dependent[i]);
+  if (!result.dependent.empty()) result.dependent_solver.compute(result.dependent_rows);
+
+  // The dependent rates along q_R (W1), the accelerations' particular parts along q_R (W2q) and
+  // along qd_R (W2d): G W = -(the rows' derivative along the direction).
+  Eigen::MatrixXd W1, W2q, W2d;
+  solve_dependent(result, -d.velocity_by_q * X, W1);
+  solve_dependent(result, -(d.acceleration_by_q * X + d.acceleration_by_qd * W1), W2q);
+  solve_dependent(result, -d.acceleration_by_qd * X, W2d);
+  result.dqd_dq = W1;
+
+  // M_R and the reduced right sides X* (...).
+  result.reduced_mass = X.transpose() * M * X;
+  result.reduced_factor.compute(result.reduced_mass);
+  if (result.reduced_factor.info() != Eigen::Success)
+    throw SingularMassMatrixError(
+        -1, "the reduced mass matrix is singular at this state (a dof that moves no mass)");
+  const Eigen::MatrixXd held = d.tree.dtau_dq - d.force_by_q;  // d ID / dq, lambda held
+  const Eigen::MatrixXd by_q = -held * X - d.tree.dtau_dqd * W1 - M * W2q;
+  const Eigen::MatrixXd by_qd = -d.tree.dtau_dqd * X - M * W2d;
+  const Eigen::MatrixXd reduced_by_q = result.reduced_factor.solve(X.transpose() * by_q);
+  const Eigen::MatrixXd reduced_by_qd = result.reduced_factor.solve(X.transpose() * by_qd);
+  const Eigen::MatrixXd reduced_by_tau = result.reduced_factor.solve(X.transpose());
+  result.dqdd_dq = X * reduced_by_q + W2q;
+  result.dqdd_dqd = X * reduced_by_qd + W2d;
+  result.dqdd_dtau = X * reduced_by_tau;
+}
+
+}  // namespace skograph

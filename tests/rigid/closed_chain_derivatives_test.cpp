@@ -1,0 +1,185 @@
+// The derivatives of a closed chain's constraint rows (rigid/closed_chain_derivatives.hpp) on the
+// closed-chain cases (four-bars, a chain of four-bars, the Stewart platform, geared links, a
+// floating body and a chain closed to the world by every loop type, random trees with random
+// loops), at states off the closure (the rows are defined everywhere): against central
+// differences with Richardson extrapolation along the tangent of constraint_jacobian's G qd,
+// G qdd + Gdot qd and G* lambda; and the identities d(a_c)/dqd = d(G qd)/dq + Gdot and
+// d(G qd)/dq qd = Gdot qd.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include "skograph/rigid/closed_chain_derivatives.hpp"
+#include "skograph/rigid/constraint_jacobian.hpp"
+#include "skograph/rigid/tangent.hpp"
+#include "support/closed_chain_support.hpp"
+#include "support/richardson.hpp"
+#include "support/rigid_support.hpp"
+
+namespace skograph {
+namespace {
+
+using testing_support::closed_cases;
+using testing_support::ClosedCase;
+using testing_support::richardson_columns;
+using testing_support::RichardsonColumns;
+using testing_support::rigid_random_state;
+
+const Eigen::Vector3d kGravity(0.0, 0.0, -9.81);
+
+// The largest entry's error relative to 1 + the largest entry of the reference, within
+// max(1e-7, 10 x Richardson's own estimate).
+// `largest` keeps the largest reference entry seen (the test is not vacuous: loops move).
+void expect_near(const Eigen::MatrixXd& computed, const RichardsonColumns& reference,
+                 const std::string& what, double& largest) {
+  largest = std::max(largest, reference.fine.cwiseAbs().maxCoeff());
+  const double scale = 1.0 + reference.fine.cwiseAbs().maxCoeff();
+  const double estimate = (reference.fine - reference.coarse).cwiseAbs().maxCoeff() / scale;
+  const double error = (computed - reference.fine).cwiseAbs().maxCoeff() / scale;
+  EXPECT_LE(error, std::max(1e-7, 10.0 * estimate)) << what;
+}
+
+TEST(ClosedChainDerivatives, ConstraintRowsAgainstRichardsonAlongTheTangent) {
+  std::mt19937 rng(11);
+  double largest[4] = {0.0, 0.0, 0.0, 0.0};
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model), reference(model);
+    const int n = model.dof_count();
+    // Off the closure, moving: every term of the rows' derivatives is exercised.
+    const Eigen::VectorXd q = c.q + rigid_random_state(n, rng, 0.05);
+    const Eigen::VectorXd qd = rigid_random_state(n, rng, 1.0);
+    const Eigen::VectorXd qdd = rigid_random_state(n, rng, 1.0);
+    ConstraintJacobian at_q;
+    constraint_jacobian(model, reference, q, qd, at_q, false);
+    const Eigen::VectorXd lambda = rigid_random_state(at_q.stacked_rows, rng, 3.0);
+    ConstraintDerivatives d;
+    constraint_derivatives(model, data, q, qd, qdd, lambda, kGravity, d);
+    ASSERT_EQ(d.velocity_by_q.rows(), at_q.stacked_rows) << c.name;
+
+    const auto moved = [&](int j, double e) {
+      Eigen::VectorXd step = Eigen::VectorXd::Zero(n);
+      step[j] = e;
+      return integrate(model.tree(), q, step, 1.0);
+    };
+    const auto rows_at = [&](const Eigen::VectorXd& at, const Eigen::VectorXd& rates) {
+      ConstraintJacobian g;
+      constraint_jacobian(model, reference, at, rates, g, false);
+      return g;
+    };
+    expect_near(d.velocity_by_q,
+                richardson_columns(
+                    n,
+                    [&](int j, double e) -> Eigen::VectorXd {
+                      return rows_at(moved(j, e), qd).jacobian * qd;
+                    },
+                    1e-3),
+                c.name + ": d(G qd)/dq", largest[0]);
+    expect_near(d.acceleration_by_q,
+                richardson_columns(
+                    n,
+                    [&](int j, double e) -> Eigen::VectorXd {
+                      const ConstraintJacobian g = rows_at(moved(j, e), qd);
+                      return g.jacobian * qdd + g.bias;
+                    },
+                    1e-3),
+                c.name + ": d(G qdd + Gdot qd)/dq", largest[1]);
+    expect_near(d.acceleration_by_qd,
+                richardson_columns(
+                    n,
+                    [&](int j, double e) -> Eigen::VectorXd {
+                      Eigen::VectorXd rates = qd;
+                      rates[j] += e;
+                      const ConstraintJacobian g = rows_at(q, rates);
+                      return g.jacobian * qdd + g.bias;
+                    },
+                    1e-3),
+                c.name + ": d(G qdd + Gdot qd)/dqd", largest[2]);
+    expect_near(d.force_by_q,
+                richardson_columns(
+                    n,
+                    [&](int j, double e) -> Eigen::VectorXd {
+                      return rows_at(moved(j, e), qd).jacobian.transpose() * lambda;
+                    },
+                    1e-3),
+                c.name + ": d(G* lambda)/dq", largest[3]);
+
+    // Identities: the qdd terms of d(a_c)/dqd are G's, the rest is d(G qd)/dq + Gdot (both halves
+    // of Gdot qd's dependence on qd), so d(a_c)/dqd qd = 2 Gdot qd and d(G qd)/dq qd = Gdot qd.
+    const double scale = 1.0 + at_q.bias.cwiseAbs().maxCoeff();
+    EXPECT_LT((d.velocity_by_q * qd - at_q.bias).cwiseAbs().maxCoeff() / scale, 1e-10) << c.name;
+    EXPECT_LT((d.acceleration_by_qd * qd - 2.0 * at_q.bias).cwiseAbs().maxCoeff() / scale, 1e-10)
+        << c.name;
+  }
+  for (const double entry : largest) EXPECT_GT(entry, 0.1);
+}
+
+// Forward dynamics' derivatives in the independent coordinates, at the cases' closed states with
+// qd != 0 (the dependent rates move with q_R) and gravity (the loop forces are not zero): against
+// Richardson of forward_dynamics at states moved along q_R (integrate along X e_m, then the loops
+// closed again with q_R kept, qd_R held), along qd_R and along tau; dqdd_dtau = X M_R^-1 X*.
+TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {
+  std::mt19937 rng(12);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model), reference(model);
+    const int n = model.dof_count();
+    const Eigen::VectorXd tau = rigid_random_state(n, rng, 2.0);
+    ClosedChainForwardDerivatives d;
+    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravity, d);
+    const std::vector<int> independent = d.independent;
+    const int n_r = static_cast<int>(independent.size());
+    forward_dynamics(model, reference, c.q, c.qd, tau, kGravity);  // the same selection
+    const Eigen::MatrixXd X = reference.X;
+    const auto qdd_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates) -> Eigen::VectorXd {
+      close_positions(model, reference, at);
+      close_velocities(model, reference, at, rates);
+      const Eigen::VectorXd qdd = forward_dynamics(model, reference, at, rates, tau, kGravity);
+      EXPECT_EQ(reference.independent, independent) << c.name;
+      return qdd;
+    };
+    double largest = 0.0;
+    expect_near(d.dqdd_dq,
+                richardson_columns(
+                    n_r,
+                    [&](int m, double e) -> Eigen::VectorXd {
+                      // Along the manifold's tangent X e_m (a spherical joint's entries may
+                      // be split between q_R and the dependent ones), closed again to O(e^2).
+                      return qdd_at(integrate(model.tree(), c.q, X.col(m) * e, 1.0), c.qd);
+                    },
+                    1e-3),
+                c.name + ": dqdd/dq_R", largest);
+    expect_near(d.dqdd_dqd,
+                richardson_columns(
+                    n_r,
+                    [&](int m, double e) -> Eigen::VectorXd {
+                      Eigen::VectorXd rates = c.qd;
+                      rates[independent[static_cast<std::size_t>(m)]] += e;
+                      return qdd_at(c.q, rates);
+                    },
+                    1e-3),
+                c.name + ": dqdd/dqd_R", largest);
+    expect_near(d.dqdd_dtau,
+                richardson_columns(
+                    n,
+                    [&](int j, double e) -> Eigen::VectorXd {
+                      Eigen::VectorXd force = tau;
+                      force[j] += e;
+                      return forward_dynamics(model, reference, c.q, c.qd, force, kGravity);
+                    },
+                    1e-3),
+                c.name + ": dqdd/dtau", largest);
+    const Eigen::MatrixXd reduced = reduced_mass_matrix(model, reference, c.q);
+    const Eigen::MatrixXd expected = X * reduced.llt().solve(X.transpose());
+    EXPECT_LT(
+        (d.dqdd_dtau - expected).cwiseAbs().maxCoeff() / (1.0 + expected.cwiseAbs().maxCoeff()),
+        1e-10)
+        << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace skograph
