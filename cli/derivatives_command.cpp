@@ -8,8 +8,11 @@
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
 #include "skograph/model/derivatives.hpp"
+#include "skograph/model/dynamics.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/report/json_output.hpp"
 #include "usage.hpp"
+#include "warnings.hpp"
 
 namespace skograph::cli {
 
@@ -50,6 +53,7 @@ DerivativesArguments parse_arguments(const std::vector<std::string>& args) {
 
 std::string derivatives_text(const std::vector<std::string>& dofs, const ModelState& state,
                              const ForwardDerivatives& forward, const InverseDerivatives& inverse) {
+  const bool closed = forward.independent.size() != dofs.size();  // in q_R
   std::ostringstream text;
   text << dofs.size() << " dofs, " << gravity_text(state.gravity) << "\n";
   write_table(text, dofs, nullptr,
@@ -60,20 +64,53 @@ std::string derivatives_text(const std::vector<std::string>& dofs, const ModelSt
                {"qdd in", &state.qdd},
                {"tau out", &inverse.tau}});
   text << "qdd = forward dynamics for tau, where dqdd/* are taken; dtau/* at qdd in (tau out = "
-          "inverse dynamics there); d/dq along the configuration's tangent (docs/derivatives.md); "
-          "rows and columns in the dofs' order above\n";
+          "inverse dynamics there); d/dq along the configuration's tangent (docs/derivatives.md); ";
+  if (!closed) {
+    text << "rows and columns in the dofs' order above\n";
+  } else {
+    text << "closed chain: q, qd closed; tau out the actuator forces; in the independent "
+            "coordinates q_R, rows and columns in their order (dqdd/dtau: columns every dof):";
+    for (const std::string& name : forward.independent) text << " " << name;
+    text << "\n";
+  }
   const std::pair<const char*, const Eigen::MatrixXd*> matrices[] = {
       {"dqdd/dq", &forward.dqdd_dq},
       {"dqdd/dqd", &forward.dqdd_dqd},
-      {"dqdd/dtau = M^-1", &forward.dqdd_dtau},
+      {closed ? "dqdd/dtau = M_R^-1 X*" : "dqdd/dtau = M^-1", &forward.dqdd_dtau},
       {"dtau/dq", &inverse.dtau_dq},
       {"dtau/dqd", &inverse.dtau_dqd},
-      {"dtau/dqdd = M", &inverse.mass}};
+      {closed ? "dtau/dqdd = M_R" : "dtau/dqdd = M", &inverse.mass}};
   for (const auto& [name, matrix] : matrices) {
     text << name << ":\n";
     write_matrix(text, *matrix);
   }
   return text.str();
+}
+
+// A closed chain's "independent", "M_reduced" and, per loop and coupling, its force's
+// derivatives {"dq", "dqd", "dtau"} (docs/command-line.md).
+void add_closed_json(const Model& model, const ForwardDerivatives& forward,
+                     const InverseDerivatives& inverse, Json& report) {
+  report["independent"] = forward.independent;
+  report["M_reduced"] = matrix_json(inverse.mass);
+  const Mechanism& mechanism = model.closed_chain()->mechanism();
+  const auto entry = [](const Eigen::MatrixXd& dq, const Eigen::MatrixXd& dqd,
+                        const Eigen::MatrixXd& dtau) {
+    Json out;
+    out["dq"] = matrix_json(dq);
+    out["dqd"] = matrix_json(dqd);
+    out["dtau"] = matrix_json(dtau);
+    return out;
+  };
+  Json loops = Json::object(), couplings = Json::object();
+  for (std::size_t l = 0; l < mechanism.loops.size(); ++l)
+    loops[mechanism.loops[l].name] =
+        entry(forward.loop_by_q[l], forward.loop_by_qd[l], forward.loop_by_tau[l]);
+  for (std::size_t c = 0; c < mechanism.couplings.size(); ++c)
+    couplings[mechanism.couplings[c].name] =
+        entry(forward.coupling_by_q[c], forward.coupling_by_qd[c], forward.coupling_by_tau[c]);
+  report["loop_force_derivatives"] = loops;
+  report["coupling_force_derivatives"] = couplings;
 }
 
 }  // namespace
@@ -91,11 +128,25 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
   ModelData data(model);
   ForwardDerivatives forward;
   InverseDerivatives inverse;
+  ModelState shown = state;  // a closed chain's closed (the independent q and qd kept)
+  StateMessages messages;    // what closing it did
   try {
-    forward_dynamics_derivatives(model, data, state.q, state.qd, state.tau, state.gravity, forward);
-    inverse_dynamics_derivatives(model, data, state.q, state.qd, state.qdd, state.gravity, inverse);
+    if (model.is_closed_chain()) {
+      const ClosedState closed = close_state(model, data, state.q, state.qd);
+      shown.q = closed.q;
+      shown.qd = closed.qd;
+      messages = state_messages(model, data);
+    }
+    forward_dynamics_derivatives(model, data, shown.q, shown.qd, state.tau, state.gravity, forward);
+    inverse_dynamics_derivatives(model, data, shown.q, shown.qd, state.qdd, state.gravity, inverse);
   } catch (const Error& e) {  // what the state leads to (singular M, overflow): named with it
     throw state_failure(args.file, args.state_file, e.what());
+  }
+  Eigen::MatrixXd tree_mass;
+  if (model.is_closed_chain()) {
+    tree_mass = mass_matrix(model, data, shown.q);
+    note_whole_mechanism(args.file, *model.closed_chain());
+    add_state_messages(args.file, messages);
   }
 
   // Everything is computed before anything is written: no partial output.
@@ -104,8 +155,8 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
     Json dofs = Json::array();
     for (const std::string& name : model.dof_names()) dofs.push_back(name);
     report["dofs"] = dofs;
-    report["q"] = vector_json(state.q);
-    report["qd"] = vector_json(state.qd);
+    report["q"] = vector_json(shown.q);
+    report["qd"] = vector_json(shown.qd);
     report["tau"] = vector_json(state.tau);
     report["qdd"] = vector_json(forward.qdd);
     report["dqdd_dq"] = matrix_json(forward.dqdd_dq);
@@ -113,11 +164,13 @@ int derivatives_command(const std::vector<std::string>& arguments, std::ostream&
     report["dqdd_dtau"] = matrix_json(forward.dqdd_dtau);
     report["dtau_dq"] = matrix_json(inverse.dtau_dq);
     report["dtau_dqd"] = matrix_json(inverse.dtau_dqd);
-    report["M"] = matrix_json(inverse.mass);
+    // A closed chain's "M" is the tree's, as `dynamics --json` gives it; M_R is "M_reduced".
+    report["M"] = matrix_json(model.is_closed_chain() ? tree_mass : inverse.mass);
+    if (model.is_closed_chain()) add_closed_json(model, forward, inverse, report);
     out << format_json(report);
   } else {
     out << "model " << args.file << "\n"
-        << derivatives_text(model.dof_names(), state, forward, inverse);
+        << derivatives_text(model.dof_names(), shown, forward, inverse);
   }
   return kExitOk;
 }

@@ -172,6 +172,11 @@ int linearize_command(const std::vector<std::string>& arguments, std::ostream& o
        << dofs.size() << " dofs, " << gravity_text(state.gravity) << "; x = (q, qd) in tangent "
        << "coordinates (docs/derivatives.md), u = the inputs' forces (" << lin.inputs.size()
        << ")\n";
+  if (model.is_closed_chain()) {
+    text << "closed chain: x = (q_R, qd_R) in its independent coordinates at the closed state:";
+    for (std::size_t a = 0; a < lin.states.size() / 2; ++a) text << " " << lin.states[a];
+    text << "; mode shapes over every dof (X v_R)\n";
+  }
   if (args.hold) {
     text << "held at rest by the inputs' forces (residual acceleration " << held.residual << "):\n";
     for (std::size_t a = 0; a < held.inputs.size(); ++a)

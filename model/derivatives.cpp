@@ -18,13 +18,6 @@ using model_detail::prepare_state;
 
 namespace {
 
-void refuse_closed_chain(const Model& model) {
-  if (model.is_closed_chain())
-    throw UsageError(model.file() +
-                     ": derivatives of closed chains (loops or couplings) are not available yet; "
-                     "trees only");
-}
-
 // A dofs x dofs matrix of the model's order into `file` (sized here on first use) in the file's.
 void square_to_file(const Model& model, const Eigen::MatrixXd& model_order, Eigen::MatrixXd& file) {
   file.resize(model_order.rows(), model_order.cols());
@@ -39,6 +32,112 @@ void require_finite(const Model& model, const Results&... results) {
     throw UsageError(model.file() + ": the derivatives are not finite at this state");
 }
 
+// The independent dofs of a closed chain's last update in the file's order: `shown[a]` is the
+// position in `independent` (model dofs) of the a-th, its name into `names`.
+const std::vector<int>& independent_in_file_order(const Model& model,
+                                                  const std::vector<int>& independent,
+                                                  std::vector<std::string>& names,
+                                                  std::vector<int>& shown) {
+  const DofOrder& order = model.dof_order();
+  shown = order.file_sorted(independent);
+  names.resize(shown.size());
+  for (std::size_t a = 0; a < shown.size(); ++a)
+    names[a] = order.names()[static_cast<std::size_t>(
+        order.file_dof(independent[static_cast<std::size_t>(shown[a])]))];
+  return shown;
+}
+
+// out(a, b) = in(row(a), column(b)): the independent coordinates' rows and columns.
+template <typename Row, typename Column>
+void gather(const Eigen::MatrixXd& in, Eigen::Index rows, Eigen::Index columns, Row row,
+            Column column, Eigen::MatrixXd& out) {
+  out.resize(rows, columns);
+  for (Eigen::Index b = 0; b < columns; ++b)
+    for (Eigen::Index a = 0; a < rows; ++a) out(a, b) = in(row(a), column(b));
+}
+
+// out(a, file_dof(k)) = in(row(a), k): rows chosen, the model's dof columns in the file's order.
+template <typename Row>
+void gather_file_columns(const DofOrder& order, const Eigen::MatrixXd& in, Eigen::Index rows,
+                         Row row, Eigen::MatrixXd& out) {
+  out.resize(rows, in.cols());
+  for (Eigen::Index k = 0; k < in.cols(); ++k)
+    for (Eigen::Index a = 0; a < rows; ++a)
+      out(a, order.file_dof(static_cast<int>(k))) = in(row(a), k);
+}
+
+// Closed chains: the rigid layer's results in the independent coordinates (file-sorted) and the
+// file's columns, at the state prepare_state left (model order, closed).
+void closed_forward_derivatives(const Model& model, ModelData& data, const Eigen::Vector3d& gravity,
+                                ForwardDerivatives& result) {
+  ModelData::State& state = data.state;
+  ClosedChainForwardDerivatives& closed = state.closed_forward_derivatives;
+  forward_dynamics_derivatives(*model.closed_chain(), *data.closed_chain(), state.q, state.qd,
+                               state.input, gravity, closed);
+  const DofOrder& order = model.dof_order();
+  const std::vector<int>& shown = independent_in_file_order(
+      model, closed.independent, result.independent, state.independent_shown);
+  const auto r = static_cast<Eigen::Index>(shown.size());
+  const Eigen::Index n = model.dof_count();
+  const auto independent_row = [&](Eigen::Index a) {
+    return closed.independent[static_cast<std::size_t>(shown[static_cast<std::size_t>(a)])];
+  };
+  const auto independent_column = [&](Eigen::Index b) {
+    return shown[static_cast<std::size_t>(b)];
+  };
+  result.qdd.resize(n);
+  order.to_file(closed.qdd, result.qdd);
+  gather(closed.dqdd_dq, r, r, independent_row, independent_column, result.dqdd_dq);
+  gather(closed.dqdd_dqd, r, r, independent_row, independent_column, result.dqdd_dqd);
+  gather_file_columns(order, closed.dqdd_dtau, r, independent_row, result.dqdd_dtau);
+  const auto same_row = [](Eigen::Index i) { return i; };
+  const auto forces = [&](const std::vector<Eigen::MatrixXd>& in, std::vector<Eigen::MatrixXd>& out,
+                          bool by_tau) {
+    out.resize(in.size());
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      if (by_tau)
+        gather_file_columns(order, in[k], in[k].rows(), same_row, out[k]);
+      else
+        gather(in[k], in[k].rows(), r, same_row, independent_column, out[k]);
+    }
+  };
+  forces(closed.loop_by_q, result.loop_by_q, false);
+  forces(closed.loop_by_qd, result.loop_by_qd, false);
+  forces(closed.loop_by_tau, result.loop_by_tau, true);
+  forces(closed.coupling_by_q, result.coupling_by_q, false);
+  forces(closed.coupling_by_qd, result.coupling_by_qd, false);
+  forces(closed.coupling_by_tau, result.coupling_by_tau, true);
+  bool finite = result.qdd.allFinite() && result.dqdd_dq.allFinite() &&
+                result.dqdd_dqd.allFinite() && result.dqdd_dtau.allFinite();
+  for (const auto* list : {&result.loop_by_q, &result.loop_by_qd, &result.loop_by_tau,
+                           &result.coupling_by_q, &result.coupling_by_qd, &result.coupling_by_tau})
+    for (const Eigen::MatrixXd& m : *list) finite = finite && m.allFinite();
+  if (!finite) throw UsageError(model.file() + ": the derivatives are not finite at this state");
+}
+
+void closed_inverse_derivatives(const Model& model, ModelData& data, const Eigen::Vector3d& gravity,
+                                InverseDerivatives& result) {
+  ModelData::State& state = data.state;
+  const ClosedChainData& closed_data = *data.closed_chain();
+  // qdd_R: the independent entries of the given qdd (the update prepare_state made selects them).
+  state.independent_input.resize(static_cast<Eigen::Index>(closed_data.independent.size()));
+  for (std::size_t j = 0; j < closed_data.independent.size(); ++j)
+    state.independent_input(static_cast<Eigen::Index>(j)) = state.input(closed_data.independent[j]);
+  ClosedChainInverseDerivatives& closed = state.closed_inverse_derivatives;
+  inverse_dynamics_derivatives(*model.closed_chain(), *data.closed_chain(), state.q, state.qd,
+                               state.independent_input, gravity, closed);
+  const std::vector<int>& shown = independent_in_file_order(
+      model, closed.independent, result.independent, state.independent_shown);
+  const auto r = static_cast<Eigen::Index>(shown.size());
+  const auto independent = [&](Eigen::Index a) { return shown[static_cast<std::size_t>(a)]; };
+  result.tau.resize(model.dof_count());
+  model.dof_order().to_file(closed.actuator_forces, result.tau);
+  gather(closed.dtau_dq, r, r, independent, independent, result.dtau_dq);
+  gather(closed.dtau_dqd, r, r, independent, independent, result.dtau_dqd);
+  gather(closed.reduced_mass, r, r, independent, independent, result.mass);
+  require_finite(model, result.tau, result.dtau_dq, result.dtau_dqd, result.mass);
+}
+
 }  // namespace
 
 void forward_dynamics_derivatives(const Model& model, ModelData& data,
@@ -46,9 +145,10 @@ void forward_dynamics_derivatives(const Model& model, ModelData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity, ForwardDerivatives& result) {
-  refuse_closed_chain(model);
   prepare_input(model, data, tau, "tau");
   const ModelData::State& state = prepare_state(model, data, q, qd);
+  if (model.is_closed_chain()) return closed_forward_derivatives(model, data, gravity, result);
+  result.independent = data.independent;
   ForwardDynamicsDerivatives& tree = data.state.forward_derivatives;
   forward_dynamics_derivatives(model.tree(), data.tree(), state.q, state.qd, state.input, gravity,
                                tree);
@@ -74,9 +174,10 @@ void inverse_dynamics_derivatives(const Model& model, ModelData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
                                   const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                   const Eigen::Vector3d& gravity, InverseDerivatives& result) {
-  refuse_closed_chain(model);
   prepare_input(model, data, qdd, "qdd");
   const ModelData::State& state = prepare_state(model, data, q, qd);
+  if (model.is_closed_chain()) return closed_inverse_derivatives(model, data, gravity, result);
+  result.independent = data.independent;
   InverseDynamicsDerivatives& tree = data.state.inverse_derivatives;
   inverse_dynamics_derivatives(model.tree(), data.tree(), state.q, state.qd, state.input, gravity,
                                tree);

@@ -11,7 +11,9 @@
 
 #include "skograph/graph/error.hpp"
 #include "skograph/model/derivatives.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/model/kinematics.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/rigid/spatial.hpp"
 #include "skograph/rigid/tangent.hpp"
 #include "state_internal.hpp"
@@ -63,11 +65,12 @@ Eigen::MatrixXd tangent_drift(const Model& model, const Eigen::VectorXd& qd) {
 }
 
 // Eigenvalues by ascending modulus, then imaginary part, then real part; the oscillatory modes from
-// the eigenvectors' q parts. Moduli equal but for rounding (an inverted pendulum's +-omega) compare
-// equal: they are compared on a grid of 1e-9 of the largest, so such a pair is ordered by its
-// imaginary and real parts whatever the rounding.
-void eigen_analysis(const Model& model, Linearization& result) {
-  const int n = model.dof_count();
+// the eigenvectors' q parts, over every dof through `embedding` (X of a closed chain: the
+// dependent dofs move with the independent ones; the identity for a tree). Moduli equal but for
+// rounding (an inverted pendulum's +-omega) compare equal: they are compared on a grid of 1e-9 of
+// the largest, so such a pair is ordered by its imaginary and real parts whatever the rounding.
+void eigen_analysis(const Model& model, const Eigen::MatrixXd& embedding, Linearization& result) {
+  const Eigen::Index n = result.A.rows() / 2;
   Eigen::EigenSolver<Eigen::MatrixXd> solver(result.A, true);
   if (solver.info() != Eigen::Success)
     throw UsageError(model.file() + ": the eigenvalues of A did not converge");
@@ -90,7 +93,7 @@ void eigen_analysis(const Model& model, Linearization& result) {
     const std::complex<double> lambda = values[i];
     const double modulus = std::abs(lambda);
     if (!(lambda.imag() > 1e-9 * modulus)) continue;  // one of each pair, oscillatory only
-    const Eigen::VectorXcd q_part = vectors.col(i).head(n);
+    const Eigen::VectorXcd q_part = embedding.cast<std::complex<double>>() * vectors.col(i).head(n);
     Eigen::Index largest = 0;
     q_part.cwiseAbs().maxCoeff(&largest);
     OscillatoryMode mode;
@@ -114,6 +117,44 @@ UsageError no_minimum(const Model& model) {
   return UsageError(model.file() +
                     ": no rest configuration near the state: the potential has no minimum "
                     "reachable from it (something falls or slides away under gravity)");
+}
+
+// The input dofs: `names` as input_dofs takes them, but for a closed chain with none named its
+// independent dofs (`independent`, file order).
+std::vector<int> inputs_of(const Model& model, const std::vector<std::string>& names,
+                           const std::vector<std::string>& independent) {
+  if (!model.is_closed_chain() || !names.empty()) return input_dofs(model, names);
+  std::vector<int> result;
+  for (const std::string& name : independent)
+    for (int i = 0; i < model.dof_count(); ++i)
+      if (model.dof_names()[static_cast<std::size_t>(i)] == name) result.push_back(i);
+  return result;
+}
+
+// The rows and columns of the independent dofs (`names`) of an n x n file-order matrix.
+Eigen::MatrixXd independent_block(const Model& model, const Eigen::MatrixXd& full,
+                                  const std::vector<std::string>& names) {
+  std::vector<int> at;
+  for (const std::string& name : names)
+    for (int i = 0; i < model.dof_count(); ++i)
+      if (model.dof_names()[static_cast<std::size_t>(i)] == name) at.push_back(i);
+  Eigen::MatrixXd block(static_cast<Eigen::Index>(at.size()), static_cast<Eigen::Index>(at.size()));
+  for (std::size_t a = 0; a < at.size(); ++a)
+    for (std::size_t b = 0; b < at.size(); ++b)
+      block(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = full(at[a], at[b]);
+  return block;
+}
+
+// The potential's gradient along the tangent from inverse dynamics at rest: every entry of a
+// tree's; a closed chain's at its independent dofs (the reduced forces X* (dV/dq)).
+Eigen::VectorXd independent_entries(const Model& model, const InverseDerivatives& at_rest) {
+  if (!model.is_closed_chain()) return at_rest.tau;
+  Eigen::VectorXd out(static_cast<Eigen::Index>(at_rest.independent.size()));
+  for (std::size_t a = 0; a < at_rest.independent.size(); ++a)
+    for (int i = 0; i < model.dof_count(); ++i)
+      if (model.dof_names()[static_cast<std::size_t>(i)] == at_rest.independent[a])
+        out[static_cast<Eigen::Index>(a)] = at_rest.tau[i];
+  return out;
 }
 
 }  // namespace
@@ -147,16 +188,22 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
                         const Eigen::VectorXd& qd, const Eigen::VectorXd& tau,
                         const std::vector<std::string>& inputs, double dt,
                         const Eigen::Vector3d& gravity) {
-  const std::vector<int> input = input_dofs(model, inputs);
-  const ForwardDerivatives forward = forward_dynamics_derivatives(model, data, q, qd, tau, gravity);
-  const int n = model.dof_count();
+  if (!inputs.empty()) input_dofs(model, inputs);  // unknown names refused before any work
+  // A closed chain's state closed first (its drift and X are taken there).
+  const ClosedState closed =
+      model.is_closed_chain() ? close_state(model, data, q, qd) : ClosedState{q, qd, 0.0};
+  const ForwardDerivatives forward =
+      forward_dynamics_derivatives(model, data, closed.q, closed.qd, tau, gravity);
+  const std::vector<int> input = inputs_of(model, inputs, forward.independent);
+  const auto n = static_cast<Eigen::Index>(forward.independent.size());
   const auto m = static_cast<Eigen::Index>(input.size());
   Linearization result;
-  for (const std::string& name : model.dof_names()) result.states.push_back(name);
-  for (const std::string& name : model.dof_names()) result.states.push_back(name + "_qd");
+  for (const std::string& name : forward.independent) result.states.push_back(name);
+  for (const std::string& name : forward.independent) result.states.push_back(name + "_qd");
   for (const int i : input) result.inputs.push_back(model.dof_names()[static_cast<std::size_t>(i)]);
   result.A.setZero(2 * n, 2 * n);
-  result.A.topLeftCorner(n, n) = tangent_drift(model, qd);
+  result.A.topLeftCorner(n, n) =
+      independent_block(model, tangent_drift(model, closed.qd), forward.independent);
   result.A.topRightCorner(n, n).setIdentity();
   result.A.bottomLeftCorner(n, n) = forward.dqdd_dq;
   result.A.bottomRightCorner(n, n) = forward.dqdd_dqd;
@@ -164,7 +211,10 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
   for (Eigen::Index a = 0; a < m; ++a)
     result.B.col(a).tail(n) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
   require_finite(model, result.A.allFinite() && result.B.allFinite(), "the linearization is");
-  eigen_analysis(model, result);
+  eigen_analysis(model,
+                 model.is_closed_chain() ? embedding_matrix(model, data, closed.q)
+                                         : Eigen::MatrixXd::Identity(n, n),
+                 result);
   if (dt > 0.0) {
     // Zero-order hold: the exponential of the augmented matrix (Van Loan).
     Eigen::MatrixXd augmented = Eigen::MatrixXd::Zero(2 * n + m, 2 * n + m);
@@ -179,17 +229,20 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
 
 Hold hold(const Model& model, ModelData& data, const Eigen::VectorXd& q,
           const std::vector<std::string>& inputs, const Eigen::Vector3d& gravity) {
-  const std::vector<int> input = input_dofs(model, inputs);
+  if (!inputs.empty()) input_dofs(model, inputs);
   const int n = model.dof_count();
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  // A closed chain's: the actuator forces at its independent dofs, X* of them the reduced
+  // inverse dynamics; dqdd_dtau its independent rows, M_R^-1 X*.
   const Eigen::VectorXd at_rest = inverse_dynamics(model, data, q, zero, zero, gravity);
   const ForwardDerivatives forward =
       forward_dynamics_derivatives(model, data, q, zero, zero, gravity);
   require_finite(model, at_rest.allFinite() && forward.dqdd_dtau.allFinite(),
                  "the forces at rest are");
+  const std::vector<int> input = inputs_of(model, inputs, forward.independent);
   const auto m = static_cast<Eigen::Index>(input.size());
   // min |M^-1 (S u - tau_rest)|: the acceleration the forces leave.
-  Eigen::MatrixXd reach(n, m);
+  Eigen::MatrixXd reach(forward.dqdd_dtau.rows(), m);
   for (Eigen::Index a = 0; a < m; ++a)
     reach.col(a) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
   const Eigen::VectorXd target = forward.dqdd_dtau * at_rest;
@@ -212,7 +265,9 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   constexpr int kIterations = 200;
   constexpr double kLongestStep = 0.5;  // rad or m per Newton step: stay near the start
   Rest result;
-  result.q = q;
+  // A closed chain's q closed, and moved on the manifold: along X step, then closed again.
+  const bool closed = model.is_closed_chain();
+  result.q = closed ? assemble_positions(model, data, q) : q;
   InverseDerivatives at_rest;
   double potential = potential_energy(model, data, result.q, gravity);
   double scale = 0.0;
@@ -224,7 +279,7 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
     // The gradient of the potential along the tangent is the inverse dynamics at rest, its
     // Hessian that gradient's derivative (symmetric at a rest configuration).
     inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
-    const Eigen::VectorXd& gradient = at_rest.tau;
+    const Eigen::VectorXd gradient = independent_entries(model, at_rest);
     require_finite(model, gradient.allFinite() && at_rest.dtau_dq.allFinite(),
                    "the potential's gradient is");
     hessian.compute(0.5 * (at_rest.dtau_dq + at_rest.dtau_dq.transpose()));
@@ -248,16 +303,19 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
       // A descent direction: the Hessian with its eigenvalues made positive (|lambda|, at least
       // a small fraction of the largest).
       step = vectors.transpose() * gradient;
-      for (int i = 0; i < n; ++i) step[i] /= -std::max(std::abs(values[i]), floor);
+      for (Eigen::Index i = 0; i < step.size(); ++i)
+        step[i] /= -std::max(std::abs(values[i]), floor);
       step = vectors * step;
     }
     if (step.norm() > kLongestStep) step *= kLongestStep / step.norm();
     // Backtracking until the potential decreases enough (Armijo).
     const double slope = std::min(gradient.dot(step), 0.0);
+    if (closed) step = embedding_matrix(model, data, result.q) * step;
     double length = 1.0;
     bool descended = false;
     for (int halving = 0; halving < 50; ++halving, length *= 0.5) {
-      const Eigen::VectorXd trial = integrate(model, result.q, step, length);
+      const Eigen::VectorXd moved = integrate(model, result.q, step, length);
+      const Eigen::VectorXd trial = closed ? assemble_positions(model, data, moved) : moved;
       const double trial_potential = potential_energy(model, data, trial, gravity);
       if (trial_potential <= potential + 1e-4 * length * slope) {
         result.q = trial;
@@ -270,7 +328,8 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   }
   if (!converged) {
     inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
-    if (at_rest.tau.cwiseAbs().maxCoeff() > 1e-8 * (1.0 + scale)) throw no_minimum(model);
+    if (independent_entries(model, at_rest).cwiseAbs().maxCoeff() > 1e-8 * (1.0 + scale))
+      throw no_minimum(model);
     hessian.compute(0.5 * (at_rest.dtau_dq + at_rest.dtau_dq.transpose()));
   }
   const Eigen::VectorXd& values = hessian.eigenvalues();

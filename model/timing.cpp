@@ -12,6 +12,7 @@
 #include "skograph/operators/forward_dynamics_alternatives.hpp"
 #include "skograph/operators/inverse_dynamics.hpp"
 #include "skograph/operators/mass_matrix.hpp"
+#include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/free_flying.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
@@ -253,6 +254,21 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
         reps, [&] { sink += forward_dynamics(model, data, s.q, s.qd, s.tau, s.gravity)(0); });
   if (algo == "mass")
     return median_ns_per_call(reps, [&] { sink += reduced_mass_matrix(model, data, s.q)(0, 0); });
+  // The derivatives in the independent coordinates (rigid/closed_chain_derivatives.hpp).
+  if (algo == "id-derivatives") {
+    ClosedChainInverseDerivatives result;
+    return median_ns_per_call(reps, [&] {
+      inverse_dynamics_derivatives(model, data, s.q, s.qd, qdd_independent, s.gravity, result);
+      sink += result.dtau_dq(0, 0);
+    });
+  }
+  if (algo == "fd-derivatives") {
+    ClosedChainForwardDerivatives result;
+    return median_ns_per_call(reps, [&] {
+      forward_dynamics_derivatives(model, data, s.q, s.qd, s.tau, s.gravity, result);
+      sink += result.dqdd_dq(0, 0);
+    });
+  }
   Eigen::LLT<Eigen::MatrixXd> cholesky(n_independent);
   return median_ns_per_call(reps, [&] {
     cholesky.compute(reduced_mass_matrix(model, data, s.q));
@@ -296,9 +312,6 @@ Timing time_algorithm(const Model& loaded, const std::string& algo, ClosedChainS
     throw UsageError(file + ": --algo " + algo +
                      " runs on trees (the SKO model of the spanning tree is not the closed "
                      "chain's); closed chains take id, fd, mass or fd-crba");
-  if (closed && derivatives)
-    throw UsageError(file + ": --algo " + algo +
-                     " runs on trees (derivatives of closed chains are not available yet)");
   if (closed) {
     const ClosedChainModel& model = *loaded.closed_chain();
     ClosedChainData data(model);

@@ -14,6 +14,7 @@
 #include "calls.hpp"
 #include "skograph/graph/error.hpp"
 #include "skograph/model/derivatives.hpp"
+#include "skograph/model/dynamics.hpp"
 #include "skograph/model/linearization.hpp"
 
 namespace skograph::python {
@@ -36,6 +37,29 @@ py::tuple split_three(const py::array& all) {
     parts[static_cast<std::size_t>(k)] =
         all.ndim() == 3 ? all[py::int_(k)] : all[py::make_tuple(every, k)];
   return parts;
+}
+
+// A closed chain's number of independent coordinates at the first state of q (a batch's first
+// row): the width of its derivatives' results (X's columns there).
+py::ssize_t independent_count(PyModel& self, const ArrayArgument& q) {
+  const Array array = real_array(q.value, "q");
+  const py::ssize_t n = self.model.dof_count();
+  if (array.size() < n || array.shape(array.ndim() - 1) != n)
+    return n;  // the batch call refuses the shape with its own words
+  const Eigen::VectorXd first = Eigen::Map<const Eigen::VectorXd>(array.data(), n);
+  return compute(self, [&](ModelData& data) {
+    return static_cast<py::ssize_t>(embedding_matrix(self.model, data, first).cols());
+  });
+}
+
+// UsageError when a batch's state has another number of independent coordinates than its first.
+void require_width(const Model& model, std::size_t found, py::ssize_t width) {
+  if (static_cast<py::ssize_t>(found) != width)
+    throw UsageError(model.file() +
+                     ": the independent coordinates of the batch's states differ "
+                     "in number (" +
+                     std::to_string(found) + " against " + std::to_string(width) +
+                     " at the first): call the states one at a time");
 }
 
 double optional_step(const std::optional<double>& dt) {
@@ -87,35 +111,61 @@ void bind_derivatives(ModelClass& model_class) {
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
             const py::ssize_t n = self.model.dof_count();
-            return split_three(per_state<3>(
-                self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {3, n, n},
+            if (!self.model.is_closed_chain())
+              return split_three(per_state<3>(
+                  self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {3, n, n},
+                  [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                    ForwardDerivatives result;
+                    forward_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
+                                                 g, result);
+                    write_three(result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau, out);
+                  }));
+            // A closed chain's (r, r), (r, r), (r, dofs) side by side in one (r, 2 r + dofs).
+            const py::ssize_t r = independent_count(self, q);
+            const py::array all = per_state<3>(
+                self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {r, 2 * r + n},
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   ForwardDerivatives result;
                   forward_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
                                                g, result);
-                  write_three(result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau, out);
-                }));
+                  require_width(model, result.independent.size(), r);
+                  Eigen::MatrixXd side_by_side(r, 2 * r + n);
+                  side_by_side << result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau;
+                  write_row_major(side_by_side, out);
+                });
+            const py::slice every{py::none(), py::none(), py::none()};
+            const py::slice parts[3] = {py::slice(0, r, 1), py::slice(r, 2 * r, 1),
+                                        py::slice(2 * r, 2 * r + n, 1)};
+            py::tuple out(3);
+            for (std::size_t k = 0; k < 3; ++k)
+              out[k] = all.ndim() == 2 ? all[py::make_tuple(every, parts[k])]
+                                       : all[py::make_tuple(every, every, parts[k])];
+            return out;
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           py::arg("threads") = py::none(),
           "The derivatives of forward dynamics at qdd = forward_dynamics(q, qd, tau): "
           "(dqdd_dq, dqdd_dqd, dqdd_dtau), each (dofs, dofs) (or (rows, dofs, dofs) for a "
           "batch), dqdd_dtau = M^-1. Analytic; d/dq along the configuration's tangent (integrate: "
-          "column j moves q as qd's entry j would). Trees; raises skograph.Error for a closed "
-          "chain." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES)
+          "column j moves q as qd's entry j would). A closed chain's in its independent "
+          "coordinates q_R (Model.embedding_matrix's columns): (r, r), (r, r) and (r, dofs), "
+          "total derivatives on the constraint manifold at the closed state." SKOGRAPH_DOC_GRAVITY
+              SKOGRAPH_DOC_STATES)
       .def(
           "inverse_dynamics_derivatives",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
              const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
-            const py::ssize_t n = self.model.dof_count();
+            const py::ssize_t r =
+                self.model.is_closed_chain() ? independent_count(self, q) : self.model.dof_count();
             return split_three(per_state<3>(
-                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {3, n, n},
+                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {3, r, r},
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   InverseDerivatives result;
                   inverse_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
                                                g, result);
+                  require_width(model, result.independent.size(), r);
                   write_three(result.dtau_dq, result.dtau_dqd, result.mass, out);
                 }));
           },
@@ -123,8 +173,10 @@ void bind_derivatives(ModelClass& model_class) {
           py::arg("threads") = py::none(),
           "The derivatives of inverse dynamics at (q, qd, qdd): (dtau_dq, dtau_dqd, M), each "
           "(dofs, dofs) (or (rows, dofs, dofs) for a batch), M = dtau/dqdd. Analytic; d/dq along "
-          "the configuration's tangent. Trees; raises skograph.Error for a closed "
-          "chain." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES)
+          "the configuration's tangent. A closed chain's in its independent coordinates q_R "
+          "(qdd's independent entries taken): (dtau_R/dq_R, dtau_R/dqd_R, M_R), each (r, r), "
+          "total derivatives on the constraint manifold at the closed state." SKOGRAPH_DOC_GRAVITY
+              SKOGRAPH_DOC_STATES)
       .def(
           "constraint_force_derivatives",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -134,17 +186,35 @@ void bind_derivatives(ModelClass& model_class) {
                                   qd0 = state_vector(qd.value, "qd", model),
                                   tau0 = state_vector(tau.value, "tau", model);
             const Eigen::Vector3d g = gravity_of(gravity.value);
-            // A tree has no loop or coupling forces; a closed chain's derivatives are refused
-            // by the forward dynamics' derivatives.
-            compute(self, [&](ModelData& data) {
-              return forward_dynamics_derivatives(model, data, q0, qd0, tau0, g).qdd;
+            const ForwardDerivatives d = compute(self, [&](ModelData& data) {
+              return forward_dynamics_derivatives(model, data, q0, qd0, tau0, g);
             });
-            return py::dict();
+            py::dict out;  // a tree has no loop or coupling forces
+            if (!model.is_closed_chain()) return out;
+            const Mechanism& mechanism = model.closed_chain()->mechanism();
+            const auto entry = [](const Eigen::MatrixXd& dq, const Eigen::MatrixXd& dqd,
+                                  const Eigen::MatrixXd& dtau) {
+              py::dict e;
+              e["dq"] = dq;
+              e["dqd"] = dqd;
+              e["dtau"] = dtau;
+              return e;
+            };
+            for (std::size_t l = 0; l < mechanism.loops.size(); ++l)
+              out[py::str(mechanism.loops[l].name)] =
+                  entry(d.loop_by_q[l], d.loop_by_qd[l], d.loop_by_tau[l]);
+            for (std::size_t c = 0; c < mechanism.couplings.size(); ++c)
+              out[py::str(mechanism.couplings[c].name)] =
+                  entry(d.coupling_by_q[c], d.coupling_by_qd[c], d.coupling_by_tau[c]);
+            return out;
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
-          "The derivatives of the forces through the loops and couplings, {name: {'dq', 'dqd', "
-          "'dtau'}}: empty for a tree (it has none). Raises skograph.Error for a closed chain: "
-          "its derivatives are not available yet. q, qd, tau: (dofs,)." SKOGRAPH_DOC_GRAVITY)
+          "The derivatives of the forces through the loops and couplings at qdd = "
+          "forward_dynamics(q, qd, tau), {name: {'dq': (6, r), 'dqd': (6, r), 'dtau': (6, "
+          "dofs)}} (a coupling's rows its first joint's dofs) along the independent coordinates "
+          "q_R, qd_R and tau; each loop's force as Model.constraint_forces gives it (on the child "
+          "link, about the joint, in F_p). Empty for a tree (it has none). q, qd, tau: "
+          "(dofs,)." SKOGRAPH_DOC_GRAVITY)
       .def(
           "linearize",
           [](PyModel& self, const ArrayArgument& q, const OptionalArrayArgument& qd,
@@ -169,11 +239,12 @@ void bind_derivatives(ModelClass& model_class) {
           "The model linearized at (q, qd) under the forces tau (None: zero): a dict with "
           "'states' (the dofs, then the same with '_qd'), 'inputs', 'A' (2 dofs, 2 dofs), 'B' "
           "(2 dofs, inputs), 'eigenvalues' (complex, by ascending modulus), 'modes' (per "
-          "oscillatory pair: 'frequency_hz', 'damping_ratio', 'shape' {dof: value}, largest 1), "
-          "and with dt 'A_d', 'B_d' by zero-order hold. x = (q, qd) in tangent coordinates; "
-          "inputs: joint or dof names (None: every dof except floating joints'). Raises "
-          "skograph.Error for an unknown input or a closed chain. q, qd, tau: "
-          "(dofs,)." SKOGRAPH_DOC_GRAVITY)
+          "oscillatory pair: 'frequency_hz', 'damping_ratio', 'shape' {dof: value} over every "
+          "dof, largest 1), and with dt 'A_d', 'B_d' by zero-order hold. x = (q, qd) in tangent "
+          "coordinates; a closed chain's x = (q_R, qd_R) at the closed state, the dofs of "
+          "'states' its independent ones. inputs: joint or dof names (None: every dof except "
+          "floating joints'; a closed chain's independent dofs). Raises skograph.Error for an "
+          "unknown input. q, qd, tau: (dofs,)." SKOGRAPH_DOC_GRAVITY)
       .def(
           "hold",
           [](PyModel& self, const ArrayArgument& q, const NamesArgument& inputs,

@@ -5,6 +5,7 @@
 #include "skograph/rigid/closed_chain_derivatives.hpp"
 
 #include <Eigen/Dense>
+#include <optional>
 
 #include "closed_chain/internal.hpp"
 #include "kinematics_detail.hpp"
@@ -66,6 +67,77 @@ void apply_rows(const LoopRows& rows, const Eigen::Matrix3d& rotation, const Vec
   if (linear > 0)
     out.col(column).segment(row + angular, linear).noalias() =
         rows.linear * (rotation.transpose() * z.tail<3>());
+}
+
+// The right sides' dependent rows solved on the constraints restricted to the dependent dofs
+// (least squares: redundant rows, such as a planar loop's out-of-plane ones, are consistent), the
+// independent rows zero: the particular solution w of G w = b.
+void solve_dependent(ManifoldTangent& tangent, Eigen::Index dofs, const Eigen::MatrixXd& b,
+                     Eigen::MatrixXd& w) {
+  w.setZero(dofs, b.cols());
+  if (tangent.dependent.empty()) return;
+  const Eigen::MatrixXd solution = tangent.dependent_solver.solve(b);
+  for (std::size_t i = 0; i < tangent.dependent.size(); ++i)
+    w.row(tangent.dependent[i]) = solution.row(static_cast<Eigen::Index>(i));
+}
+
+// The loop and coupling forces' derivatives from the generalized forces they must balance along
+// each direction (a column of `generalized`: G* dlambda = that column), per aggregate as
+// constraint_forces finds lambda: the least-norm multipliers of the dependent dofs' equations
+// (Y1* dlambda_S = the column's dependent entries), else of all the aggregate's equations. Per
+// loop S* dlambda (F_p axes at O_c, as ConstraintForces::loop), per coupling dlambda.
+void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                       const Eigen::MatrixXd& generalized, std::vector<Eigen::MatrixXd>& loops,
+                       std::vector<Eigen::MatrixXd>& couplings) {
+  const ClosedChainModel::Impl& impl = closed_chain_impl(model);
+  const Mechanism& mechanism = model.mechanism();
+  const Eigen::Index columns = generalized.cols();
+  loops.resize(mechanism.loops.size());
+  couplings.resize(mechanism.couplings.size());
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& dofs = impl.dofs[s];
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+    const CoordinateSelection& selection = data.selection[s];
+    DependentFactorization& y1 = data.work->selection.dependent_factorization[s];
+    const Eigen::Index rows = constraint.rows();
+    Eigen::MatrixXd multipliers = Eigen::MatrixXd::Zero(rows, columns);
+    Eigen::VectorXd dependent_right(static_cast<Eigen::Index>(selection.dependent.size()));
+    Eigen::VectorXd right(static_cast<Eigen::Index>(dofs.size())), lambda(rows);
+    std::optional<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> all_rows;
+    for (Eigen::Index c = 0; c < columns && rows > 0; ++c) {
+      for (std::size_t i = 0; i < dofs.size(); ++i)
+        right[static_cast<Eigen::Index>(i)] = generalized(dofs[i], c);
+      for (std::size_t i = 0; i < selection.dependent.size(); ++i)
+        dependent_right[static_cast<Eigen::Index>(i)] = right[selection.dependent[i]];
+      const bool solved = y1.columns() == static_cast<int>(selection.dependent.size()) &&
+                          y1.solve_transposed(dependent_right, lambda);
+      if (!solved) {
+        if (!all_rows) {
+          all_rows.emplace(constraint.transpose());
+          all_rows->setThreshold(model.options().rank_tolerance);
+        }
+        lambda = all_rows->solve(right);
+      }
+      multipliers.col(c) = lambda;
+    }
+    Eigen::Index row = 0;
+    for (const int l : impl.loops[s]) {
+      const LoopRows& loop_rows = impl.loop_rows[l];
+      const Eigen::Index angular = loop_rows.angular.rows(), linear = loop_rows.linear.rows();
+      Eigen::MatrixXd& out = loops[static_cast<std::size_t>(l)];
+      out.resize(6, columns);
+      out.topRows<3>().noalias() =
+          loop_rows.angular.transpose() * multipliers.middleRows(row, angular);
+      out.bottomRows<3>().noalias() =
+          loop_rows.linear.transpose() * multipliers.middleRows(row + angular, linear);
+      row += angular + linear;
+    }
+    for (const int c : impl.couplings[s]) {
+      const int count = model.tree().joint_dofs(mechanism.couplings[c].joint_a);
+      couplings[static_cast<std::size_t>(c)] = multipliers.middleRows(row, count);
+      row += count;
+    }
+  }
 }
 
 }  // namespace
@@ -243,18 +315,56 @@ void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data
   }
 }
 
-// The right sides' dependent rows solved on the constraints restricted to the dependent dofs
-// (least squares: redundant rows, such as a planar loop's out-of-plane ones, are consistent), the
-// independent rows zero: the particular solution w of G w = b.
 namespace {
 
-void solve_dependent(ClosedChainForwardDerivatives& result, const Eigen::MatrixXd& b,
-                     Eigen::MatrixXd& w) {
-  w.setZero(result.qdd.size(), b.cols());
-  if (result.dependent.empty()) return;
-  const Eigen::MatrixXd solution = result.dependent_solver.solve(b);
-  for (std::size_t i = 0; i < result.dependent.size(); ++i)
-    w.row(result.dependent[i]) = solution.row(static_cast<Eigen::Index>(i));
+// The constraint rows' derivatives at (q, qd, qdd) with the multipliers of `forces` and the
+// manifold's directions W1, W2q, W2d (ManifoldTangent) at the constraints' last update of this
+// state, X its embedding.
+void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
+                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                      const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::VectorXd& qdd,
+                      const ConstraintForces& forces, const std::vector<int>& independent,
+                      const Eigen::MatrixXd& X, const Eigen::Vector3d& gravity,
+                      ConstraintDerivatives& constraints, ManifoldTangent& tangent) {
+  const int n = model.dof_count();
+  // The stacked multipliers and G, aggregate by aggregate (constraint_jacobian's stacked rows).
+  int total_rows = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
+  tangent.multipliers.resize(total_rows);
+  tangent.rows.setZero(total_rows, n);
+  int row = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const int rows = model.constraint_rows(s);
+    tangent.multipliers.segment(row, rows) = forces.multipliers[s];
+    const std::vector<int>& dofs = model.aggregate_dofs(s);
+    for (std::size_t c = 0; c < dofs.size(); ++c)
+      tangent.rows.col(dofs[c]).segment(row, rows) =
+          data.constraint_matrix[s].col(static_cast<Eigen::Index>(c));
+    row += rows;
+  }
+  constraint_derivatives(model, data, q, qd, qdd, tangent.multipliers, gravity, constraints);
+
+  tangent.dependent.clear();
+  std::size_t next = 0;
+  for (int i = 0; i < n; ++i) {
+    if (next < independent.size() && independent[next] == i) {
+      ++next;
+      continue;
+    }
+    tangent.dependent.push_back(i);
+  }
+  tangent.dependent_rows.resize(total_rows, static_cast<Eigen::Index>(tangent.dependent.size()));
+  for (std::size_t i = 0; i < tangent.dependent.size(); ++i)
+    tangent.dependent_rows.col(static_cast<Eigen::Index>(i)) =
+        tangent.rows.col(tangent.dependent[i]);
+  if (!tangent.dependent.empty()) tangent.dependent_solver.compute(tangent.dependent_rows);
+
+  // G W = -(the rows' derivative along the direction).
+  const ConstraintDerivatives& d = constraints;
+  solve_dependent(tangent, n, -d.velocity_by_q * X, tangent.dqd_dq);
+  solve_dependent(tangent, n, -(d.acceleration_by_q * X + d.acceleration_by_qd * tangent.dqd_dq),
+                  tangent.acceleration_by_q);
+  solve_dependent(tangent, n, -d.acceleration_by_qd * X, tangent.acceleration_by_qd);
 }
 
 }  // namespace
@@ -265,53 +375,17 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainForwardDerivatives& result) {
-  const int n = model.dof_count();
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   result.independent = data.independent;
   const Eigen::MatrixXd X = data.X;
   constraint_forces(model, data, q, qd, result.qdd, tau, gravity, result.forces);
-  // The stacked multipliers and G, aggregate by aggregate (constraint_jacobian's stacked rows).
-  int total_rows = 0;
-  for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
-  result.multipliers.resize(total_rows);
-  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(total_rows, n);
-  int row = 0;
-  for (int s = 0; s < model.aggregate_count(); ++s) {
-    const int rows = model.constraint_rows(s);
-    result.multipliers.segment(row, rows) = result.forces.multipliers[s];
-    const std::vector<int>& dofs = model.aggregate_dofs(s);
-    for (std::size_t c = 0; c < dofs.size(); ++c)
-      G.col(dofs[c]).segment(row, rows) =
-          data.constraint_matrix[s].col(static_cast<Eigen::Index>(c));
-    row += rows;
-  }
-  constraint_derivatives(model, data, q, qd, result.qdd, result.multipliers, gravity,
-                         result.constraints);
+  manifold_tangent(model, data, q, qd, result.qdd, result.forces, result.independent, X, gravity,
+                   result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
-
-  result.dependent.clear();
-  {
-    std::size_t next = 0;
-    for (int i = 0; i < n; ++i) {
-      if (next < result.independent.size() && result.independent[next] == i) {
-        ++next;
-        continue;
-      }
-      result.dependent.push_back(i);
-    }
-  }
-  result.dependent_rows.resize(total_rows, static_cast<Eigen::Index>(result.dependent.size()));
-  for (std::size_t i = 0; i < result.dependent.size(); ++i)
-    result.dependent_rows.col(static_cast<Eigen::Index>(i)) = G.col(result.dependent[i]);
-  if (!result.dependent.empty()) result.dependent_solver.compute(result.dependent_rows);
-
-  // The dependent rates along q_R (W1), the accelerations' particular parts along q_R (W2q) and
-  // along qd_R (W2d): G W = -(the rows' derivative along the direction).
-  Eigen::MatrixXd W1, W2q, W2d;
-  solve_dependent(result, -d.velocity_by_q * X, W1);
-  solve_dependent(result, -(d.acceleration_by_q * X + d.acceleration_by_qd * W1), W2q);
-  solve_dependent(result, -d.acceleration_by_qd * X, W2d);
+  const Eigen::MatrixXd& W1 = result.tangent.dqd_dq;
+  const Eigen::MatrixXd& W2q = result.tangent.acceleration_by_q;
+  const Eigen::MatrixXd& W2d = result.tangent.acceleration_by_qd;
   result.dqd_dq = W1;
 
   // M_R and the reduced right sides X* (...).
@@ -329,6 +403,43 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   result.dqdd_dq = X * reduced_by_q + W2q;
   result.dqdd_dqd = X * reduced_by_qd + W2d;
   result.dqdd_dtau = X * reduced_by_tau;
+
+  // The loop forces: differentiating M qdd + C - tau = G* lambda along each direction,
+  // G* dlambda = M dqdd + (dtau/dq - d(G* lambda)/dq) dq + dtau/dqd dqd - dtau.
+  const Eigen::MatrixXd generalized_by_q = M * result.dqdd_dq + held * X + d.tree.dtau_dqd * W1;
+  const Eigen::MatrixXd generalized_by_qd = M * result.dqdd_dqd + d.tree.dtau_dqd * X;
+  Eigen::MatrixXd generalized_by_tau = M * result.dqdd_dtau;
+  generalized_by_tau.diagonal().array() -= 1.0;
+  force_derivatives(model, data, generalized_by_q, result.loop_by_q, result.coupling_by_q);
+  force_derivatives(model, data, generalized_by_qd, result.loop_by_qd, result.coupling_by_qd);
+  force_derivatives(model, data, generalized_by_tau, result.loop_by_tau, result.coupling_by_tau);
+}
+
+void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>& q,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
+                                  const Eigen::Vector3d& gravity,
+                                  ClosedChainInverseDerivatives& result) {
+  const int n = model.dof_count();
+  result.tau = inverse_dynamics(model, data, q, qd, qdd_independent, gravity);
+  result.qdd = data.work->dynamics.tree_acceleration;  // X qdd_R + Xdot qd_R
+  result.independent = data.independent;
+  const Eigen::MatrixXd X = data.X;
+  result.actuator_forces.setZero(n);
+  for (std::size_t j = 0; j < result.independent.size(); ++j)
+    result.actuator_forces(result.independent[j]) = result.tau(static_cast<Eigen::Index>(j));
+  // lambda with M qdd + C - tau_a = G* lambda: the loops' forces under the actuator forces.
+  constraint_forces(model, data, q, qd, result.qdd, result.actuator_forces, gravity, result.forces);
+  manifold_tangent(model, data, q, qd, result.qdd, result.forces, result.independent, X, gravity,
+                   result.constraints, result.tangent);
+  const ConstraintDerivatives& d = result.constraints;
+  const Eigen::MatrixXd& M = d.tree.mass;
+  const Eigen::MatrixXd held = d.tree.dtau_dq - d.force_by_q;
+  result.dtau_dq = X.transpose() * (held * X + d.tree.dtau_dqd * result.tangent.dqd_dq +
+                                    M * result.tangent.acceleration_by_q);
+  result.dtau_dqd = X.transpose() * (d.tree.dtau_dqd * X + M * result.tangent.acceleration_by_qd);
+  result.reduced_mass = X.transpose() * M * X;
 }
 
 }  // namespace skograph

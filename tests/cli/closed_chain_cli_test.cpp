@@ -34,12 +34,11 @@ std::string example(const std::string& name) {
 }
 
 const char* const kClosedExamples[] = {
-    "fourbar",      "fourbar_internal_cut", "fourbar_terminal_cut",
-    "geared_links", "fourbar_chain",        "stewart_platform",
-    "suspension"};
+    "fourbar",       "fourbar_internal_cut", "fourbar_terminal_cut", "geared_links",
+    "fourbar_chain", "stewart_platform",     "suspension",           "slider_crank"};
 
 bool swallows_whole_mechanism(const std::string& name) {
-  return name == "fourbar" || name == "stewart_platform";
+  return name == "fourbar" || name == "stewart_platform" || name == "slider_crank";
 }
 
 Eigen::VectorXd vector_of(const Json& list) {
@@ -75,12 +74,16 @@ Eigen::VectorXd state_vector(const nlohmann::json& state, const char* key, const
 }
 
 // A state file text with full q, qd, qdd (joint-keyed, multi-dof joints as arrays).
-std::string state_text(const Json& dofs, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                       const Eigen::VectorXd& qdd, const Eigen::VectorXd* tau = nullptr) {
+// The state file of q, qd, qdd (and tau), with the original state's gravity when it names one.
+std::string state_text(const Json& original, const Json& dofs, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                       const Eigen::VectorXd* tau = nullptr) {
   std::vector<std::pair<std::string, Eigen::VectorXd>> vectors = {
       {"q", q}, {"qd", qd}, {"qdd", qdd}};
   if (tau) vectors.emplace_back("tau", *tau);
-  return cli_test::state_json(dofs, vectors);
+  Json state = Json::parse(cli_test::state_json(dofs, vectors));
+  if (original.contains("gravity")) state["gravity"] = original["gravity"];
+  return state.dump();
 }
 
 std::vector<int> independent_indices(const Json& report) {
@@ -181,7 +184,7 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
 
     // Round trip: with qdd (consistent) as the input acceleration, "tau" maps by X* to X* tau_in.
     const std::string round_trip =
-        write_file(name + "_round_trip.json", state_text(report["dofs"], q, qd, qdd));
+        write_file(name + "_round_trip.json", state_text(state, report["dofs"], q, qd, qdd));
     const CliRun inverse =
         run_cli("dynamics " + example(name + ".yaml") + " --state " + round_trip + " --json");
     ASSERT_EQ(inverse.status, 0) << inverse.err;
@@ -198,8 +201,8 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
         EXPECT_EQ(tau_out(k), 0.0) << k;
       }
     // ... and fed back as the state's tau they give the same motion (to 1e-10).
-    const std::string actuated =
-        write_file(name + "_actuated.json", state_text(report["dofs"], q, qd, qdd, &tau_out));
+    const std::string actuated = write_file(
+        name + "_actuated.json", state_text(state, report["dofs"], q, qd, qdd, &tau_out));
     const CliRun forward =
         run_cli("dynamics " + example(name + ".yaml") + " --state " + actuated + " --json");
     ASSERT_EQ(forward.status, 0) << forward.err;

@@ -110,8 +110,40 @@ TEST(LinearizeCli, BadInputIsOneLine) {
   const CliRun overflow = run_cli("linearize " + model + " --state " + overflowing + " --hold");
   expect_one_line_error(overflow, "not finite at this state");
   EXPECT_EQ(overflow.err.find("skograph linearize: " + overflowing), 0u) << overflow.err;
-  expect_one_line_error(run_cli("linearize " + example_model("fourbar.yaml")),
-                        "derivatives of closed chains");
+  expect_one_line_error(run_cli("linearize " + example_model("fourbar.yaml") + " --inputs nothing"),
+                        "nothing");
+}
+
+// A closed chain in its independent coordinates: the states its independent dofs (`dynamics`'
+// "independent"), the inputs by default the same, A's lower blocks the derivatives' JSON, the
+// mode shapes over every dof; --rest finds the four-bar's stable rest under gravity in its plane,
+// and --hold there needs no force.
+TEST(LinearizeCli, ClosedChainInItsIndependentCoordinates) {
+  const std::string model = example_model("fourbar.yaml");
+  const std::string state = write_file("fourbar_in_plane.json", R"({"gravity": [0, -9.81, 0]})");
+  const CliRun run = run_cli("linearize " + model + " --state " + state + " --rest --json");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const Json report = Json::parse(run.out);
+  const Json dynamics = cli_test::dynamics_json(model + " --state " + state);
+  ASSERT_EQ(report["states"].size(), 2 * dynamics["independent"].size());
+  EXPECT_EQ(report["states"][0], dynamics["independent"][0]);
+  EXPECT_EQ(report["inputs"], dynamics["independent"]);
+  EXPECT_EQ(report["stable"], true);
+  ASSERT_EQ(report["modes"].size(), 1u);
+  EXPECT_EQ(report["modes"][0]["shape"].size(), dynamics["dofs"].size());
+  EXPECT_GT(report["modes"][0]["frequency_hz"].get<double>(), 0.0);
+  // Held at the rest configuration: no force.
+  Json at_rest = Json::parse(std::string(R"({"gravity": [0, -9.81, 0]})"));
+  for (std::size_t i = 0; i < dynamics["dofs"].size(); ++i)
+    at_rest["q"][dynamics["dofs"][i].get<std::string>()] = report["q_rest"][i];
+  const Json held =
+      Json::parse(run_cli("linearize " + model + " --state " +
+                          write_file("fourbar_rest.json", at_rest.dump()) + " --hold --json")
+                      .out);
+  for (const auto& [input, force] : held["tau_hold"].items())
+    EXPECT_NEAR(force.get<double>(), 0.0, 1e-8) << input;
+  EXPECT_NEAR(held["modes"][0]["frequency_hz"].get<double>(),
+              report["modes"][0]["frequency_hz"].get<double>(), 1e-8);
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // pairs close loops whose joints cannot turn their frames into coincidence (a loop of three
 // revolutes, two of them parallel, welded by a 6d pair: six equations in three unknowns, whose
 // least-squares minimum the search reaches and reports). At each assembled state the forward
-// dynamics satisfy the closed-chain DAE and the actuator forces give the motion back. Skipped when
+// dynamics satisfy the closed-chain DAE, the actuator forces give the motion back and the
+// derivatives in the independent coordinates agree with Richardson of the dynamics. Skipped when
 // ../shared is absent.
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 
 #include "skograph/model/constraints.hpp"
 #include "skograph/model/dynamics.hpp"
+#include "support/closed_chain_derivatives_check.hpp"
 #include "support/closed_chain_support.hpp"
 
 namespace skograph {
@@ -190,6 +192,22 @@ TEST_P(ParallelRobots, LoadAssembleFromZeroAndSatisfyTheirDynamics) {
                 .cwiseAbs()
                 .maxCoeff(),
             1e-8 * scale);
+  // The derivatives in the independent coordinates against Richardson of these calls: in the
+  // actuated coordinates (the file's motors, preferred) and in the automatic choice (none
+  // preferred).
+  Mechanism automatic = file;
+  automatic.preferred_independent.clear();
+  const Model unactuated = build_model(automatic, urdf);
+  for (const Model* chosen : {&model, &unactuated}) {
+    const std::string name =
+        std::string(robot.folder) + (chosen == &model ? " (actuated)" : " (automatic)");
+    try {
+      expect_closed_chain_derivatives(chosen == &model ? file : automatic, urdf, *chosen, state.q,
+                                      state.qd, tau, qdd, gravity, name);
+    } catch (const SingularMassMatrixError& e) {
+      EXPECT_FALSE(chosen->massless_joints().empty()) << name << ": " << e.what();
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -143,12 +143,49 @@ class Derivatives(unittest.TestCase):
             self.assertIn(str(caught.exception),
                           cli_error("linearize", model_file, "--inputs", "elbow"))
 
+    def test_closed_chain_equals_the_command_line(self):
+        """The four-bar's derivatives in its independent coordinates, the loop and coupling forces'
+        and the linearization equal `derivatives --json` and `linearize --json` at the same state;
+        a batch of the same state twice gives the single call's."""
+        model_file = os.path.join(MODELS, "fourbar.yaml")
+        state_file = os.path.join(MODELS, "fourbar_state.json")
+        model = skograph.load_model(model_file)
+        report = cli_json("derivatives", model_file, "--state", state_file)
+        q, qd = np.array(report["q"]), np.array(report["qd"])
+        tau = np.array(report["tau"])
+        with open(state_file, encoding="utf-8") as handle:
+            gravity = json.load(handle).get("gravity")
+        extra = {} if gravity is None else {"gravity": np.array(gravity)}
+        r = len(report["independent"])
+        n = len(report["dofs"])
+        forward = model.forward_dynamics_derivatives(q, qd, tau, **extra)
+        self.assertEqual([m.shape for m in forward], [(r, r), (r, r), (r, n)])
+        for mine, key in zip(forward, ("dqdd_dq", "dqdd_dqd", "dqdd_dtau")):
+            np.testing.assert_allclose(mine, np.array(report[key]), rtol=1e-12, atol=1e-12)
+        qdd = np.zeros(n)
+        inverse = model.inverse_dynamics_derivatives(q, qd, qdd, **extra)
+        self.assertEqual([m.shape for m in inverse], [(r, r)] * 3)
+        np.testing.assert_allclose(inverse[2], np.array(report["M_reduced"]), rtol=1e-12,
+                                   atol=1e-12)
+        self.assertEqual(list(model.close(q, qd)[2]), report["independent"])
+        batch = model.forward_dynamics_derivatives(np.stack([q, q]), np.stack([qd, qd]),
+                                                   np.stack([tau, tau]), **extra)
+        self.assertEqual(batch[2].shape, (2, r, n))
+        np.testing.assert_array_equal(batch[0][1], forward[0])
+        forces = model.constraint_force_derivatives(q, qd, tau, **extra)
+        expected = dict(report["loop_force_derivatives"], **report["coupling_force_derivatives"])
+        self.assertEqual(sorted(forces), sorted(expected))
+        for name, entry in expected.items():
+            for key in ("dq", "dqd", "dtau"):
+                np.testing.assert_allclose(forces[name][key], np.array(entry[key]),
+                                           rtol=1e-12, atol=1e-12)
+        lin = model.linearize(q, qd, tau, **extra)
+        cli_lin = cli_json("linearize", model_file, "--state", state_file)
+        self.assertEqual(lin["states"], cli_lin["states"])
+        self.assertEqual(lin["inputs"], report["independent"])
+        np.testing.assert_allclose(lin["A"], np.array(cli_lin["A"]), rtol=1e-12, atol=1e-12)
+
     def test_errors(self):
-        model = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
-        q = np.zeros(len(model.dofs))
-        with self.assertRaises(skograph.Error) as caught:
-            model.forward_dynamics_derivatives(q, q, q)
-        self.assertIn("derivatives of closed chains", str(caught.exception))
         arm = skograph.load_model(os.path.join(MODELS, "arm7.urdf"))
         bad = np.zeros(7)
         bad[2] = np.nan

@@ -4,7 +4,8 @@
 // loops), at states off the closure (the rows are defined everywhere): against central
 // differences with Richardson extrapolation along the tangent of constraint_jacobian's G qd,
 // G qdd + Gdot qd and G* lambda; and the identities d(a_c)/dqd = d(G qd)/dq + Gdot and
-// d(G qd)/dq qd = Gdot qd.
+// d(G qd)/dq qd = Gdot qd. The forward and inverse dynamics' derivatives in the independent
+// coordinates against Richardson on the constraint manifold.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -13,6 +14,7 @@
 #include <random>
 
 #include "skograph/rigid/closed_chain_derivatives.hpp"
+#include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/constraint_jacobian.hpp"
 #include "skograph/rigid/tangent.hpp"
 #include "support/closed_chain_support.hpp"
@@ -117,6 +119,43 @@ TEST(ClosedChainDerivatives, ConstraintRowsAgainstRichardsonAlongTheTangent) {
   for (const double entry : largest) EXPECT_GT(entry, 0.1);
 }
 
+// The loop forces then the coupling forces, one vector (ConstraintForces' order).
+Eigen::VectorXd stacked_forces(const ConstraintForces& forces) {
+  Eigen::Index size = 6 * static_cast<Eigen::Index>(forces.loop.size());
+  for (const Eigen::VectorXd& coupling : forces.coupling) size += coupling.size();
+  Eigen::VectorXd out(size);
+  Eigen::Index at = 0;
+  for (const auto& loop : forces.loop) {
+    out.segment<6>(at) = loop;
+    at += 6;
+  }
+  for (const Eigen::VectorXd& coupling : forces.coupling) {
+    out.segment(at, coupling.size()) = coupling;
+    at += coupling.size();
+  }
+  return out;
+}
+
+// The same stacking of their derivatives (each loop's 6 rows, each coupling's).
+Eigen::MatrixXd stacked_force_derivatives(const std::vector<Eigen::MatrixXd>& loops,
+                                          const std::vector<Eigen::MatrixXd>& couplings,
+                                          Eigen::Index columns) {
+  Eigen::Index size = 0;
+  for (const Eigen::MatrixXd& m : loops) size += m.rows();
+  for (const Eigen::MatrixXd& m : couplings) size += m.rows();
+  Eigen::MatrixXd out(size, columns);
+  Eigen::Index at = 0;
+  for (const Eigen::MatrixXd& m : loops) {
+    out.middleRows(at, m.rows()) = m;
+    at += m.rows();
+  }
+  for (const Eigen::MatrixXd& m : couplings) {
+    out.middleRows(at, m.rows()) = m;
+    at += m.rows();
+  }
+  return out;
+}
+
 // Forward dynamics' derivatives in the independent coordinates, at the cases' closed states with
 // qd != 0 (the dependent rates move with q_R) and gravity (the loop forces are not zero): against
 // Richardson of forward_dynamics at states moved along q_R (integrate along X e_m, then the loops
@@ -134,15 +173,33 @@ TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {
     const int n_r = static_cast<int>(independent.size());
     forward_dynamics(model, reference, c.q, c.qd, tau, kGravity);  // the same selection
     const Eigen::MatrixXd X = reference.X;
-    const auto qdd_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates) -> Eigen::VectorXd {
+    // qdd and the loop and coupling forces, stacked, at a state closed again with q_R, qd_R kept.
+    const auto motion_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates,
+                               const Eigen::VectorXd& force) -> Eigen::VectorXd {
       close_positions(model, reference, at);
       close_velocities(model, reference, at, rates);
-      const Eigen::VectorXd qdd = forward_dynamics(model, reference, at, rates, tau, kGravity);
+      const Eigen::VectorXd qdd = forward_dynamics(model, reference, at, rates, force, kGravity);
       EXPECT_EQ(reference.independent, independent) << c.name;
-      return qdd;
+      ConstraintForces forces;
+      constraint_forces(model, reference, at, rates, qdd, force, kGravity, forces);
+      const Eigen::VectorXd loads = stacked_forces(forces);
+      Eigen::VectorXd out(n + loads.size());
+      out << qdd, loads;
+      return out;
+    };
+    const auto qdd_at = [&](const Eigen::VectorXd& at, const Eigen::VectorXd& rates) {
+      return motion_at(at, rates, tau);
     };
     double largest = 0.0;
-    expect_near(d.dqdd_dq,
+    const auto with_forces = [&](const Eigen::MatrixXd& dqdd,
+                                 const std::vector<Eigen::MatrixXd>& loops,
+                                 const std::vector<Eigen::MatrixXd>& couplings) {
+      const Eigen::MatrixXd loads = stacked_force_derivatives(loops, couplings, dqdd.cols());
+      Eigen::MatrixXd out(dqdd.rows() + loads.rows(), dqdd.cols());
+      out << dqdd, loads;
+      return out;
+    };
+    expect_near(with_forces(d.dqdd_dq, d.loop_by_q, d.coupling_by_q),
                 richardson_columns(
                     n_r,
                     [&](int m, double e) -> Eigen::VectorXd {
@@ -151,8 +208,8 @@ TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {
                       return qdd_at(integrate(model.tree(), c.q, X.col(m) * e, 1.0), c.qd);
                     },
                     1e-3),
-                c.name + ": dqdd/dq_R", largest);
-    expect_near(d.dqdd_dqd,
+                c.name + ": dqdd/dq_R and the forces'", largest);
+    expect_near(with_forces(d.dqdd_dqd, d.loop_by_qd, d.coupling_by_qd),
                 richardson_columns(
                     n_r,
                     [&](int m, double e) -> Eigen::VectorXd {
@@ -161,23 +218,93 @@ TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {
                       return qdd_at(c.q, rates);
                     },
                     1e-3),
-                c.name + ": dqdd/dqd_R", largest);
-    expect_near(d.dqdd_dtau,
+                c.name + ": dqdd/dqd_R and the forces'", largest);
+    expect_near(with_forces(d.dqdd_dtau, d.loop_by_tau, d.coupling_by_tau),
                 richardson_columns(
                     n,
                     [&](int j, double e) -> Eigen::VectorXd {
                       Eigen::VectorXd force = tau;
                       force[j] += e;
-                      return forward_dynamics(model, reference, c.q, c.qd, force, kGravity);
+                      return motion_at(c.q, c.qd, force);
                     },
                     1e-3),
-                c.name + ": dqdd/dtau", largest);
+                c.name + ": dqdd/dtau and the forces'", largest);
     const Eigen::MatrixXd reduced = reduced_mass_matrix(model, reference, c.q);
     const Eigen::MatrixXd expected = X * reduced.llt().solve(X.transpose());
     EXPECT_LT(
         (d.dqdd_dtau - expected).cwiseAbs().maxCoeff() / (1.0 + expected.cwiseAbs().maxCoeff()),
         1e-10)
         << c.name;
+    EXPECT_GT(largest, 0.1) << c.name;
+  }
+}
+
+// Inverse dynamics' derivatives in the independent coordinates, at the cases' closed moving states
+// under gravity with a random qdd_R: against Richardson of inverse_dynamics (tau_R) at states moved
+// along q_R (integrate along X e_m, closed again with q_R kept, qd_R held), along qd_R and along
+// qdd_R; the last is M_R, also against reduced_mass_matrix.
+TEST(ClosedChainDerivatives, InverseDynamicsAgainstRichardsonOnTheManifold) {
+  std::mt19937 rng(13);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model), reference(model);
+    forward_dynamics(model, reference, c.q, c.qd, Eigen::VectorXd::Zero(model.dof_count()),
+                     kGravity);  // the independent dofs and X at this state
+    const std::vector<int> independent = reference.independent;
+    const int n_r = static_cast<int>(independent.size());
+    const Eigen::MatrixXd X = reference.X;
+    const Eigen::VectorXd qdd_independent = rigid_random_state(n_r, rng, 2.0);
+    ClosedChainInverseDerivatives d;
+    inverse_dynamics_derivatives(model, data, c.q, c.qd, qdd_independent, kGravity, d);
+    ASSERT_EQ(d.independent, independent) << c.name;
+    const auto tau_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates,
+                            const Eigen::VectorXd& acceleration) -> Eigen::VectorXd {
+      close_positions(model, reference, at);
+      close_velocities(model, reference, at, rates);
+      const Eigen::VectorXd tau =
+          inverse_dynamics(model, reference, at, rates, acceleration, kGravity);
+      EXPECT_EQ(reference.independent, independent) << c.name;
+      return tau;
+    };
+    const Eigen::VectorXd tau = tau_at(c.q, c.qd, qdd_independent);
+    EXPECT_LT((d.tau - tau).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + tau.cwiseAbs().maxCoeff()))
+        << c.name;
+    double largest = 0.0;
+    expect_near(d.dtau_dq,
+                richardson_columns(
+                    n_r,
+                    [&](int m, double e) -> Eigen::VectorXd {
+                      return tau_at(integrate(model.tree(), c.q, X.col(m) * e, 1.0), c.qd,
+                                    qdd_independent);
+                    },
+                    1e-3),
+                c.name + ": dtau_R/dq_R", largest);
+    expect_near(d.dtau_dqd,
+                richardson_columns(
+                    n_r,
+                    [&](int m, double e) -> Eigen::VectorXd {
+                      Eigen::VectorXd rates = c.qd;
+                      rates[independent[static_cast<std::size_t>(m)]] += e;
+                      return tau_at(c.q, rates, qdd_independent);
+                    },
+                    1e-3),
+                c.name + ": dtau_R/dqd_R", largest);
+    expect_near(d.reduced_mass,
+                richardson_columns(
+                    n_r,
+                    [&](int m, double e) -> Eigen::VectorXd {
+                      Eigen::VectorXd acceleration = qdd_independent;
+                      acceleration[m] += e;
+                      return tau_at(c.q, c.qd, acceleration);
+                    },
+                    1e-3),
+                c.name + ": dtau_R/dqdd_R", largest);
+    const Eigen::MatrixXd reduced = reduced_mass_matrix(model, reference, c.q);
+    EXPECT_LT(
+        (d.reduced_mass - reduced).cwiseAbs().maxCoeff() / (1.0 + reduced.cwiseAbs().maxCoeff()),
+        1e-12)
+        << c.name;
+    EXPECT_GT(largest, 0.1) << c.name;
   }
 }
 

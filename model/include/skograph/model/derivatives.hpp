@@ -1,23 +1,40 @@
 // Derivatives of a model's dynamics in the file's dof order (docs/derivatives.md) and the
 // configuration's tangent they are taken along (rigid/tangent.hpp): forward dynamics' dqdd/dq,
 // dqdd/dqd, dqdd/dtau = M^-1 and inverse dynamics' dtau/dq, dtau/dqd, dtau/dqdd = M, analytic
-// (rigid/derivatives.hpp). Rows and columns in the file's dof order. Closed chains are refused
-// (UsageError): their derivatives in the independent coordinates are not built yet.
+// (rigid/derivatives.hpp). Rows and columns in the file's dof order. Closed chains (the state
+// closed as every call closes it, model/state.hpp) in their independent coordinates q_R, the
+// dofs `independent` names in the file's order: total derivatives on the constraint manifold
+// (rigid/closed_chain_derivatives.hpp), and the loop and coupling forces' derivatives.
 #pragma once
 
 #include <Eigen/Core>
+#include <string>
+#include <vector>
 
 #include "skograph/model/state.hpp"
 
 namespace skograph {
 
 struct ForwardDerivatives {
-  Eigen::VectorXd qdd;                           // forward dynamics at (q, qd, tau)
-  Eigen::MatrixXd dqdd_dq, dqdd_dqd, dqdd_dtau;  // dofs x dofs
+  Eigen::VectorXd qdd;  // forward dynamics at (q, qd, tau), every dof
+  // Trees: dofs x dofs. Closed chains: dqdd_R/dq_R and dqdd_R/dqd_R independent x independent,
+  // dqdd_R/dtau independent x dofs (X M_R^-1 X*'s independent rows).
+  Eigen::MatrixXd dqdd_dq, dqdd_dqd, dqdd_dtau;
+  std::vector<std::string> independent;  // the rows' (and q_R's) dofs: every dof for a tree
+  // Closed chains: per loop (the mechanism's order) the derivatives of its force
+  // (ConstraintForces::loop, 6 rows) along q_R, qd_R (x independent) and tau (x dofs); per
+  // coupling (joint_a's dofs rows) likewise. Empty for a tree.
+  std::vector<Eigen::MatrixXd> loop_by_q, loop_by_qd, loop_by_tau;
+  std::vector<Eigen::MatrixXd> coupling_by_q, coupling_by_qd, coupling_by_tau;
 };
 struct InverseDerivatives {
-  Eigen::VectorXd tau;                      // inverse dynamics at (q, qd, qdd)
-  Eigen::MatrixXd dtau_dq, dtau_dqd, mass;  // dofs x dofs; mass = dtau/dqdd
+  // Trees: inverse dynamics at (q, qd, qdd). Closed chains: the actuator forces for the
+  // independent part of qdd (model/dynamics.hpp: inverse_dynamics; zero at dependent dofs).
+  Eigen::VectorXd tau;
+  // Trees: dofs x dofs. Closed chains: dtau_R/dq_R, dtau_R/dqd_R and M_R = X* M X, each
+  // independent x independent.
+  Eigen::MatrixXd dtau_dq, dtau_dqd, mass;
+  std::vector<std::string> independent;  // as ForwardDerivatives::independent
 };
 
 // At qdd = forward_dynamics(q, qd, tau). Into `result`, sized by its first call: no allocation

@@ -2,8 +2,9 @@
 // x = (q, qd) in tangent coordinates (rigid/tangent.hpp) driven by the forces u of the input dofs,
 // their eigenvalues and oscillatory modes, the zero-order-hold discretization; the forces that
 // hold a configuration at rest and the nearest rest configuration under gravity. All in the
-// file's dof order. Trees; closed chains are refused (UsageError) until their derivatives in the
-// independent coordinates exist.
+// file's dof order. A closed chain in its independent coordinates: x = (q_R, qd_R) at the closed
+// state, the inputs by default its independent dofs, the rest configuration on the constraint
+// manifold (the dependent coordinates closed at every step).
 #pragma once
 
 #include <Eigen/Core>
@@ -22,11 +23,14 @@ std::vector<int> input_dofs(const Model& model, const std::vector<std::string>& 
 struct OscillatoryMode {
   double frequency_hz = 0.0;   // |lambda| / 2 pi
   double damping_ratio = 0.0;  // -Re(lambda) / |lambda|
-  Eigen::VectorXd shape;       // the eigenvector's q part over the dofs, largest entry 1
+  // The eigenvector's q part over every dof (a closed chain's X v_R: the dependent dofs moving
+  // with the independent ones), largest entry 1.
+  Eigen::VectorXd shape;
 };
 
 struct Linearization {
-  std::vector<std::string> states;  // the dofs' names, then the same with "_qd"
+  // The dofs' names (a closed chain's independent dofs), then the same with "_qd".
+  std::vector<std::string> states;
   std::vector<std::string> inputs;  // the input dofs' names
   // dx/dt = A dx + B du: A = [[-ad(qd), 1], [dqdd/dq, dqdd/dqd]] (the first block is zero except
   // for spherical and floating joints moving at the operating point), B = [0; M^-1 S].

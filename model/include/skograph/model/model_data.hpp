@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "skograph/model/model.hpp"
+#include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
@@ -49,6 +50,11 @@ class ModelData {
     // The tree's derivatives in the model's order (model/derivatives.hpp).
     ForwardDynamicsDerivatives forward_derivatives;
     InverseDynamicsDerivatives inverse_derivatives;
+    // A closed chain's, in its independent coordinates, and qdd_R.
+    ClosedChainForwardDerivatives closed_forward_derivatives;
+    ClosedChainInverseDerivatives closed_inverse_derivatives;
+    Eigen::VectorXd independent_input;
+    std::vector<int> independent_shown;  // positions in the closed chain's independent list
   } state;
 
  private:

@@ -42,6 +42,24 @@ void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data
                             const Eigen::Ref<const Eigen::VectorXd>& lambda,
                             const Eigen::Vector3d& gravity, ConstraintDerivatives& result);
 
+// The motion on the constraint manifold at a closed, consistent state (q, qd, qdd), the piece both
+// dynamics' derivatives share: along q_R (tangent, qd_R and qdd_R held) and along qd_R (q_R and
+// qdd_R held) the dependent coordinates follow the loops,
+//   dqd_dq              (dofs x independent)  W1, the dependent rates along q_R
+//   acceleration_by_q   (dofs x independent)  W2q, qdd's change along q_R
+//   acceleration_by_qd  (dofs x independent)  W2d, qdd's change along qd_R
+// each the particular solution of G w = -(the rows' derivative along the direction), zero on the
+// independent rows (least squares on the dependent dofs: redundant rows are consistent).
+struct ManifoldTangent {
+  Eigen::MatrixXd dqd_dq, acceleration_by_q, acceleration_by_qd;
+  // Workspace: the stacked multipliers and rows, the constraints on the dependent dofs and their
+  // least-squares solver.
+  Eigen::VectorXd multipliers;
+  Eigen::MatrixXd rows, dependent_rows;
+  std::vector<int> dependent;
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> dependent_solver;
+};
+
 // Forward dynamics' derivatives of a closed chain in its independent coordinates q_R (the
 // independent dofs of the update at this state, `independent`): total derivatives on the
 // constraint manifold, the dependent coordinates moving with the independent ones. At a closed,
@@ -60,13 +78,12 @@ struct ClosedChainForwardDerivatives {
   Eigen::MatrixXd dqdd_dq, dqdd_dqd, dqdd_dtau, dqd_dq;
   Eigen::MatrixXd reduced_mass;  // M_R = X* M X
   ConstraintForces forces;       // lambda at the state
+  // The derivatives of ConstraintForces::loop (6 rows) and ::coupling (joint_a's dofs) along q_R,
+  // qd_R (x independent) and tau (x dofs): the least-norm multipliers' where rows are redundant.
+  std::vector<Eigen::MatrixXd> loop_by_q, loop_by_qd, loop_by_tau;
+  std::vector<Eigen::MatrixXd> coupling_by_q, coupling_by_qd, coupling_by_tau;
   ConstraintDerivatives constraints;
-  // Workspace: the constraints on the dependent dofs, their least-squares solver, the stacked
-  // multipliers, right sides.
-  Eigen::MatrixXd dependent_rows, right_side, reduced_right_side;
-  Eigen::VectorXd multipliers;
-  std::vector<int> dependent;
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> dependent_solver;
+  ManifoldTangent tangent;
   Eigen::LLT<Eigen::MatrixXd> reduced_factor;
 };
 
@@ -76,5 +93,39 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainForwardDerivatives& result);
+
+}  // namespace skograph
+
+namespace skograph {
+
+// Inverse dynamics' derivatives of a closed chain in its independent coordinates: of
+// tau_R = X* (M qdd + C) (inverse_dynamics of closed_chain_model.hpp, qdd = X qdd_R + Xdot qd_R)
+// at a closed, consistent (q, qd), total on the manifold:
+//   dtau_dq   (independent x independent)  along q_R (tangent), qd_R and qdd_R held
+//   dtau_dqd  (independent x independent)  along qd_R
+//   reduced_mass                           dtau_R/dqdd_R = M_R = X* M X
+// With the actuator forces tau_a (tau_R on the independent dofs, zero elsewhere), M qdd + C - tau_a
+// = G* lambda, and X*'s change along a direction d(X*) f = -X* d(G* lambda)|lambda held (G X = 0,
+// X's independent rows constant), so
+//   dtau_R/dq_R  = X* ((dtau/dq - d(G* lambda)/dq) X + dtau/dqd W1 + M W2q)
+//   dtau_R/dqd_R = X* (dtau/dqd X + M W2d)
+// (the tree's derivatives at the consistent qdd; W1, W2q, W2d of ManifoldTangent).
+struct ClosedChainInverseDerivatives {
+  Eigen::VectorXd tau;  // tau_R, one per independent dof
+  Eigen::VectorXd qdd;  // the consistent accelerations of every dof
+  std::vector<int> independent;
+  Eigen::MatrixXd dtau_dq, dtau_dqd, reduced_mass;
+  ConstraintForces forces;  // lambda of the actuator forces
+  ConstraintDerivatives constraints;
+  ManifoldTangent tangent;
+  Eigen::VectorXd actuator_forces;
+};
+
+void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>& q,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
+                                  const Eigen::Vector3d& gravity,
+                                  ClosedChainInverseDerivatives& result);
 
 }  // namespace skograph
