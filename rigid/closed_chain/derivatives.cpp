@@ -71,14 +71,34 @@ void apply_rows(const LoopRows& rows, const Eigen::Matrix3d& rotation, const Vec
 
 // The right sides' dependent rows solved on the constraints restricted to the dependent dofs
 // (least squares: redundant rows, such as a planar loop's out-of-plane ones, are consistent), the
-// independent rows zero: the particular solution w of G w = b.
-void solve_dependent(ManifoldTangent& tangent, Eigen::Index dofs, const Eigen::MatrixXd& b,
-                     Eigen::MatrixXd& w) {
+// independent rows zero: the particular solution w of G w = b. Aggregate by aggregate through
+// the update's own factorization of its Y1 (an aggregate's rows touch its dofs only) when every
+// aggregate has one; otherwise by the complete orthogonal decomposition of the stacked rows.
+void solve_dependent(const ClosedChainModel& model, ClosedChainData& data, ManifoldTangent& tangent,
+                     Eigen::Index dofs, const Eigen::MatrixXd& b, Eigen::MatrixXd& w) {
   w.setZero(dofs, b.cols());
   if (tangent.dependent.empty()) return;
-  const Eigen::MatrixXd solution = tangent.dependent_solver.solve(b);
-  for (std::size_t i = 0; i < tangent.dependent.size(); ++i)
-    w.row(tangent.dependent[i]) = solution.row(static_cast<Eigen::Index>(i));
+  if (!tangent.by_aggregate) {
+    const Eigen::MatrixXd solution = tangent.dependent_solver.solve(b);
+    for (std::size_t i = 0; i < tangent.dependent.size(); ++i)
+      w.row(tangent.dependent[i]) = solution.row(static_cast<Eigen::Index>(i));
+    return;
+  }
+  int row = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const int rows = model.constraint_rows(s);
+    const std::vector<int>& aggregate = model.aggregate_dofs(s);
+    const std::vector<int>& dependent = data.selection[s].dependent;
+    DependentFactorization& y1 = data.work->selection.dependent_factorization[s];
+    tangent.aggregate_solution.resize(static_cast<Eigen::Index>(dependent.size()));
+    for (Eigen::Index c = 0; c < b.cols(); ++c) {
+      y1.solve(b.col(c).segment(row, rows), tangent.aggregate_solution);
+      for (std::size_t i = 0; i < dependent.size(); ++i)
+        w(aggregate[static_cast<std::size_t>(dependent[i])], c) =
+            tangent.aggregate_solution(static_cast<Eigen::Index>(i));
+    }
+    row += rows;
+  }
 }
 
 // The loop and coupling forces' derivatives from the generalized forces they must balance along
@@ -353,18 +373,27 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
     }
     tangent.dependent.push_back(i);
   }
-  tangent.dependent_rows.resize(total_rows, static_cast<Eigen::Index>(tangent.dependent.size()));
-  for (std::size_t i = 0; i < tangent.dependent.size(); ++i)
-    tangent.dependent_rows.col(static_cast<Eigen::Index>(i)) =
-        tangent.rows.col(tangent.dependent[i]);
-  if (!tangent.dependent.empty()) tangent.dependent_solver.compute(tangent.dependent_rows);
+  tangent.by_aggregate = true;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const DependentFactorization& y1 = data.work->selection.dependent_factorization[s];
+    tangent.by_aggregate = tangent.by_aggregate && y1.rows() == model.constraint_rows(s) &&
+                           y1.columns() == static_cast<int>(data.selection[s].dependent.size());
+  }
+  if (!tangent.by_aggregate && !tangent.dependent.empty()) {
+    tangent.dependent_rows.resize(total_rows, static_cast<Eigen::Index>(tangent.dependent.size()));
+    for (std::size_t i = 0; i < tangent.dependent.size(); ++i)
+      tangent.dependent_rows.col(static_cast<Eigen::Index>(i)) =
+          tangent.rows.col(tangent.dependent[i]);
+    tangent.dependent_solver.compute(tangent.dependent_rows);
+  }
 
   // G W = -(the rows' derivative along the direction).
   const ConstraintDerivatives& d = constraints;
-  solve_dependent(tangent, n, -d.velocity_by_q * X, tangent.dqd_dq);
-  solve_dependent(tangent, n, -(d.acceleration_by_q * X + d.acceleration_by_qd * tangent.dqd_dq),
+  solve_dependent(model, data, tangent, n, -d.velocity_by_q * X, tangent.dqd_dq);
+  solve_dependent(model, data, tangent, n,
+                  -(d.acceleration_by_q * X + d.acceleration_by_qd * tangent.dqd_dq),
                   tangent.acceleration_by_q);
-  solve_dependent(tangent, n, -d.acceleration_by_qd * X, tangent.acceleration_by_qd);
+  solve_dependent(model, data, tangent, n, -d.acceleration_by_qd * X, tangent.acceleration_by_qd);
 }
 
 }  // namespace
@@ -389,7 +418,8 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   result.dqd_dq = W1;
 
   // M_R and the reduced right sides X* (...).
-  result.reduced_mass = X.transpose() * M * X;
+  const Eigen::MatrixXd MX = M * X;
+  result.reduced_mass.noalias() = X.transpose() * MX;
   result.reduced_factor.compute(result.reduced_mass);
   if (result.reduced_factor.info() != Eigen::Success)
     throw SingularMassMatrixError(
@@ -405,10 +435,12 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   result.dqdd_dtau = X * reduced_by_tau;
 
   // The loop forces: differentiating M qdd + C - tau = G* lambda along each direction,
-  // G* dlambda = M dqdd + (dtau/dq - d(G* lambda)/dq) dq + dtau/dqd dqd - dtau.
-  const Eigen::MatrixXd generalized_by_q = M * result.dqdd_dq + held * X + d.tree.dtau_dqd * W1;
-  const Eigen::MatrixXd generalized_by_qd = M * result.dqdd_dqd + d.tree.dtau_dqd * X;
-  Eigen::MatrixXd generalized_by_tau = M * result.dqdd_dtau;
+  // G* dlambda = M dqdd + (dtau/dq - d(G* lambda)/dq) dq + dtau/dqd dqd - dtau, which with
+  // dqdd = X dqdd_R + w is M X dqdd_R - (the right sides above): M X dqdd_R - by_q along q_R,
+  // M X dqdd_R - by_qd along qd_R and M X M_R^-1 X* - 1 along tau.
+  const Eigen::MatrixXd generalized_by_q = MX * reduced_by_q - by_q;
+  const Eigen::MatrixXd generalized_by_qd = MX * reduced_by_qd - by_qd;
+  Eigen::MatrixXd generalized_by_tau = MX * reduced_by_tau;
   generalized_by_tau.diagonal().array() -= 1.0;
   force_derivatives(model, data, generalized_by_q, result.loop_by_q, result.coupling_by_q);
   force_derivatives(model, data, generalized_by_qd, result.loop_by_qd, result.coupling_by_qd);

@@ -52,9 +52,11 @@ void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data
 // independent rows (least squares on the dependent dofs: redundant rows are consistent).
 struct ManifoldTangent {
   Eigen::MatrixXd dqd_dq, acceleration_by_q, acceleration_by_qd;
-  // Workspace: the stacked multipliers and rows, the constraints on the dependent dofs and their
-  // least-squares solver.
-  Eigen::VectorXd multipliers;
+  // Workspace: the stacked multipliers and rows; the solves aggregate by aggregate through the
+  // update's factorizations (`by_aggregate`), else the constraints on the dependent dofs and
+  // their least-squares solver.
+  Eigen::VectorXd multipliers, aggregate_solution;
+  bool by_aggregate = false;
   Eigen::MatrixXd rows, dependent_rows;
   std::vector<int> dependent;
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> dependent_solver;
