@@ -134,15 +134,16 @@ sanitize: deps
 
 # The concurrency tests (tests/model/determinism_test.cpp: one model, calls interleaved on one
 # workspace and on four threads, bit for bit) built with ThreadSanitizer in its own folder, only
-# the libraries and model_tests they need, at reduced counts; must be clean. CI runs it.
+# the libraries and that test (determinism_tests) they need, at reduced counts; must be clean. CI
+# runs it.
 SANITIZE_THREAD_DIR ?= build-tsan
 sanitize-thread: deps
 	cmake -S . -B $(SANITIZE_THREAD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DSKOGRAPH_SANITIZE_THREAD=ON \
 	  -DSKOGRAPH_BUILD_BENCHMARKS=OFF -DSKOGRAPH_PYTHON=OFF -DSKOGRAPH_VIZ=OFF $(CMAKE_ARGS)
-	cmake --build $(SANITIZE_THREAD_DIR) -j$(JOBS) --target model_tests
+	cmake --build $(SANITIZE_THREAD_DIR) -j$(JOBS) --target determinism_tests
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  $(SANITIZE_THREAD_DIR)/bin/model_tests --gtest_filter='*Determinism*'
+	  $(SANITIZE_THREAD_DIR)/bin/determinism_tests
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')

@@ -574,7 +574,7 @@ TEST(ClosedChainCli, ASingularConfigurationStopsTheRunWithItsTime) {
   EXPECT_EQ(text, "kept\n");
 }
 
-TEST(ClosedChainCli, DynamicsAtASingularConfigurationIsOneLine) {
+TEST(ClosedChainCli, DynamicsAtASingularConfigurationIsOneLine) {  // and its derivatives
   // The state is the change point itself: the first update must see the rank drop (generic rank
   // 2, 1 here), not take 1 as the mechanism's rank and give two independent coordinates.
   const std::string model = write_file("parallelogram_at_change.yaml", kParallelogram);
@@ -583,6 +583,10 @@ TEST(ClosedChainCli, DynamicsAtASingularConfigurationIsOneLine) {
                  R"({"q": {"crank_joint": 0.0, "coupler_joint": 0.0, "rocker_joint": 0.0}})");
   expect_bad_input("dynamics " + model + " --state " + state + " --json", model + ":",
                    "singular configuration: loop 'pin' loses rank (2 -> 1)");
+  // The derivatives and the linearization there: the state file named, the same words.
+  for (const char* command : {"derivatives ", "linearize "})
+    expect_bad_input(command + model + " --state " + state + " --json", state + ":",
+                     "singular configuration: loop 'pin' loses rank (2 -> 1)");
   // Just off the change point the same model has one independent coordinate.
   const std::string regular =
       write_file("parallelogram_regular.json",
