@@ -3,7 +3,9 @@
 // (rigid/derivatives.hpp) taken in the model's order and their rows and columns put in the file's.
 #include "skograph/model/derivatives.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "skograph/graph/error.hpp"
@@ -39,12 +41,27 @@ const std::vector<int>& independent_in_file_order(const Model& model,
                                                   std::vector<std::string>& names,
                                                   std::vector<int>& shown) {
   const DofOrder& order = model.dof_order();
-  shown = order.file_sorted(independent);
+  // In place (file positions are distinct, so no ties): no allocation after the first call.
+  shown.resize(independent.size());
+  std::iota(shown.begin(), shown.end(), 0);
+  std::sort(shown.begin(), shown.end(), [&](int a, int b) {
+    return order.file_dof(independent[static_cast<std::size_t>(a)]) <
+           order.file_dof(independent[static_cast<std::size_t>(b)]);
+  });
   names.resize(shown.size());
   for (std::size_t a = 0; a < shown.size(); ++a)
     names[a] = order.names()[static_cast<std::size_t>(
         order.file_dof(independent[static_cast<std::size_t>(shown[a])]))];
   return shown;
+}
+
+// X in the file's rows, its columns the independent dofs in the file's order (`shown`).
+void embedding_to_file(const DofOrder& order, const Eigen::MatrixXd& X,
+                       const std::vector<int>& shown, Eigen::MatrixXd& out) {
+  out.resize(X.rows(), static_cast<Eigen::Index>(shown.size()));
+  for (std::size_t b = 0; b < shown.size(); ++b)
+    for (Eigen::Index k = 0; k < X.rows(); ++k)
+      out(order.file_dof(static_cast<int>(k)), static_cast<Eigen::Index>(b)) = X(k, shown[b]);
 }
 
 // out(a, b) = in(row(a), column(b)): the independent coordinates' rows and columns.
@@ -90,6 +107,7 @@ void closed_forward_derivatives(const Model& model, ModelData& data, const Eigen
   gather(closed.dqdd_dq, r, r, independent_row, independent_column, result.dqdd_dq);
   gather(closed.dqdd_dqd, r, r, independent_row, independent_column, result.dqdd_dqd);
   gather_file_columns(order, closed.dqdd_dtau, r, independent_row, result.dqdd_dtau);
+  embedding_to_file(order, data.closed_chain()->X, shown, result.embedding);
   const auto same_row = [](Eigen::Index i) { return i; };
   const auto forces = [&](const std::vector<Eigen::MatrixXd>& in, std::vector<Eigen::MatrixXd>& out,
                           bool by_tau) {
@@ -118,14 +136,10 @@ void closed_forward_derivatives(const Model& model, ModelData& data, const Eigen
 void closed_inverse_derivatives(const Model& model, ModelData& data, const Eigen::Vector3d& gravity,
                                 InverseDerivatives& result) {
   ModelData::State& state = data.state;
-  const ClosedChainData& closed_data = *data.closed_chain();
-  // qdd_R: the independent entries of the given qdd (the update prepare_state made selects them).
-  state.independent_input.resize(static_cast<Eigen::Index>(closed_data.independent.size()));
-  for (std::size_t j = 0; j < closed_data.independent.size(); ++j)
-    state.independent_input(static_cast<Eigen::Index>(j)) = state.input(closed_data.independent[j]);
+  // qdd_R: the independent entries of the given qdd at the rigid layer's own update.
   ClosedChainInverseDerivatives& closed = state.closed_inverse_derivatives;
   inverse_dynamics_derivatives(*model.closed_chain(), *data.closed_chain(), state.q, state.qd,
-                               state.independent_input, gravity, closed);
+                               state.input, gravity, closed);
   const std::vector<int>& shown = independent_in_file_order(
       model, closed.independent, result.independent, state.independent_shown);
   const auto r = static_cast<Eigen::Index>(shown.size());
@@ -135,6 +149,7 @@ void closed_inverse_derivatives(const Model& model, ModelData& data, const Eigen
   gather(closed.dtau_dq, r, r, independent, independent, result.dtau_dq);
   gather(closed.dtau_dqd, r, r, independent, independent, result.dtau_dqd);
   gather(closed.reduced_mass, r, r, independent, independent, result.mass);
+  embedding_to_file(model.dof_order(), data.closed_chain()->X, shown, result.embedding);
   require_finite(model, result.tau, result.dtau_dq, result.dtau_dqd, result.mass);
 }
 
@@ -149,6 +164,7 @@ void forward_dynamics_derivatives(const Model& model, ModelData& data,
   const ModelData::State& state = prepare_state(model, data, q, qd);
   if (model.is_closed_chain()) return closed_forward_derivatives(model, data, gravity, result);
   result.independent = data.independent;
+  result.embedding.setIdentity(model.dof_count(), model.dof_count());
   ForwardDynamicsDerivatives& tree = data.state.forward_derivatives;
   forward_dynamics_derivatives(model.tree(), data.tree(), state.q, state.qd, state.input, gravity,
                                tree);
@@ -178,6 +194,7 @@ void inverse_dynamics_derivatives(const Model& model, ModelData& data,
   const ModelData::State& state = prepare_state(model, data, q, qd);
   if (model.is_closed_chain()) return closed_inverse_derivatives(model, data, gravity, result);
   result.independent = data.independent;
+  result.embedding.setIdentity(model.dof_count(), model.dof_count());
   InverseDynamicsDerivatives& tree = data.state.inverse_derivatives;
   inverse_dynamics_derivatives(model.tree(), data.tree(), state.q, state.qd, state.input, gravity,
                                tree);

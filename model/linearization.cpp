@@ -131,18 +131,24 @@ std::vector<int> inputs_of(const Model& model, const std::vector<std::string>& n
   return result;
 }
 
-// The rows and columns of the independent dofs (`names`) of an n x n file-order matrix.
-Eigen::MatrixXd independent_block(const Model& model, const Eigen::MatrixXd& full,
-                                  const std::vector<std::string>& names) {
-  std::vector<int> at;
-  for (const std::string& name : names)
+// The rows of the independent dofs (`names`) of a file-order matrix.
+Eigen::MatrixXd independent_rows(const Model& model, const Eigen::MatrixXd& full,
+                                 const std::vector<std::string>& names) {
+  Eigen::MatrixXd rows(static_cast<Eigen::Index>(names.size()), full.cols());
+  for (std::size_t a = 0; a < names.size(); ++a)
     for (int i = 0; i < model.dof_count(); ++i)
-      if (model.dof_names()[static_cast<std::size_t>(i)] == name) at.push_back(i);
-  Eigen::MatrixXd block(static_cast<Eigen::Index>(at.size()), static_cast<Eigen::Index>(at.size()));
-  for (std::size_t a = 0; a < at.size(); ++a)
-    for (std::size_t b = 0; b < at.size(); ++b)
-      block(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = full(at[a], at[b]);
-  return block;
+      if (model.dof_names()[static_cast<std::size_t>(i)] == names[a])
+        rows.row(static_cast<Eigen::Index>(a)) = full.row(i);
+  return rows;
+}
+
+// UsageError unless the state has a coordinate to move: a mechanism whose loops lock every joint
+// (or a model without dofs) has no dynamics to linearize and no configuration to search.
+void require_freedom(const Model& model, const std::vector<std::string>& independent) {
+  if (independent.empty())
+    throw UsageError(model.file() +
+                     ": the mechanism cannot move at this state (no independent coordinate: its "
+                     "loops lock every joint)");
 }
 
 // The potential's gradient along the tangent from inverse dynamics at rest: every entry of a
@@ -194,6 +200,7 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
       model.is_closed_chain() ? close_state(model, data, q, qd) : ClosedState{q, qd, 0.0};
   const ForwardDerivatives forward =
       forward_dynamics_derivatives(model, data, closed.q, closed.qd, tau, gravity);
+  require_freedom(model, forward.independent);
   const std::vector<int> input = inputs_of(model, inputs, forward.independent);
   const auto n = static_cast<Eigen::Index>(forward.independent.size());
   const auto m = static_cast<Eigen::Index>(input.size());
@@ -202,8 +209,10 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
   for (const std::string& name : forward.independent) result.states.push_back(name + "_qd");
   for (const int i : input) result.inputs.push_back(model.dof_names()[static_cast<std::size_t>(i)]);
   result.A.setZero(2 * n, 2 * n);
-  result.A.topLeftCorner(n, n) =
-      independent_block(model, tangent_drift(model, closed.qd), forward.independent);
+  // The tangent's drift on the manifold: d(dq_R)/dt is the independent rows of drift dq with
+  // dq = X dq_R (a spherical joint's dofs may be split between q_R and the dependent ones).
+  result.A.topLeftCorner(n, n) = independent_rows(
+      model, tangent_drift(model, closed.qd) * forward.embedding, forward.independent);
   result.A.topRightCorner(n, n).setIdentity();
   result.A.bottomLeftCorner(n, n) = forward.dqdd_dq;
   result.A.bottomRightCorner(n, n) = forward.dqdd_dqd;
@@ -211,10 +220,7 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
   for (Eigen::Index a = 0; a < m; ++a)
     result.B.col(a).tail(n) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
   require_finite(model, result.A.allFinite() && result.B.allFinite(), "the linearization is");
-  eigen_analysis(model,
-                 model.is_closed_chain() ? embedding_matrix(model, data, closed.q)
-                                         : Eigen::MatrixXd::Identity(n, n),
-                 result);
+  eigen_analysis(model, forward.embedding, result);
   if (dt > 0.0) {
     // Zero-order hold: the exponential of the augmented matrix (Van Loan).
     Eigen::MatrixXd augmented = Eigen::MatrixXd::Zero(2 * n + m, 2 * n + m);
@@ -232,20 +238,21 @@ Hold hold(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   if (!inputs.empty()) input_dofs(model, inputs);
   const int n = model.dof_count();
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-  // A closed chain's: the actuator forces at its independent dofs, X* of them the reduced
-  // inverse dynamics; dqdd_dtau its independent rows, M_R^-1 X*.
-  const Eigen::VectorXd at_rest = inverse_dynamics(model, data, q, zero, zero, gravity);
+  // Unforced at rest the state accelerates by qdd = -M^-1 tau_rest (a closed chain's independent
+  // rows: -M_R^-1 X* tau_rest, dqdd_dtau M_R^-1 X*), all from one update of its constraints.
   const ForwardDerivatives forward =
       forward_dynamics_derivatives(model, data, q, zero, zero, gravity);
-  require_finite(model, at_rest.allFinite() && forward.dqdd_dtau.allFinite(),
+  require_finite(model, forward.qdd.allFinite() && forward.dqdd_dtau.allFinite(),
                  "the forces at rest are");
+  require_freedom(model, forward.independent);
   const std::vector<int> input = inputs_of(model, inputs, forward.independent);
   const auto m = static_cast<Eigen::Index>(input.size());
   // min |M^-1 (S u - tau_rest)|: the acceleration the forces leave.
   Eigen::MatrixXd reach(forward.dqdd_dtau.rows(), m);
   for (Eigen::Index a = 0; a < m; ++a)
     reach.col(a) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
-  const Eigen::VectorXd target = forward.dqdd_dtau * at_rest;
+  const Eigen::VectorXd target =
+      -independent_rows(model, Eigen::MatrixXd(forward.qdd), forward.independent).col(0);
   Hold result;
   for (const int i : input) result.inputs.push_back(model.dof_names()[static_cast<std::size_t>(i)]);
   result.input_forces =
@@ -279,6 +286,7 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
     // The gradient of the potential along the tangent is the inverse dynamics at rest, its
     // Hessian that gradient's derivative (symmetric at a rest configuration).
     inverse_dynamics_derivatives(model, data, result.q, zero, zero, gravity, at_rest);
+    require_freedom(model, at_rest.independent);
     const Eigen::VectorXd gradient = independent_entries(model, at_rest);
     require_finite(model, gradient.allFinite() && at_rest.dtau_dq.allFinite(),
                    "the potential's gradient is");
@@ -310,12 +318,19 @@ Rest rest(const Model& model, ModelData& data, const Eigen::VectorXd& q,
     if (step.norm() > kLongestStep) step *= kLongestStep / step.norm();
     // Backtracking until the potential decreases enough (Armijo).
     const double slope = std::min(gradient.dot(step), 0.0);
-    if (closed) step = embedding_matrix(model, data, result.q) * step;
+    step = at_rest.embedding * step;  // along the manifold, X of the gradient's own update
     double length = 1.0;
     bool descended = false;
     for (int halving = 0; halving < 50; ++halving, length *= 0.5) {
       const Eigen::VectorXd moved = integrate(model, result.q, step, length);
-      const Eigen::VectorXd trial = closed ? assemble_positions(model, data, moved) : moved;
+      Eigen::VectorXd trial = moved;
+      if (closed) {
+        try {
+          trial = assemble_positions(model, data, moved);
+        } catch (const ClosedChainError&) {
+          continue;  // a step too long for the loops to close again: shorter
+        }
+      }
       const double trial_potential = potential_energy(model, data, trial, gravity);
       if (trial_potential <= potential + 1e-4 * length * slope) {
         result.q = trial;

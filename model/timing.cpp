@@ -258,7 +258,7 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
   if (algo == "id-derivatives") {
     ClosedChainInverseDerivatives result;
     return median_ns_per_call(reps, [&] {
-      inverse_dynamics_derivatives(model, data, s.q, s.qd, qdd_independent, s.gravity, result);
+      inverse_dynamics_derivatives(model, data, s.q, s.qd, s.qdd, s.gravity, result);
       sink += result.dtau_dq(0, 0);
     });
   }

@@ -39,27 +39,33 @@ py::tuple split_three(const py::array& all) {
   return parts;
 }
 
-// A closed chain's number of independent coordinates at the first state of q (a batch's first
-// row): the width of its derivatives' results (X's columns there).
-py::ssize_t independent_count(PyModel& self, const ArrayArgument& q) {
+// A closed chain's independent coordinates at the first state of q (a batch's first row): the
+// rows and columns of its derivatives' results (X's columns there).
+std::vector<std::string> first_independent(PyModel& self, const ArrayArgument& q) {
   const Array array = real_array(q.value, "q");
   const py::ssize_t n = self.model.dof_count();
   if (array.size() < n || array.shape(array.ndim() - 1) != n)
-    return n;  // the batch call refuses the shape with its own words
+    return self.model.dof_names();  // the batch call refuses the shape with its own words
   const Eigen::VectorXd first = Eigen::Map<const Eigen::VectorXd>(array.data(), n);
   return compute(self, [&](ModelData& data) {
-    return static_cast<py::ssize_t>(embedding_matrix(self.model, data, first).cols());
+    embedding_matrix(self.model, data, first);
+    return data.independent;
   });
 }
 
-// UsageError when a batch's state has another number of independent coordinates than its first.
-void require_width(const Model& model, std::size_t found, py::ssize_t width) {
-  if (static_cast<py::ssize_t>(found) != width)
-    throw UsageError(model.file() +
-                     ": the independent coordinates of the batch's states differ "
-                     "in number (" +
-                     std::to_string(found) + " against " + std::to_string(width) +
-                     " at the first): call the states one at a time");
+// UsageError when a batch's state has other independent coordinates than its first: the rows of
+// one result would mean other dofs than another's.
+void require_same(const Model& model, const std::vector<std::string>& found,
+                  const std::vector<std::string>& first) {
+  if (found == first) return;
+  const auto join = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+  };
+  throw UsageError(model.file() + ": the independent coordinates of the batch's states differ (" +
+                   join(found) + " against " + join(first) +
+                   " at the first): call the states one at a time");
 }
 
 double optional_step(const std::optional<double>& dt) {
@@ -121,14 +127,15 @@ void bind_derivatives(ModelClass& model_class) {
                     write_three(result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau, out);
                   }));
             // A closed chain's (r, r), (r, r), (r, dofs) side by side in one (r, 2 r + dofs).
-            const py::ssize_t r = independent_count(self, q);
+            const std::vector<std::string> first = first_independent(self, q);
+            const auto r = static_cast<py::ssize_t>(first.size());
             const py::array all = per_state<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {r, 2 * r + n},
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   ForwardDerivatives result;
                   forward_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
                                                g, result);
-                  require_width(model, result.independent.size(), r);
+                  require_same(model, result.independent, first);
                   Eigen::MatrixXd side_by_side(r, 2 * r + n);
                   side_by_side << result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau;
                   write_row_major(side_by_side, out);
@@ -157,15 +164,16 @@ void bind_derivatives(ModelClass& model_class) {
              const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
-            const py::ssize_t r =
-                self.model.is_closed_chain() ? independent_count(self, q) : self.model.dof_count();
+            const std::vector<std::string> first =
+                self.model.is_closed_chain() ? first_independent(self, q) : self.model.dof_names();
+            const auto r = static_cast<py::ssize_t>(first.size());
             return split_three(per_state<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {3, r, r},
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   InverseDerivatives result;
                   inverse_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
                                                g, result);
-                  require_width(model, result.independent.size(), r);
+                  require_same(model, result.independent, first);
                   write_three(result.dtau_dq, result.dtau_dqd, result.mass, out);
                 }));
           },

@@ -5,6 +5,7 @@
 #include "skograph/rigid/closed_chain_derivatives.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <optional>
 
 #include "closed_chain/internal.hpp"
@@ -102,41 +103,60 @@ void solve_dependent(const ClosedChainModel& model, ClosedChainData& data, Manif
 }
 
 // The loop and coupling forces' derivatives from the generalized forces they must balance along
-// each direction (a column of `generalized`: G* dlambda = that column), per aggregate as
-// constraint_forces finds lambda: the least-norm multipliers of the dependent dofs' equations
-// (Y1* dlambda_S = the column's dependent entries), else of all the aggregate's equations. Per
+// each direction (a column of `generalized`: G* dlambda = that column), per aggregate by the solve
+// constraint_forces took for lambda: the least-norm multipliers of the dependent dofs' equations
+// (Y1* dlambda_S = the column's dependent entries), or of all the aggregate's equations. Per
 // loop S* dlambda (F_p axes at O_c, as ConstraintForces::loop), per coupling dlambda.
 void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
-                       const Eigen::MatrixXd& generalized, std::vector<Eigen::MatrixXd>& loops,
+                       const Eigen::MatrixXd& generalized, ClosedChainDerivativeWorkspace& work,
+                       std::vector<Eigen::MatrixXd>& loops,
                        std::vector<Eigen::MatrixXd>& couplings) {
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const Mechanism& mechanism = model.mechanism();
   const Eigen::Index columns = generalized.cols();
   loops.resize(mechanism.loops.size());
   couplings.resize(mechanism.couplings.size());
+  // The workspace sized for the largest aggregate once; each uses its leading part.
+  Eigen::Index most_rows = 0, most_dofs = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    most_rows = std::max(most_rows, data.constraint_matrix[s].rows());
+    most_dofs = std::max(most_dofs, static_cast<Eigen::Index>(impl.dofs[s].size()));
+  }
+  // Grown only: the directions' widths differ (independent, dofs), one buffer serves them all.
+  if (work.multipliers.rows() < most_rows || work.multipliers.cols() < columns)
+    work.multipliers.resize(std::max(most_rows, work.multipliers.rows()),
+                            std::max(columns, work.multipliers.cols()));
+  work.right.resize(most_dofs);
+  work.dependent_right.resize(most_dofs);
+  work.lambda.resize(most_rows);
   for (int s = 0; s < model.aggregate_count(); ++s) {
     const std::vector<int>& dofs = impl.dofs[s];
     const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
     const CoordinateSelection& selection = data.selection[s];
     DependentFactorization& y1 = data.work->selection.dependent_factorization[s];
+    // The path constraint_forces took for lambda: Y1's equations, or every equation.
+    const bool all_equations = data.work->forces.force_solve[s].all_equations;
     const Eigen::Index rows = constraint.rows();
-    Eigen::MatrixXd multipliers = Eigen::MatrixXd::Zero(rows, columns);
-    Eigen::VectorXd dependent_right(static_cast<Eigen::Index>(selection.dependent.size()));
-    Eigen::VectorXd right(static_cast<Eigen::Index>(dofs.size())), lambda(rows);
+    const auto dependent_count = static_cast<Eigen::Index>(selection.dependent.size());
+    auto multipliers = work.multipliers.topLeftCorner(rows, columns);
+    auto right = work.right.head(static_cast<Eigen::Index>(dofs.size()));
+    auto dependent_right = work.dependent_right.head(dependent_count);
+    auto lambda = work.lambda.head(rows);
     std::optional<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> all_rows;
-    for (Eigen::Index c = 0; c < columns && rows > 0; ++c) {
+    for (Eigen::Index c = 0; c < columns; ++c) {
+      if (rows == 0) break;
       for (std::size_t i = 0; i < dofs.size(); ++i)
         right[static_cast<Eigen::Index>(i)] = generalized(dofs[i], c);
       for (std::size_t i = 0; i < selection.dependent.size(); ++i)
         dependent_right[static_cast<Eigen::Index>(i)] = right[selection.dependent[i]];
-      const bool solved = y1.columns() == static_cast<int>(selection.dependent.size()) &&
+      const bool solved = !all_equations && y1.columns() == dependent_count &&
                           y1.solve_transposed(dependent_right, lambda);
-      if (!solved) {
+      if (!solved) {  // the least-squares fallback (allocates)
         if (!all_rows) {
           all_rows.emplace(constraint.transpose());
           all_rows->setThreshold(model.options().rank_tolerance);
         }
-        lambda = all_rows->solve(right);
+        lambda = all_rows->solve(Eigen::VectorXd(right));
       }
       multipliers.col(c) = lambda;
     }
@@ -387,13 +407,19 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
     tangent.dependent_solver.compute(tangent.dependent_rows);
   }
 
-  // G W = -(the rows' derivative along the direction).
+  // G W = -(the rows' derivative along the direction): W solved for the derivative, then negated.
   const ConstraintDerivatives& d = constraints;
-  solve_dependent(model, data, tangent, n, -d.velocity_by_q * X, tangent.dqd_dq);
-  solve_dependent(model, data, tangent, n,
-                  -(d.acceleration_by_q * X + d.acceleration_by_qd * tangent.dqd_dq),
-                  tangent.acceleration_by_q);
-  solve_dependent(model, data, tangent, n, -d.acceleration_by_qd * X, tangent.acceleration_by_qd);
+  Eigen::MatrixXd& right = tangent.right_side;
+  right.noalias() = d.velocity_by_q * X;
+  solve_dependent(model, data, tangent, n, right, tangent.dqd_dq);
+  tangent.dqd_dq *= -1.0;
+  right.noalias() = d.acceleration_by_q * X;
+  right.noalias() += d.acceleration_by_qd * tangent.dqd_dq;
+  solve_dependent(model, data, tangent, n, right, tangent.acceleration_by_q);
+  tangent.acceleration_by_q *= -1.0;
+  right.noalias() = d.acceleration_by_qd * X;
+  solve_dependent(model, data, tangent, n, right, tangent.acceleration_by_qd);
+  tangent.acceleration_by_qd *= -1.0;
 }
 
 }  // namespace
@@ -404,10 +430,13 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainForwardDerivatives& result) {
+  // One update of the constraints for every piece: a second could select other independent
+  // coordinates and mix two charts.
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   result.independent = data.independent;
-  const Eigen::MatrixXd X = data.X;
-  constraint_forces(model, data, q, qd, result.qdd, tau, gravity, result.forces);
+  const Eigen::MatrixXd& X = data.X;
+  closed_chain_detail::constraint_forces_at_update(model, data, q, qd, result.qdd, tau, gravity,
+                                                   result.forces);
   manifold_tangent(model, data, q, qd, result.qdd, result.forces, result.independent, X, gravity,
                    result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
@@ -416,62 +445,84 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   const Eigen::MatrixXd& W2q = result.tangent.acceleration_by_q;
   const Eigen::MatrixXd& W2d = result.tangent.acceleration_by_qd;
   result.dqd_dq = W1;
+  ClosedChainDerivativeWorkspace& work = result.work;
 
-  // M_R and the reduced right sides X* (...).
-  const Eigen::MatrixXd MX = M * X;
-  result.reduced_mass.noalias() = X.transpose() * MX;
+  // M_R and the reduced right sides X* (...), into the workspace (no temporaries).
+  work.mass_embedding.noalias() = M * X;
+  result.reduced_mass.noalias() = X.transpose() * work.mass_embedding;
   result.reduced_factor.compute(result.reduced_mass);
   if (result.reduced_factor.info() != Eigen::Success)
     throw SingularMassMatrixError(
         -1, "the reduced mass matrix is singular at this state (a dof that moves no mass)");
-  const Eigen::MatrixXd held = d.tree.dtau_dq - d.force_by_q;  // d ID / dq, lambda held
-  const Eigen::MatrixXd by_q = -held * X - d.tree.dtau_dqd * W1 - M * W2q;
-  const Eigen::MatrixXd by_qd = -d.tree.dtau_dqd * X - M * W2d;
-  const Eigen::MatrixXd reduced_by_q = result.reduced_factor.solve(X.transpose() * by_q);
-  const Eigen::MatrixXd reduced_by_qd = result.reduced_factor.solve(X.transpose() * by_qd);
-  const Eigen::MatrixXd reduced_by_tau = result.reduced_factor.solve(X.transpose());
-  result.dqdd_dq = X * reduced_by_q + W2q;
-  result.dqdd_dqd = X * reduced_by_qd + W2d;
-  result.dqdd_dtau = X * reduced_by_tau;
+  work.held = d.tree.dtau_dq - d.force_by_q;  // d ID / dq, lambda held
+  // by_q = -(held X + dtau/dqd W1 + M W2q), by_qd = -(dtau/dqd X + M W2d).
+  work.by_q.noalias() = work.held * X;
+  work.by_q.noalias() += d.tree.dtau_dqd * W1;
+  work.by_q.noalias() += M * W2q;
+  work.by_q *= -1.0;
+  work.by_qd.noalias() = d.tree.dtau_dqd * X;
+  work.by_qd.noalias() += M * W2d;
+  work.by_qd *= -1.0;
+  work.reduced_by_q.noalias() = X.transpose() * work.by_q;
+  result.reduced_factor.solveInPlace(work.reduced_by_q);
+  work.reduced_by_qd.noalias() = X.transpose() * work.by_qd;
+  result.reduced_factor.solveInPlace(work.reduced_by_qd);
+  work.reduced_by_tau = X.transpose();
+  result.reduced_factor.solveInPlace(work.reduced_by_tau);
+  result.dqdd_dq = W2q;
+  result.dqdd_dq.noalias() += X * work.reduced_by_q;
+  result.dqdd_dqd = W2d;
+  result.dqdd_dqd.noalias() += X * work.reduced_by_qd;
+  result.dqdd_dtau.noalias() = X * work.reduced_by_tau;
 
   // The loop forces: differentiating M qdd + C - tau = G* lambda along each direction,
   // G* dlambda = M dqdd + (dtau/dq - d(G* lambda)/dq) dq + dtau/dqd dqd - dtau, which with
   // dqdd = X dqdd_R + w is M X dqdd_R - (the right sides above): M X dqdd_R - by_q along q_R,
   // M X dqdd_R - by_qd along qd_R and M X M_R^-1 X* - 1 along tau.
-  const Eigen::MatrixXd generalized_by_q = MX * reduced_by_q - by_q;
-  const Eigen::MatrixXd generalized_by_qd = MX * reduced_by_qd - by_qd;
-  Eigen::MatrixXd generalized_by_tau = MX * reduced_by_tau;
-  generalized_by_tau.diagonal().array() -= 1.0;
-  force_derivatives(model, data, generalized_by_q, result.loop_by_q, result.coupling_by_q);
-  force_derivatives(model, data, generalized_by_qd, result.loop_by_qd, result.coupling_by_qd);
-  force_derivatives(model, data, generalized_by_tau, result.loop_by_tau, result.coupling_by_tau);
+  work.generalized = -work.by_q;
+  work.generalized.noalias() += work.mass_embedding * work.reduced_by_q;
+  force_derivatives(model, data, work.generalized, work, result.loop_by_q, result.coupling_by_q);
+  work.generalized = -work.by_qd;
+  work.generalized.noalias() += work.mass_embedding * work.reduced_by_qd;
+  force_derivatives(model, data, work.generalized, work, result.loop_by_qd, result.coupling_by_qd);
+  work.generalized_by_tau.noalias() = work.mass_embedding * work.reduced_by_tau;
+  work.generalized_by_tau.diagonal().array() -= 1.0;
+  force_derivatives(model, data, work.generalized_by_tau, work, result.loop_by_tau,
+                    result.coupling_by_tau);
 }
 
 void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                  const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainInverseDerivatives& result) {
-  const int n = model.dof_count();
-  result.tau = inverse_dynamics(model, data, q, qd, qdd_independent, gravity);
+  // qdd_R read from qdd at the same update that selects the independent dofs (actuator_forces).
+  result.actuator_forces = actuator_forces(model, data, q, qd, qdd, gravity);
   result.qdd = data.work->dynamics.tree_acceleration;  // X qdd_R + Xdot qd_R
   result.independent = data.independent;
-  const Eigen::MatrixXd X = data.X;
-  result.actuator_forces.setZero(n);
+  result.tau.resize(static_cast<Eigen::Index>(result.independent.size()));
   for (std::size_t j = 0; j < result.independent.size(); ++j)
-    result.actuator_forces(result.independent[j]) = result.tau(static_cast<Eigen::Index>(j));
+    result.tau(static_cast<Eigen::Index>(j)) = result.actuator_forces(result.independent[j]);
+  const Eigen::MatrixXd& X = data.X;
   // lambda with M qdd + C - tau_a = G* lambda: the loops' forces under the actuator forces.
-  constraint_forces(model, data, q, qd, result.qdd, result.actuator_forces, gravity, result.forces);
+  closed_chain_detail::constraint_forces_at_update(model, data, q, qd, result.qdd,
+                                                   result.actuator_forces, gravity, result.forces);
   manifold_tangent(model, data, q, qd, result.qdd, result.forces, result.independent, X, gravity,
                    result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
-  const Eigen::MatrixXd held = d.tree.dtau_dq - d.force_by_q;
-  result.dtau_dq = X.transpose() * (held * X + d.tree.dtau_dqd * result.tangent.dqd_dq +
-                                    M * result.tangent.acceleration_by_q);
-  result.dtau_dqd = X.transpose() * (d.tree.dtau_dqd * X + M * result.tangent.acceleration_by_qd);
-  result.reduced_mass = X.transpose() * M * X;
+  ClosedChainDerivativeWorkspace& work = result.work;
+  work.held = d.tree.dtau_dq - d.force_by_q;
+  work.by_q.noalias() = work.held * X;
+  work.by_q.noalias() += d.tree.dtau_dqd * result.tangent.dqd_dq;
+  work.by_q.noalias() += M * result.tangent.acceleration_by_q;
+  result.dtau_dq.noalias() = X.transpose() * work.by_q;
+  work.by_qd.noalias() = d.tree.dtau_dqd * X;
+  work.by_qd.noalias() += M * result.tangent.acceleration_by_qd;
+  result.dtau_dqd.noalias() = X.transpose() * work.by_qd;
+  work.mass_embedding.noalias() = M * X;
+  result.reduced_mass.noalias() = X.transpose() * work.mass_embedding;
 }
 
 }  // namespace skograph

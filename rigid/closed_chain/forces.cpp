@@ -12,6 +12,7 @@
 namespace skograph {
 
 using closed_chain_detail::check_vector;
+using closed_chain_detail::constraint_forces_at_update;
 using closed_chain_detail::update_constraints;
 
 // Q_S* lambda_S = (M qdd + C - tau)_S per aggregate (constraint-embedding Eq. 1 with the loop rows
@@ -33,6 +34,16 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
   check_vector(qdd, n, "qdd");
   check_vector(tau, n, "tau");
   update_constraints(model, data, q, qd);  // Q at (q, qd), Y1 factorized; no embedded model
+  constraint_forces_at_update(model, data, q, qd, qdd, tau, gravity, forces);
+}
+
+void closed_chain_detail::constraint_forces_at_update(
+    const ClosedChainModel& model, ClosedChainData& data,
+    const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Ref<const Eigen::VectorXd>& tau,
+    const Eigen::Vector3d& gravity, ConstraintForces& forces) {
+  check_vector(qdd, model.dof_count(), "qdd");
+  check_vector(tau, model.dof_count(), "tau");
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const Mechanism& m = model.mechanism();
   const Eigen::VectorXd& tree_force =
@@ -69,6 +80,7 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
       return solve.check.cwiseAbs().maxCoeff() / scale;
     };
     double residual = solved ? misfit(lambda) : 0.0;
+    solve.all_equations = false;
     if (!solved || residual > 1e-9) {
       // The dependent equations do not carry the others (Y1 nearly rank deficient, a chosen or
       // preferred selection below Q's rank, or a motion that breaks the loops): the least-squares,
@@ -80,6 +92,7 @@ void constraint_forces(const ClosedChainModel& model, ClosedChainData& data,
       if (!solved || fitted_residual < residual) {
         lambda = fitted;
         residual = fitted_residual;
+        solve.all_equations = true;
       }
     }
     forces.residual = std::max(forces.residual, residual);

@@ -14,6 +14,7 @@
 #include "skograph/operators/forward_dynamics.hpp"
 #include "skograph/operators/inverse_dynamics.hpp"
 #include "skograph/operators/mass_matrix.hpp"
+#include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 
 namespace skograph {
@@ -203,10 +204,12 @@ struct DynamicsWorkspace {
 };
 
 // The loop forces (closed_chain/forces.cpp), per aggregate: (M qdd + C - tau)_S, its dependent
-// entries, Q_S* lambda_S.
+// entries, Q_S* lambda_S, and which solve gave lambda_S (`all_equations`: the least-squares one of
+// every equation, not Y1's), so that the forces' derivatives follow the same path.
 struct ForceWorkspace {
   struct ForceSolve {
     Eigen::VectorXd right, dependent_right, check;
+    bool all_equations = false;
   };
   std::vector<ForceSolve> force_solve;
   void resize(const ClosedChainModel& model);
@@ -372,6 +375,14 @@ void for_each_embedding_column(const ClosedChainModel& model, const ClosedChainD
 // reads it too).
 const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
                                              const double* qdd, const Eigen::Vector3d& gravity);
+// constraint_forces at the constraints' last update (of this q, qd), without updating them again:
+// the selection, Q and Y1 stay those the caller's dynamics used.
+void constraint_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
+                                 const Eigen::Ref<const Eigen::VectorXd>& q,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                 const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                 const Eigen::Vector3d& gravity, ConstraintForces& forces);
 // The SingularMassMatrixError message of an aggregate whose minimal-coordinate D is singular.
 std::string singular_aggregate_message(const ClosedChainModel& model, int s);
 

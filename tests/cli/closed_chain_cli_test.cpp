@@ -423,7 +423,8 @@ void expect_bad_input(const std::string& arguments, const std::string& where,
 }
 
 // A closed chain without dofs (one link welded to the world by its loop) or whose loops lock every
-// dof has nothing to time: exit 2 and one line, not a crash (bench read entry 0 of the results).
+// dof has nothing to time (bench read entry 0 of the results) and nothing to linearize: exit 2
+// and one line, not a crash.
 TEST(ClosedChainCli, BenchRefusesAClosedChainWithNothingToTime) {
   const std::string urdf = write_file("one_link.urdf", R"(<robot name="one">
   <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
@@ -443,6 +444,10 @@ TEST(ClosedChainCli, BenchRefusesAClosedChainWithNothingToTime) {
     expect_bad_input("bench " + hinged + " --loops " + loops + " --algo " + algo + " --reps 3",
                      hinged, "no independent coordinate to time");
   }
+  // Nothing to linearize, hold or rest either: one line, not an eigenproblem of size zero.
+  for (const std::string mode : {"", " --hold", " --rest", " --dt 0.01"})
+    expect_bad_input("linearize " + hinged + " --loops " + loops + mode, hinged,
+                     "cannot move at this state");
 }
 
 const std::string kTwoLinks = R"(links:

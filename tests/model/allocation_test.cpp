@@ -1,12 +1,13 @@
 // The loading path's dynamics calls with an output argument (model/model.hpp), the ones the Python
 // module's batch rows make: no allocation once ModelData has seen a state, trees and closed
 // chains (at closed states), file order different from the model's; the results equal the
-// value-returning calls.
+// value-returning calls. The derivatives (model/derivatives.hpp) likewise.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
+#include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -75,6 +76,45 @@ TEST_P(ModelAllocation, DynamicsIntoGivenStorageAllocateNothingPerRow) {
   const Eigen::MatrixXd expected_mass =
       mass_matrix(model, reference, q.row(rows - 1).transpose().eval());
   EXPECT_LT((mass - expected_mass).norm(), 1e-12 * expected_mass.norm());
+}
+
+TEST_P(ModelAllocation, DerivativesIntoGivenResultsAllocateNothingPerRow) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  const Model model = load_model((kExamples / GetParam()).string());
+  const int rows = 8;
+  // Row-major, as a batch's rows arrive: a row binds to Ref without a copy.
+  using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Rows q = states(model, rows, 1.0), qd = states(model, rows, 2.0);
+  const Rows second = states(model, rows, -3.0);
+  ModelData closing(model);
+  for (int i = 0; i < rows; ++i) {
+    const ClosedState closed =
+        close_state(model, closing, q.row(i).transpose(), qd.row(i).transpose());
+    q.row(i) = closed.q.transpose();
+    qd.row(i) = closed.qd.transpose();
+  }
+  ModelData data(model);
+  ForwardDerivatives forward;
+  InverseDerivatives inverse;
+  const Eigen::Vector3d gravity = kStandardGravity;
+  auto row = [&](int i) {
+    forward_dynamics_derivatives(model, data, q.row(i).transpose(), qd.row(i).transpose(),
+                                 second.row(i).transpose(), gravity, forward);
+    inverse_dynamics_derivatives(model, data, q.row(i).transpose(), qd.row(i).transpose(),
+                                 second.row(i).transpose(), gravity, inverse);
+  };
+  row(0);
+  row(1);
+  for (int i = 0; i < rows; ++i) EXPECT_EQ(allocations_in([&] { row(i); }), 0) << "row " << i;
+  // The same numbers as the value-returning calls on fresh data.
+  ModelData reference(model);
+  const ForwardDerivatives expected = forward_dynamics_derivatives(
+      model, reference, q.row(rows - 1).transpose(), qd.row(rows - 1).transpose(),
+      second.row(rows - 1).transpose(), gravity);
+  row(rows - 1);
+  EXPECT_EQ(forward.independent, expected.independent);
+  EXPECT_LT((forward.dqdd_dq - expected.dqdd_dq).norm(), 1e-9 * (1 + expected.dqdd_dq.norm()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ModelAllocation,

@@ -4,7 +4,8 @@
 // against Richardson of the model's own dynamics (support/closed_chain_derivatives_check.hpp);
 // a parallelogram linkage, one degree of freedom, against the closed form of its pendulum
 // frequency, the torque that holds it and its rest configuration; the four-bar's frequency
-// against simulate's period.
+// against simulate's period; A's tangent block of a moving suspension (a ball joint split between
+// q_R and the dependent dofs) against the flow.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -180,6 +181,63 @@ TEST(ModelClosedChainLinearization, FourBarFrequencyAgreesWithSimulation) {
   ASSERT_GE(crossings.size(), 2u);
   const double period = (crossings.back() - crossings.front()) / (crossings.size() - 1);
   EXPECT_NEAR(period * frequency, 1.0, 1e-4);
+}
+
+// The suspension's tie rod hangs on a ball joint whose spin is an independent coordinate and whose
+// other two dofs are dependent. Moving, A's tangent block d(dq_R)/dt is the independent rows of
+// the drift of dq = X dq_R (not the drift's independent block alone): against the flow, the rate
+// of the independent entries of difference(q0(t), q1(t)) for a state q1 moved along X e_m and
+// closed with q_R and qd_R kept, both moving freely (integrate along their own rates).
+TEST(ModelClosedChainLinearization, TangentBlockFollowsTheFlowWithASplitBallJoint) {
+  const std::string file = (kExamples / "suspension.yaml").string();
+  const Model model = load_model(file);
+  ModelData data(model);
+  const ModelState state = read_model_state((kExamples / "suspension_state.json").string(), model);
+  const int n = model.dof_count();
+  Eigen::VectorXd qd(n);
+  for (int i = 0; i < n; ++i) qd[i] = 1.5 * std::sin(1.0 + 2.0 * i);
+  const ClosedState start = close_state(model, data, state.q, qd);
+  const Linearization lin =
+      linearize(model, data, start.q, start.qd, Eigen::VectorXd::Zero(n), {}, 0.0);
+  const auto r = static_cast<Eigen::Index>(lin.states.size() / 2);
+  const Eigen::MatrixXd X = embedding_matrix(model, data, start.q);
+  ASSERT_EQ(X.cols(), r);
+  std::vector<int> at;  // the independent dofs' file positions
+  for (Eigen::Index a = 0; a < r; ++a)
+    at.push_back(static_cast<int>(std::ranges::find(model.dof_names(), lin.states[a]) -
+                                  model.dof_names().begin()));
+  // A joint with several dofs (the ball joints) split between q_R and the dependent dofs.
+  bool split = false;
+  for (int i = 0; i < n; ++i) {
+    const std::string& name = model.dof_names()[static_cast<std::size_t>(i)];
+    const std::string joint = name.substr(0, name.find(':') + 1);
+    int independent = 0, dependent = 0;
+    for (int k = 0; k < n && name.find(':') != std::string::npos; ++k)
+      if (model.dof_names()[static_cast<std::size_t>(k)].starts_with(joint))
+        (std::ranges::find(at, k) != at.end() ? independent : dependent) += 1;
+    split = split || (independent > 0 && dependent > 0);
+  }
+  ASSERT_TRUE(split) << "the test needs a ball joint split between q_R and the dependent dofs";
+  const double epsilon = 1e-5, h = 1e-4;
+  const Eigen::MatrixXd block = lin.A.topLeftCorner(r, r);
+  for (Eigen::Index m = 0; m < r; ++m) {
+    const ClosedState moved =
+        close_state(model, data, integrate(model, start.q, X.col(m) * epsilon, 1.0), start.qd);
+    const auto offset = [&](double t) {
+      return difference(model, integrate(model, start.q, start.qd, t),
+                        integrate(model, moved.q, moved.qd, t));
+    };
+    const Eigen::VectorXd rate = (offset(h) - offset(-h)) / (2.0 * h);
+    const Eigen::VectorXd delta = offset(0.0);
+    Eigen::VectorXd rate_r(r), delta_r(r);
+    for (Eigen::Index a = 0; a < r; ++a) {
+      rate_r[a] = rate[at[static_cast<std::size_t>(a)]];
+      delta_r[a] = delta[at[static_cast<std::size_t>(a)]];
+    }
+    const Eigen::VectorXd predicted = block * delta_r;
+    EXPECT_LT((rate_r - predicted).norm(), 1e-3 * predicted.norm() + 1e-4 * epsilon)
+        << "column " << m << ": " << rate_r.transpose() << " against " << predicted.transpose();
+  }
 }
 
 }  // namespace

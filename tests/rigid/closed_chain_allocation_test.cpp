@@ -1,8 +1,9 @@
 // Once ClosedChainData has seen a state, the closed-chain dynamics calls (forward and inverse
-// dynamics, M_R, constraint forces) must not allocate again (house rule: no allocation in a
-// recursion). malloc calls are counted by support/allocation_counter.hpp.
+// dynamics, M_R, constraint forces, the dynamics' derivatives) must not allocate again (house rule:
+// no allocation in a recursion). malloc calls are counted by support/allocation_counter.hpp.
 #include <gtest/gtest.h>
 
+#include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "support/allocation_counter.hpp"
@@ -69,6 +70,24 @@ TEST(ClosedChainAllocation, ForwardDynamicsDoesNotAllocateAfterTheFirstCall) {
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     forward_dynamics(model, data, c.q, c.qd, tau, gravity);
     EXPECT_EQ(allocations_in([&] { forward_dynamics(model, data, c.q, c.qd, tau, gravity); }), 0);
+  });
+}
+
+TEST(ClosedChainAllocation, DerivativesDoNotAllocateAfterTheFirstCall) {
+  if (!testing_support::counting_available())
+    GTEST_SKIP() << "malloc is not counted under sanitizers";
+  for_each_case([](const testing_support::ClosedCase& c, const ClosedChainModel& model,
+                   ClosedChainData& data) {
+    const Eigen::VectorXd tau = Eigen::VectorXd::LinSpaced(model.dof_count(), -1, 1);
+    ClosedChainForwardDerivatives forward;
+    ClosedChainInverseDerivatives inverse;
+    const auto both = [&] {
+      forward_dynamics_derivatives(model, data, c.q, c.qd, tau, gravity, forward);
+      inverse_dynamics_derivatives(model, data, c.q, c.qd, tau, gravity, inverse);
+    };
+    both();
+    both();
+    EXPECT_EQ(allocations_in(both), 0);
   });
 }
 

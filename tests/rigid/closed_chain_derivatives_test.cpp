@@ -254,8 +254,12 @@ TEST(ClosedChainDerivatives, InverseDynamicsAgainstRichardsonOnTheManifold) {
     const int n_r = static_cast<int>(independent.size());
     const Eigen::MatrixXd X = reference.X;
     const Eigen::VectorXd qdd_independent = rigid_random_state(n_r, rng, 2.0);
+    // Every dof's qdd, its independent entries qdd_R (the dependent ones are not read).
+    Eigen::VectorXd qdd = rigid_random_state(model.dof_count(), rng, 2.0);
+    for (int j = 0; j < n_r; ++j)
+      qdd[independent[static_cast<std::size_t>(j)]] = qdd_independent[j];
     ClosedChainInverseDerivatives d;
-    inverse_dynamics_derivatives(model, data, c.q, c.qd, qdd_independent, kGravity, d);
+    inverse_dynamics_derivatives(model, data, c.q, c.qd, qdd, kGravity, d);
     ASSERT_EQ(d.independent, independent) << c.name;
     const auto tau_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates,
                             const Eigen::VectorXd& acceleration) -> Eigen::VectorXd {

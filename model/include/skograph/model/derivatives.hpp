@@ -21,6 +21,9 @@ struct ForwardDerivatives {
   // dqdd_R/dtau independent x dofs (X M_R^-1 X*'s independent rows).
   Eigen::MatrixXd dqdd_dq, dqdd_dqd, dqdd_dtau;
   std::vector<std::string> independent;  // the rows' (and q_R's) dofs: every dof for a tree
+  // X of the same update (dofs in the file's order x independent): dq = X dq_R on the manifold.
+  // The identity for a tree.
+  Eigen::MatrixXd embedding;
   // Closed chains: per loop (the mechanism's order) the derivatives of its force
   // (ConstraintForces::loop, 6 rows) along q_R, qd_R (x independent) and tau (x dofs); per
   // coupling (joint_a's dofs rows) likewise. Empty for a tree.
@@ -35,10 +38,12 @@ struct InverseDerivatives {
   // independent x independent.
   Eigen::MatrixXd dtau_dq, dtau_dqd, mass;
   std::vector<std::string> independent;  // as ForwardDerivatives::independent
+  Eigen::MatrixXd embedding;             // as ForwardDerivatives::embedding
 };
 
 // At qdd = forward_dynamics(q, qd, tau). Into `result`, sized by its first call: no allocation
-// after it. SingularMassMatrixError where forward dynamics raises it.
+// after it (closed chains too, but for their least-squares fallbacks). SingularMassMatrixError
+// where forward dynamics raises it.
 void forward_dynamics_derivatives(const Model& model, ModelData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,

@@ -57,9 +57,21 @@ struct ManifoldTangent {
   // their least-squares solver.
   Eigen::VectorXd multipliers, aggregate_solution;
   bool by_aggregate = false;
-  Eigen::MatrixXd rows, dependent_rows;
+  Eigen::MatrixXd rows, dependent_rows, right_side;
   std::vector<int> dependent;
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> dependent_solver;
+};
+
+// The products and solves both dynamics' derivatives form from the pieces above, kept so that a
+// call after the first allocates nothing: M X, dtau/dq - d(G* lambda)/dq, the right sides along
+// q_R and qd_R, their reduced solves, the generalized loads along q_R or qd_R and along tau (apart:
+// their widths differ) and, per aggregate, the multipliers that balance them (as wide as the
+// widest).
+struct ClosedChainDerivativeWorkspace {
+  Eigen::MatrixXd mass_embedding, held, by_q, by_qd;
+  Eigen::MatrixXd reduced_by_q, reduced_by_qd, reduced_by_tau, generalized, generalized_by_tau,
+      multipliers;
+  Eigen::VectorXd right, dependent_right, lambda;
 };
 
 // Forward dynamics' derivatives of a closed chain in its independent coordinates q_R (the
@@ -87,8 +99,11 @@ struct ClosedChainForwardDerivatives {
   ConstraintDerivatives constraints;
   ManifoldTangent tangent;
   Eigen::LLT<Eigen::MatrixXd> reduced_factor;
+  ClosedChainDerivativeWorkspace work;
 };
 
+// Sized by the first call: no allocation after it on the same mechanism where every aggregate's
+// selection has a factorized Y1 (the least-squares fallbacks allocate).
 void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -102,7 +117,8 @@ namespace skograph {
 
 // Inverse dynamics' derivatives of a closed chain in its independent coordinates: of
 // tau_R = X* (M qdd + C) (inverse_dynamics of closed_chain_model.hpp, qdd = X qdd_R + Xdot qd_R)
-// at a closed, consistent (q, qd), total on the manifold:
+// at a closed, consistent (q, qd), total on the manifold. `qdd` has every dof; qdd_R is its
+// independent entries at this state's update (as actuator_forces reads it).
 //   dtau_dq   (independent x independent)  along q_R (tangent), qd_R and qdd_R held
 //   dtau_dqd  (independent x independent)  along qd_R
 //   reduced_mass                           dtau_R/dqdd_R = M_R = X* M X
@@ -121,12 +137,13 @@ struct ClosedChainInverseDerivatives {
   ConstraintDerivatives constraints;
   ManifoldTangent tangent;
   Eigen::VectorXd actuator_forces;
+  ClosedChainDerivativeWorkspace work;
 };
 
 void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                  const Eigen::Ref<const Eigen::VectorXd>& qdd_independent,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainInverseDerivatives& result);
 
