@@ -3,9 +3,7 @@
 // (rigid/derivatives.hpp) taken in the model's order and their rows and columns put in the file's.
 #include "skograph/model/derivatives.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 
 #include "skograph/graph/error.hpp"
@@ -41,13 +39,7 @@ const std::vector<int>& independent_in_file_order(const Model& model,
                                                   std::vector<std::string>& names,
                                                   std::vector<int>& shown) {
   const DofOrder& order = model.dof_order();
-  // In place (file positions are distinct, so no ties): no allocation after the first call.
-  shown.resize(independent.size());
-  std::iota(shown.begin(), shown.end(), 0);
-  std::sort(shown.begin(), shown.end(), [&](int a, int b) {
-    return order.file_dof(independent[static_cast<std::size_t>(a)]) <
-           order.file_dof(independent[static_cast<std::size_t>(b)]);
-  });
+  order.file_sorted(independent, shown);  // into `shown`: no allocation after the first call
   names.resize(shown.size());
   for (std::size_t a = 0; a < shown.size(); ++a)
     names[a] = order.names()[static_cast<std::size_t>(

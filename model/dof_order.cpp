@@ -75,13 +75,20 @@ void DofOrder::symmetric_to_file(const Eigen::Ref<const Eigen::MatrixXd>& model_
 }
 
 std::vector<int> DofOrder::file_sorted(const std::vector<int>& model_dofs) const {
-  std::vector<int> positions(model_dofs.size());
+  std::vector<int> positions;
+  file_sorted(model_dofs, positions);
+  return positions;
+}
+
+// std::sort, not stable_sort (which takes a buffer from the heap): distinct dofs have distinct
+// file positions, so there are no ties to keep in order.
+void DofOrder::file_sorted(const std::vector<int>& model_dofs, std::vector<int>& positions) const {
+  positions.resize(model_dofs.size());
   for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int>(i);
-  std::stable_sort(positions.begin(), positions.end(), [&](int a, int b) {
+  std::sort(positions.begin(), positions.end(), [&](int a, int b) {
     return file_dof(model_dofs[static_cast<std::size_t>(a)]) <
            file_dof(model_dofs[static_cast<std::size_t>(b)]);
   });
-  return positions;
 }
 
 }  // namespace skograph

@@ -119,26 +119,30 @@ UsageError no_minimum(const Model& model) {
                     "reachable from it (something falls or slides away under gravity)");
 }
 
-// The input dofs: `names` as input_dofs takes them, but for a closed chain with none named its
-// independent dofs (`independent`, file order).
-std::vector<int> inputs_of(const Model& model, const std::vector<std::string>& names,
-                           const std::vector<std::string>& independent) {
-  if (!model.is_closed_chain() || !names.empty()) return input_dofs(model, names);
+// The file-order indices of the dofs named `names` (names a derivatives' result gave).
+std::vector<int> dof_indices(const Model& model, const std::vector<std::string>& names) {
   std::vector<int> result;
-  for (const std::string& name : independent)
+  for (const std::string& name : names)
     for (int i = 0; i < model.dof_count(); ++i)
       if (model.dof_names()[static_cast<std::size_t>(i)] == name) result.push_back(i);
   return result;
 }
 
-// The rows of the independent dofs (`names`) of a file-order matrix.
-Eigen::MatrixXd independent_rows(const Model& model, const Eigen::MatrixXd& full,
+// The input dofs: `names` as input_dofs takes them, but for a closed chain with none named its
+// independent dofs (`independent`, file order).
+std::vector<int> inputs_of(const Model& model, const std::vector<std::string>& names,
+                           const std::vector<std::string>& independent) {
+  if (!model.is_closed_chain() || !names.empty()) return input_dofs(model, names);
+  return dof_indices(model, independent);
+}
+
+// The rows of the independent dofs (`names`) of a file-order matrix or vector.
+Eigen::MatrixXd independent_rows(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& full,
                                  const std::vector<std::string>& names) {
-  Eigen::MatrixXd rows(static_cast<Eigen::Index>(names.size()), full.cols());
-  for (std::size_t a = 0; a < names.size(); ++a)
-    for (int i = 0; i < model.dof_count(); ++i)
-      if (model.dof_names()[static_cast<std::size_t>(i)] == names[a])
-        rows.row(static_cast<Eigen::Index>(a)) = full.row(i);
+  const std::vector<int> at = dof_indices(model, names);
+  Eigen::MatrixXd rows(static_cast<Eigen::Index>(at.size()), full.cols());
+  for (std::size_t a = 0; a < at.size(); ++a)
+    rows.row(static_cast<Eigen::Index>(a)) = full.row(at[a]);
   return rows;
 }
 
@@ -155,12 +159,7 @@ void require_freedom(const Model& model, const std::vector<std::string>& indepen
 // tree's; a closed chain's at its independent dofs (the reduced forces X* (dV/dq)).
 Eigen::VectorXd independent_entries(const Model& model, const InverseDerivatives& at_rest) {
   if (!model.is_closed_chain()) return at_rest.tau;
-  Eigen::VectorXd out(static_cast<Eigen::Index>(at_rest.independent.size()));
-  for (std::size_t a = 0; a < at_rest.independent.size(); ++a)
-    for (int i = 0; i < model.dof_count(); ++i)
-      if (model.dof_names()[static_cast<std::size_t>(i)] == at_rest.independent[a])
-        out[static_cast<Eigen::Index>(a)] = at_rest.tau[i];
-  return out;
+  return independent_rows(model, at_rest.tau, at_rest.independent).col(0);
 }
 
 }  // namespace
@@ -251,8 +250,7 @@ Hold hold(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   Eigen::MatrixXd reach(forward.dqdd_dtau.rows(), m);
   for (Eigen::Index a = 0; a < m; ++a)
     reach.col(a) = forward.dqdd_dtau.col(input[static_cast<std::size_t>(a)]);
-  const Eigen::VectorXd target =
-      -independent_rows(model, Eigen::MatrixXd(forward.qdd), forward.independent).col(0);
+  const Eigen::VectorXd target = -independent_rows(model, forward.qdd, forward.independent).col(0);
   Hold result;
   for (const int i : input) result.inputs.push_back(model.dof_names()[static_cast<std::size_t>(i)]);
   result.input_forces =

@@ -85,18 +85,25 @@ void solve_dependent(const ClosedChainModel& model, ClosedChainData& data, Manif
       w.row(tangent.dependent[i]) = solution.row(static_cast<Eigen::Index>(i));
     return;
   }
+  // One buffer as long as the longest aggregate's dependent dofs: aggregates of different sizes
+  // share it without resizing it back and forth.
+  std::size_t most_dependent = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s)
+    most_dependent = std::max(most_dependent, data.selection[s].dependent.size());
+  if (static_cast<std::size_t>(tangent.aggregate_solution.size()) < most_dependent)
+    tangent.aggregate_solution.resize(static_cast<Eigen::Index>(most_dependent));
   int row = 0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
     const int rows = model.constraint_rows(s);
     const std::vector<int>& aggregate = model.aggregate_dofs(s);
     const std::vector<int>& dependent = data.selection[s].dependent;
     DependentFactorization& y1 = data.work->selection.dependent_factorization[s];
-    tangent.aggregate_solution.resize(static_cast<Eigen::Index>(dependent.size()));
+    auto solution = tangent.aggregate_solution.head(static_cast<Eigen::Index>(dependent.size()));
     for (Eigen::Index c = 0; c < b.cols(); ++c) {
-      y1.solve(b.col(c).segment(row, rows), tangent.aggregate_solution);
+      y1.solve(b.col(c).segment(row, rows), solution);
       for (std::size_t i = 0; i < dependent.size(); ++i)
         w(aggregate[static_cast<std::size_t>(dependent[i])], c) =
-            tangent.aggregate_solution(static_cast<Eigen::Index>(i));
+            solution(static_cast<Eigen::Index>(i));
     }
     row += rows;
   }

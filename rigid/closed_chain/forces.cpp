@@ -42,8 +42,6 @@ void closed_chain_detail::constraint_forces_at_update(
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
     const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Ref<const Eigen::VectorXd>& tau,
     const Eigen::Vector3d& gravity, ConstraintForces& forces) {
-  check_vector(qdd, model.dof_count(), "qdd");
-  check_vector(tau, model.dof_count(), "tau");
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const Mechanism& m = model.mechanism();
   const Eigen::VectorXd& tree_force =

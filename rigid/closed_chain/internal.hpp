@@ -376,7 +376,7 @@ void for_each_embedding_column(const ClosedChainModel& model, const ClosedChainD
 const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
                                              const double* qdd, const Eigen::Vector3d& gravity);
 // constraint_forces at the constraints' last update (of this q, qd), without updating them again:
-// the selection, Q and Y1 stay those the caller's dynamics used.
+// the selection, Q and Y1 stay those the caller's dynamics used. The caller has checked the sizes.
 void constraint_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
                                  const Eigen::Ref<const Eigen::VectorXd>& q,
                                  const Eigen::Ref<const Eigen::VectorXd>& qd,

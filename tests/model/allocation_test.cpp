@@ -30,24 +30,34 @@ Eigen::MatrixXd states(const Model& model, int rows, double scale) {
   return result;
 }
 
+// Row-major like NumPy's batches: each row one state, binding to Ref without a copy.
+using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// A batch of states, q and qd closed as a trajectory's are (a state that must first be assembled
+// runs Newton and the closure search, which may allocate), and a second input per row.
+struct Batch {
+  Rows q, qd, second;
+};
+
+Batch closed_batch(const Model& model, int rows) {
+  Batch batch{states(model, rows, 1.0), states(model, rows, 2.0), states(model, rows, -3.0)};
+  ModelData closing(model);
+  for (int i = 0; i < rows; ++i) {
+    const ClosedState closed =
+        close_state(model, closing, batch.q.row(i).transpose(), batch.qd.row(i).transpose());
+    batch.q.row(i) = closed.q.transpose();
+    batch.qd.row(i) = closed.qd.transpose();
+  }
+  return batch;
+}
+
 TEST_P(ModelAllocation, DynamicsIntoGivenStorageAllocateNothingPerRow) {
   if (!testing_support::counting_available())
     GTEST_SKIP() << "malloc is not counted under sanitizers";
   const Model model = load_model((kExamples / GetParam()).string());
   const int n = model.dof_count(), rows = 20;
-  // Row-major like NumPy's batches: each row one state.
-  using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Rows q = states(model, rows, 1.0), qd = states(model, rows, 2.0);
-  const Rows second = states(model, rows, -3.0);
-  // Closed chains: closed states, as a trajectory's are (a state that must first be assembled
-  // runs Newton and the closure search, which may allocate).
-  ModelData closing(model);
-  for (int i = 0; i < rows; ++i) {
-    const ClosedState closed =
-        close_state(model, closing, q.row(i).transpose(), qd.row(i).transpose());
-    q.row(i) = closed.q.transpose();
-    qd.row(i) = closed.qd.transpose();
-  }
+  const Batch batch = closed_batch(model, rows);
+  const Rows &q = batch.q, &qd = batch.qd, &second = batch.second;
   Rows qdd(rows, n), tau(rows, n);
   Eigen::MatrixXd mass(n, n);
   ModelData data(model);
@@ -83,17 +93,8 @@ TEST_P(ModelAllocation, DerivativesIntoGivenResultsAllocateNothingPerRow) {
     GTEST_SKIP() << "malloc is not counted under sanitizers";
   const Model model = load_model((kExamples / GetParam()).string());
   const int rows = 8;
-  // Row-major, as a batch's rows arrive: a row binds to Ref without a copy.
-  using Rows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Rows q = states(model, rows, 1.0), qd = states(model, rows, 2.0);
-  const Rows second = states(model, rows, -3.0);
-  ModelData closing(model);
-  for (int i = 0; i < rows; ++i) {
-    const ClosedState closed =
-        close_state(model, closing, q.row(i).transpose(), qd.row(i).transpose());
-    q.row(i) = closed.q.transpose();
-    qd.row(i) = closed.qd.transpose();
-  }
+  const Batch batch = closed_batch(model, rows);
+  const Rows &q = batch.q, &qd = batch.qd, &second = batch.second;
   ModelData data(model);
   ForwardDerivatives forward;
   InverseDerivatives inverse;

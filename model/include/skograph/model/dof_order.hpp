@@ -42,6 +42,8 @@ class DofOrder {
   // The positions of `model_dofs` (model dof indices) sorted by their place in the file's order:
   // the order in which a list of independent coordinates is shown.
   std::vector<int> file_sorted(const std::vector<int>& model_dofs) const;
+  // The same into given storage (no allocation once it has the size).
+  void file_sorted(const std::vector<int>& model_dofs, std::vector<int>& positions) const;
 
  private:
   bool identity_ = true;

@@ -50,10 +50,9 @@ class ModelData {
     // The tree's derivatives in the model's order (model/derivatives.hpp).
     ForwardDynamicsDerivatives forward_derivatives;
     InverseDynamicsDerivatives inverse_derivatives;
-    // A closed chain's, in its independent coordinates, and qdd_R.
+    // A closed chain's, in its independent coordinates.
     ClosedChainForwardDerivatives closed_forward_derivatives;
     ClosedChainInverseDerivatives closed_inverse_derivatives;
-    Eigen::VectorXd independent_input;
     std::vector<int> independent_shown;  // positions in the closed chain's independent list
   } state;
 
