@@ -97,7 +97,8 @@ const Eigen::VectorXd& actuator_forces(const ClosedChainModel& model, ClosedChai
                                        const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                        const Eigen::Vector3d& gravity) {
   ClosedChainData::Workspaces& work = *data.work;
-  update_constraints(model, data, q, qd);  // the independent dofs at this state, once
+  check_vector(qdd, model.dof_count(), "qdd");  // read at the independent dofs below
+  update_constraints(model, data, q, qd);       // the independent dofs at this state, once
   const std::vector<int>& independent = data.independent;
   Eigen::VectorXd& qdd_independent = work.dynamics.actuated_acceleration;
   qdd_independent.resize(static_cast<Eigen::Index>(independent.size()));

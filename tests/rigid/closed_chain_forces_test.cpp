@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
+#include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "support/closed_chain_support.hpp"
 
@@ -179,6 +181,26 @@ TEST(ClosedChainForces, AggregateStatusNamesRankDependentJointsAndConditioning) 
   const Eigen::VectorXd sigma =
       Eigen::JacobiSVD<Eigen::MatrixXd>(q_matrix.rightCols(2)).singularValues();
   EXPECT_NEAR(status.condition_number, sigma(0) / sigma(1), 1e-9 * sigma(0) / sigma(1));
+}
+
+// qdd over every dof of the tree, read at the independent dofs: a shorter one is refused with its
+// sizes, for actuator_forces and for the inverse derivatives that take it, never read past its end.
+TEST(ClosedChainForces, ActuatorForcesRefuseAShortAcceleration) {
+  Mechanism m = geared_links(5.0);
+  m.independent = {"motor"};
+  const ClosedChainModel model(m);
+  ClosedChainData data(model);
+  const Eigen::VectorXd q = Eigen::VectorXd::Zero(3), qd = Eigen::VectorXd::Zero(3);
+  const Eigen::VectorXd short_qdd = Eigen::VectorXd::Zero(1);
+  try {
+    actuator_forces(model, data, q, qd, short_qdd, kGravity);
+    ADD_FAILURE() << "a qdd of 1 entry was taken for 3 dofs";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "closed-chain model: qdd has 1 entries, expected 3");
+  }
+  ClosedChainInverseDerivatives derivatives;
+  EXPECT_THROW(inverse_dynamics_derivatives(model, data, q, qd, short_qdd, kGravity, derivatives),
+               std::invalid_argument);
 }
 
 }  // namespace
