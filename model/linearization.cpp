@@ -149,10 +149,12 @@ Eigen::MatrixXd independent_rows(const Model& model, const Eigen::Ref<const Eige
 // UsageError unless the state has a coordinate to move: a mechanism whose loops lock every joint
 // (or a model without dofs) has no dynamics to linearize and no configuration to search.
 void require_freedom(const Model& model, const std::vector<std::string>& independent) {
-  if (independent.empty())
-    throw UsageError(model.file() +
-                     ": the mechanism cannot move at this state (no independent coordinate: its "
-                     "loops lock every joint)");
+  if (!independent.empty()) return;
+  if (!model.is_closed_chain())
+    throw UsageError(model.file() + ": the model cannot move (it has no degree of freedom)");
+  throw UsageError(model.file() +
+                   ": the mechanism cannot move at this state (no independent coordinate: its "
+                   "loops lock every joint)");
 }
 
 // The potential's gradient along the tangent from inverse dynamics at rest: every entry of a

@@ -16,6 +16,7 @@
 #include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/linearization.hpp"
+#include "skograph/model/state.hpp"
 
 namespace skograph::python {
 namespace {
@@ -39,16 +40,22 @@ py::tuple split_three(const py::array& all) {
   return parts;
 }
 
-// A closed chain's independent coordinates at the first state of q (a batch's first row): the
-// rows and columns of its derivatives' results (X's columns there).
-std::vector<std::string> first_independent(PyModel& self, const ArrayArgument& q) {
-  const Array array = real_array(q.value, "q");
+// A closed chain's independent coordinates at the first state of (q, qd) (a batch's first
+// row): the rows and columns of its derivatives' results, as Model.close(q, qd)[2] gives them.
+std::vector<std::string> first_independent(PyModel& self, const ArrayArgument& q,
+                                           const ArrayArgument& qd) {
+  const Array positions = real_array(q.value, "q");
+  const Array rates = real_array(qd.value, "qd");
   const py::ssize_t n = self.model.dof_count();
-  if (array.size() < n || array.shape(array.ndim() - 1) != n)
+  const auto holds_a_row = [n](const Array& array) {
+    return array.size() >= n && array.shape(array.ndim() - 1) == n;
+  };
+  if (!holds_a_row(positions) || !holds_a_row(rates))
     return self.model.dof_names();  // the batch call refuses the shape with its own words
-  const Eigen::VectorXd first = Eigen::Map<const Eigen::VectorXd>(array.data(), n);
+  const Eigen::VectorXd q0 = Eigen::Map<const Eigen::VectorXd>(positions.data(), n);
+  const Eigen::VectorXd qd0 = Eigen::Map<const Eigen::VectorXd>(rates.data(), n);
   return compute(self, [&](ModelData& data) {
-    embedding_matrix(self.model, data, first);
+    close_state(self.model, data, q0, qd0);
     return data.independent;
   });
 }
@@ -127,7 +134,7 @@ void bind_derivatives(ModelClass& model_class) {
                     write_three(result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau, out);
                   }));
             // A closed chain's (r, r), (r, r), (r, dofs) side by side in one (r, 2 r + dofs).
-            const std::vector<std::string> first = first_independent(self, q);
+            const std::vector<std::string> first = first_independent(self, q, qd);
             const auto r = static_cast<py::ssize_t>(first.size());
             const py::array all = per_state<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {r, 2 * r + n},
@@ -164,8 +171,9 @@ void bind_derivatives(ModelClass& model_class) {
              const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
-            const std::vector<std::string> first =
-                self.model.is_closed_chain() ? first_independent(self, q) : self.model.dof_names();
+            const std::vector<std::string> first = self.model.is_closed_chain()
+                                                       ? first_independent(self, q, qd)
+                                                       : self.model.dof_names();
             const auto r = static_cast<py::ssize_t>(first.size());
             return split_three(per_state<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {3, r, r},

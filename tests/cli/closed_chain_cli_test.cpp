@@ -448,6 +448,9 @@ TEST(ClosedChainCli, BenchRefusesAClosedChainWithNothingToTime) {
   for (const std::string mode : {"", " --hold", " --rest", " --dt 0.01"})
     expect_bad_input("linearize " + hinged + " --loops " + loops + mode, hinged,
                      "cannot move at this state");
+  // A tree without dofs (the link alone, no loops) says so, not that loops lock it.
+  for (const std::string mode : {"", " --hold", " --rest", " --dt 0.01"})
+    expect_bad_input("linearize " + urdf + mode, urdf, "has no degree of freedom");
 }
 
 const std::string kTwoLinks = R"(links:

@@ -113,9 +113,26 @@ TEST_P(ModelAllocation, DerivativesIntoGivenResultsAllocateNothingPerRow) {
   const ForwardDerivatives expected = forward_dynamics_derivatives(
       model, reference, q.row(rows - 1).transpose(), qd.row(rows - 1).transpose(),
       second.row(rows - 1).transpose(), gravity);
+  const InverseDerivatives expected_inverse = inverse_dynamics_derivatives(
+      model, reference, q.row(rows - 1).transpose(), qd.row(rows - 1).transpose(),
+      second.row(rows - 1).transpose(), gravity);
+  const Eigen::MatrixXd embedding = embedding_matrix(model, reference, q.row(rows - 1).transpose());
   row(rows - 1);
+  const auto close = [](const Eigen::MatrixXd& got, const Eigen::MatrixXd& want) {
+    return got.rows() == want.rows() && got.cols() == want.cols() &&
+           (got - want).norm() <= 1e-9 * (1 + want.norm());
+  };
   EXPECT_EQ(forward.independent, expected.independent);
-  EXPECT_LT((forward.dqdd_dq - expected.dqdd_dq).norm(), 1e-9 * (1 + expected.dqdd_dq.norm()));
+  EXPECT_TRUE(close(forward.dqdd_dq, expected.dqdd_dq));
+  EXPECT_TRUE(close(forward.dqdd_dqd, expected.dqdd_dqd));
+  EXPECT_TRUE(close(forward.dqdd_dtau, expected.dqdd_dtau));
+  EXPECT_EQ(inverse.independent, expected_inverse.independent);
+  EXPECT_TRUE(close(inverse.dtau_dq, expected_inverse.dtau_dq));
+  EXPECT_TRUE(close(inverse.dtau_dqd, expected_inverse.dtau_dqd));
+  EXPECT_TRUE(close(inverse.mass, expected_inverse.mass));
+  // The results' embedding is X at the state (the identity for a tree), in both results.
+  EXPECT_TRUE(close(forward.embedding, embedding));
+  EXPECT_TRUE(close(inverse.embedding, embedding));
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ModelAllocation,

@@ -202,6 +202,8 @@ TEST(ModelClosedChainLinearization, TangentBlockFollowsTheFlowWithASplitBallJoin
   const auto r = static_cast<Eigen::Index>(lin.states.size() / 2);
   const Eigen::MatrixXd X = embedding_matrix(model, data, start.q);
   ASSERT_EQ(X.cols(), r);
+  // X's columns are the independent dofs the linearization's states name, in that order.
+  ASSERT_EQ(data.independent, std::vector<std::string>(lin.states.begin(), lin.states.begin() + r));
   std::vector<int> at;  // the independent dofs' file positions
   for (Eigen::Index a = 0; a < r; ++a)
     at.push_back(static_cast<int>(std::ranges::find(model.dof_names(), lin.states[a]) -
