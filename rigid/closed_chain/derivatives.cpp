@@ -100,6 +100,9 @@ void solve_dependent(const ClosedChainModel& model, ClosedChainData& data, Manif
     DependentFactorization& y1 = data.work->selection.dependent_factorization[s];
     auto solution = tangent.aggregate_solution.head(static_cast<Eigen::Index>(dependent.size()));
     for (Eigen::Index c = 0; c < b.cols(); ++c) {
+      // A direction that leaves the aggregate's rows alone leaves its dependent dofs alone (w's
+      // entries stay the zeros set above): the chain of small loops' common case.
+      if (b.col(c).segment(row, rows).isZero(0.0)) continue;
       y1.solve(b.col(c).segment(row, rows), solution);
       for (std::size_t i = 0; i < dependent.size(); ++i)
         w(aggregate[static_cast<std::size_t>(dependent[i])], c) =
@@ -130,12 +133,13 @@ void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
     most_dofs = std::max(most_dofs, static_cast<Eigen::Index>(impl.dofs[s].size()));
   }
   // Grown only: the directions' widths differ (independent, dofs), one buffer serves them all.
-  if (work.multipliers.rows() < most_rows || work.multipliers.cols() < columns)
-    work.multipliers.resize(std::max(most_rows, work.multipliers.rows()),
-                            std::max(columns, work.multipliers.cols()));
+  const auto grow = [](Eigen::MatrixXd& buffer, Eigen::Index rows, Eigen::Index cols) {
+    if (buffer.rows() < rows || buffer.cols() < cols)
+      buffer.resize(std::max(rows, buffer.rows()), std::max(cols, buffer.cols()));
+  };
+  grow(work.multipliers, most_rows, columns);
+  grow(work.dependent_rights, most_dofs, columns);
   work.right.resize(most_dofs);
-  work.dependent_right.resize(most_dofs);
-  work.lambda.resize(most_rows);
   for (int s = 0; s < model.aggregate_count(); ++s) {
     const std::vector<int>& dofs = impl.dofs[s];
     const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
@@ -146,26 +150,22 @@ void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
     const Eigen::Index rows = constraint.rows();
     const auto dependent_count = static_cast<Eigen::Index>(selection.dependent.size());
     auto multipliers = work.multipliers.topLeftCorner(rows, columns);
-    auto right = work.right.head(static_cast<Eigen::Index>(dofs.size()));
-    auto dependent_right = work.dependent_right.head(dependent_count);
-    auto lambda = work.lambda.head(rows);
-    std::optional<Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>> all_rows;
-    for (Eigen::Index c = 0; c < columns; ++c) {
-      if (rows == 0) break;
-      for (std::size_t i = 0; i < dofs.size(); ++i)
-        right[static_cast<Eigen::Index>(i)] = generalized(dofs[i], c);
-      for (std::size_t i = 0; i < selection.dependent.size(); ++i)
-        dependent_right[static_cast<Eigen::Index>(i)] = right[selection.dependent[i]];
-      const bool solved = !all_equations && y1.columns() == dependent_count &&
-                          y1.solve_transposed(dependent_right, lambda);
-      if (!solved) {  // the least-squares fallback (allocates)
-        if (!all_rows) {
-          all_rows.emplace(constraint.transpose());
-          all_rows->setThreshold(model.options().rank_tolerance);
-        }
-        lambda = all_rows->solve(Eigen::VectorXd(right));
+    // Y1* dlambda = the dependent dofs' entries, every direction in one solve.
+    auto dependent_rights = work.dependent_rights.topLeftCorner(dependent_count, columns);
+    for (Eigen::Index i = 0; i < dependent_count; ++i)
+      dependent_rights.row(i) =
+          generalized.row(dofs[static_cast<std::size_t>(selection.dependent[i])]);
+    const bool solved = rows == 0 || (!all_equations && y1.columns() == dependent_count &&
+                                      y1.solve_transposed_columns(dependent_rights, multipliers));
+    if (!solved) {  // the least-squares fallback (allocates)
+      Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> all_rows(constraint.transpose());
+      all_rows.setThreshold(model.options().rank_tolerance);
+      auto right = work.right.head(static_cast<Eigen::Index>(dofs.size()));
+      for (Eigen::Index c = 0; c < columns; ++c) {
+        for (std::size_t i = 0; i < dofs.size(); ++i)
+          right[static_cast<Eigen::Index>(i)] = generalized(dofs[i], c);
+        multipliers.col(c) = all_rows.solve(Eigen::VectorXd(right));
       }
-      multipliers.col(c) = lambda;
     }
     Eigen::Index row = 0;
     for (const int l : impl.loops[s]) {
@@ -416,17 +416,24 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
 
   // G W = -(the rows' derivative along the direction): W solved for the derivative, then negated.
   const ConstraintDerivatives& d = constraints;
+  // X and the directions are block-sparse when the aggregates are small: their products go by
+  // their nonzeros (SparseColumns).
   Eigen::MatrixXd& right = tangent.right_side;
-  right.noalias() = d.velocity_by_q * X;
+  const SparseColumns& embedding = tangent.embedding_pattern;
+  tangent.embedding_pattern.scan(X);
+  multiply(d.velocity_by_q, X, embedding, 1.0, false, right);
   solve_dependent(model, data, tangent, n, right, tangent.dqd_dq);
   tangent.dqd_dq *= -1.0;
-  right.noalias() = d.acceleration_by_q * X;
-  right.noalias() += d.acceleration_by_qd * tangent.dqd_dq;
+  tangent.dqd_dq_pattern.scan(tangent.dqd_dq);
+  multiply(d.acceleration_by_q, X, embedding, 1.0, false, right);
+  multiply(d.acceleration_by_qd, tangent.dqd_dq, tangent.dqd_dq_pattern, 1.0, true, right);
   solve_dependent(model, data, tangent, n, right, tangent.acceleration_by_q);
   tangent.acceleration_by_q *= -1.0;
-  right.noalias() = d.acceleration_by_qd * X;
+  tangent.acceleration_by_q_pattern.scan(tangent.acceleration_by_q);
+  multiply(d.acceleration_by_qd, X, embedding, 1.0, false, right);
   solve_dependent(model, data, tangent, n, right, tangent.acceleration_by_qd);
   tangent.acceleration_by_qd *= -1.0;
+  tangent.acceleration_by_qd_pattern.scan(tangent.acceleration_by_qd);
 }
 
 }  // namespace
@@ -453,34 +460,35 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   const Eigen::MatrixXd& W2d = result.tangent.acceleration_by_qd;
   result.dqd_dq = W1;
   ClosedChainDerivativeWorkspace& work = result.work;
+  const ManifoldTangent& tangent = result.tangent;
+  const SparseColumns& embedding = tangent.embedding_pattern;
 
   // M_R and the reduced right sides X* (...), into the workspace (no temporaries).
-  work.mass_embedding.noalias() = M * X;
-  result.reduced_mass.noalias() = X.transpose() * work.mass_embedding;
+  multiply(M, X, embedding, 1.0, false, work.mass_embedding);
+  multiply_transposed(X, embedding, work.mass_embedding, result.reduced_mass);
   result.reduced_factor.compute(result.reduced_mass);
   if (result.reduced_factor.info() != Eigen::Success)
     throw SingularMassMatrixError(
         -1, "the reduced mass matrix is singular at this state (a dof that moves no mass)");
   work.held = d.tree.dtau_dq - d.force_by_q;  // d ID / dq, lambda held
   // by_q = -(held X + dtau/dqd W1 + M W2q), by_qd = -(dtau/dqd X + M W2d).
-  work.by_q.noalias() = work.held * X;
-  work.by_q.noalias() += d.tree.dtau_dqd * W1;
-  work.by_q.noalias() += M * W2q;
-  work.by_q *= -1.0;
-  work.by_qd.noalias() = d.tree.dtau_dqd * X;
-  work.by_qd.noalias() += M * W2d;
-  work.by_qd *= -1.0;
-  work.reduced_by_q.noalias() = X.transpose() * work.by_q;
+  multiply(work.held, X, embedding, -1.0, false, work.by_q);
+  multiply(d.tree.dtau_dqd, W1, tangent.dqd_dq_pattern, -1.0, true, work.by_q);
+  multiply(M, W2q, tangent.acceleration_by_q_pattern, -1.0, true, work.by_q);
+  multiply(d.tree.dtau_dqd, X, embedding, -1.0, false, work.by_qd);
+  multiply(M, W2d, tangent.acceleration_by_qd_pattern, -1.0, true, work.by_qd);
+  multiply_transposed(X, embedding, work.by_q, work.reduced_by_q);
   result.reduced_factor.solveInPlace(work.reduced_by_q);
-  work.reduced_by_qd.noalias() = X.transpose() * work.by_qd;
+  multiply_transposed(X, embedding, work.by_qd, work.reduced_by_qd);
   result.reduced_factor.solveInPlace(work.reduced_by_qd);
   work.reduced_by_tau = X.transpose();
   result.reduced_factor.solveInPlace(work.reduced_by_tau);
   result.dqdd_dq = W2q;
-  result.dqdd_dq.noalias() += X * work.reduced_by_q;
+  add_product(X, embedding, work.reduced_by_q, result.dqdd_dq);
   result.dqdd_dqd = W2d;
-  result.dqdd_dqd.noalias() += X * work.reduced_by_qd;
-  result.dqdd_dtau.noalias() = X * work.reduced_by_tau;
+  add_product(X, embedding, work.reduced_by_qd, result.dqdd_dqd);
+  result.dqdd_dtau.setZero(X.rows(), work.reduced_by_tau.cols());
+  add_product(X, embedding, work.reduced_by_tau, result.dqdd_dtau);
 
   // The loop forces: differentiating M qdd + C - tau = G* lambda along each direction,
   // G* dlambda = M dqdd + (dtau/dq - d(G* lambda)/dq) dq + dtau/dqd dqd - dtau, which with
@@ -520,16 +528,19 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
   ClosedChainDerivativeWorkspace& work = result.work;
+  const ManifoldTangent& tangent = result.tangent;
+  const SparseColumns& embedding = tangent.embedding_pattern;
   work.held = d.tree.dtau_dq - d.force_by_q;
-  work.by_q.noalias() = work.held * X;
-  work.by_q.noalias() += d.tree.dtau_dqd * result.tangent.dqd_dq;
-  work.by_q.noalias() += M * result.tangent.acceleration_by_q;
-  result.dtau_dq.noalias() = X.transpose() * work.by_q;
-  work.by_qd.noalias() = d.tree.dtau_dqd * X;
-  work.by_qd.noalias() += M * result.tangent.acceleration_by_qd;
-  result.dtau_dqd.noalias() = X.transpose() * work.by_qd;
-  work.mass_embedding.noalias() = M * X;
-  result.reduced_mass.noalias() = X.transpose() * work.mass_embedding;
+  multiply(work.held, X, embedding, 1.0, false, work.by_q);
+  multiply(d.tree.dtau_dqd, tangent.dqd_dq, tangent.dqd_dq_pattern, 1.0, true, work.by_q);
+  multiply(M, tangent.acceleration_by_q, tangent.acceleration_by_q_pattern, 1.0, true, work.by_q);
+  multiply_transposed(X, embedding, work.by_q, result.dtau_dq);
+  multiply(d.tree.dtau_dqd, X, embedding, 1.0, false, work.by_qd);
+  multiply(M, tangent.acceleration_by_qd, tangent.acceleration_by_qd_pattern, 1.0, true,
+           work.by_qd);
+  multiply_transposed(X, embedding, work.by_qd, result.dtau_dqd);
+  multiply(M, X, embedding, 1.0, false, work.mass_embedding);
+  multiply_transposed(X, embedding, work.mass_embedding, result.reduced_mass);
 }
 
 }  // namespace skograph

@@ -194,6 +194,19 @@ TEST(DependentFactorization, SparseEliminationInsideABlockEqualsTheDenseSolve) {
         Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(dense.transpose()).solve(right);
     EXPECT_LT((y - expected_y).cwiseAbs().maxCoeff(), 1e-12 * scale * (1.0 + expected_y.norm()))
         << "trial " << trial;
+    // Several right sides at once: each column the vector call's bits, the least-norm solution.
+    const Eigen::MatrixXd rights = Eigen::MatrixXd::Random(r, 1 + trial % 7);
+    Eigen::MatrixXd ys(c.Q.rows(), rights.cols());
+    ASSERT_TRUE(y1.solve_transposed_columns(rights, ys));
+    for (Eigen::Index j = 0; j < rights.cols(); ++j) {
+      Eigen::VectorXd one(c.Q.rows());
+      ASSERT_TRUE(y1.solve_transposed(rights.col(j), one));
+      EXPECT_EQ(ys.col(j), one) << "trial " << trial << " column " << j;
+    }
+    const Eigen::MatrixXd expected_ys =
+        Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(dense.transpose()).solve(rights);
+    EXPECT_LT((ys - expected_ys).cwiseAbs().maxCoeff(), 1e-12 * scale * (1.0 + expected_ys.norm()))
+        << "trial " << trial;
     const double inverse = svd.singularValues().cwiseInverse().squaredNorm();
     EXPECT_NEAR(y1.inverse_frobenius_squared(), inverse, 1e-9 * inverse) << "trial " << trial;
     for (const double factor : {0.3, 0.9, 0.99, 1.01, 1.1, 3.0}) {

@@ -44,6 +44,35 @@ void expect_near(const Eigen::MatrixXd& computed, const RichardsonColumns& refer
   EXPECT_LE(error, std::max(1e-7, 10.0 * estimate)) << what;
 }
 
+// The products by nonzeros (SparseColumns) against Eigen's dense products, on block-sparse
+// matrices (the sparse path) and on dense ones (GEMM), with and without accumulation.
+TEST(ClosedChainDerivatives, SparseColumnProductsEqualDenseProducts) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> entry(-1.0, 1.0);
+  for (const double fill : {0.1, 0.3, 0.9}) {
+    Eigen::MatrixXd B(17, 5), A(11, 17), C(17, 4), D(5, 6);
+    for (Eigen::Index i = 0; i < B.size(); ++i)
+      B(i) = std::uniform_real_distribution<double>(0.0, 1.0)(random) < fill ? entry(random) : 0.0;
+    for (Eigen::MatrixXd* m : {&A, &C, &D})
+      for (Eigen::Index i = 0; i < m->size(); ++i) (*m)(i) = entry(random);
+    SparseColumns pattern;
+    pattern.scan(B);
+    EXPECT_EQ(pattern.worth_it(), fill < 0.5) << fill;
+    Eigen::MatrixXd out;
+    multiply(A, B, pattern, -2.0, false, out);
+    EXPECT_LT((out - (-2.0 * A * B)).norm(), 1e-14 * (A * B).norm()) << fill;
+    const Eigen::MatrixXd before = out;
+    multiply(A, B, pattern, 0.5, true, out);
+    EXPECT_LT((out - (before + 0.5 * A * B)).norm(), 1e-14 * (1.0 + out.norm())) << fill;
+    multiply_transposed(B, pattern, C, out);
+    EXPECT_LT((out - B.transpose() * C).norm(), 1e-14 * (1.0 + out.norm())) << fill;
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Ones(17, 6);
+    add_product(B, pattern, D, sum);
+    EXPECT_LT((sum - (Eigen::MatrixXd::Ones(17, 6) + B * D)).norm(), 1e-14 * (1.0 + sum.norm()))
+        << fill;
+  }
+}
+
 TEST(ClosedChainDerivatives, ConstraintRowsAgainstRichardsonAlongTheTangent) {
   std::mt19937 rng(11);
   double largest[4] = {0.0, 0.0, 0.0, 0.0};

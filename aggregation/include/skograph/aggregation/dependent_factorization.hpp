@@ -54,6 +54,10 @@ class DependentFactorization {
   // column rank: returns false, y untouched, when a block has fewer rows than columns or a zero
   // pivot.
   bool solve_transposed(const Eigen::Ref<const Eigen::VectorXd>& c, Eigen::Ref<Eigen::VectorXd> y);
+  // The same for the columns of C (|dependent| x k) into Y (Q's rows x k), one pass over each
+  // reflection for all of them; the same arithmetic per column as the vector call.
+  bool solve_transposed_columns(const Eigen::Ref<const Eigen::MatrixXd>& C,
+                                Eigen::Ref<Eigen::MatrixXd> Y);
 
   int rows() const { return rows_; }
   int columns() const { return columns_; }
@@ -128,7 +132,8 @@ class DependentFactorization {
     Eigen::VectorXd coefficients;
     std::vector<double> essential;  // parallel to reflection_rows
     Eigen::VectorXd vector_right_hand_side;
-    std::vector<double> solution;  // scratch of every size the solves need (capacity kept)
+    Eigen::MatrixXd transposed_solution;  // the matrix solve_transposed's, grown only
+    std::vector<double> solution;         // scratch of every size the solves need (capacity kept)
     // solve_columns' x in step order (steps x solution_stride_, row-major: k columns, then the
     // extra vector's), with right_hand_side for residual_bound.
     std::vector<double> column_solution;
@@ -160,6 +165,9 @@ class DependentFactorization {
   // matrices part-written, when an entry off every block or one of a block's pattern changed.
   bool copy_unchanged_blocks(const Eigen::Ref<const Eigen::MatrixXd>& Q,
                              const std::vector<int>& dependent);
+
+  // Whether every block can take solve_transposed (full column rank, no zero pivot).
+  bool transposed_solvable() const;
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;

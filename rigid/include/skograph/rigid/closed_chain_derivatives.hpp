@@ -28,6 +28,28 @@
 
 namespace skograph {
 
+// A dense matrix's nonzeros column by column (compressed columns), for products with the
+// block-sparse embedding X and the manifold's directions (an aggregate's rows and columns only):
+// as sparse where at most half the entries are nonzero, as dense GEMM otherwise. scan() keeps the
+// vectors' capacity: no allocation once a pattern as large has been seen.
+struct SparseColumns {
+  Eigen::Index rows = 0, cols = 0;
+  std::vector<int> starts, indices;  // column c: indices[starts[c] .. starts[c + 1])
+  std::vector<double> values;        // parallel to indices
+  void scan(const Eigen::MatrixXd& dense);
+  bool worth_it() const { return 2 * static_cast<Eigen::Index>(values.size()) <= rows * cols; }
+};
+
+// out = alpha A B (add: out += alpha A B), B given dense and as its pattern.
+void multiply(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const SparseColumns& pattern,
+              double alpha, bool add, Eigen::MatrixXd& out);
+// out = B* C.
+void multiply_transposed(const Eigen::MatrixXd& B, const SparseColumns& pattern,
+                         const Eigen::MatrixXd& C, Eigen::MatrixXd& out);
+// out += B C.
+void add_product(const Eigen::MatrixXd& B, const SparseColumns& pattern, const Eigen::MatrixXd& C,
+                 Eigen::MatrixXd& out);
+
 struct ConstraintDerivatives {
   Eigen::MatrixXd velocity_by_q, acceleration_by_q, acceleration_by_qd;  // stacked rows x dofs
   Eigen::MatrixXd force_by_q;                                            // dofs x dofs
@@ -58,6 +80,9 @@ struct ManifoldTangent {
   Eigen::VectorXd multipliers, aggregate_solution;
   bool by_aggregate = false;
   Eigen::MatrixXd rows, dependent_rows, right_side;
+  // The nonzeros of X, dqd_dq, acceleration_by_q and acceleration_by_qd, for their products.
+  SparseColumns embedding_pattern, dqd_dq_pattern, acceleration_by_q_pattern,
+      acceleration_by_qd_pattern;
   std::vector<int> dependent;
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> dependent_solver;
 };
@@ -70,8 +95,8 @@ struct ManifoldTangent {
 struct ClosedChainDerivativeWorkspace {
   Eigen::MatrixXd mass_embedding, held, by_q, by_qd;
   Eigen::MatrixXd reduced_by_q, reduced_by_qd, reduced_by_tau, generalized, generalized_by_tau,
-      multipliers;
-  Eigen::VectorXd right, dependent_right, lambda;
+      multipliers, dependent_rights;
+  Eigen::VectorXd right;
 };
 
 // Forward dynamics' derivatives of a closed chain in its independent coordinates q_R (the
