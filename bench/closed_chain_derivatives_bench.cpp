@@ -2,8 +2,10 @@
 // (rigid/closed_chain_derivatives.hpp) beside what a user would otherwise do: forward finite
 // differences of forward_dynamics, 2 n_R + 1 calls, each perturbed state closed again (along
 // q_R: integrate along X e_m, close_positions, close_velocities; along qd_R: close_velocities),
-// dqdd/dtau left out of the differences (it is X M_R^-1 X*, one more solve). On the Stewart
-// platform (6 independent) and chains of 4 and 16 four-bars (4 and 16 independent), under gravity.
+// dqdd/dtau left out of the differences (it is X M_R^-1 X*, one more solve); the analytic call
+// without the loop forces' derivatives (differences of forward dynamics do not give them), and
+// with them. On the Stewart platform (6 independent) and chains of 4 and 16 four-bars (4 and 16
+// independent), under gravity.
 #include <benchmark/benchmark.h>
 
 #include "skograph/rigid/closed_chain_derivatives.hpp"
@@ -34,18 +36,27 @@ struct DerivativeState {
   const Eigen::Vector3d gravity = Eigen::Vector3d(0.0, -9.81, -3.0);
 };
 
-void BM_ClosedChainForwardDerivatives(benchmark::State& state) {
+void time_derivatives(benchmark::State& state, LoopForceDerivatives forces) {
   const ClosedChainModel model(mechanism_of(static_cast<int>(state.range(0))));
   ClosedChainData data(model);
   const DerivativeState s(model, data, static_cast<int>(state.range(0)));
   ClosedChainForwardDerivatives result;
   for (auto _ : state) {
-    forward_dynamics_derivatives(model, data, s.q, s.qd, s.tau, s.gravity, result);
+    forward_dynamics_derivatives(model, data, s.q, s.qd, s.tau, s.gravity, result, forces);
     benchmark::DoNotOptimize(result.dqdd_dq.data());
   }
   state.counters["independent"] = static_cast<double>(result.independent.size());
 }
+
+void BM_ClosedChainForwardDerivatives(benchmark::State& state) {
+  time_derivatives(state, LoopForceDerivatives::kWithout);
+}
 BENCHMARK(BM_ClosedChainForwardDerivatives)->Arg(0)->Arg(4)->Arg(16);
+
+void BM_ClosedChainForwardAndForceDerivatives(benchmark::State& state) {
+  time_derivatives(state, LoopForceDerivatives::kWith);
+}
+BENCHMARK(BM_ClosedChainForwardAndForceDerivatives)->Arg(0)->Arg(4)->Arg(16);
 
 void BM_ClosedChainForwardDifferences(benchmark::State& state) {
   const ClosedChainModel model(mechanism_of(static_cast<int>(state.range(0))));

@@ -78,11 +78,11 @@ void gather_file_columns(const DofOrder& order, const Eigen::MatrixXd& in, Eigen
 // Closed chains: the rigid layer's results in the independent coordinates (file-sorted) and the
 // file's columns, at the state prepare_state left (model order, closed).
 void closed_forward_derivatives(const Model& model, ModelData& data, const Eigen::Vector3d& gravity,
-                                ForwardDerivatives& result) {
+                                LoopForceDerivatives with_forces, ForwardDerivatives& result) {
   ModelData::State& state = data.state;
   ClosedChainForwardDerivatives& closed = state.closed_forward_derivatives;
   forward_dynamics_derivatives(*model.closed_chain(), *data.closed_chain(), state.q, state.qd,
-                               state.input, gravity, closed);
+                               state.input, gravity, closed, with_forces);
   const DofOrder& order = model.dof_order();
   const std::vector<int>& shown = independent_in_file_order(
       model, closed.independent, result.independent, state.independent_shown);
@@ -151,10 +151,12 @@ void forward_dynamics_derivatives(const Model& model, ModelData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                  const Eigen::Vector3d& gravity, ForwardDerivatives& result) {
+                                  const Eigen::Vector3d& gravity, ForwardDerivatives& result,
+                                  LoopForceDerivatives forces) {
   prepare_input(model, data, tau, "tau");
   const ModelData::State& state = prepare_state(model, data, q, qd);
-  if (model.is_closed_chain()) return closed_forward_derivatives(model, data, gravity, result);
+  if (model.is_closed_chain())
+    return closed_forward_derivatives(model, data, gravity, forces, result);
   result.independent = data.independent;
   result.embedding.setIdentity(model.dof_count(), model.dof_count());
   ForwardDynamicsDerivatives& tree = data.state.forward_derivatives;

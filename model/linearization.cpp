@@ -199,8 +199,9 @@ Linearization linearize(const Model& model, ModelData& data, const Eigen::Vector
   // A closed chain's state closed first (its drift and X are taken there).
   const ClosedState closed =
       model.is_closed_chain() ? close_state(model, data, q, qd) : ClosedState{q, qd, 0.0};
-  const ForwardDerivatives forward =
-      forward_dynamics_derivatives(model, data, closed.q, closed.qd, tau, gravity);
+  ForwardDerivatives forward;  // dqdd's derivatives only: the loop forces' are not needed
+  forward_dynamics_derivatives(model, data, closed.q, closed.qd, tau, gravity, forward,
+                               LoopForceDerivatives::kWithout);
   require_freedom(model, forward.independent);
   const std::vector<int> input = inputs_of(model, inputs, forward.independent);
   const auto n = static_cast<Eigen::Index>(forward.independent.size());
@@ -241,8 +242,9 @@ Hold hold(const Model& model, ModelData& data, const Eigen::VectorXd& q,
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
   // Unforced at rest the state accelerates by qdd = -M^-1 tau_rest (a closed chain's independent
   // rows: -M_R^-1 X* tau_rest, dqdd_dtau M_R^-1 X*), all from one update of its constraints.
-  const ForwardDerivatives forward =
-      forward_dynamics_derivatives(model, data, q, zero, zero, gravity);
+  ForwardDerivatives forward;
+  forward_dynamics_derivatives(model, data, q, zero, zero, gravity, forward,
+                               LoopForceDerivatives::kWithout);
   require_finite(model, forward.qdd.allFinite() && forward.dqdd_dtau.allFinite(),
                  "the forces at rest are");
   require_freedom(model, forward.independent);

@@ -263,9 +263,10 @@ double bench_closed_chain(const ClosedChainModel& model, ClosedChainData& data, 
     });
   }
   if (algo == "fd-derivatives") {
-    ClosedChainForwardDerivatives result;
+    ClosedChainForwardDerivatives result;  // dqdd's derivatives, as finite differences give
     return median_ns_per_call(reps, [&] {
-      forward_dynamics_derivatives(model, data, s.q, s.qd, s.tau, s.gravity, result);
+      forward_dynamics_derivatives(model, data, s.q, s.qd, s.tau, s.gravity, result,
+                                   LoopForceDerivatives::kWithout);
       sink += result.dqdd_dq(0, 0);
     });
   }

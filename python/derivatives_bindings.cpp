@@ -141,7 +141,7 @@ void bind_derivatives(ModelClass& model_class) {
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   ForwardDerivatives result;
                   forward_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
-                                               g, result);
+                                               g, result, LoopForceDerivatives::kWithout);
                   require_same(model, result.independent, first);
                   Eigen::MatrixXd side_by_side(r, 2 * r + n);
                   side_by_side << result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau;

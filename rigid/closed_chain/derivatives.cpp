@@ -443,7 +443,8 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity,
-                                  ClosedChainForwardDerivatives& result) {
+                                  ClosedChainForwardDerivatives& result,
+                                  LoopForceDerivatives forces) {
   // One update of the constraints for every piece: a second could select other independent
   // coordinates and mix two charts.
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
@@ -490,6 +491,12 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   result.dqdd_dtau.setZero(X.rows(), work.reduced_by_tau.cols());
   add_product(X, embedding, work.reduced_by_tau, result.dqdd_dtau);
 
+  if (forces == LoopForceDerivatives::kWithout) {
+    for (auto* list : {&result.loop_by_q, &result.loop_by_qd, &result.loop_by_tau,
+                       &result.coupling_by_q, &result.coupling_by_qd, &result.coupling_by_tau})
+      list->clear();
+    return;
+  }
   // The loop forces: differentiating M qdd + C - tau = G* lambda along each direction,
   // G* dlambda = M dqdd + (dtau/dq - d(G* lambda)/dq) dq + dtau/dqd dqd - dtau, which with
   // dqdd = X dqdd_R + w is M X dqdd_R - (the right sides above): M X dqdd_R - by_q along q_R,

@@ -187,6 +187,30 @@ Eigen::MatrixXd stacked_force_derivatives(const std::vector<Eigen::MatrixXd>& lo
 
 // Forward dynamics' derivatives in the independent coordinates, at the cases' closed states with
 // qd != 0 (the dependent rates move with q_R) and gravity (the loop forces are not zero): against
+// Without the loop forces' derivatives the call gives the same dqdd derivatives (the same bits:
+// the same arithmetic up to the forces' solves), and no force lists.
+TEST(ClosedChainDerivatives, WithoutLoopForcesTheSameAccelerationDerivatives) {
+  std::mt19937 rng(5);
+  for (const ClosedCase& c : closed_cases()) {
+    const ClosedChainModel model(c.mechanism);
+    ClosedChainData data(model), other(model);
+    const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
+    ClosedChainForwardDerivatives with, without;
+    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravity, with);
+    forward_dynamics_derivatives(model, other, c.q, c.qd, tau, kGravity, without,
+                                 LoopForceDerivatives::kWithout);
+    EXPECT_EQ(without.independent, with.independent) << c.name;
+    EXPECT_EQ(without.dqdd_dq, with.dqdd_dq) << c.name;
+    EXPECT_EQ(without.dqdd_dqd, with.dqdd_dqd) << c.name;
+    EXPECT_EQ(without.dqdd_dtau, with.dqdd_dtau) << c.name;
+    EXPECT_FALSE(with.loop_by_q.empty() && with.coupling_by_q.empty()) << c.name;
+    EXPECT_TRUE(without.loop_by_q.empty() && without.loop_by_qd.empty() &&
+                without.loop_by_tau.empty() && without.coupling_by_q.empty() &&
+                without.coupling_by_qd.empty() && without.coupling_by_tau.empty())
+        << c.name;
+  }
+}
+
 // Richardson of forward_dynamics at states moved along q_R (integrate along X e_m, then the loops
 // closed again with q_R kept, qd_R held), along qd_R and along tau; dqdd_dtau = X M_R^-1 X*.
 TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {

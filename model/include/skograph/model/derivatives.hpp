@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "skograph/model/state.hpp"
+#include "skograph/rigid/closed_chain_derivatives.hpp"
 
 namespace skograph {
 
@@ -43,12 +44,14 @@ struct InverseDerivatives {
 
 // At qdd = forward_dynamics(q, qd, tau). Into `result`, sized by its first call: no allocation
 // after it (closed chains too, but for their least-squares fallbacks). SingularMassMatrixError
-// where forward dynamics raises it.
+// where forward dynamics raises it. `forces`: kWithout leaves a closed chain's loop_by_... and
+// coupling_by_... empty and skips their solves (rigid/closed_chain_derivatives.hpp).
 void forward_dynamics_derivatives(const Model& model, ModelData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
-                                  const Eigen::Vector3d& gravity, ForwardDerivatives& result);
+                                  const Eigen::Vector3d& gravity, ForwardDerivatives& result,
+                                  LoopForceDerivatives forces = LoopForceDerivatives::kWith);
 ForwardDerivatives forward_dynamics_derivatives(const Model& model, ModelData& data,
                                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                                 const Eigen::VectorXd& tau,

@@ -127,6 +127,11 @@ struct ClosedChainForwardDerivatives {
   ClosedChainDerivativeWorkspace work;
 };
 
+// Whether forward_dynamics_derivatives also gives the loop and coupling forces' derivatives
+// (loop_by_q, ..., coupling_by_tau): a caller after dqdd's derivatives alone (a solver, the
+// linearization) skips their multiplier solves; without them those lists are left empty.
+enum class LoopForceDerivatives { kWith, kWithout };
+
 // Sized by the first call: no allocation after it on the same mechanism where every aggregate's
 // selection has a factorized Y1 (the least-squares fallbacks allocate).
 void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
@@ -134,7 +139,8 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity,
-                                  ClosedChainForwardDerivatives& result);
+                                  ClosedChainForwardDerivatives& result,
+                                  LoopForceDerivatives forces = LoopForceDerivatives::kWith);
 
 }  // namespace skograph
 
