@@ -6,7 +6,6 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <optional>
 
 #include "closed_chain/internal.hpp"
 #include "kinematics_detail.hpp"
@@ -155,8 +154,9 @@ void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
     for (Eigen::Index i = 0; i < dependent_count; ++i)
       dependent_rights.row(i) =
           generalized.row(dofs[static_cast<std::size_t>(selection.dependent[i])]);
-    const bool solved = rows == 0 || (!all_equations && y1.columns() == dependent_count &&
-                                      y1.solve_transposed_columns(dependent_rights, multipliers));
+    const bool solved =
+        rows == 0 || (!all_equations && y1.rows() == rows && y1.columns() == dependent_count &&
+                      y1.solve_transposed_columns(dependent_rights, multipliers));
     if (!solved) {  // the least-squares fallback (allocates)
       Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> all_rows(constraint.transpose());
       all_rows.setThreshold(model.options().rank_tolerance);

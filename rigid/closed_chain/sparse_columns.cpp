@@ -11,6 +11,10 @@ void SparseColumns::scan(const Eigen::MatrixXd& dense) {
   rows = dense.rows();
   cols = dense.cols();
   starts.resize(static_cast<std::size_t>(cols) + 1);
+  // Room for every entry: a state with more nonzeros than the last (a first call at rest, where
+  // the rows' derivative along qd is exactly zero) must not allocate.
+  indices.reserve(static_cast<std::size_t>(rows * cols));
+  values.reserve(static_cast<std::size_t>(rows * cols));
   indices.clear();
   values.clear();
   for (Eigen::Index c = 0; c < cols; ++c) {
@@ -26,7 +30,9 @@ void SparseColumns::scan(const Eigen::MatrixXd& dense) {
 
 void multiply(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const SparseColumns& pattern,
               double alpha, bool add, Eigen::MatrixXd& out) {
+  eigen_assert(pattern.rows == B.rows() && pattern.cols == B.cols() && A.cols() == B.rows());
   if (!add) out.resize(A.rows(), B.cols());
+  eigen_assert(out.rows() == A.rows() && out.cols() == B.cols());
   if (!pattern.worth_it()) {
     if (add)
       out.noalias() += alpha * A * B;
@@ -35,6 +41,8 @@ void multiply(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const SparseCo
     return;
   }
   if (!add) out.setZero();
+  // B's zeros are skipped: a NaN in A's matching column does not spread as 0 x NaN would (the
+  // callers check their results' finiteness on what the dense product keeps).
   for (Eigen::Index c = 0; c < B.cols(); ++c)
     for (int k = pattern.starts[static_cast<std::size_t>(c)];
          k < pattern.starts[static_cast<std::size_t>(c) + 1]; ++k)
@@ -44,6 +52,7 @@ void multiply(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const SparseCo
 
 void multiply_transposed(const Eigen::MatrixXd& B, const SparseColumns& pattern,
                          const Eigen::MatrixXd& C, Eigen::MatrixXd& out) {
+  eigen_assert(pattern.rows == B.rows() && pattern.cols == B.cols() && C.rows() == B.rows());
   out.resize(B.cols(), C.cols());
   if (!pattern.worth_it()) {
     out.noalias() = B.transpose() * C;
@@ -62,6 +71,8 @@ void multiply_transposed(const Eigen::MatrixXd& B, const SparseColumns& pattern,
 
 void add_product(const Eigen::MatrixXd& B, const SparseColumns& pattern, const Eigen::MatrixXd& C,
                  Eigen::MatrixXd& out) {
+  eigen_assert(pattern.rows == B.rows() && pattern.cols == B.cols() && C.rows() == B.cols() &&
+               out.rows() == B.rows() && out.cols() == C.cols());
   if (!pattern.worth_it()) {
     out.noalias() += B * C;
     return;

@@ -105,8 +105,11 @@ TEST_P(ModelAllocation, DerivativesIntoGivenResultsAllocateNothingPerRow) {
     inverse_dynamics_derivatives(model, data, q.row(i).transpose(), qd.row(i).transpose(),
                                  second.row(i).transpose(), gravity, inverse);
   };
-  row(0);
-  row(1);
+  // First called at rest (qd = 0: the rows' derivatives along qd are exactly zero, the fewest
+  // nonzeros a pattern sees), then the moving rows allocate nothing either.
+  const Eigen::VectorXd rest = Eigen::VectorXd::Zero(model.dof_count());
+  forward_dynamics_derivatives(model, data, q.row(0).transpose(), rest, rest, gravity, forward);
+  inverse_dynamics_derivatives(model, data, q.row(0).transpose(), rest, rest, gravity, inverse);
   for (int i = 0; i < rows; ++i) EXPECT_EQ(allocations_in([&] { row(i); }), 0) << "row " << i;
   // The same numbers as the value-returning calls on fresh data.
   ModelData reference(model);

@@ -185,8 +185,6 @@ Eigen::MatrixXd stacked_force_derivatives(const std::vector<Eigen::MatrixXd>& lo
   return out;
 }
 
-// Forward dynamics' derivatives in the independent coordinates, at the cases' closed states with
-// qd != 0 (the dependent rates move with q_R) and gravity (the loop forces are not zero): against
 // Without the loop forces' derivatives the call gives the same dqdd derivatives (the same bits:
 // the same arithmetic up to the forces' solves), and no force lists.
 TEST(ClosedChainDerivatives, WithoutLoopForcesTheSameAccelerationDerivatives) {
@@ -211,6 +209,8 @@ TEST(ClosedChainDerivatives, WithoutLoopForcesTheSameAccelerationDerivatives) {
   }
 }
 
+// Forward dynamics' derivatives in the independent coordinates, at the cases' closed states with
+// qd != 0 (the dependent rates move with q_R) and gravity (the loop forces are not zero): against
 // Richardson of forward_dynamics at states moved along q_R (integrate along X e_m, then the loops
 // closed again with q_R kept, qd_R held), along qd_R and along tau; dqdd_dtau = X M_R^-1 X*.
 TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {

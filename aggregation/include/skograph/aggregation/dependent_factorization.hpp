@@ -132,7 +132,7 @@ class DependentFactorization {
     Eigen::VectorXd coefficients;
     std::vector<double> essential;  // parallel to reflection_rows
     Eigen::VectorXd vector_right_hand_side;
-    Eigen::MatrixXd transposed_solution;  // the matrix solve_transposed's, grown only
+    Eigen::MatrixXd transposed_solution;  // solve_transposed_columns' scratch, grown only
     std::vector<double> solution;         // scratch of every size the solves need (capacity kept)
     // solve_columns' x in step order (steps x solution_stride_, row-major: k columns, then the
     // extra vector's), with right_hand_side for residual_bound.
