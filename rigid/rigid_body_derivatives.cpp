@@ -16,6 +16,7 @@ namespace skograph {
 
 using kernels::cross_force;
 using kernels::cross_motion;
+using kernels::RigidInertia;
 using rigid_detail::check_size;
 
 namespace {
@@ -23,17 +24,20 @@ namespace {
 // B(k) = Idot + lbar(l) for a link of world inertia I moving with V, l = I V: Idot = V x* I - I (V
 // x) is the rate of I as the link carries it, and lbar(l) x = x x* l. s . (B x) is the change of s
 // . (V x* I V) and I's rate when V changes by x, the second half of d f / d V.
-Matrix6d rate_composite(const Matrix6d& inertia, const Vector6d& velocity) {
-  Matrix6d motion_cross = Matrix6d::Zero();
-  const Eigen::Matrix3d w = cross_matrix(velocity.head<3>()), v = cross_matrix(velocity.tail<3>());
-  motion_cross.topLeftCorner<3, 3>() = w;
-  motion_cross.bottomRightCorner<3, 3>() = w;
-  motion_cross.bottomLeftCorner<3, 3>() = v;
-  const Vector6d momentum = inertia * velocity;
-  Matrix6d lbar;
-  const Eigen::Matrix3d n = cross_matrix(momentum.head<3>()), f = cross_matrix(momentum.tail<3>());
-  lbar << -n, -f, -f, Eigen::Matrix3d::Zero();
-  return -motion_cross.transpose() * inertia - inertia * motion_cross + lbar;
+// In RateTerm's form: with the points x of the link moving at v + w x x, the rotational inertia
+// about O, J = sum m (|x|^2 1 - x x*), changes at Jdot = [w] J - J [w] + 2 (h . v) 1 - v h* - h v*
+// and the first moment h at m v + w x h = f; P = Jdot - [n], n = J w + h x v.
+RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity) {
+  const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
+  const Eigen::Vector3d& h = inertia.first_moment;
+  const Eigen::Matrix3d& J = inertia.rotational;
+  const Eigen::Matrix3d turn = cross_matrix(w) * J;  // [w] J; J [w] = -([w] J)* (J symmetric)
+  RateTerm rate;
+  rate.force = inertia.mass * v + w.cross(h);
+  rate.angular = turn + turn.transpose() - v * h.transpose() - h * v.transpose() -
+                 cross_matrix(J * w + h.cross(v));
+  rate.angular.diagonal().array() += 2.0 * h.dot(v);
+  return rate;
 }
 
 }  // namespace
@@ -101,11 +105,11 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
       dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
     }
     const Eigen::Isometry3d& pose = data.link_pose[k];
-    const Matrix6d inertia = model.rigid_inertia(k)
-                                 .moved(pose.linear(), pose.translation() - data.tree_origin[k])
-                                 .matrix();
+    const RigidInertia world_inertia =
+        model.rigid_inertia(k).moved(pose.linear(), pose.translation() - data.tree_origin[k]);
+    const Matrix6d inertia = world_inertia.matrix();
     work.composite_inertia[k] = inertia;
-    work.composite_rate[k] = rate_composite(inertia, velocity);
+    work.composite_rate[k] = rate_composite(world_inertia, velocity);
     work.force[k] = inertia * acceleration + cross_force(velocity, inertia * velocity);
   }
   result.tau.resize(n);
@@ -119,15 +123,15 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k], dofs = model.joint_dofs(k);
     const Matrix6d& Y = work.composite_inertia[k];
-    const Matrix6d& B = work.composite_rate[k];
+    const RateTerm& B = work.composite_rate[k];
     const Vector6d& F = work.force[k];
     const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
     const JointType type = model.joint_geometry(k).type;
     for (int a = first; a < first + dofs; ++a) {
       t1.col(a).noalias() = Y * s.col(a);
-      t4.col(a).noalias() = B.transpose() * s.col(a);
-      t2.col(a).noalias() = Y * dW.col(a) + B * s.col(a);
-      t3.col(a).noalias() = Y * dA.col(a) + B * dV.col(a);
+      t4.col(a) = B.transposed_times(s.col(a));
+      t2.col(a).noalias() = Y * dW.col(a) + B.times(s.col(a));
+      t3.col(a).noalias() = Y * dA.col(a) + B.times(dV.col(a));
       result.tau[dof_at[a]] = s.col(a).dot(F);
     }
     // What the ancestors' rows read: their columns do not move this node's, so its force turns.

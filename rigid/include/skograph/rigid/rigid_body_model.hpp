@@ -117,19 +117,46 @@ class RigidBodyModel {
   std::vector<int> subtree_position_, subtree_dof_count_, dof_in_preorder_;
 };
 
+// The rate term B = Idot + lbar(l) of the derivatives (rigid_body_derivatives.cpp) for a link or
+// a subtree. With the inertia [[J, [h]], [-[h], m]] and V = [w; v], Idot's off-diagonal blocks are
+// +-[m v + w x h] = +-[f] (f the momentum's linear half): top right they cancel lbar's -[f],
+// bottom left they add to it, so B = [[P, 0], [-2 [f], 0]] with P = Jdot - [n] (n the momentum's
+// angular half): 12 numbers; B x reads only x's angular half, B* s has only an angular half.
+struct RateTerm {
+  Eigen::Matrix3d angular = Eigen::Matrix3d::Zero();  // P
+  Eigen::Vector3d force = Eigen::Vector3d::Zero();    // f
+  RateTerm& operator+=(const RateTerm& other) {
+    angular += other.angular;
+    force += other.force;
+    return *this;
+  }
+  Vector6d times(const Vector6d& x) const {  // B x = [P x_w; -2 f x x_w]
+    Vector6d out;
+    out << angular * x.head<3>(), -2.0 * force.cross(x.head<3>());
+    return out;
+  }
+  Vector6d transposed_times(const Vector6d& s) const {  // B* s = [P* s_w + 2 f x s_v; 0]
+    Vector6d out;
+    out << angular.transpose() * s.head<3>() + 2.0 * force.cross(s.tail<3>()),
+        Eigen::Vector3d::Zero();
+    return out;
+  }
+};
+
 // What the dynamics' derivatives (rigid/derivatives.hpp) compute per dof and per node, in world
 // axes about one point: per dof, in dof_in_preorder() layout, the world column s, its derivative
 // vectors dV, dA, dW and the composites' products t1 = Y s, t2 = Y dW + B s,
 // t3 = Y dA + B dV (+ s x* F once the node is done) and t4 = B* s; per node the composite inertia
-// Y(k), the composite B(k) = Idot + lbar(l), the acceleration A(k) (with the world's -g) and the
-// composite force F(k). Made on first use (derivative_workspace).
+// Y(k), the composite B(k) = Idot + lbar(l) (RateTerm), the acceleration A(k) (with the world's -g)
+// and the composite force F(k). Made on first use (derivative_workspace).
 struct DerivativeWorkspace {
   explicit DerivativeWorkspace(const RigidBodyModel& model);
   Eigen::Matrix<double, 6, Eigen::Dynamic> column, velocity_by_q, acceleration_by_q,
       acceleration_by_qd;
   Eigen::Matrix<double, 6, Eigen::Dynamic> inertia_column, rate_product, configuration_product,
       rate_column;
-  std::vector<Matrix6d> composite_inertia, composite_rate;
+  std::vector<Matrix6d> composite_inertia;
+  std::vector<RateTerm> composite_rate;
   std::vector<Vector6d> acceleration, force;
   // Forward dynamics' derivatives: per dof its parent dof (-1 at a base), M factored in place as
   // L* D L with L's pattern the dofs' ancestors (RBDA section 6.5), the right sides row by row.
