@@ -191,21 +191,51 @@ void factor_along_the_tree(DerivativeWorkspace& work, const Eigen::MatrixXd& mas
   }
 }
 
-// work.rows <- M^-1 work.rows with the factor of factor_along_the_tree: L* v = b children first,
-// D w = v, L x = w parents first; each step a whole row of the right sides.
+// work.rows <- M^-1 work.rows (dtau/dq and dtau/dqd side by side) with the factor of
+// factor_along_the_tree: L* v = b children first, D w = v, L x = w parents first; each step a
+// whole row of the right sides. dtau/dq and dtau/dqd have the tree's pattern (entry (i, c) zero
+// unless one of i, c is the other's ancestor), so while L* v = b runs, row i is nonzero only at
+// its ancestors and descendants, all at columns up to its last descendant: the first half-solve
+// reads no further.
 void solve_along_the_tree(DerivativeWorkspace& work) {
   const Eigen::MatrixXd& h = work.factor;
   auto& rows = work.rows;
   const auto n = static_cast<int>(h.rows());
-  for (int i = n - 1; i >= 0; --i)
+  for (int i = n - 1; i >= 0; --i) {
+    const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] + 1;
     for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
-         j = work.dof_parent[static_cast<std::size_t>(j)])
-      rows.row(j) -= h(i, j) * rows.row(i);
+         j = work.dof_parent[static_cast<std::size_t>(j)]) {
+      rows.row(j).head(width) -= h(i, j) * rows.row(i).head(width);
+      rows.row(j).segment(n, width) -= h(i, j) * rows.row(i).segment(n, width);
+    }
+  }
   for (int i = 0; i < n; ++i) rows.row(i) /= h(i, i);
   for (int i = 0; i < n; ++i)
     for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
          j = work.dof_parent[static_cast<std::size_t>(j)])
       rows.row(i) -= h(i, j) * rows.row(j);
+}
+
+// work.inverse's upper triangle <- M^-1's, the same solve on the identity reading only what can
+// be nonzero: L* v = e_i leaves row i nonzero at i's descendants only (columns i to its last
+// descendant), and row i of M^-1 from column i on needs only the rows above it from column i on.
+void invert_along_the_tree(DerivativeWorkspace& work) {
+  const Eigen::MatrixXd& h = work.factor;
+  auto& x = work.inverse;
+  const auto n = static_cast<int>(h.rows());
+  x.setIdentity();
+  for (int i = n - 1; i >= 0; --i) {
+    const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] - i + 1;
+    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
+         j = work.dof_parent[static_cast<std::size_t>(j)])
+      x.row(j).segment(i, width) -= h(i, j) * x.row(i).segment(i, width);
+  }
+  for (int i = 0; i < n; ++i) {
+    x.row(i).tail(n - i) /= h(i, i);
+    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
+         j = work.dof_parent[static_cast<std::size_t>(j)])
+      x.row(i).tail(n - i) -= h(i, j) * x.row(j).tail(n - i);
+  }
 }
 
 }  // namespace
@@ -234,20 +264,16 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
         result.massive[massive++] = model.joint_dof_offset(k) + c;
   if (massive == n && work.parents_first) {
     factor_along_the_tree(work, inverse.mass);
-    // Every dof moves mass: three solves with M's tree-sparse factor, each O(n x the dofs'
-    // summed depths) instead of the O(n^3) of M^-1 and two dense products.
-    const auto solve_into = [&](const Eigen::MatrixXd* right, double sign, Eigen::MatrixXd& out) {
-      if (right != nullptr)
-        work.rows = *right;
-      else
-        work.rows.setIdentity();
-      solve_along_the_tree(work);
-      out.resize(n, n);
-      out = sign * work.rows;
-    };
-    solve_into(&inverse.dtau_dq, -1.0, result.dqdd_dq);
-    solve_into(&inverse.dtau_dqd, -1.0, result.dqdd_dqd);
-    solve_into(nullptr, 1.0, result.dqdd_dtau);
+    // Every dof moves mass: dtau/dq and dtau/dqd side by side, then the identity, through M's
+    // tree-sparse factor, each O(n x the dofs' summed depths) instead of the O(n^3) of M^-1 and
+    // two dense products.
+    work.rows.leftCols(n) = inverse.dtau_dq;
+    work.rows.rightCols(n) = inverse.dtau_dqd;
+    solve_along_the_tree(work);
+    result.dqdd_dq = -work.rows.leftCols(n);
+    result.dqdd_dqd = -work.rows.rightCols(n);
+    invert_along_the_tree(work);
+    result.dqdd_dtau = work.inverse.selfadjointView<Eigen::Upper>();
     return;
   }
   result.reduced.resize(massive, massive);

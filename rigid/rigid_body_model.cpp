@@ -5,6 +5,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 #include <ranges>
 #include <span>
@@ -247,9 +248,21 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
       force(static_cast<std::size_t>(model.node_count())),
       dof_parent(dof_parents(*model.structure())),
       factor(model.dof_count(), model.dof_count()),
-      rows(model.dof_count(), model.dof_count()) {
-  for (std::size_t i = 0; i < dof_parent.size(); ++i)
-    if (dof_parent[i] >= static_cast<int>(i)) parents_first = false;
+      rows(model.dof_count(), 2 * model.dof_count()),
+      inverse(model.dof_count(), model.dof_count()) {
+  const int n = static_cast<int>(dof_parent.size());
+  for (int i = 0; i < n; ++i)
+    if (dof_parent[static_cast<std::size_t>(i)] >= i) parents_first = false;
+  dof_last_descendant.resize(dof_parent.size());
+  for (int i = 0; i < n; ++i) dof_last_descendant[static_cast<std::size_t>(i)] = i;
+  if (parents_first)  // children after their parents: one pass from the last dof
+    for (int i = n - 1; i >= 0; --i) {
+      const int p = dof_parent[static_cast<std::size_t>(i)];
+      if (p >= 0)
+        dof_last_descendant[static_cast<std::size_t>(p)] =
+            std::max(dof_last_descendant[static_cast<std::size_t>(p)],
+                     dof_last_descendant[static_cast<std::size_t>(i)]);
+    }
 }
 
 DerivativeWorkspace& derivative_workspace(const RigidBodyModel& model, RigidBodyData& data) {

@@ -158,12 +158,14 @@ struct DerivativeWorkspace {
   std::vector<Matrix6d> composite_inertia;
   std::vector<RateTerm> composite_rate;
   std::vector<Vector6d> acceleration, force;
-  // Forward dynamics' derivatives: per dof its parent dof (-1 at a base), M factored in place as
-  // L* D L with L's pattern the dofs' ancestors (RBDA section 6.5), the right sides row by row.
-  std::vector<int> dof_parent;
+  // Forward dynamics' derivatives: per dof its parent dof (-1 at a base) and its last
+  // descendant (itself when it has none), M factored in place as L* D L with L's pattern the
+  // dofs' ancestors (RBDA section 6.5); the right sides row by row: `rows` holds dtau/dq and
+  // dtau/dqd side by side, `inverse` the identity's (M^-1's upper triangle).
+  std::vector<int> dof_parent, dof_last_descendant;
   bool parents_first = true;  // every dof_parent[i] < i
   Eigen::MatrixXd factor;
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows, inverse;
 };
 
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
