@@ -20,34 +20,23 @@ bool DependentFactorization::transposed_solvable() const {
   return true;
 }
 
-// R* z = c (c in elimination order) by forward substitution, then Q_f [z; 0] with z at the pivot
-// rows.
 bool DependentFactorization::solve_transposed(const Eigen::Ref<const Eigen::VectorXd>& c,
                                               Eigen::Ref<Eigen::VectorXd> y) {
-  if (!transposed_solvable()) return false;
-  y.setZero();
-  for (int n = 0; n < block_count_; ++n) {
-    Block& block = blocks_[static_cast<std::size_t>(n)];
-    const auto m = static_cast<Eigen::Index>(block.rows.size());
-    const int steps = block.steps;
-    block.solution.resize(static_cast<std::size_t>(steps));
-    double* z = block.solution.data();
-    for (int s = 0; s < steps; ++s)
-      z[s] = c(block.columns[static_cast<std::size_t>(block.order[static_cast<std::size_t>(s)])]);
-    block.upper.solve_transposed(z);
-    Eigen::VectorXd& w = block.vector_right_hand_side;
-    w.setZero(m);
-    for (int s = 0; s < steps; ++s)
-      w(block.reflection_rows[static_cast<std::size_t>(
-          block.offsets[static_cast<std::size_t>(s)])]) = z[s];
-    if (m > 0) apply_reflections(block, false, w);
-    for (Eigen::Index i = 0; i < m; ++i) y(block.rows[static_cast<std::size_t>(i)]) = w(i);
-  }
-  return true;
+  // As one-column matrices by Map: a Ref of another shape would copy c (and allocate).
+  const Eigen::Map<const Eigen::MatrixXd> right_side(c.data(), c.size(), 1);
+  Eigen::Map<Eigen::MatrixXd> solution(y.data(), y.size(), 1);
+  return solve_transposed_into(right_side, solution, true);
 }
 
 bool DependentFactorization::solve_transposed_columns(const Eigen::Ref<const Eigen::MatrixXd>& C,
                                                       Eigen::Ref<Eigen::MatrixXd> Y) {
+  return solve_transposed_into(C, Y, false);
+}
+
+// Per block, R* z = c (c in elimination order) by forward substitution for each column, then
+// Q_f [z; 0] with z at the pivot rows, on all the columns at once.
+bool DependentFactorization::solve_transposed_into(const Eigen::Ref<const Eigen::MatrixXd>& C,
+                                                   Eigen::Ref<Eigen::MatrixXd> Y, bool one_column) {
   eigen_assert(C.rows() == columns_ && Y.rows() == rows_ && Y.cols() == C.cols());
   if (!transposed_solvable()) return false;
   Y.setZero();
@@ -59,11 +48,15 @@ bool DependentFactorization::solve_transposed_columns(const Eigen::Ref<const Eig
     block.solution.resize(static_cast<std::size_t>(steps));
     double* z = block.solution.data();
     Eigen::MatrixXd& buffer = block.transposed_solution;
-    if (buffer.rows() < m || buffer.cols() < k)
+    if (one_column)
+      block.vector_right_hand_side.resize(m);  // solve's scratch, of this size already
+    else if (buffer.rows() < m || buffer.cols() < k)
       buffer.resize(std::max(m, buffer.rows()), std::max(k, buffer.cols()));
-    auto w = buffer.topLeftCorner(m, k);
+    Eigen::Ref<Eigen::MatrixXd> w = one_column
+                                        ? Eigen::Ref<Eigen::MatrixXd>(Eigen::Map<Eigen::MatrixXd>(
+                                              block.vector_right_hand_side.data(), m, 1))
+                                        : Eigen::Ref<Eigen::MatrixXd>(buffer.topLeftCorner(m, k));
     w.setZero();
-    // Column by column through R^-*, then Q_f on all the columns at once.
     for (Eigen::Index j = 0; j < k; ++j) {
       for (int s = 0; s < steps; ++s)
         z[s] =

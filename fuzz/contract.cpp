@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,15 +14,27 @@ namespace skograph::fuzz {
 
 namespace {
 
-// A folder of this process for the input files (libFuzzer's -fork and -jobs run several).
-const std::string& scratch_folder() {
-  static const std::string folder = [] {
+// A folder of this process for the input files (libFuzzer's -fork and -jobs run several),
+// removed with what it holds when the process exits normally.
+struct ScratchFolder {
+  std::string path;
+  ScratchFolder() {
     char pattern[] = "/tmp/skograph_fuzz_XXXXXX";
     const char* made = ::mkdtemp(pattern);
     if (made == nullptr) std::abort();
-    return std::string(made);
-  }();
-  return folder;
+    path = made;
+  }
+  ~ScratchFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+};
+
+const std::string& scratch_folder() {
+  static const ScratchFolder folder;
+  return folder.path;
 }
 
 [[noreturn]] void broken(const std::string& what, int status, const std::string& out,

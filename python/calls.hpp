@@ -77,60 +77,123 @@ struct RowState {
   }
 };
 
+// A per-state call's inputs, checked: real numbers, one entry per dof, the same rows as the
+// first, every entry finite (a bad row fails the call, named, before anything is computed).
+template <std::size_t K>
+struct CheckedStates {
+  std::array<Array, K> arrays;
+  std::array<const double*, K> pointers{};
+  bool batch = false;
+  long rows = 1, size = 0;
+  RowState<K> row(long i) const {
+    RowState<K> state;
+    for (std::size_t k = 0; k < K; ++k) state.rows[k] = pointers[k] + i * size;
+    state.size = size;
+    return state;
+  }
+};
+
+template <std::size_t K>
+CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& inputs) {
+  CheckedStates<K> states;
+  states.size = self.model.dof_count();
+  for (std::size_t k = 0; k < K; ++k)
+    states.arrays[k] = real_array(inputs[k].value.value, inputs[k].name);
+  const Array& first = states.arrays[0];
+  if (first.ndim() != 1 && first.ndim() != 2)
+    throw UsageError(std::string(inputs[0].name) +
+                     " must be one state (1-D) or one state per row (2-D)");
+  states.batch = first.ndim() == 2;
+  states.rows = states.batch ? static_cast<long>(first.shape(0)) : 1;
+  for (std::size_t k = 0; k < K; ++k) {
+    const Array& array = states.arrays[k];
+    const std::string name = inputs[k].name;
+    if (array.ndim() != first.ndim() || (states.batch && array.shape(0) != states.rows))
+      throw UsageError(name + " must have the shape of " + inputs[0].name);
+    if (array.shape(array.ndim() - 1) != states.size)
+      throw UsageError(name + " has " + std::to_string(array.shape(array.ndim() - 1)) +
+                       " entries per state, the model " + std::to_string(states.size) + " dofs");
+    check_finite(array, name, self.model);
+    states.pointers[k] = array.data();
+  }
+  return states;
+}
+
+// The result of `shape` per state ((rows, *shape) for a batch) and one state's entry count.
+inline py::array_t<double> state_results(bool batch, long rows,
+                                         const std::vector<py::ssize_t>& shape, long& state_size) {
+  std::vector<py::ssize_t> result_shape;
+  if (batch) result_shape.push_back(rows);
+  state_size = 1;
+  for (const py::ssize_t extent : shape) {
+    result_shape.push_back(extent);
+    state_size *= static_cast<long>(extent);
+  }
+  return py::array_t<double>(result_shape);
+}
+
+// body() with a batch row's error named: "row 3 (index 2): ...".
+template <class Body>
+void naming_the_row(bool batch, long i, Body body) {
+  if (!batch) return body();
+  try {
+    body();
+  } catch (const std::exception& e) {
+    throw Error("row " + std::to_string(i + 1) + " (index " + std::to_string(i) + "): " + e.what());
+  }
+}
+
 // fn(model, data, RowState, out) for one state (1-D inputs) or every row (2-D inputs), writing the
 // state's result of shape `shape` ({} for a number, {6}, {6, n}, ...) row-major at `out` without
-// allocating. Every input is checked first (real numbers, one entry per dof, the same rows as the
-// first, every entry finite: a bad row fails the call, named, before anything is computed).
-// Returns an array of `shape`, or (rows, *shape) for a batch.
+// allocating, the inputs checked first (checked_states). Returns an array of `shape`, or
+// (rows, *shape) for a batch.
 template <std::size_t K, class Fn>
 py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
                     const ThreadsArgument& threads_argument, const std::vector<py::ssize_t>& shape,
                     Fn fn) {
   const int threads = threads_of(threads_argument);
-  const long n = self.model.dof_count();
-  std::array<Array, K> arrays;
-  for (std::size_t k = 0; k < K; ++k) arrays[k] = real_array(inputs[k].value.value, inputs[k].name);
-  const Array& first = arrays[0];
-  if (first.ndim() != 1 && first.ndim() != 2)
-    throw UsageError(std::string(inputs[0].name) +
-                     " must be one state (1-D) or one state per row (2-D)");
-  const bool batch = first.ndim() == 2;
-  const long rows = batch ? static_cast<long>(first.shape(0)) : 1;
-  std::array<const double*, K> pointers{};
-  for (std::size_t k = 0; k < K; ++k) {
-    const Array& array = arrays[k];
-    const std::string name = inputs[k].name;
-    if (array.ndim() != first.ndim() || (batch && array.shape(0) != rows))
-      throw UsageError(name + " must have the shape of " + inputs[0].name);
-    if (array.shape(array.ndim() - 1) != n)
-      throw UsageError(name + " has " + std::to_string(array.shape(array.ndim() - 1)) +
-                       " entries per state, the model " + std::to_string(n) + " dofs");
-    check_finite(array, name, self.model);
-    pointers[k] = array.data();
-  }
-  std::vector<py::ssize_t> result_shape;
-  if (batch) result_shape.push_back(rows);
-  long state_size = 1;
-  for (const py::ssize_t extent : shape) {
-    result_shape.push_back(extent);
-    state_size *= static_cast<long>(extent);
-  }
-  py::array_t<double> result(result_shape);
+  const CheckedStates<K> states = checked_states<K>(self, inputs);
+  long state_size = 0;
+  py::array_t<double> result = state_results(states.batch, states.rows, shape, state_size);
   double* out = result.mutable_data();
   auto row = [&](ModelData& data, long i) {
-    RowState<K> state;
-    for (std::size_t k = 0; k < K; ++k) state.rows[k] = pointers[k] + i * n;
-    state.size = n;
-    if (!batch) return fn(self.model, data, state, out);
-    try {
-      fn(self.model, data, state, out + i * state_size);
-    } catch (const std::exception& e) {  // the row named: "row 3 (index 2): ..."
-      throw Error("row " + std::to_string(i + 1) + " (index " + std::to_string(i) +
-                  "): " + e.what());
-    }
+    naming_the_row(states.batch, i,
+                   [&] { fn(self.model, data, states.row(i), out + i * state_size); });
   };
   const py::gil_scoped_release release;
-  for_each_row(self, rows, batch ? threads : 1, row);
+  for_each_row(self, states.rows, states.batch ? threads : 1, row);
+  return result;
+}
+
+// per_state for results whose shape the first state decides (a closed chain's independent
+// coordinates): first(model, data, RowState) computes the first state's Result, shape(Result)
+// gives the shape, write(Result, first Result, out) stores a state's result (and may refuse one
+// that does not match the first's); every state is computed once.
+template <std::size_t K, class First, class Shape, class Write>
+py::array per_state_shaped_by_first(PyModel& self, const std::array<Input, K>& inputs,
+                                    const ThreadsArgument& threads_argument, First first,
+                                    Shape shape_of, Write write) {
+  const int threads = threads_of(threads_argument);
+  const CheckedStates<K> states = checked_states<K>(self, inputs);
+  using Result =
+      std::decay_t<decltype(first(self.model, std::declval<ModelData&>(), states.row(0)))>;
+  Result head;
+  {
+    WorkspacePool::Lease lease = self.workspaces.lease();
+    const py::gil_scoped_release release;
+    naming_the_row(states.batch, 0, [&] { head = first(self.model, lease.data(), states.row(0)); });
+  }
+  long state_size = 0;
+  py::array_t<double> result = state_results(states.batch, states.rows, shape_of(head), state_size);
+  double* out = result.mutable_data();
+  const py::gil_scoped_release release;
+  write(head, head, out);
+  auto row = [&](ModelData& data, long i) {
+    naming_the_row(states.batch, i + 1, [&] {
+      write(first(self.model, data, states.row(i + 1)), head, out + (i + 1) * state_size);
+    });
+  };
+  for_each_row(self, states.rows - 1, states.batch ? threads : 1, row);
   return result;
 }
 

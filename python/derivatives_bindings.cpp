@@ -40,26 +40,6 @@ py::tuple split_three(const py::array& all) {
   return parts;
 }
 
-// A closed chain's independent coordinates at the first state of (q, qd) (a batch's first
-// row): the rows and columns of its derivatives' results, as Model.close(q, qd)[2] gives them.
-std::vector<std::string> first_independent(PyModel& self, const ArrayArgument& q,
-                                           const ArrayArgument& qd) {
-  const Array positions = real_array(q.value, "q");
-  const Array rates = real_array(qd.value, "qd");
-  const py::ssize_t n = self.model.dof_count();
-  const auto holds_a_row = [n](const Array& array) {
-    return array.size() >= n && array.shape(array.ndim() - 1) == n;
-  };
-  if (!holds_a_row(positions) || !holds_a_row(rates))
-    return self.model.dof_names();  // the batch call refuses the shape with its own words
-  const Eigen::VectorXd q0 = Eigen::Map<const Eigen::VectorXd>(positions.data(), n);
-  const Eigen::VectorXd qd0 = Eigen::Map<const Eigen::VectorXd>(rates.data(), n);
-  return compute(self, [&](ModelData& data) {
-    close_state(self.model, data, q0, qd0);
-    return data.independent;
-  });
-}
-
 // UsageError when a batch's state has other independent coordinates than its first: the rows of
 // one result would mean other dofs than another's.
 void require_same(const Model& model, const std::vector<std::string>& found,
@@ -133,19 +113,28 @@ void bind_derivatives(ModelClass& model_class) {
                                                  g, result);
                     write_three(result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau, out);
                   }));
-            // A closed chain's (r, r), (r, r), (r, dofs) side by side in one (r, 2 r + dofs).
-            const std::vector<std::string> first = first_independent(self, q, qd);
-            const auto r = static_cast<py::ssize_t>(first.size());
-            const py::array all = per_state<3>(
-                self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {r, 2 * r + n},
-                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+            // A closed chain's (r, r), (r, r), (r, dofs) side by side in one (r, 2 r + dofs), r
+            // the first state's independent coordinates.
+            py::ssize_t r = 0;
+            const py::array all = per_state_shaped_by_first<3>(
+                self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads,
+                [&](const Model& model, ModelData& data, const RowState<3>& s) {
                   ForwardDerivatives result;
                   forward_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
                                                g, result, LoopForceDerivatives::kWithout);
-                  require_same(model, result.independent, first);
-                  Eigen::MatrixXd side_by_side(r, 2 * r + n);
+                  return result;
+                },
+                [&](const ForwardDerivatives& first) {
+                  r = static_cast<py::ssize_t>(first.independent.size());
+                  return std::vector<py::ssize_t>{r, 2 * r + n};
+                },
+                [&](const ForwardDerivatives& result, const ForwardDerivatives& first,
+                    double* out) {
+                  require_same(self.model, result.independent, first.independent);
+                  const auto columns = static_cast<Eigen::Index>(r);
+                  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+                      side_by_side(out, columns, 2 * columns + n);
                   side_by_side << result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau;
-                  write_row_major(side_by_side, out);
                 });
             const py::slice every{py::none(), py::none(), py::none()};
             const py::slice parts[3] = {py::slice(0, r, 1), py::slice(r, 2 * r, 1),
@@ -171,17 +160,22 @@ void bind_derivatives(ModelClass& model_class) {
              const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
-            const std::vector<std::string> first = self.model.is_closed_chain()
-                                                       ? first_independent(self, q, qd)
-                                                       : self.model.dof_names();
-            const auto r = static_cast<py::ssize_t>(first.size());
-            return split_three(per_state<3>(
-                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {3, r, r},
-                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
-                  InverseDerivatives result;
-                  inverse_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
-                                               g, result);
-                  require_same(model, result.independent, first);
+            const auto compute_one = [&](const Model& model, ModelData& data,
+                                         const RowState<3>& s) {
+              InverseDerivatives result;
+              inverse_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                                           result);
+              return result;
+            };
+            return split_three(per_state_shaped_by_first<3>(
+                self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, compute_one,
+                [](const InverseDerivatives& first) {
+                  const auto r = static_cast<py::ssize_t>(first.mass.rows());
+                  return std::vector<py::ssize_t>{3, r, r};
+                },
+                [&](const InverseDerivatives& result, const InverseDerivatives& first,
+                    double* out) {
+                  require_same(self.model, result.independent, first.independent);
                   write_three(result.dtau_dq, result.dtau_dqd, result.mass, out);
                 }));
           },

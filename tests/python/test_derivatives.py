@@ -168,10 +168,21 @@ class Derivatives(unittest.TestCase):
         np.testing.assert_allclose(inverse[2], np.array(report["M_reduced"]), rtol=1e-12,
                                    atol=1e-12)
         self.assertEqual(list(model.close(q, qd)[2]), report["independent"])
-        batch = model.forward_dynamics_derivatives(np.stack([q, q]), np.stack([qd, qd]),
-                                                   np.stack([tau, tau]), **extra)
-        self.assertEqual(batch[2].shape, (2, r, n))
-        np.testing.assert_array_equal(batch[0][1], forward[0])
+        batch = model.forward_dynamics_derivatives(np.stack([q, q, q]),
+                                                   np.stack([qd, qd, 2 * qd]),
+                                                   np.stack([tau, tau, tau]), **extra)
+        self.assertEqual(batch[2].shape, (3, r, n))
+        for k in range(3):
+            np.testing.assert_array_equal(batch[k][1], forward[k])
+        faster = model.forward_dynamics_derivatives(q, 2 * qd, tau, **extra)
+        for k in range(3):
+            np.testing.assert_array_equal(batch[k][2], faster[k])
+        inverse_batch = model.inverse_dynamics_derivatives(np.stack([q, q]), np.stack([qd, 2 * qd]),
+                                                           np.stack([qdd, qdd]), **extra)
+        faster_inverse = model.inverse_dynamics_derivatives(q, 2 * qd, qdd, **extra)
+        for k in range(3):
+            np.testing.assert_array_equal(inverse_batch[k][0], inverse[k])
+            np.testing.assert_array_equal(inverse_batch[k][1], faster_inverse[k])
         forces = model.constraint_force_derivatives(q, qd, tau, **extra)
         expected = dict(report["loop_force_derivatives"], **report["coupling_force_derivatives"])
         self.assertEqual(sorted(forces), sorted(expected))

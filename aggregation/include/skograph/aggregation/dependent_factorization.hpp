@@ -55,7 +55,7 @@ class DependentFactorization {
   // pivot.
   bool solve_transposed(const Eigen::Ref<const Eigen::VectorXd>& c, Eigen::Ref<Eigen::VectorXd> y);
   // The same for the columns of C (|dependent| x k) into Y (Q's rows x k), one pass over each
-  // reflection for all of them; the same arithmetic per column as the vector call.
+  // reflection for all of them (solve_transposed is its one-column case).
   bool solve_transposed_columns(const Eigen::Ref<const Eigen::MatrixXd>& C,
                                 Eigen::Ref<Eigen::MatrixXd> Y);
 
@@ -132,8 +132,10 @@ class DependentFactorization {
     Eigen::VectorXd coefficients;
     std::vector<double> essential;  // parallel to reflection_rows
     Eigen::VectorXd vector_right_hand_side;
-    Eigen::MatrixXd transposed_solution;  // solve_transposed_columns' scratch, grown only
-    std::vector<double> solution;         // scratch of every size the solves need (capacity kept)
+    // solve_transposed_columns' scratch, grown only (the vector call works in
+    // vector_right_hand_side, the size solve keeps it at, so alternating calls never resize).
+    Eigen::MatrixXd transposed_solution;
+    std::vector<double> solution;  // scratch of every size the solves need (capacity kept)
     // solve_columns' x in step order (steps x solution_stride_, row-major: k columns, then the
     // extra vector's), with right_hand_side for residual_bound.
     std::vector<double> column_solution;
@@ -168,6 +170,10 @@ class DependentFactorization {
 
   // Whether every block can take solve_transposed (full column rank, no zero pivot).
   bool transposed_solvable() const;
+  // solve_transposed_columns in the blocks' `transposed_solution`, or (one_column) in
+  // `vector_right_hand_side`.
+  bool solve_transposed_into(const Eigen::Ref<const Eigen::MatrixXd>& C,
+                             Eigen::Ref<Eigen::MatrixXd> Y, bool one_column);
 
   std::vector<Block> blocks_;  // the first block_count_ are in use
   int block_count_ = 0, rows_ = 0, columns_ = 0;
