@@ -167,8 +167,9 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
 
 // per_state for results whose shape the first state decides (a closed chain's independent
 // coordinates): first(model, data, RowState) computes the first state's Result, shape(Result)
-// gives the shape, write(Result, first Result, out) stores a state's result (and may refuse one
-// that does not match the first's); every state is computed once.
+// gives the shape (of a default Result for an empty batch), write(Result, first Result, out)
+// stores a state's result (and may refuse one that does not match the first's); every state is
+// computed once.
 template <std::size_t K, class First, class Shape, class Write>
 py::array per_state_shaped_by_first(PyModel& self, const std::array<Input, K>& inputs,
                                     const ThreadsArgument& threads_argument, First first,
@@ -177,13 +178,15 @@ py::array per_state_shaped_by_first(PyModel& self, const std::array<Input, K>& i
   const CheckedStates<K> states = checked_states<K>(self, inputs);
   using Result =
       std::decay_t<decltype(first(self.model, std::declval<ModelData&>(), states.row(0)))>;
+  long state_size = 0;
+  if (states.rows == 0)  // an empty batch: the shape of a default Result (no state decides it)
+    return state_results(true, 0, shape_of(Result{}), state_size);
   Result head;
   {
     WorkspacePool::Lease lease = self.workspaces.lease();
     const py::gil_scoped_release release;
     naming_the_row(states.batch, 0, [&] { head = first(self.model, lease.data(), states.row(0)); });
   }
-  long state_size = 0;
   py::array_t<double> result = state_results(states.batch, states.rows, shape_of(head), state_size);
   double* out = result.mutable_data();
   const py::gil_scoped_release release;

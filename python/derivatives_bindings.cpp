@@ -169,8 +169,10 @@ void bind_derivatives(ModelClass& model_class) {
             };
             return split_three(per_state_shaped_by_first<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, compute_one,
-                [](const InverseDerivatives& first) {
-                  const auto r = static_cast<py::ssize_t>(first.mass.rows());
+                [&](const InverseDerivatives& first) {
+                  const py::ssize_t r = self.model.is_closed_chain()
+                                            ? static_cast<py::ssize_t>(first.mass.rows())
+                                            : self.model.dof_count();
                   return std::vector<py::ssize_t>{3, r, r};
                 },
                 [&](const InverseDerivatives& result, const InverseDerivatives& first,

@@ -106,6 +106,9 @@ class Derivatives(unittest.TestCase):
             for k in range(3):
                 np.testing.assert_array_equal(batch[k][row], single[k])
                 np.testing.assert_array_equal(inverse[k][row], single_inverse[k])
+        none = np.zeros((0, n))
+        for call in (model.forward_dynamics_derivatives, model.inverse_dynamics_derivatives):
+            self.assertEqual([m.shape for m in call(none, none, none)], [(0, n, n)] * 3)
         moved = model.integrate(q, qd, 0.3, threads=2)
         np.testing.assert_allclose(model.integrate(q, model.difference(q, moved)), moved,
                                    atol=1e-12)
@@ -174,6 +177,11 @@ class Derivatives(unittest.TestCase):
         self.assertEqual(batch[2].shape, (3, r, n))
         for k in range(3):
             np.testing.assert_array_equal(batch[k][1], forward[k])
+        none = np.zeros((0, n))  # an empty batch: no state decides the independent coordinates
+        self.assertEqual([m.shape for m in model.forward_dynamics_derivatives(none, none, none)],
+                         [(0, 0, 0), (0, 0, 0), (0, 0, n)])
+        self.assertEqual([m.shape for m in model.inverse_dynamics_derivatives(none, none, none)],
+                         [(0, 0, 0)] * 3)
         faster = model.forward_dynamics_derivatives(q, 2 * qd, tau, **extra)
         for k in range(3):
             np.testing.assert_array_equal(batch[k][2], faster[k])
