@@ -160,9 +160,11 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
     naming_the_row(states.batch, i,
                    [&] { fn(self.model, data, states.row(i), out + i * state_size); });
   };
-  const py::gil_scoped_release release;
-  for_each_row(self, states.rows, states.batch ? threads : 1, row);
-  return result;
+  {
+    const py::gil_scoped_release release;
+    for_each_row(self, states.rows, states.batch ? threads : 1, row);
+  }
+  return result;  // with the GIL held
 }
 
 // per_state for results whose shape the first state decides (a closed chain's independent
@@ -189,15 +191,17 @@ py::array per_state_shaped_by_first(PyModel& self, const std::array<Input, K>& i
   }
   py::array_t<double> result = state_results(states.batch, states.rows, shape_of(head), state_size);
   double* out = result.mutable_data();
-  const py::gil_scoped_release release;
-  write(head, head, out);
-  auto row = [&](ModelData& data, long i) {
-    naming_the_row(states.batch, i + 1, [&] {
-      write(first(self.model, data, states.row(i + 1)), head, out + (i + 1) * state_size);
-    });
-  };
-  for_each_row(self, states.rows - 1, states.batch ? threads : 1, row);
-  return result;
+  {
+    const py::gil_scoped_release release;
+    write(head, head, out);
+    auto row = [&](ModelData& data, long i) {
+      naming_the_row(states.batch, i + 1, [&] {
+        write(first(self.model, data, states.row(i + 1)), head, out + (i + 1) * state_size);
+      });
+    };
+    for_each_row(self, states.rows - 1, states.batch ? threads : 1, row);
+  }
+  return result;  // with the GIL held
 }
 
 // `value` (a matrix or vector) row-major at `out`.
