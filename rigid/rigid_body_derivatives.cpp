@@ -4,6 +4,7 @@
 // subtree's composites are plain sums (part II Lemma 3-4, Eq. 11-17) and a column needs no
 // transform on its way to the root.
 #include <Eigen/Cholesky>
+#include <span>
 
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
@@ -172,20 +173,31 @@ SingularMassMatrixError not_positive_definite() {
                                  "the mass matrix is not positive definite at this configuration");
 }
 
-// M = L* D L in place in work.factor (D on the diagonal, L below it), L unit lower triangular
-// with nonzeros only at (k, i), i an ancestor dof of k: M's own pattern, so no fill (RBDA
-// section 6.5, the LTDL factorization, children before parents).
+// The ancestor dofs of dof i, parent first (DerivativeWorkspace::ancestors).
+std::span<const int> ancestors_of(const DerivativeWorkspace& work, int i) {
+  const auto at = static_cast<std::size_t>(i);
+  return std::span<const int>(work.ancestors)
+      .subspan(static_cast<std::size_t>(work.ancestor_offsets[at]),
+               static_cast<std::size_t>(work.ancestor_offsets[at + 1] - work.ancestor_offsets[at]));
+}
+
+// M = L* D L in place in work.factor (D on the diagonal, L below it, 1 / D in
+// work.inverse_pivot), L unit lower triangular with nonzeros only at (k, i), i an ancestor dof of
+// k: M's own pattern, so no fill (RBDA section 6.5, the LTDL factorization, children before
+// parents). The ancestors of i are the rest of k's list after i.
 void factor_along_the_tree(DerivativeWorkspace& work, const Eigen::MatrixXd& mass) {
   Eigen::MatrixXd& h = work.factor;
   h = mass;
   const auto n = static_cast<int>(h.rows());
   for (int k = n - 1; k >= 0; --k) {
     if (!(h(k, k) > 0.0)) throw not_positive_definite();
-    for (int i = work.dof_parent[static_cast<std::size_t>(k)]; i >= 0;
-         i = work.dof_parent[static_cast<std::size_t>(i)]) {
-      const double a = h(k, i) / h(k, k);
-      for (int j = i; j >= 0; j = work.dof_parent[static_cast<std::size_t>(j)])
-        h(i, j) -= a * h(k, j);
+    const double inverse_pivot = 1.0 / h(k, k);
+    work.inverse_pivot[k] = inverse_pivot;
+    const std::span<const int> path = ancestors_of(work, k);
+    for (std::size_t t = 0; t < path.size(); ++t) {
+      const int i = path[t];
+      const double a = h(k, i) * inverse_pivot;
+      for (std::size_t u = t; u < path.size(); ++u) h(i, path[u]) -= a * h(k, path[u]);
       h(k, i) = a;
     }
   }
@@ -195,25 +207,30 @@ void factor_along_the_tree(DerivativeWorkspace& work, const Eigen::MatrixXd& mas
 // factor_along_the_tree: L* v = b children first, D w = v, L x = w parents first; each step a
 // whole row of the right sides. dtau/dq and dtau/dqd have the tree's pattern (entry (i, c) zero
 // unless one of i, c is the other's ancestor), so while L* v = b runs, row i is nonzero only at
-// its ancestors and descendants, all at columns up to its last descendant: the first half-solve
-// reads no further.
+// its ancestors and at columns i to its last descendant: the first half-solve reads those only.
 void solve_along_the_tree(DerivativeWorkspace& work) {
   const Eigen::MatrixXd& h = work.factor;
   auto& rows = work.rows;
   const auto n = static_cast<int>(h.rows());
   for (int i = n - 1; i >= 0; --i) {
-    const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] + 1;
-    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
-         j = work.dof_parent[static_cast<std::size_t>(j)]) {
-      rows.row(j).head(width) -= h(i, j) * rows.row(i).head(width);
-      rows.row(j).segment(n, width) -= h(i, j) * rows.row(i).segment(n, width);
+    const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] - i + 1;
+    const std::span<const int> path = ancestors_of(work, i);
+    const double* source = &rows(i, 0);
+    for (const int j : path) {
+      const double l = h(i, j);
+      double* target = &rows(j, 0);
+      for (const int c : path) {
+        target[c] -= l * source[c];
+        target[n + c] -= l * source[n + c];
+      }
+      rows.row(j).segment(i, width) -= l * rows.row(i).segment(i, width);
+      rows.row(j).segment(n + i, width) -= l * rows.row(i).segment(n + i, width);
     }
   }
-  for (int i = 0; i < n; ++i) rows.row(i) /= h(i, i);
-  for (int i = 0; i < n; ++i)
-    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
-         j = work.dof_parent[static_cast<std::size_t>(j)])
-      rows.row(i) -= h(i, j) * rows.row(j);
+  for (int i = 0; i < n; ++i) {
+    rows.row(i) *= work.inverse_pivot[i];
+    for (const int j : ancestors_of(work, i)) rows.row(i) -= h(i, j) * rows.row(j);
+  }
 }
 
 // work.inverse's upper triangle <- M^-1's, the same solve on the identity reading only what can
@@ -226,14 +243,12 @@ void invert_along_the_tree(DerivativeWorkspace& work) {
   x.setIdentity();
   for (int i = n - 1; i >= 0; --i) {
     const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] - i + 1;
-    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
-         j = work.dof_parent[static_cast<std::size_t>(j)])
+    for (const int j : ancestors_of(work, i))
       x.row(j).segment(i, width) -= h(i, j) * x.row(i).segment(i, width);
   }
   for (int i = 0; i < n; ++i) {
-    x.row(i).tail(n - i) /= h(i, i);
-    for (int j = work.dof_parent[static_cast<std::size_t>(i)]; j >= 0;
-         j = work.dof_parent[static_cast<std::size_t>(j)])
+    x.row(i).tail(n - i) *= work.inverse_pivot[i];
+    for (const int j : ancestors_of(work, i))
       x.row(i).tail(n - i) -= h(i, j) * x.row(j).tail(n - i);
   }
 }

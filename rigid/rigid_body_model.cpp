@@ -251,6 +251,14 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
       rows(model.dof_count(), 2 * model.dof_count()),
       inverse(model.dof_count(), model.dof_count()) {
   const int n = static_cast<int>(dof_parent.size());
+  inverse_pivot.resize(n);
+  ancestor_offsets.assign(1, 0);
+  for (int i = 0; i < n; ++i) {
+    for (int j = dof_parent[static_cast<std::size_t>(i)]; j >= 0;
+         j = dof_parent[static_cast<std::size_t>(j)])
+      ancestors.push_back(j);
+    ancestor_offsets.push_back(static_cast<int>(ancestors.size()));
+  }
   for (int i = 0; i < n; ++i)
     if (dof_parent[static_cast<std::size_t>(i)] >= i) parents_first = false;
   dof_last_descendant.resize(dof_parent.size());

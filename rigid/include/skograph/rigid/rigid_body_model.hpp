@@ -163,8 +163,12 @@ struct DerivativeWorkspace {
   // dofs' ancestors (RBDA section 6.5); the right sides row by row: `rows` holds dtau/dq and
   // dtau/dqd side by side, `inverse` the identity's (M^-1's upper triangle).
   std::vector<int> dof_parent, dof_last_descendant;
+  // Per dof its ancestor dofs, parent first: ancestors[ancestor_offsets[i] ..
+  // ancestor_offsets[i + 1]) (the loops over a root path read them in a row, no pointer chase).
+  std::vector<int> ancestor_offsets, ancestors;
   bool parents_first = true;  // every dof_parent[i] < i
   Eigen::MatrixXd factor;
+  Eigen::VectorXd inverse_pivot;  // 1 / D of the factor, multiplied rather than divided by
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows, inverse;
 };
 
