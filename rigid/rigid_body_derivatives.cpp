@@ -27,16 +27,18 @@ namespace {
 // . (V x* I V) and I's rate when V changes by x, the second half of d f / d V.
 // In RateTerm's form: with the points x of the link moving at v + w x x, the rotational inertia
 // about O, J = sum m (|x|^2 1 - x x*), changes at Jdot = [w] J - J [w] + 2 (h . v) 1 - v h* - h v*
-// and the first moment h at m v + w x h = f; P = Jdot - [n], n = J w + h x v.
-RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity) {
+// and the first moment h at m v + w x h = f; P = Jdot - [n]: (n, f) = momentum = I V, which the
+// caller has for the bias force too.
+RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity,
+                        const Vector6d& momentum) {
   const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
   const Eigen::Vector3d& h = inertia.first_moment;
   const Eigen::Matrix3d& J = inertia.rotational;
   const Eigen::Matrix3d turn = cross_matrix(w) * J;  // [w] J; J [w] = -([w] J)* (J symmetric)
   RateTerm rate;
-  rate.force = inertia.mass * v + w.cross(h);
+  rate.force = momentum.tail<3>();
   rate.angular = turn + turn.transpose() - v * h.transpose() - h * v.transpose() -
-                 cross_matrix(J * w + h.cross(v));
+                 cross_matrix(momentum.head<3>());
   rate.angular.diagonal().array() += 2.0 * h.dot(v);
   return rate;
 }
@@ -110,8 +112,9 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
         model.rigid_inertia(k).moved(pose.linear(), pose.translation() - data.tree_origin[k]);
     const Matrix6d inertia = world_inertia.matrix();
     work.composite_inertia[k] = inertia;
-    work.composite_rate[k] = rate_composite(world_inertia, velocity);
-    work.force[k] = inertia * acceleration + cross_force(velocity, inertia * velocity);
+    const Vector6d momentum = world_inertia.times(velocity);
+    work.composite_rate[k] = rate_composite(world_inertia, velocity, momentum);
+    work.force[k] = inertia * acceleration + cross_force(velocity, momentum);
   }
   result.tau.resize(n);
   result.dtau_dq.setZero(n, n);
