@@ -184,76 +184,135 @@ std::span<const int> ancestors_of(const DerivativeWorkspace& work, int i) {
                static_cast<std::size_t>(work.ancestor_offsets[at + 1] - work.ancestor_offsets[at]));
 }
 
-// M = L* D L in place in work.factor (D on the diagonal, L below it, 1 / D in
-// work.inverse_pivot), L unit lower triangular with nonzeros only at (k, i), i an ancestor dof of
-// k: M's own pattern, so no fill (RBDA section 6.5, the LTDL factorization, children before
-// parents). The ancestors of i are the rest of k's list after i.
+// L(i, j) for the ancestors j of dof i, in the order of ancestors_of(work, i).
+double* lower_of(DerivativeWorkspace& work, int i) {
+  return work.lower.data() + work.ancestor_offsets[static_cast<std::size_t>(i)];
+}
+
+// target[c] -= factor source[c] for c in [0, count): one row's update by a multiple of another
+// (the compiler vectorizes the plain loop; the rows never overlap).
+void subtract_multiple(double* __restrict target, const double* __restrict source, double factor,
+                       int count) {
+  for (int c = 0; c < count; ++c) target[c] -= factor * source[c];
+}
+
+// target[c] -= factor source[c] for c in [0, 2 pairs): the same on whole pairs of doubles, as the
+// side-by-side right sides store them (no tail to finish).
+void subtract_multiple_of_pairs(double* __restrict target, const double* __restrict source,
+                                double factor, int pairs) {
+  using Pair = Eigen::Array2d;
+  for (int c = 0; c < 2 * pairs; c += 2)
+    Eigen::Map<Pair>(target + c) -= factor * Eigen::Map<const Pair>(source + c);
+}
+
+// row[c] <- pivot row[c] - sum_t lower[t] rows[path[t]][c] for the Width columns from c (rows of
+// length stride), held in registers while the ancestors' rows stream past; the sum in the same
+// order as one row operation per ancestor.
+template <int Width>
+void combine_chunk(double* row, double pivot, const double* rows, Eigen::Index stride,
+                   std::span<const int> path, const double* lower, int c) {
+  using Chunk = Eigen::Array<double, Width, 1>;
+  Chunk sum = pivot * Eigen::Map<const Chunk>(row + c);
+  for (std::size_t t = 0; t < path.size(); ++t)
+    sum -= lower[t] * Eigen::Map<const Chunk>(rows + path[t] * stride + c);
+  Eigen::Map<Chunk>(row + c) = sum;
+}
+
+// combine_chunk over the columns [begin, end): eight at a time, then four, two and one.
+void combine_with_ancestors(double* row, double pivot, const double* rows, Eigen::Index stride,
+                            std::span<const int> path, const double* lower, int begin, int end) {
+  int c = begin;
+  for (; c + 8 <= end; c += 8) combine_chunk<8>(row, pivot, rows, stride, path, lower, c);
+  if (c + 4 <= end) {
+    combine_chunk<4>(row, pivot, rows, stride, path, lower, c);
+    c += 4;
+  }
+  if (c + 2 <= end) {
+    combine_chunk<2>(row, pivot, rows, stride, path, lower, c);
+    c += 2;
+  }
+  if (c < end) combine_chunk<1>(row, pivot, rows, stride, path, lower, c);
+}
+
+// M = L* D L, L unit lower triangular with nonzeros only at (k, i), i an ancestor dof of k: M's
+// own pattern, so no fill (RBDA section 6.5, the LTDL factorization, children before parents).
+// L is kept packed along the ancestor lists (work.lower), D in work.diagonal and 1 / D in
+// work.inverse_pivot. The ancestors of path[t] are the rest of k's list after t, so L(i, path[u])
+// for u > t sits at u - t - 1 in i's list.
 void factor_along_the_tree(DerivativeWorkspace& work, const Eigen::MatrixXd& mass) {
-  Eigen::MatrixXd& h = work.factor;
-  h = mass;
-  const auto n = static_cast<int>(h.rows());
+  const auto n = static_cast<int>(mass.rows());
+  for (int k = 0; k < n; ++k) {
+    work.diagonal[k] = mass(k, k);
+    const std::span<const int> path = ancestors_of(work, k);
+    double* row = lower_of(work, k);
+    for (std::size_t t = 0; t < path.size(); ++t) row[t] = mass(k, path[t]);
+  }
   for (int k = n - 1; k >= 0; --k) {
-    if (!(h(k, k) > 0.0)) throw not_positive_definite();
-    const double inverse_pivot = 1.0 / h(k, k);
+    if (!(work.diagonal[k] > 0.0)) throw not_positive_definite();
+    const double inverse_pivot = 1.0 / work.diagonal[k];
     work.inverse_pivot[k] = inverse_pivot;
     const std::span<const int> path = ancestors_of(work, k);
+    double* row = lower_of(work, k);
     for (std::size_t t = 0; t < path.size(); ++t) {
       const int i = path[t];
-      const double a = h(k, i) * inverse_pivot;
-      for (std::size_t u = t; u < path.size(); ++u) h(i, path[u]) -= a * h(k, path[u]);
-      h(k, i) = a;
+      const double a = row[t] * inverse_pivot;
+      work.diagonal[i] -= a * row[t];
+      double* above = lower_of(work, i);
+      for (std::size_t u = t + 1; u < path.size(); ++u) above[u - t - 1] -= a * row[u];
+      row[t] = a;
     }
   }
 }
 
-// work.rows <- M^-1 work.rows (dtau/dq and dtau/dqd side by side) with the factor of
+// work.rows <- M^-1 work.rows (dtau/dq and dtau/dqd interleaved, column c of each at 2 c and
+// 2 c + 1, so that a run of columns is one run of pairs) with the factor of
 // factor_along_the_tree: L* v = b children first, D w = v, L x = w parents first; each step a
 // whole row of the right sides. dtau/dq and dtau/dqd have the tree's pattern (entry (i, c) zero
 // unless one of i, c is the other's ancestor), so while L* v = b runs, row i is nonzero only at
-// its ancestors and at columns i to its last descendant: the first half-solve reads those only.
+// its ancestors and at columns i to its last descendant (work.pattern_runs): the first half-solve
+// reads those only.
 void solve_along_the_tree(DerivativeWorkspace& work) {
-  const Eigen::MatrixXd& h = work.factor;
   auto& rows = work.rows;
-  const auto n = static_cast<int>(h.rows());
+  const auto n = static_cast<int>(rows.rows());
+  const Eigen::Index stride = rows.cols();
+  double* const data = rows.data();
   for (int i = n - 1; i >= 0; --i) {
-    const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] - i + 1;
     const std::span<const int> path = ancestors_of(work, i);
-    const double* source = &rows(i, 0);
-    for (const int j : path) {
-      const double l = h(i, j);
-      double* target = &rows(j, 0);
-      for (const int c : path) {
-        target[c] -= l * source[c];
-        target[n + c] -= l * source[n + c];
+    const double* lower = lower_of(work, i);
+    const double* source = data + i * stride;
+    const auto at = static_cast<std::size_t>(i);
+    for (std::size_t t = 0; t < path.size(); ++t) {
+      double* target = data + path[t] * stride;
+      for (int r = work.pattern_offsets[at]; r < work.pattern_offsets[at + 1]; ++r) {
+        const int begin = work.pattern_runs[static_cast<std::size_t>(2 * r)];
+        const int count = work.pattern_runs[static_cast<std::size_t>(2 * r + 1)] - begin;
+        subtract_multiple_of_pairs(target + 2 * begin, source + 2 * begin, lower[t], count);
       }
-      rows.row(j).segment(i, width) -= l * rows.row(i).segment(i, width);
-      rows.row(j).segment(n + i, width) -= l * rows.row(i).segment(n + i, width);
     }
   }
-  for (int i = 0; i < n; ++i) {
-    rows.row(i) *= work.inverse_pivot[i];
-    for (const int j : ancestors_of(work, i)) rows.row(i) -= h(i, j) * rows.row(j);
-  }
+  for (int i = 0; i < n; ++i)
+    combine_with_ancestors(data + i * stride, work.inverse_pivot[i], data, stride,
+                           ancestors_of(work, i), lower_of(work, i), 0, 2 * n);
 }
 
 // work.inverse's upper triangle <- M^-1's, the same solve on the identity reading only what can
 // be nonzero: L* v = e_i leaves row i nonzero at i's descendants only (columns i to its last
 // descendant), and row i of M^-1 from column i on needs only the rows above it from column i on.
 void invert_along_the_tree(DerivativeWorkspace& work) {
-  const Eigen::MatrixXd& h = work.factor;
   auto& x = work.inverse;
-  const auto n = static_cast<int>(h.rows());
+  const auto n = static_cast<int>(x.rows());
+  double* const data = x.data();
   x.setIdentity();
   for (int i = n - 1; i >= 0; --i) {
     const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] - i + 1;
-    for (const int j : ancestors_of(work, i))
-      x.row(j).segment(i, width) -= h(i, j) * x.row(i).segment(i, width);
+    const std::span<const int> path = ancestors_of(work, i);
+    const double* lower = lower_of(work, i);
+    for (std::size_t t = 0; t < path.size(); ++t)
+      subtract_multiple(data + path[t] * n + i, data + i * n + i, lower[t], width);
   }
-  for (int i = 0; i < n; ++i) {
-    x.row(i).tail(n - i) *= work.inverse_pivot[i];
-    for (const int j : ancestors_of(work, i))
-      x.row(i).tail(n - i) -= h(i, j) * x.row(j).tail(n - i);
-  }
+  for (int i = 0; i < n; ++i)
+    combine_with_ancestors(data + i * n, work.inverse_pivot[i], data, n, ancestors_of(work, i),
+                           lower_of(work, i), i, n);
 }
 
 }  // namespace
@@ -285,11 +344,16 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
     // Every dof moves mass: dtau/dq and dtau/dqd side by side, then the identity, through M's
     // tree-sparse factor, each O(n x the dofs' summed depths) instead of the O(n^3) of M^-1 and
     // two dense products.
-    work.rows.leftCols(n) = inverse.dtau_dq;
-    work.rows.rightCols(n) = inverse.dtau_dqd;
+    using Interleaved =
+        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+                   Eigen::Stride<Eigen::Dynamic, 2>>;
+    const Eigen::Stride<Eigen::Dynamic, 2> pairs(2 * n, 2);
+    Interleaved by_q(work.rows.data(), n, n, pairs), by_qd(work.rows.data() + 1, n, n, pairs);
+    by_q = inverse.dtau_dq;
+    by_qd = inverse.dtau_dqd;
     solve_along_the_tree(work);
-    result.dqdd_dq = -work.rows.leftCols(n);
-    result.dqdd_dqd = -work.rows.rightCols(n);
+    result.dqdd_dq = -by_q;
+    result.dqdd_dqd = -by_qd;
     invert_along_the_tree(work);
     result.dqdd_dtau = work.inverse.selfadjointView<Eigen::Upper>();
     return;

@@ -247,7 +247,6 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
       acceleration(static_cast<std::size_t>(model.node_count())),
       force(static_cast<std::size_t>(model.node_count())),
       dof_parent(dof_parents(*model.structure())),
-      factor(model.dof_count(), model.dof_count()),
       rows(model.dof_count(), 2 * model.dof_count()),
       inverse(model.dof_count(), model.dof_count()) {
   const int n = static_cast<int>(dof_parent.size());
@@ -259,6 +258,8 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
       ancestors.push_back(j);
     ancestor_offsets.push_back(static_cast<int>(ancestors.size()));
   }
+  lower.resize(static_cast<Eigen::Index>(ancestors.size()));
+  diagonal.resize(n);
   for (int i = 0; i < n; ++i)
     if (dof_parent[static_cast<std::size_t>(i)] >= i) parents_first = false;
   dof_last_descendant.resize(dof_parent.size());
@@ -271,6 +272,29 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
             std::max(dof_last_descendant[static_cast<std::size_t>(p)],
                      dof_last_descendant[static_cast<std::size_t>(i)]);
     }
+  // Columns ascending: the ancestors (their list reversed), then i to its last descendant, with
+  // touching runs merged (one run along a serial chain).
+  pattern_offsets.assign(1, 0);
+  for (int i = 0; i < n; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    std::vector<int> columns(ancestors.begin() + ancestor_offsets[at],
+                             ancestors.begin() + ancestor_offsets[at + 1]);
+    std::sort(columns.begin(), columns.end());
+    for (int c = i; c <= dof_last_descendant[at]; ++c) columns.push_back(c);
+    std::sort(columns.begin(), columns.end());
+    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+    int runs = 0;
+    for (std::size_t t = 0; t < columns.size(); ++t) {
+      if (t > 0 && columns[t] == columns[t - 1] + 1) {
+        pattern_runs.back() = columns[t] + 1;
+        continue;
+      }
+      pattern_runs.push_back(columns[t]);
+      pattern_runs.push_back(columns[t] + 1);
+      ++runs;
+    }
+    pattern_offsets.push_back(pattern_offsets.back() + runs);
+  }
 }
 
 DerivativeWorkspace& derivative_workspace(const RigidBodyModel& model, RigidBodyData& data) {

@@ -159,15 +159,20 @@ struct DerivativeWorkspace {
   std::vector<RateTerm> composite_rate;
   std::vector<Vector6d> acceleration, force;
   // Forward dynamics' derivatives: per dof its parent dof (-1 at a base) and its last
-  // descendant (itself when it has none), M factored in place as L* D L with L's pattern the
-  // dofs' ancestors (RBDA section 6.5); the right sides row by row: `rows` holds dtau/dq and
-  // dtau/dqd side by side, `inverse` the identity's (M^-1's upper triangle).
+  // descendant (itself when it has none), M = L* D L with L's pattern the dofs' ancestors (RBDA
+  // section 6.5); the right sides row by row: `rows` holds dtau/dq and dtau/dqd interleaved
+  // (column c of each at 2 c and 2 c + 1), `inverse` the identity's (M^-1's upper triangle).
   std::vector<int> dof_parent, dof_last_descendant;
   // Per dof its ancestor dofs, parent first: ancestors[ancestor_offsets[i] ..
-  // ancestor_offsets[i + 1]) (the loops over a root path read them in a row, no pointer chase).
+  // ancestor_offsets[i + 1]) (the loops over a root path read them in a row, no pointer chase);
+  // lower holds L(i, j) at the same place as j in i's list.
   std::vector<int> ancestor_offsets, ancestors;
+  // Per dof the columns a tree-patterned right side's row can fill while L* v = b runs (its
+  // ancestors, itself and its descendants) as [begin, end) runs: pattern_runs[2 r], [2 r + 1]
+  // for r in [pattern_offsets[i], pattern_offsets[i + 1]).
+  std::vector<int> pattern_offsets, pattern_runs;
   bool parents_first = true;  // every dof_parent[i] < i
-  Eigen::MatrixXd factor;
+  Eigen::VectorXd lower, diagonal;
   Eigen::VectorXd inverse_pivot;  // 1 / D of the factor, multiplied rather than divided by
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows, inverse;
 };
