@@ -4,6 +4,7 @@
 // subtree's composites are plain sums (part II Lemma 3-4, Eq. 11-17) and a column needs no
 // transform on its way to the root.
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <span>
 
 #include "kinematics_detail.hpp"
@@ -43,8 +44,6 @@ RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity,
   return rate;
 }
 
-}  // namespace
-
 // Forward, parents first (docs/derivatives.md, "The passes"): A(k) = A(p) + H* qdd + a(k) with
 // the world's -g at the bases; per column c the frame its tangent holds still (velocity p_c,
 // acceleration ap_c) and the frame s_c is fixed in (velocity u_c), from which
@@ -56,17 +55,14 @@ RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity,
 //                = s_c . (Y_m dA_j + B_m dV_j + s_j x* F_m)    c strictly above j
 //   dtau_c/dqd_j = s_c . (Y_m dW_j + B_m s_j),   M_cj = s_c . Y_m s_j (Algorithm 4.2)
 // (Carpentier & Mansard, RSS 2018, in world axes; per-column frames cover the planar joint).
-void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
-                                  const Eigen::Ref<const Eigen::VectorXd>& q,
-                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                  const Eigen::Ref<const Eigen::VectorXd>& qdd,
-                                  const Eigen::Vector3d& gravity,
-                                  InverseDynamicsDerivatives& result) {
+// These passes read the world motion already in data (world_motion's: poses, hinges, velocities
+// and velocity products about one point).
+void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& data,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                 const Eigen::Vector3d& gravity,
+                                 InverseDynamicsDerivatives& result) {
   const int n = model.dof_count();
-  check_size(q, n, "q");
-  check_size(qd, n, "qd");
-  check_size(qdd, n, "qdd");
-  rigid_detail::world_motion(model, q, qd, data);
   DerivativeWorkspace& work = derivative_workspace(model, data);
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
@@ -110,11 +106,10 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
     const Eigen::Isometry3d& pose = data.link_pose[k];
     const RigidInertia world_inertia =
         model.rigid_inertia(k).moved(pose.linear(), pose.translation() - data.tree_origin[k]);
-    const Matrix6d inertia = world_inertia.matrix();
-    work.composite_inertia[k] = inertia;
+    work.composite_inertia[k] = world_inertia;
     const Vector6d momentum = world_inertia.times(velocity);
     work.composite_rate[k] = rate_composite(world_inertia, velocity, momentum);
-    work.force[k] = inertia * acceleration + cross_force(velocity, momentum);
+    work.force[k] = world_inertia.times(acceleration) + cross_force(velocity, momentum);
   }
   result.tau.resize(n);
   result.dtau_dq.setZero(n, n);
@@ -126,16 +121,16 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   auto& t4 = work.rate_column;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k], dofs = model.joint_dofs(k);
-    const Matrix6d& Y = work.composite_inertia[k];
+    const RigidInertia& Y = work.composite_inertia[k];
     const RateTerm& B = work.composite_rate[k];
     const Vector6d& F = work.force[k];
     const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
     const JointType type = model.joint_geometry(k).type;
     for (int a = first; a < first + dofs; ++a) {
-      t1.col(a).noalias() = Y * s.col(a);
+      t1.col(a) = Y.times(s.col(a));
       t4.col(a) = B.transposed_times(s.col(a));
-      t2.col(a).noalias() = Y * dW.col(a) + B.times(s.col(a));
-      t3.col(a).noalias() = Y * dA.col(a) + B.times(dV.col(a));
+      t2.col(a) = Y.times(dW.col(a)) + B.times(s.col(a));
+      t3.col(a) = Y.times(dA.col(a)) + B.times(dV.col(a));
       result.tau[dof_at[a]] = s.col(a).dot(F);
     }
     // What the ancestors' rows read: their columns do not move this node's, so its force turns.
@@ -169,6 +164,21 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   }
 }
 
+}  // namespace
+
+void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>& q,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                  const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                  const Eigen::Vector3d& gravity,
+                                  InverseDynamicsDerivatives& result) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(qdd, model.dof_count(), "qdd");
+  rigid_detail::world_motion(model, q, qd, data);
+  derivatives_at_world_motion(model, data, qd, qdd, gravity, result);
+}
+
 namespace {
 
 SingularMassMatrixError not_positive_definite() {
@@ -197,7 +207,7 @@ void subtract_multiple(double* __restrict target, const double* __restrict sourc
 }
 
 // target[c] -= factor source[c] for c in [0, 2 pairs): the same on whole pairs of doubles, as the
-// side-by-side right sides store them (no tail to finish).
+// interleaved right sides store them (no tail to finish).
 void subtract_multiple_of_pairs(double* __restrict target, const double* __restrict source,
                                 double factor, int pairs) {
   using Pair = Eigen::Array2d;
@@ -308,11 +318,12 @@ void invert_along_the_tree(DerivativeWorkspace& work) {
     const std::span<const int> path = ancestors_of(work, i);
     const double* lower = lower_of(work, i);
     for (std::size_t t = 0; t < path.size(); ++t)
-      subtract_multiple(data + path[t] * n + i, data + i * n + i, lower[t], width);
+      subtract_multiple(data + Eigen::Index{path[t]} * n + i, data + Eigen::Index{i} * n + i,
+                        lower[t], width);
   }
   for (int i = 0; i < n; ++i)
-    combine_with_ancestors(data + i * n, work.inverse_pivot[i], data, n, ancestors_of(work, i),
-                           lower_of(work, i), i, n);
+    combine_with_ancestors(data + Eigen::Index{i} * n, work.inverse_pivot[i], data, n,
+                           ancestors_of(work, i), lower_of(work, i), i, n);
 }
 
 }  // namespace
@@ -331,7 +342,13 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   const int n = model.dof_count();
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   InverseDynamicsDerivatives& inverse = result.inverse;
-  inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
+  // Forward dynamics leaves the world motion about each tree's base origin: with one tree that is
+  // the one point the derivatives take, so its kinematics serve them as they are.
+  const std::vector<int>& parents = model.parents();
+  if (std::count_if(parents.begin(), parents.end(), [](int p) { return p < 0; }) == 1)
+    derivatives_at_world_motion(model, data, qd, result.qdd, gravity, inverse);
+  else
+    inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
   DerivativeWorkspace& work = derivative_workspace(model, data);
   int massive = 0;
   result.massive.resize(n);
@@ -339,9 +356,15 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
     if (!model.carries_no_mass(k))
       for (int c = 0; c < model.joint_dofs(k); ++c)
         result.massive[massive++] = model.joint_dof_offset(k) + c;
+  if (n == 0) {  // nothing moves (and an empty buffer has no storage to map)
+    result.dqdd_dq.resize(0, 0);
+    result.dqdd_dqd.resize(0, 0);
+    result.dqdd_dtau.resize(0, 0);
+    return;
+  }
   if (massive == n && work.parents_first) {
     factor_along_the_tree(work, inverse.mass);
-    // Every dof moves mass: dtau/dq and dtau/dqd side by side, then the identity, through M's
+    // Every dof moves mass: dtau/dq and dtau/dqd interleaved, then the identity, through M's
     // tree-sparse factor, each O(n x the dofs' summed depths) instead of the O(n^3) of M^-1 and
     // two dense products.
     using Interleaved =

@@ -272,28 +272,24 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
             std::max(dof_last_descendant[static_cast<std::size_t>(p)],
                      dof_last_descendant[static_cast<std::size_t>(i)]);
     }
-  // Columns ascending: the ancestors (their list reversed), then i to its last descendant, with
-  // touching runs merged (one run along a serial chain).
+  // Columns ascending (parents first: the ancestor list read backwards, then i to its last
+  // descendant), touching columns merged into one run (one run along a serial chain). Without
+  // parents-first numbering the tree solves are not used and no runs are kept.
   pattern_offsets.assign(1, 0);
+  if (!parents_first) return;
   for (int i = 0; i < n; ++i) {
     const auto at = static_cast<std::size_t>(i);
-    std::vector<int> columns(ancestors.begin() + ancestor_offsets[at],
-                             ancestors.begin() + ancestor_offsets[at + 1]);
-    std::sort(columns.begin(), columns.end());
-    for (int c = i; c <= dof_last_descendant[at]; ++c) columns.push_back(c);
-    std::sort(columns.begin(), columns.end());
-    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-    int runs = 0;
-    for (std::size_t t = 0; t < columns.size(); ++t) {
-      if (t > 0 && columns[t] == columns[t - 1] + 1) {
-        pattern_runs.back() = columns[t] + 1;
-        continue;
-      }
-      pattern_runs.push_back(columns[t]);
-      pattern_runs.push_back(columns[t] + 1);
-      ++runs;
-    }
-    pattern_offsets.push_back(pattern_offsets.back() + runs);
+    const std::size_t before = pattern_runs.size();
+    const auto add = [&](int begin, int end) {
+      if (pattern_runs.size() > before && pattern_runs.back() == begin)
+        pattern_runs.back() = end;
+      else
+        pattern_runs.insert(pattern_runs.end(), {begin, end});
+    };
+    for (int t = ancestor_offsets[at + 1] - 1; t >= ancestor_offsets[at]; --t)
+      add(ancestors[static_cast<std::size_t>(t)], ancestors[static_cast<std::size_t>(t)] + 1);
+    add(i, dof_last_descendant[at] + 1);
+    pattern_offsets.push_back(static_cast<int>(pattern_runs.size() / 2));
   }
 }
 

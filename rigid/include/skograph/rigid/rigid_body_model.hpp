@@ -155,7 +155,8 @@ struct DerivativeWorkspace {
       acceleration_by_qd;
   Eigen::Matrix<double, 6, Eigen::Dynamic> inertia_column, rate_product, configuration_product,
       rate_column;
-  std::vector<Matrix6d> composite_inertia;
+  std::vector<kernels::RigidInertia>
+      composite_inertia;  // sums of rigid inertias about O stay rigid
   std::vector<RateTerm> composite_rate;
   std::vector<Vector6d> acceleration, force;
   // Forward dynamics' derivatives: per dof its parent dof (-1 at a base) and its last
@@ -167,13 +168,14 @@ struct DerivativeWorkspace {
   // ancestor_offsets[i + 1]) (the loops over a root path read them in a row, no pointer chase);
   // lower holds L(i, j) at the same place as j in i's list.
   std::vector<int> ancestor_offsets, ancestors;
-  // Per dof the columns a tree-patterned right side's row can fill while L* v = b runs (its
-  // ancestors, itself and its descendants) as [begin, end) runs: pattern_runs[2 r], [2 r + 1]
-  // for r in [pattern_offsets[i], pattern_offsets[i + 1]).
+  // Per dof (parents first only) the columns a tree-patterned right side's row can fill while
+  // L* v = b runs: its ancestors and i to its last descendant (exactly its descendants when the
+  // dofs are numbered depth first, a superset otherwise), as [begin, end) runs:
+  // pattern_runs[2 r], [2 r + 1] for r in [pattern_offsets[i], pattern_offsets[i + 1]).
   std::vector<int> pattern_offsets, pattern_runs;
-  bool parents_first = true;  // every dof_parent[i] < i
-  Eigen::VectorXd lower, diagonal;
-  Eigen::VectorXd inverse_pivot;  // 1 / D of the factor, multiplied rather than divided by
+  bool parents_first = true;        // every dof_parent[i] < i
+  Eigen::VectorXd lower, diagonal;  // diagonal: D of the factor (M's diagonal before it)
+  Eigen::VectorXd inverse_pivot;    // 1 / D of the factor, multiplied rather than divided by
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows, inverse;
 };
 
