@@ -13,16 +13,15 @@
 #include <fstream>
 #include <thread>
 
+#include "support/scratch_folder.hpp"
+
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
 fs::path scratch() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("skograph_output_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir;
+  return testing_support::scratch_folder();
 }
 
 std::string slurp(const fs::path& path) {

@@ -2,7 +2,6 @@
 // cholmod_read_sparse, the text layout mmread expects, and all-or-nothing writes.
 #include <cholmod.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "skograph/graph/output_file.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
 #include "support/operator_support.hpp"
+#include "support/scratch_folder.hpp"
 
 namespace skograph {
 namespace {
@@ -23,10 +23,7 @@ namespace {
 using namespace testing_support;
 
 std::filesystem::path scratch_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("skograph_sparse_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return scratch_folder();
 }
 
 std::vector<std::string> lines_of(const std::string& path) {

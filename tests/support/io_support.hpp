@@ -3,22 +3,19 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "skograph/graph/digraph.hpp"
+#include "support/scratch_folder.hpp"
 
 namespace skograph::io_test {
 
-// A scratch folder of this test process (ctest runs tests in parallel processes).
+// The scratch folder of this test process (removed at exit).
 inline std::filesystem::path scratch_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("skograph_io_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  return testing_support::scratch_folder();
 }
 
 inline std::string write_file(const std::string& name, const std::string& text) {
