@@ -27,6 +27,7 @@
 #include "skograph/aggregation/constraint_embedding.hpp"
 
 // rigid/: mechanisms, rigid-body tree and closed-chain models.
+#include "skograph/rigid/beam_modes.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
