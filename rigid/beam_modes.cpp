@@ -111,22 +111,27 @@ BeamModes clamped_free_beam(const BeamSpec& beam, const std::vector<double>& sta
     double stiffness;
     Eigen::Vector3d deflection, turn;
   } planes[2] = {{beam.stiffness_y, second, -first}, {beam.stiffness_z, first, second}};
-  for (int plane = 0; plane < 2; ++plane) {
-    const double rate = std::sqrt(planes[plane].stiffness /
-                                  (beam.mass_per_length * length * length * length * length));
-    for (int n = 0; n < beam.modes; ++n) {
+  double rates[2];  // omega_n / l_n^2 per plane
+  for (int plane = 0; plane < 2; ++plane)
+    rates[plane] = std::sqrt(planes[plane].stiffness /
+                             (beam.mass_per_length * length * length * length * length));
+  std::vector<BeamModeShape> shapes(stations.size());
+  for (int n = 0; n < beam.modes; ++n) {
+    const double root = roots[static_cast<std::size_t>(n)];
+    const double sigma = clamped_free_sigma(root);
+    // The two planes share the mode's shape: evaluated once per station.
+    for (std::size_t s = 0; s < stations.size(); ++s)
+      shapes[s] = clamped_free_shape(root, stations[s] / length);
+    for (int plane = 0; plane < 2; ++plane) {
       const int column = plane * beam.modes + n;
-      const double root = roots[static_cast<std::size_t>(n)];
-      const double omega = root * root * rate;
+      const double omega = root * root * rates[plane];
       out.frequencies[column] = omega;
       out.modal_stiffness(column, column) = omega * omega;
       out.coupling.col(column) << planes[plane].turn * (scale * length * 2.0 / (root * root)),
-          planes[plane].deflection * (scale * 2.0 * clamped_free_sigma(root) / root);
-      for (std::size_t s = 0; s < stations.size(); ++s) {
-        const BeamModeShape shape = clamped_free_shape(root, stations[s] / length);
-        out.influence[s].col(column) << planes[plane].turn * (shape.slope / (length * scale)),
-            planes[plane].deflection * (shape.value / scale);
-      }
+          planes[plane].deflection * (scale * 2.0 * sigma / root);
+      for (std::size_t s = 0; s < stations.size(); ++s)
+        out.influence[s].col(column) << planes[plane].turn * (shapes[s].slope / (length * scale)),
+            planes[plane].deflection * (shapes[s].value / scale);
     }
   }
   return out;

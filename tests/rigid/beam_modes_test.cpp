@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/richardson.hpp"
+
 namespace skograph {
 namespace {
 
@@ -117,13 +119,12 @@ TEST(BeamModes, SlopeIsTheDerivativeOfTheValue) {
   const std::vector<double> roots = clamped_free_roots(8);
   for (int n = 0; n < 8; ++n)
     for (const double xi : {0.05, 0.3, 0.62, 0.9}) {
-      const auto central = [&](double h) {
-        return (clamped_free_shape(roots[n], xi + h).value -
-                clamped_free_shape(roots[n], xi - h).value) /
-               (2 * h);
+      const auto value_at = [&](int, double step) {
+        return Eigen::VectorXd::Constant(1, clamped_free_shape(roots[n], xi + step).value);
       };
-      const double h = 0.01 / roots[n];  // a hundredth of the mode's wavelength over 2 pi
-      const double extrapolated = (4 * central(h / 2) - central(h)) / 3;  // error h^2 removed
+      // A step of a hundredth of the mode's wavelength over 2 pi.
+      const double extrapolated =
+          testing_support::richardson_columns(1, value_at, 0.01 / roots[n]).fine(0, 0);
       EXPECT_NEAR(clamped_free_shape(roots[n], xi).slope, extrapolated, 1e-8 * roots[n])
           << n << " " << xi;
     }
