@@ -88,7 +88,7 @@ bench-peers: deps
 # $(FUZZ_DIR)/findings/KIND/: fix it and add the file to tests/fuzz_regressions/KIND.
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_KINDS := dot urdf yaml mjcf sdf state loops
+FUZZ_KINDS := dot urdf yaml mjcf sdf state derivative_state loops modal
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 fuzz: deps
 	@$(call install_missing,$(FUZZ_PACKAGES))

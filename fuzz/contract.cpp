@@ -53,9 +53,14 @@ int run_and_check(const Target& target, const std::uint8_t* data, std::size_t si
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
+  for (const auto& [name, text] : target.companions)
+    std::ofstream(scratch_folder() + "/" + name, std::ios::binary | std::ios::trunc) << text;
   std::vector<std::string> arguments;
-  for (const std::string& argument : target.arguments)
-    arguments.push_back(argument == "{}" ? path : argument);
+  for (std::string argument : target.arguments) {
+    if (argument == "{}") argument = path;
+    if (argument.rfind("{folder}", 0) == 0) argument = scratch_folder() + argument.substr(8);
+    arguments.push_back(argument);
+  }
   std::ostringstream out, err;
   const int status = cli::run(arguments, out, err);
   const std::string out_text = out.str(), err_text = err.str();
@@ -65,7 +70,9 @@ int run_and_check(const Target& target, const std::uint8_t* data, std::size_t si
       broken("output on stdout with exit status 2", status, out_text, err_text);
     if (err_text.empty() || err_text.find('\n') != err_text.size() - 1)
       broken("stderr is not exactly one line", status, out_text, err_text);
-    const std::string expected = "skograph " + arguments[0] + ": " + path;
+    const std::string reported =
+        target.reported.empty() ? path : scratch_folder() + target.reported.substr(8);
+    const std::string expected = "skograph " + arguments[0] + ": " + reported;
     if (err_text.rfind(expected, 0) != 0)
       broken("the line does not start with '" + expected + "'", status, out_text, err_text);
     for (std::size_t k = 0; k + 1 < err_text.size(); ++k) {

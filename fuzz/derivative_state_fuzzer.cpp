@@ -6,7 +6,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const skograph::fuzz::Target target{
       ".json",
-      {"linearize", SKOGRAPH_SOURCE_DIR "/examples/models/humanoid.yaml", "--state", "{}",
-       "--hold", "--json"}};
+      {"linearize", SKOGRAPH_SOURCE_DIR "/examples/models/humanoid.yaml", "--state", "{}", "--hold",
+       "--json"}};
   return skograph::fuzz::run_and_check(target, data, size);
 }

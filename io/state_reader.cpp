@@ -61,9 +61,9 @@ InputError out_of_range_number(const std::string& source, const std::string& wha
   const std::size_t line_start = text.rfind('\n', byte);
   const std::size_t column = line_start == std::string::npos ? byte + 1 : byte - line_start;
   const int line = line_of_byte(text, byte);
-  return InputError(source, line,
-                    message + " at line " + std::to_string(line) + ", column " +
-                        std::to_string(column));
+  return InputError(
+      source, line,
+      message + " at line " + std::to_string(line) + ", column " + std::to_string(column));
 }
 
 double finite_number(const nlohmann::json& value, const std::string& source,

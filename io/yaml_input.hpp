@@ -19,7 +19,8 @@ namespace skograph::io {
 // " at line 2, column 8" of a yaml-cpp mark ("" when it has none).
 inline std::string yaml_place(const YAML::Mark& mark) {
   if (mark.is_null()) return "";
-  return " at line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
+  return " at line " + std::to_string(mark.line + 1) + ", column " +
+         std::to_string(mark.column + 1);
 }
 
 // The document of `text` (yaml-cpp's depth guard bounds the nesting): InputError at the line of a

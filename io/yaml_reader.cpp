@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "flexible_section.hpp"
 #include "mechanism_checks.hpp"
 #include "skograph/graph/text_input.hpp"
 #include "skograph/io/loop_file.hpp"
@@ -49,10 +50,11 @@ JointType joint_type_named(const YamlReader& reader, const YAML::Node& node,
 }
 
 void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mechanism,
-                std::vector<int>& link_lines, NameIndex& index, io::InertiaAudit& audit) {
+                std::vector<int>& link_lines, NameIndex& index, io::InertiaAudit& audit,
+                std::vector<io::FlexibleSection>& flexible) {
   if (!list.IsSequence()) fail(reader.at(list), "'links' must be a list");
   for (const YAML::Node& node : list) {
-    reader.check_keys(node, "a link", {"name", "mass", "com", "inertia"}, {"name"});
+    reader.check_keys(node, "a link", {"name", "mass", "com", "inertia", "flexible"}, {"name"});
     Link link;
     link.name = reader.text(node["name"], "link name");
     const std::string owner = "link '" + link.name + "'";
@@ -77,6 +79,9 @@ void read_links(const YamlReader& reader, const YAML::Node& list, Mechanism& mec
         fail(reader.at(node["mass"]), owner + " has negative mass " + node["mass"].Scalar());
       audit.check(reader.at(inertia), link);
     }
+    if (node["flexible"])  // given to the link once its joints and loops are known
+      flexible.push_back({static_cast<int>(mechanism.links.size()), node["flexible"],
+                          static_cast<bool>(node["mass"] || node["inertia"] || node["com"])});
     mechanism.links.push_back(link);
     link_lines.push_back(reader.at(node).line);
   }
@@ -255,14 +260,18 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
          "this is a loop file (closed_loop, type, name_mot), not a model: pass it with --loops "
          "beside its URDF (skograph dynamics robot.urdf --loops " +
              source + ")");
-  reader.check_keys(
-      root, "the mechanism",
-      {"name", "urdf", "loops_file", "links", "joints", "loops", "couplings", "independent"});
+  reader.check_keys(root, "the mechanism",
+                    {"name", "urdf", "loops_file", "links", "joints", "loops", "couplings",
+                     "independent", "flexible"});
 
   Mechanism mechanism;
   std::vector<int> joint_lines, link_lines;
   NameIndex index;
   io::InertiaAudit audit(options.strict);
+  std::vector<io::FlexibleSection> flexible;
+  if (root["flexible"] && !root["urdf"])
+    fail(reader.at(root["flexible"]),
+         "a top-level 'flexible' map goes with 'urdf'; give a link's 'flexible' on the link");
   if (root["urdf"]) {
     if (root["links"] || root["joints"])
       fail(reader.at(root["urdf"]), "give either 'urdf' or 'links' and 'joints', not both");
@@ -280,10 +289,18 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
       index.links.emplace(mechanism.links[k].name, static_cast<int>(k));
     for (size_t j = 0; j < mechanism.joints.size(); ++j)
       index.joints.emplace(mechanism.joints[j].name, static_cast<int>(j));
+    if (root["flexible"]) {  // {LINK: section}: the URDF's mass data stay the rigid invariants
+      reader.require_map(root["flexible"], "'flexible'");
+      for (const auto& entry : root["flexible"]) {
+        const int link = link_named(reader, entry.first, index, "flexible link", false);
+        const Link& data = mechanism.links[static_cast<std::size_t>(link)];
+        flexible.push_back({link, entry.second, data.mass != 0.0 || !data.inertia.isZero()});
+      }
+    }
   } else {
     if (!root["links"] || !root["joints"])
       fail(reader.at(root), "the mechanism needs 'links' and 'joints' (or 'urdf')");
-    read_links(reader, root["links"], mechanism, link_lines, index, audit);
+    read_links(reader, root["links"], mechanism, link_lines, index, audit, flexible);
     if (mechanism.links.empty()) fail(reader.at(root["links"]), "the mechanism has no links");
     read_joints(reader, root["joints"], mechanism, joint_lines, index);
     io::check_tree(source, mechanism, joint_lines, link_lines);
@@ -300,6 +317,7 @@ Mechanism parse_yaml_document(const std::string& text, const std::string& source
             : std::filesystem::path(base_directory) / relative;
     LoopFile::read(path.string()).apply(mechanism);
   }
+  io::apply_flexible_sections(reader, flexible, base_directory, mechanism);
   if (root["independent"]) {  // the coordinates to keep independent (actuated joints)
     const YAML::Node list = root["independent"];
     if (!list.IsSequence())
@@ -326,7 +344,8 @@ Mechanism parse_yaml(const std::string& text, const std::string& source,
   try {
     return parse_yaml_document(text, source, base_directory, options);
   } catch (const YAML::Exception& e) {  // anything yaml-cpp refuses past the parse: one line
-    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1, "YAML: " + e.msg + io::yaml_place(e.mark));
+    throw InputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
+                     "YAML: " + e.msg + io::yaml_place(e.mark));
   }
 }
 

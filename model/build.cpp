@@ -68,7 +68,19 @@ Mechanism load_mechanism(const std::string& path, const ReadOptions& options) {
     reading.tree_joints.insert(reading.tree_joints.end(), actuated.begin(), actuated.end());
   }
   Mechanism read = read_mechanism_file(path, reading);
-  if (loop_file) loop_file->apply(read);
+  if (loop_file) {
+    const std::size_t model_loops = read.loops.size();
+    loop_file->apply(read);
+    // A flexible link names the nodes of its loops in the model file, which never saw these.
+    for (std::size_t i = model_loops; i < read.loops.size(); ++i)
+      for (const int end : {read.loops[i].parent, read.loops[i].child})
+        if (end >= 0 && read.links[static_cast<std::size_t>(end)].flexible)
+          throw InputError(options.loops_file, read.loops[i].source_line,
+                           "loop '" + read.loops[i].name + "' attaches to flexible link '" +
+                               read.links[static_cast<std::size_t>(end)].name +
+                               "': give it in the model file (loops: or loops_file:), where "
+                               "the link's nodes can name it");
+  }
   if (!options.independent.empty()) {
     try {
       named_dofs(read, options.independent);  // every name a moving joint or dof of the file
@@ -97,6 +109,13 @@ Model build_model(Mechanism mechanism, const std::string& source, const BuildOpt
   const bool strict = options.strict;
   if (!(options.conditioning_limit >= 1.0) || !std::isfinite(options.conditioning_limit))
     throw UsageError("the conditioning limit must be a finite number of at least 1");
+  for (const Link& link : mechanism.links)  // read and checked (io/), not yet a model's node
+    if (link.flexible)
+      throw InputError(link.flexible->source_file.empty() ? source : link.flexible->source_file,
+                       link.flexible->source_line,
+                       "link '" + link.name +
+                           "' is flexible: models do not take flexible bodies yet (the modal "
+                           "data was read and checked; docs/flexible-bodies.md)");
   const Mechanism fused = fuse_fixed_bodies(mechanism);
   Mechanism ordered = depth_first_order(fused);
   Model model;

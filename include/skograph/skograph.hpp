@@ -28,6 +28,7 @@
 
 // rigid/: mechanisms, rigid-body tree and closed-chain models.
 #include "skograph/rigid/beam_modes.hpp"
+#include "skograph/rigid/modal_body.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
@@ -42,6 +43,7 @@
 // io/: the readers of model files, loop files and states.
 #include "skograph/io/loop_file.hpp"
 #include "skograph/io/mechanism_file.hpp"
+#include "skograph/io/modal_file.hpp"
 #include "skograph/io/state_reader.hpp"
 
 // model/: the model everyone calls (load_model: a ready model of any supported file), in the

@@ -9,8 +9,10 @@ usage: SKOGRAPH_CLI=build/bin/skograph PYTHONPATH=build/python test_inputs_and_t
 """
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import unittest
 import warnings
@@ -86,6 +88,25 @@ class BadInput(unittest.TestCase):
         self.assertEqual(skograph.analyze_graph(MODELS / "fourbar.yaml")["nodes"],
                          skograph.analyze_graph(str(MODELS / "fourbar.yaml"))["nodes"])
         one_line_error(self, lambda: skograph.load_model(3), "path must be a path (str or os.PathLike), not int")
+
+    def test_a_bad_modal_data_file_names_its_line_as_the_command_line_does(self):
+        folder = pathlib.Path(tempfile.mkdtemp())
+        try:
+            (folder / "modes.txt").write_text("modes 1\nfrequencies_hz\n-1\ncoupling\n" + "0\n" * 6)
+            model = folder / "panel.yaml"
+            model.write_text("links:\n"
+                             "  - name: panel\n"
+                             "    mass: 1.0\n"
+                             "    inertia: {ixx: 0.1, iyy: 0.1, izz: 0.1}\n"
+                             "    flexible: {file: modes.txt}\n"
+                             "joints:\n"
+                             "  - {name: hinge, type: revolute, parent: world, child: panel}\n")
+            python = one_line_error(self, lambda: skograph.load_model(model),
+                                    "panel.yaml:5: link 'panel' flexible file: ",
+                                    "modes.txt:2: 'frequencies_hz' has an entry that is negative")
+            self.assertIn(python, cli_error("dynamics", model))
+        finally:
+            shutil.rmtree(folder)
 
     def test_a_string_where_names_belong_and_the_same_words_as_the_command_line(self):
         stewart = MODELS / "stewart_platform.yaml"

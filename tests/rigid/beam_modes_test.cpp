@@ -3,11 +3,14 @@
 // extrapolation.
 #include "skograph/rigid/beam_modes.hpp"
 
+#include "skograph/rigid/modal_body.hpp"
+
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
 
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <stdexcept>
 #include <vector>
@@ -192,6 +195,60 @@ TEST(BeamModes, BeamHasItsInvariantsFrequenciesCouplingAndInfluences) {
     }
   }
   EXPECT_EQ(clamped_free_beam(beam, {}).influence.size(), 0u);
+}
+
+// The (6 + nmd)-square mass matrix of a flexible body (rigid/modal_body.hpp) is the kinetic
+// energy of its velocity field: for nu = [w; v; etadot], a point of the beam at r moves with
+// v + w x r + Phi_t(r) etadot, and the sections turn about the axis with w (inertia m r^2 / 2).
+TEST(BeamModes, TheBodysMassMatrixIsItsVelocityFieldsKineticEnergy) {
+  BeamSpec beam;
+  beam.length = 1.3;
+  beam.stiffness_y = 75.0;
+  beam.stiffness_z = 120.0;
+  beam.mass_per_length = 1.9;
+  beam.modes = 3;
+  beam.radius = 0.04;
+  beam.axis = 2;
+  const Quadrature quadrature = composite_gauss(8, 24);
+  std::vector<double> stations;
+  for (const double xi : quadrature.points) stations.push_back(xi * beam.length);
+  const BeamModes modes = clamped_free_beam(beam, stations);
+  ModalBody body;
+  body.modal_mass = modes.modal_mass;
+  body.modal_stiffness = modes.modal_stiffness;
+  body.modal_damping = Eigen::MatrixXd::Zero(6, 6);
+  body.coupling = modes.coupling;
+  const Eigen::MatrixXd matrix =
+      flexible_body_mass_matrix(body, modes.mass, modes.center_of_mass, modes.inertia_about_center);
+  ASSERT_EQ(matrix.rows(), 12);
+  const Eigen::Vector3d e = Eigen::Vector3d::UnitZ();
+  std::srand(7);
+  for (int trial = 0; trial < 5; ++trial) {
+    const Eigen::VectorXd nu = Eigen::VectorXd::Random(12);
+    const Eigen::Vector3d w = nu.head<3>(), v = nu.segment<3>(3);
+    double energy = 0.5 * (modes.mass * beam.radius * beam.radius / 2) * std::pow(w.dot(e), 2);
+    for (std::size_t i = 0; i < quadrature.points.size(); ++i) {
+      const Eigen::Vector3d velocity =
+          v + w.cross(e * stations[i]) + modes.influence[i].bottomRows(3) * nu.tail(6);
+      energy +=
+          0.5 * quadrature.weights[i] * beam.length * beam.mass_per_length * velocity.squaredNorm();
+    }
+    EXPECT_NEAR(0.5 * nu.dot(matrix * nu), energy, 1e-12 * energy);
+  }
+  EXPECT_EQ(modal_body_problem(body), "");
+  EXPECT_EQ(flexible_body_mass_problem(body, modes.mass, modes.center_of_mass,
+                                       modes.inertia_about_center),
+            "");
+  // Twice the coupling is more than one mass distribution can carry.
+  ModalBody doubled = body;
+  doubled.coupling *= 2;
+  EXPECT_NE(flexible_body_mass_problem(doubled, modes.mass, modes.center_of_mass,
+                                       modes.inertia_about_center),
+            "");
+  ModalBody soft = body;
+  soft.modal_stiffness(1, 1) = -1;
+  EXPECT_EQ(modal_body_problem(soft),
+            "the modal stiffness has a negative eigenvalue (negative stiffness)");
 }
 
 TEST(BeamModes, BadBeamsAreRefusedWithTheirReason) {

@@ -19,8 +19,11 @@
 #pragma once
 
 #include <Eigen/Geometry>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "skograph/rigid/modal_body.hpp"
 
 namespace skograph {
 
@@ -40,6 +43,8 @@ struct Link {
   // the joint into the link (rigid/tree_joint_choice.hpp), which makes the link frame that
   // joint's frame. The link's name names the declared frame (Mechanism::locate_frame).
   Eigen::Isometry3d declared_frame = Eigen::Isometry3d::Identity();
+  // The modal data of a flexible link (docs/flexible-bodies.md); null for a rigid link.
+  std::shared_ptr<const ModalBody> flexible;
 };
 
 struct Joint {
