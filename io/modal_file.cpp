@@ -99,20 +99,30 @@ ModalBody assemble_modal_body(const ModalFields& fields) {
   } else {
     body.modal_damping = Eigen::MatrixXd::Zero(modes, modes);
   }
-  const std::string problem = modal_body_problem(body);
+  ModalProblemPlace field;
+  const std::string problem = modal_body_problem(body, &field);
   if (!problem.empty()) {
-    // Charged to the field it names where the problem says which.
+    // Charged to the line of the field the problem lies in.
     SourceLocation place = at;
-    if (problem.find("modal mass") != std::string::npos)
-      place = where_of(fields.modal_mass, at);
-    else if (problem.find("stiffness") != std::string::npos)
-      place = where_of(fields.modal_stiffness, where_of(fields.frequencies_hz, at));
-    else if (problem.find("damping") != std::string::npos)
-      place = where_of(fields.modal_damping, where_of(fields.damping_ratios, at));
-    else if (problem.find("coupling") != std::string::npos)
-      place = fields.coupling->where;
-    for (const ModalNode& node : body.nodes)
-      if (problem.find("node '" + node.name + "'") == 0) place = {at.source, node.source_line};
+    switch (field.field) {
+      case ModalProblemPlace::kModalMass:
+        place = where_of(fields.modal_mass, at);
+        break;
+      case ModalProblemPlace::kModalStiffness:
+        place = where_of(fields.modal_stiffness, where_of(fields.frequencies_hz, at));
+        break;
+      case ModalProblemPlace::kModalDamping:
+        place = where_of(fields.modal_damping, where_of(fields.damping_ratios, at));
+        break;
+      case ModalProblemPlace::kCoupling:
+        place = where_of(fields.coupling, at);
+        break;
+      case ModalProblemPlace::kNode:
+        place = {at.source, body.nodes[field.node].source_line};
+        break;
+      case ModalProblemPlace::kNone:
+        break;
+    }
     fail(place, problem);
   }
   return body;

@@ -85,9 +85,13 @@ std::string modal_mass_problem(const Eigen::MatrixXd& modal_mass) {
   return "";
 }
 
-std::string modal_body_problem(const ModalBody& body) {
+std::string modal_body_problem(const ModalBody& body, ModalProblemPlace* place) {
+  const auto in = [place](ModalProblemPlace::Field field, int node, std::string problem) {
+    if (place) *place = {field, node};
+    return problem;
+  };
   const std::string mass_problem = modal_mass_problem(body.modal_mass);
-  if (!mass_problem.empty()) return mass_problem;
+  if (!mass_problem.empty()) return in(ModalProblemPlace::kModalMass, -1, mass_problem);
   const Eigen::Index modes = body.modal_mass.rows();
   const auto square = [&](const Eigen::MatrixXd& matrix, const char* what) -> std::string {
     if (matrix.rows() != modes || matrix.cols() != modes)
@@ -97,29 +101,33 @@ std::string modal_body_problem(const ModalBody& body) {
     if (!symmetric(matrix)) return std::string("the ") + what + " is not symmetric";
     return "";
   };
-  for (const auto& [matrix, what] :
-       {std::pair<const Eigen::MatrixXd&, const char*>{body.modal_stiffness, "modal stiffness"},
-        {body.modal_damping, "modal damping"}}) {
-    const std::string problem = square(matrix, what);
-    if (!problem.empty()) return problem;
-  }
-  if (!positive_semidefinite(body.modal_stiffness))
-    return "the modal stiffness has a negative eigenvalue (negative stiffness)";
-  if (!positive_semidefinite(body.modal_damping))
-    return "the modal damping has a negative eigenvalue (negative damping)";
+  std::string problem = square(body.modal_stiffness, "modal stiffness");
+  if (problem.empty() && !positive_semidefinite(body.modal_stiffness))
+    problem = "the modal stiffness has a negative eigenvalue (negative stiffness)";
+  if (!problem.empty()) return in(ModalProblemPlace::kModalStiffness, -1, problem);
+  problem = square(body.modal_damping, "modal damping");
+  if (problem.empty() && !positive_semidefinite(body.modal_damping))
+    problem = "the modal damping has a negative eigenvalue (negative damping)";
+  if (!problem.empty()) return in(ModalProblemPlace::kModalDamping, -1, problem);
   const std::string rows6 = "6 x " + std::to_string(modes);
   if (body.coupling.rows() != 6 || body.coupling.cols() != modes)
-    return "the coupling is " + shape(body.coupling) + ", not " + rows6 +
-           " ([angular; linear] rows, one column per mode)";
-  if (!body.coupling.allFinite()) return "the coupling has an entry that is not finite";
-  for (const ModalNode& node : body.nodes) {
+    return in(ModalProblemPlace::kCoupling, -1,
+              "the coupling is " + shape(body.coupling) + ", not " + rows6 +
+                  " ([angular; linear] rows, one column per mode)");
+  if (!body.coupling.allFinite())
+    return in(ModalProblemPlace::kCoupling, -1, "the coupling has an entry that is not finite");
+  for (std::size_t index = 0; index < body.nodes.size(); ++index) {
+    const ModalNode& node = body.nodes[index];
+    const int at = static_cast<int>(index);
     if (node.influence.rows() != 6 || node.influence.cols() != modes)
-      return "node '" + node.name + "' is " + shape(node.influence) + ", not " + rows6 +
-             " ([rotation; translation] rows, one column per mode)";
+      return in(ModalProblemPlace::kNode, at,
+                "node '" + node.name + "' is " + shape(node.influence) + ", not " + rows6 +
+                    " ([rotation; translation] rows, one column per mode)");
     if (!node.influence.allFinite())
-      return "node '" + node.name + "' has an entry that is not finite";
+      return in(ModalProblemPlace::kNode, at,
+                "node '" + node.name + "' has an entry that is not finite");
   }
-  return "";
+  return in(ModalProblemPlace::kNone, -1, "");
 }
 
 std::string flexible_body_mass_problem(const ModalBody& body, double mass,

@@ -50,10 +50,18 @@ Eigen::MatrixXd flexible_body_mass_matrix(const ModalBody& body, double mass,
 // symmetric, not positive definite.
 std::string modal_mass_problem(const Eigen::MatrixXd& modal_mass);
 
+// Which of a body's fields a problem lies in, so that a reader can name that field's line.
+struct ModalProblemPlace {
+  enum Field { kNone, kModalMass, kModalStiffness, kModalDamping, kCoupling, kNode };
+  Field field = kNone;
+  int node = -1;  // index into ModalBody::nodes when field is kNode
+};
+
 // The first thing wrong with the body's own numbers, or "" when nothing is: matrix sizes, entries
 // that are not finite, a modal mass that is not symmetric or not positive definite, a stiffness or
-// damping that is not symmetric or has a negative eigenvalue.
-std::string modal_body_problem(const ModalBody& body);
+// damping that is not symmetric or has a negative eigenvalue. `place`, when given, receives the
+// field the problem lies in.
+std::string modal_body_problem(const ModalBody& body, ModalProblemPlace* place = nullptr);
 
 // What is wrong with the body on its link, or "": its own numbers' problem, or the (6 + nmd)-square
 // mass matrix not positive definite (the rigid invariants and the coupling do not describe one mass
