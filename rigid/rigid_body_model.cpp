@@ -86,6 +86,7 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
     parent[j] = parent_link == -1 ? Forest::kNone : node_of_link_[parent_link];
     hinge_dims[j] = joint_dof_count(m.joints[j].type);
   }
+  joint_dofs_ = hinge_dims;
   Forest forest;
   try {
     forest = Forest(parent);
@@ -368,9 +369,11 @@ void configuration_rate(const RigidBodyModel& model, const Eigen::Ref<const Eige
   check_size(qd, model.dof_count(), "qd");
   check_size(q_rate, model.dof_count(), "q_rate");
   for (int k = 0; k < model.node_count(); ++k) {
-    const int offset = model.joint_dof_offset(k);
+    const int offset = model.hinge_offset(k), joint_dofs = model.joint_dofs(k);
     joint_configuration_rate(model.joint_geometry(k), q.data() + offset, qd.data() + offset,
                              q_rate.data() + offset);
+    // Modal coordinates are plain: their rate is qd.
+    for (int i = joint_dofs; i < model.hinge_dofs(k); ++i) q_rate[offset + i] = qd[offset + i];
   }
 }
 

@@ -83,10 +83,15 @@ void integrate(const RigidBodyModel& model, const Eigen::Ref<const Eigen::Vector
   check_size(result, n, "result");
   double moved[6];
   for (int k = 0; k < model.node_count(); ++k) {
-    const int offset = model.joint_dof_offset(k), dofs = model.joint_dofs(k);
-    if (dofs == 0) continue;
-    integrate_joint(model.joint_geometry(k).type, q.data() + offset, v.data() + offset, dt, moved);
-    for (int i = 0; i < dofs; ++i) result[offset + i] = moved[i];
+    const int offset = model.hinge_offset(k), dofs = model.joint_dofs(k);
+    if (dofs > 0) {
+      integrate_joint(model.joint_geometry(k).type, q.data() + offset, v.data() + offset, dt,
+                      moved);
+      for (int i = 0; i < dofs; ++i) result[offset + i] = moved[i];
+    }
+    // Modal coordinates after the joint's are a vector space.
+    for (int i = dofs; i < model.hinge_dofs(k); ++i)
+      result[offset + i] = q[offset + i] + dt * v[offset + i];
   }
 }
 
@@ -104,10 +109,12 @@ void difference(const RigidBodyModel& model, const Eigen::Ref<const Eigen::Vecto
   check_size(q1, n, "q1");
   check_size(result, n, "result");
   for (int k = 0; k < model.node_count(); ++k) {
-    const int offset = model.joint_dof_offset(k);
-    if (model.joint_dofs(k) == 0) continue;
-    difference_joint(model.joint_geometry(k).type, q0.data() + offset, q1.data() + offset,
-                     result.data() + offset);
+    const int offset = model.hinge_offset(k), dofs = model.joint_dofs(k);
+    if (dofs > 0)
+      difference_joint(model.joint_geometry(k).type, q0.data() + offset, q1.data() + offset,
+                       result.data() + offset);
+    for (int i = dofs; i < model.hinge_dofs(k); ++i)
+      result[offset + i] = q1[offset + i] - q0[offset + i];
   }
 }
 

@@ -55,8 +55,14 @@ class RigidBodyModel {
   int dof_count() const { return static_cast<int>(dof_names_.size()); }
   // "joint" for a 1-dof joint, "joint:0", "joint:1", ... for a multi-dof joint.
   const std::vector<std::string>& dof_names() const { return dof_names_; }
-  int joint_dof_offset(int joint) const { return structure_->hinge.offset(joint); }
-  int joint_dofs(int joint) const { return structure_->hinge.dim(joint); }
+  // Node k's hinge: the dofs of joint k, then the modal coordinates of a flexible link's modes
+  // (none yet: models refuse flexible links), contiguous in q from hinge_offset(k). The fixed-size
+  // joint quantities (H*(k), the articulated-body blocks) have joint_dofs(k) columns.
+  int hinge_offset(int node) const { return structure_->hinge.offset(node); }
+  int hinge_dofs(int node) const { return structure_->hinge.dim(node); }
+  // The joint's own coordinates: the first joint_dofs(joint) of its node's hinge.
+  int joint_dof_offset(int joint) const { return hinge_offset(joint); }
+  int joint_dofs(int joint) const { return joint_dofs_[joint]; }
 
   // The walk of every recursion: nodes with parents before children (ascending node ids when
   // the joints are listed depth first, rigid/tree_order.hpp; otherwise a reversed post-order),
@@ -78,7 +84,7 @@ class RigidBodyModel {
   // (rigid/axis_turn.hpp). The axis index 0, 1, 2; -1 for any other joint.
   int turn_axis(int node) const { return turn_axis_[node]; }
   // The dofs in a depth-first preorder (children in ascending order), where every subtree's dofs
-  // are contiguous: node k's dofs sit at positions subtree_position(k) .. + joint_dofs(k), its
+  // are contiguous: node k's dofs sit at positions subtree_position(k) .. + hinge_dofs(k), its
   // subtree's up to + subtree_dof_count(k); dof_in_preorder()[p] is the dof at position p. For
   // joints listed depth first (the loading path) the positions are the dof offsets. mass_matrix
   // carries the columns of a whole subtree to the parent at once in this layout.
@@ -103,6 +109,7 @@ class RigidBodyModel {
   Mechanism mechanism_;
   std::shared_ptr<const SkoStructure> structure_;
   std::vector<std::string> dof_names_;
+  std::vector<int> joint_dofs_;
   std::vector<int> node_of_link_;
   std::vector<JointGeometry> geometry_;
   std::vector<Matrix6d> inertia_;
