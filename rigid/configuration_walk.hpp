@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <stdexcept>
 
 #include "axis_turn.hpp"
 #include "kinematics_detail.hpp"
@@ -19,6 +20,11 @@ class ConfigurationWalk {
  public:
   ConfigurationWalk(const RigidBodyModel& model, RigidBodyData& data, bool poses = true)
       : model_(model), data_(data), poses_(poses) {
+    // Rigid nodes only: a model with flexible links takes the generic operators' paths.
+    if (model.has_flexible_links())
+      throw std::invalid_argument(
+          "this algorithm does not take flexible links yet (docs/flexible-bodies.md lists those "
+          "that do)");
     data.phi_valid = false;
     data.sko_synchronized = false;
     data.poses_valid = poses;  // once the walk is through

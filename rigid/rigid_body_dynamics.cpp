@@ -13,6 +13,7 @@
 #include "articulated_step.hpp"
 #include "axis_turn.hpp"
 #include "configuration_walk.hpp"
+#include "flexible_nodes.hpp"
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -124,6 +125,8 @@ const Eigen::VectorXd& newton_euler(const RigidBodyModel& model, RigidBodyData& 
 void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q,
                       RigidBodyData& data) {
   if (q.size() != model.dof_count()) throw std::invalid_argument("update_positions: q size");
+  if (model.has_flexible_links())
+    return rigid_detail::update_flexible_nodes(model, q, nullptr, data);
   ConfigurationWalk walk(model, data);
   for (const int k : model.parents_first()) {
     const double* qk = q.data() + model.joint_dof_offset(k);
@@ -163,7 +166,8 @@ void rigid_body_transforms(const RigidBodyModel& model, RigidBodyData& data) {
 }
 
 void synchronize_sko_model(const RigidBodyModel& model, RigidBodyData& data) {
-  if (data.sko_synchronized) return;
+  // A model with flexible links fills data.sko as it walks (update_flexible_nodes).
+  if (data.sko_synchronized || model.has_flexible_links()) return;
   rigid_body_transforms(model, data);
   for (int k = 0; k < model.node_count(); ++k) {
     if (model.parents()[k] >= 0) data.sko.weight(k) = data.phi[k];
@@ -177,6 +181,7 @@ void rigid_detail::update_motion(const RigidBodyModel& model,
                                  const Eigen::Ref<const Eigen::VectorXd>& qd, RigidBodyData& data) {
   if (q.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: q size");
   if (qd.size() != model.dof_count()) throw std::invalid_argument("update_kinematics: qd size");
+  if (model.has_flexible_links()) return update_flexible_nodes(model, q, &qd, data);
   {
     ConfigurationWalk walk(model, data);
     for (const int k : model.parents_first())
@@ -210,8 +215,33 @@ namespace {
 void fill_base_acceleration(const RigidBodyModel& model, const Eigen::Vector3d& gravity,
                             RigidBodyData& data) {
   const std::span<const int> bases = model.forest().bases();
-  for (std::size_t i = 0; i < bases.size(); ++i)
-    data.base_acceleration.segment<6>(6 * i) = base_acceleration_of(data, bases[i], gravity);
+  const BlockLayout& nodes = model.structure()->node;
+  int offset = 0;  // m_base entries per base: a flexible base's modal rows stay zero
+  for (const int base : bases) {
+    data.base_acceleration.segment<6>(offset) = base_acceleration_of(data, base, gravity);
+    offset += nodes.dim(base);
+  }
+}
+
+// Inverse dynamics through the generic operators with gravity and optional external link forces
+// (b(k) -= f_ext on the node's rigid rows): the path of every model with flexible links.
+const Eigen::VectorXd& operators_inverse_dynamics(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
+    const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& qdd,
+    const Eigen::Vector3d& gravity, const Eigen::Ref<const Eigen::VectorXd>* link_forces) {
+  check_size(q, model.dof_count(), "q");
+  check_size(qd, model.dof_count(), "qd");
+  check_size(qdd, model.dof_count(), "qdd");
+  update_kinematics(model, q, qd, data);
+  fill_base_acceleration(model, gravity, data);
+  synchronize_sko_model(model, data);
+  if (model.has_flexible_links()) rigid_detail::add_modal_gravity(model, q, gravity, data);
+  if (link_forces != nullptr)
+    for (int k = 0; k < model.node_count(); ++k)
+      data.gyroscopic.segment<6>(data.sko.structure().node.offset(k)) -=
+          link_forces->segment<6>(6 * model.link_of_node(k));
+  return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
+                          inverse_workspace(data));
 }
 
 }  // namespace
@@ -224,6 +254,8 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(q, model.dof_count(), "q");
   check_size(qd, model.dof_count(), "qd");
   check_size(qdd, model.dof_count(), "qdd");
+  if (model.has_flexible_links())
+    return operators_inverse_dynamics(model, data, q, qd, qdd, gravity, nullptr);
   return newton_euler(model, data, q, qd, &qdd, gravity, nullptr);
 }
 
@@ -237,6 +269,8 @@ const Eigen::VectorXd& inverse_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(qd, model.dof_count(), "qd");
   check_size(qdd, model.dof_count(), "qdd");
   check_size(link_forces, 6 * model.link_count(), "link_forces");
+  if (model.has_flexible_links())
+    return operators_inverse_dynamics(model, data, q, qd, qdd, gravity, &link_forces);
   return newton_euler(model, data, q, qd, &qdd, gravity, &link_forces);
 }
 
@@ -244,12 +278,7 @@ const Eigen::VectorXd& inverse_dynamics_through_operators(
     const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& q,
     const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::Ref<const Eigen::VectorXd>& qdd,
     const Eigen::Vector3d& gravity) {
-  check_size(qdd, model.dof_count(), "qdd");
-  update_kinematics(model, q, qd, data);
-  fill_base_acceleration(model, gravity, data);
-  synchronize_sko_model(model, data);
-  return inverse_dynamics(data.sko, qd, qdd, data.coriolis, data.gyroscopic, data.base_acceleration,
-                          inverse_workspace(data));
+  return operators_inverse_dynamics(model, data, q, qd, qdd, gravity, nullptr);
 }
 
 const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& data,
@@ -258,6 +287,8 @@ const Eigen::VectorXd& bias_forces(const RigidBodyModel& model, RigidBodyData& d
                                    const Eigen::Vector3d& gravity) {
   check_size(q, model.dof_count(), "q");
   check_size(qd, model.dof_count(), "qd");
+  if (model.has_flexible_links())
+    return operators_inverse_dynamics(model, data, q, qd, data.zero_dofs, gravity, nullptr);
   return newton_euler(model, data, q, qd, nullptr, gravity, nullptr);
 }
 
@@ -268,11 +299,16 @@ void update_sko_dynamics_state(const RigidBodyModel& model,
   update_kinematics(model, q, qd, data);
   synchronize_sko_model(model, data);
   fill_base_acceleration(model, gravity, data);
+  if (model.has_flexible_links()) rigid_detail::add_modal_gravity(model, q, gravity, data);
   // a is propagated by A*, so the world's acceleration -g added to a(base) accelerates the forest.
   data.coriolis_with_gravity = data.coriolis;
-  const std::span<const int> bases = model.forest().bases();
-  for (std::size_t i = 0; i < bases.size(); ++i)
-    data.coriolis_with_gravity.segment<6>(6 * bases[i]) += data.base_acceleration.segment<6>(6 * i);
+  const BlockLayout& nodes = model.structure()->node;
+  int offset = 0;
+  for (const int base : model.forest().bases()) {
+    data.coriolis_with_gravity.segment<6>(nodes.offset(base)) +=
+        data.base_acceleration.segment<6>(offset);
+    offset += nodes.dim(base);
+  }
 }
 
 const Eigen::VectorXd& forward_dynamics_through_operators(
@@ -373,6 +409,8 @@ const Eigen::VectorXd& forward_dynamics(const RigidBodyModel& model, RigidBodyDa
   check_size(q, model.dof_count(), "q");
   check_size(qd, model.dof_count(), "qd");
   check_size(tau, model.dof_count(), "tau");
+  if (model.has_flexible_links())
+    return forward_dynamics_through_operators(model, data, q, qd, tau, gravity);
   world_motion_pass<false, true>(model, q, qd, data);
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();

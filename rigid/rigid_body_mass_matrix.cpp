@@ -264,6 +264,7 @@ void composite_mass_matrix(const RigidBodyModel& model, RigidBodyData& data, con
 const Eigen::MatrixXd& mass_matrix(const RigidBodyModel& model, RigidBodyData& data,
                                    const Eigen::Ref<const Eigen::VectorXd>& q) {
   check_size(q, model.dof_count(), "q");
+  if (model.has_flexible_links()) return mass_matrix_through_operators(model, data, q);
   composite_mass_matrix(model, data, q.data());
   return data.mass;
 }

@@ -40,6 +40,14 @@ void validate_link(const Mechanism& mechanism, const Link& link) {
     fail(mechanism, name + " has a non-symmetric inertia");
 }
 
+// The modal data's own numbers (io/ checks them with lines; hand-built mechanisms reach here) and
+// the whole body's mass matrix.
+void validate_flexible_link(const Mechanism& mechanism, const Link& link) {
+  const std::string problem =
+      flexible_body_mass_problem(*link.flexible, link.mass, link.center_of_mass, link.inertia);
+  if (!problem.empty()) fail(mechanism, "flexible link '" + link.name + "': " + problem);
+}
+
 void validate_joint(const Mechanism& mechanism, const Joint& joint) {
   const std::string name = "joint '" + joint.name + "'";
   const int links = static_cast<int>(mechanism.links.size());
@@ -81,12 +89,23 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
     if (node_of_link_[l] == -1) fail(m, "link '" + m.links[l].name + "' has no parent joint");
 
   std::vector<int> parent(joints), node_dims(joints, 6), hinge_dims(joints);
+  modes_.assign(joints, 0);
   for (int j = 0; j < joints; ++j) {
     const int parent_link = m.joints[j].parent;
     parent[j] = parent_link == -1 ? Forest::kNone : node_of_link_[parent_link];
     hinge_dims[j] = joint_dof_count(m.joints[j].type);
+    if (const ModalBody* body = m.links[m.joints[j].child].flexible.get()) {
+      validate_flexible_link(m, m.links[m.joints[j].child]);
+      modes_[j] = body->modes();
+      flexible_ = true;
+    }
   }
   joint_dofs_ = hinge_dims;
+  // A flexible link's modal coordinates follow its joint's dofs in its node's hinge.
+  for (int j = 0; j < joints; ++j) {
+    node_dims[j] += modes_[j];
+    hinge_dims[j] += modes_[j];
+  }
   Forest forest;
   try {
     forest = Forest(parent);
@@ -97,13 +116,33 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
 
   for (int j = 0; j < joints; ++j) {
     const Joint& joint = m.joints[j];
-    const int dofs = hinge_dims[j];
+    const int dofs = joint_dofs_[j];
     if (dofs == 1) dof_names_.push_back(joint.name);
     for (int i = 0; dofs > 1 && i < dofs; ++i)
       dof_names_.push_back(joint.name + ":" + std::to_string(i));
-    geometry_.push_back(make_joint_geometry(joint.type, joint.axis));
     const Link& link = m.links[joint.child];
+    for (int i = 0; i < modes_[j]; ++i)
+      dof_names_.push_back(link.name + ":eta" + std::to_string(i + 1));
+    geometry_.push_back(make_joint_geometry(joint.type, joint.axis));
     inertia_.push_back(spatial_inertia(link.mass, link.center_of_mass, link.inertia));
+    node_inertia_.push_back(link.flexible
+                                ? flexible_body_mass_matrix(*link.flexible, link.mass,
+                                                            link.center_of_mass, link.inertia)
+                                : Eigen::MatrixXd(inertia_.back()));
+    // The node of the parent link this joint hangs from moves with the parent's modes.
+    Eigen::MatrixXd attachment;
+    if (joint.parent >= 0)
+      if (const ModalBody* parent_body = m.links[joint.parent].flexible.get()) {
+        const ModalNode* node = parent_body->node(joint.name);
+        if (node == nullptr)
+          fail(m, "flexible link '" + m.links[joint.parent].name + "' has no node for joint '" +
+                      joint.name + "' (its modal influence there)");
+        if (node->influence.rows() != 6 || node->influence.cols() != parent_body->modes())
+          fail(m, "flexible link '" + m.links[joint.parent].name + "' node '" + joint.name +
+                      "' is not 6 x " + std::to_string(parent_body->modes()));
+        attachment = node->influence;
+      }
+    attachment_.push_back(std::move(attachment));
   }
   // The walk and the constants of the fast recursions (rigid/rigid_body_dynamics.cpp).
   const Forest& walk = structure_->forest;
@@ -128,7 +167,7 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
     inertia.rotational = link.inertia - link.mass * c * c;
     rigid_inertia_.push_back(inertia);
     const double zeros[6] = {0, 0, 0, 0, 0, 0};
-    hinge_column_.push_back(hinge_dims[k] == 1
+    hinge_column_.push_back(joint_dofs_[k] == 1
                                 ? Vector6d(joint_hinge_transpose(geometry_[k], zeros).col(0))
                                 : Vector6d::Zero());
     signed char axis = 0;
@@ -189,17 +228,28 @@ std::vector<int> RigidBodyModel::massless_moving_joints() const {
   return joints;
 }
 
+namespace {
+
+// The entries of the base nodes (6, or 6 + modes for a flexible base), over forest().bases().
+int base_node_entries(const RigidBodyModel& model) {
+  int entries = 0;
+  for (const int base : model.forest().bases()) entries += model.structure()->node.dim(base);
+  return entries;
+}
+
+}  // namespace
+
 RigidBodyData::RigidBodyData(const RigidBodyModel& model)
     : sko(model.structure()),
       rotation(model.node_count(), Eigen::Matrix3d::Identity()),
       translation(model.node_count(), Eigen::Vector3d::Zero()),
       link_pose(model.node_count(), Eigen::Isometry3d::Identity()),
-      velocity(Eigen::VectorXd::Zero(6 * model.node_count())),
-      coriolis(Eigen::VectorXd::Zero(6 * model.node_count())),
-      gyroscopic(Eigen::VectorXd::Zero(6 * model.node_count())),
-      base_acceleration(Eigen::VectorXd::Zero(6 * model.forest().bases().size())),
-      coriolis_with_gravity(Eigen::VectorXd::Zero(6 * model.node_count())),
-      gyroscopic_with_forces(Eigen::VectorXd::Zero(6 * model.node_count())),
+      velocity(Eigen::VectorXd::Zero(model.structure()->node.total())),
+      coriolis(Eigen::VectorXd::Zero(model.structure()->node.total())),
+      gyroscopic(Eigen::VectorXd::Zero(model.structure()->node.total())),
+      base_acceleration(Eigen::VectorXd::Zero(base_node_entries(model))),
+      coriolis_with_gravity(Eigen::VectorXd::Zero(model.structure()->node.total())),
+      gyroscopic_with_forces(Eigen::VectorXd::Zero(model.structure()->node.total())),
       zero_dofs(Eigen::VectorXd::Zero(model.dof_count())),
       carried_columns(6, model.dof_count()),
       force(Eigen::VectorXd::Zero(6 * model.node_count())),
@@ -224,7 +274,7 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
   base_factored.assign(nodes, 0);
   for (int k = 0; k < nodes; ++k) {
     const int dofs = model.joint_dofs(k);
-    sko.inertia(k) = model.link_inertia(k);
+    sko.inertia(k) = model.node_inertia(k);
     const double zeros[6] = {0, 0, 0, 0, 0, 0};
     hinge[k] = joint_hinge_transpose(model.joint_geometry(k), zeros);
     projected_inertia[k].setZero(6, dofs);
@@ -342,6 +392,14 @@ Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& d
 
 double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data) {
   double energy = 0.0;
+  if (model.has_flexible_links()) {  // 1/2 nu* M(k) nu over nodes [V; etadot]
+    const BlockLayout& nodes = model.structure()->node;
+    for (int k = 0; k < model.node_count(); ++k) {
+      const auto nu = data.velocity.segment(nodes.offset(k), nodes.dim(k));
+      energy += 0.5 * nu.dot(model.node_inertia(k) * nu);
+    }
+    return energy;
+  }
   for (int k = 0; k < model.node_count(); ++k) {
     const Vector6d v = data.velocity.segment<6>(6 * k);
     energy += 0.5 * v.dot(model.link_inertia(k) * v);
@@ -356,6 +414,23 @@ double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
   for (int k = 0; k < model.node_count(); ++k) {
     const Link& link = model.mechanism().links[model.link_of_node(k)];
     energy -= link.mass * gravity.dot(poses[k] * link.center_of_mass);
+  }
+  return energy;
+}
+
+double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
+                        const Eigen::Ref<const Eigen::VectorXd>& q,
+                        const Eigen::Vector3d& gravity) {
+  double energy = potential_energy(model, data, gravity);
+  // A flexible link's modes move its first moment by coupling_t eta and store 1/2 eta* K eta.
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
+  for (int k = 0; k < model.node_count(); ++k) {
+    const int modes = model.modes(k);
+    if (modes == 0) continue;
+    const ModalBody& body = *model.modal_body(k);
+    const auto eta = q.segment(model.modal_offset(k), modes);
+    energy -= gravity.dot(poses[k].linear() * (body.coupling.bottomRows<3>() * eta));
+    energy += 0.5 * eta.dot(body.modal_stiffness * eta);
   }
   return energy;
 }

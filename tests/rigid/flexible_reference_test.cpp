@@ -17,6 +17,7 @@
 
 #include "skograph/rigid/beam_modes.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
+#include "support/flexible_mechanism.hpp"
 #include "support/richardson.hpp"
 #include "support/rigid_support.hpp"
 
@@ -26,13 +27,6 @@ namespace {
 using flexible_reference::Body;
 using flexible_reference::Tree;
 using namespace testing_support;
-
-Eigen::Isometry3d random_origin(std::mt19937& rng) {
-  Eigen::Isometry3d origin = Eigen::Isometry3d::Identity();
-  origin.linear() = rigid_random_rotation(rng);
-  origin.translation() = rigid_random_vector(rng, 0.6);
-  return origin;
-}
 
 // A random tree of `count` bodies (joint types mixed, a floating first body when asked), rigid.
 std::vector<Body> random_rigid_bodies(int count, bool floating, std::mt19937& rng) {
@@ -54,32 +48,6 @@ std::vector<Body> random_rigid_bodies(int count, bool floating, std::mt19937& rn
     bodies.push_back(body);
   }
   return bodies;
-}
-
-Mechanism mechanism_of(const std::vector<Body>& bodies) {
-  Mechanism mechanism;
-  mechanism.name = "reference";
-  for (std::size_t k = 0; k < bodies.size(); ++k) {
-    const Body& body = bodies[k];
-    Link link;
-    link.name = "link" + std::to_string(k);
-    link.mass = body.mass;
-    link.center_of_mass = body.center_of_mass;
-    link.inertia = body.inertia;
-    mechanism.links.push_back(link);
-    Joint joint;
-    joint.name = "joint" + std::to_string(k);
-    joint.type = body.joint == Body::Joint::kRevolute    ? JointType::kRevolute
-                 : body.joint == Body::Joint::kPrismatic ? JointType::kPrismatic
-                 : body.joint == Body::Joint::kFloating  ? JointType::kFloating
-                                                         : JointType::kFixed;
-    joint.parent = body.parent;
-    joint.child = static_cast<int>(k);
-    joint.origin = body.origin;
-    joint.axis = body.axis;
-    mechanism.joints.push_back(joint);
-  }
-  return mechanism;
 }
 
 double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {

@@ -16,7 +16,7 @@ namespace skograph {
 struct ModalNode {
   std::string name;
   // 6 x nmd: [rotation; translation] of the node per unit modal coordinate, in link axes. The
-  // node's pose is R_node exp([Pi_r eta]) and p_node + Pi_t eta.
+  // node's pose is exp([Pi_r eta]) R_node and p_node + Pi_t eta.
   Eigen::MatrixXd influence;
   int source_line = 0;  // 1-based line of the entry in its file, 0 when unknown
 };

@@ -28,6 +28,7 @@
 #include "skograph/operators/operational_space.hpp"
 #include "skograph/operators/sko_model.hpp"
 #include "skograph/rigid/mechanism.hpp"
+#include "skograph/rigid/modal_body.hpp"
 #include "skograph/rigid/rigid_kernels.hpp"
 #include "skograph/rigid/spatial.hpp"
 
@@ -56,13 +57,32 @@ class RigidBodyModel {
   // "joint" for a 1-dof joint, "joint:0", "joint:1", ... for a multi-dof joint.
   const std::vector<std::string>& dof_names() const { return dof_names_; }
   // Node k's hinge: the dofs of joint k, then the modal coordinates of a flexible link's modes
-  // (none yet: models refuse flexible links), contiguous in q from hinge_offset(k). The fixed-size
+  // (named "LINK:eta1", "LINK:eta2", ...), contiguous in q from hinge_offset(k). The fixed-size
   // joint quantities (H*(k), the articulated-body blocks) have joint_dofs(k) columns.
   int hinge_offset(int node) const { return structure_->hinge.offset(node); }
   int hinge_dofs(int node) const { return structure_->hinge.dim(node); }
   // The joint's own coordinates: the first joint_dofs(joint) of its node's hinge.
   int joint_dof_offset(int joint) const { return hinge_offset(joint); }
   int joint_dofs(int joint) const { return joint_dofs_[joint]; }
+
+  // Flexible links (docs/flexible-bodies.md, part I section 8): node k has 6 + modes(k)
+  // dimensions, its velocity [V(k); etadot(k)]. Such a model runs through the generic SKO
+  // operators (the *_through_operators paths, which every dynamics function below takes for it);
+  // the algorithms written for rigid nodes only throw std::invalid_argument on it.
+  bool has_flexible_links() const { return flexible_; }
+  int modes(int node) const { return modes_[node]; }
+  // The first modal coordinate of node k in q: hinge_offset + joint_dofs.
+  int modal_offset(int node) const { return hinge_offset(node) + joint_dofs(node); }
+  // The link's modal data, or nullptr for a rigid link.
+  const ModalBody* modal_body(int node) const {
+    return mechanism_.links[link_of_node(node)].flexible.get();
+  }
+  // The (6 + modes)-square mass matrix M(k) of the node (the spatial inertia for a rigid link).
+  const Eigen::MatrixXd& node_inertia(int node) const { return node_inertia_[node]; }
+  // For a node whose parent link is flexible: the parent's 6 x modes(parent) influence at this
+  // joint's node ([rotation; translation] per unit modal coordinate, parent link axes); empty
+  // otherwise.
+  const Eigen::MatrixXd& attachment(int node) const { return attachment_[node]; }
 
   // The walk of every recursion: nodes with parents before children (ascending node ids when
   // the joints are listed depth first, rigid/tree_order.hpp; otherwise a reversed post-order),
@@ -110,6 +130,9 @@ class RigidBodyModel {
   std::shared_ptr<const SkoStructure> structure_;
   std::vector<std::string> dof_names_;
   std::vector<int> joint_dofs_;
+  bool flexible_ = false;
+  std::vector<int> modes_;
+  std::vector<Eigen::MatrixXd> node_inertia_, attachment_;
   std::vector<int> node_of_link_;
   std::vector<JointGeometry> geometry_;
   std::vector<Matrix6d> inertia_;
@@ -381,11 +404,17 @@ void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
 // independent dofs move the link (J not of full row rank).
 Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& data, int link);
 
-// Energies at the state of the last update_kinematics: T = 1/2 sum V(k)* M(k) V(k) and the
+// Energies at the state of the last update_kinematics: T = 1/2 sum nu(k)* M(k) nu(k) and the
 // potential -sum m g . c(k) (c(k): the link's center of mass in the world frame).
 double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data);
 double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
                         const Eigen::Vector3d& gravity);
+// The potential with the elastic energy and the modes' share of gravity's: that above, plus
+// 1/2 eta* K eta - g . R (coupling_t eta) per flexible link (q: the configuration of the last
+// update; the same as above for a rigid model). The energy whose sum with the kinetic energy
+// the motion conserves.
+double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
+                        const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Vector3d& gravity);
 
 // dq/dt from (q, qd): equals qd except for spherical and floating joints (rotation-vector rates
 // J_r^-1 omega, position rates R v). q_rate has dof_count() entries.

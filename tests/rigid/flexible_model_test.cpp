@@ -1,0 +1,202 @@
+// Trees with flexible links through the SKO model (rigid/flexible_nodes.cpp) against the dense
+// reference written from the definitions (tests/support/flexible_reference.hpp): the mass matrix,
+// the bias forces, inverse and forward dynamics and the energy on random trees with several
+// flexible bodies, a floating base included; part II's innovations factors and M^-1 on them; and
+// a flexible link whose modes move nothing equals the rigid model.
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "skograph/operators/innovations.hpp"
+#include "skograph/rigid/derivatives.hpp"
+#include "skograph/rigid/rigid_body_model.hpp"
+#include "support/flexible_mechanism.hpp"
+#include "support/flexible_reference.hpp"
+#include "support/rigid_support.hpp"
+
+namespace skograph {
+namespace {
+
+using flexible_reference::Body;
+using flexible_reference::Tree;
+using namespace testing_support;
+
+double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+int flexible_count(const std::vector<Body>& bodies) {
+  return static_cast<int>(
+      std::count_if(bodies.begin(), bodies.end(), [](const Body& b) { return b.modes() > 0; }));
+}
+
+// Random trees with at least two flexible bodies; modal rotations of up to 0.3 rad per unit
+// coordinate, or 1.5 rad (turns past 1 rad, where the left Jacobian leaves its series).
+std::vector<Body> random_tree(int trial, std::mt19937& rng) {
+  for (;;) {
+    std::vector<Body> bodies =
+        random_flexible_bodies(2 + trial % 6, trial % 2 == 0, trial % 4 == 3 ? 1.5 : 0.3, rng);
+    if (flexible_count(bodies) >= std::min<int>(2, static_cast<int>(bodies.size()))) return bodies;
+  }
+}
+
+TEST(FlexibleModel, DynamicsMatchTheDenseReference) {
+  std::mt19937 rng(53);
+  const Eigen::Vector3d gravity(0.7, -0.4, -9.81);
+  for (int trial = 0; trial < 16; ++trial) {
+    const std::vector<Body> bodies = random_tree(trial, rng);
+    const Tree tree(bodies);
+    const RigidBodyModel model(mechanism_of(bodies));
+    RigidBodyData data(model);
+    const int n = tree.dofs();
+    ASSERT_EQ(model.dof_count(), n);
+    ASSERT_TRUE(model.has_flexible_links());
+    const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng),
+                          qdd = rigid_random_state(n, rng), tau = rigid_random_state(n, rng);
+    const Eigen::MatrixXd mass = tree.mass_matrix(q);
+    const Eigen::VectorXd bias = tree.bias_forces(q, qd, gravity);
+    const std::string where = "trial " + std::to_string(trial);
+    EXPECT_LT(relative_error(mass_matrix(model, data, q), mass), 1e-12) << where;
+    EXPECT_LT(relative_error(bias_forces(model, data, q, qd, gravity), bias), 1e-12) << where;
+    EXPECT_LT(relative_error(inverse_dynamics(model, data, q, qd, qdd, gravity), mass * qdd + bias),
+              1e-12)
+        << where;
+    // Forward dynamics to the conditioning of M.
+    const Eigen::VectorXd expected = mass.ldlt().solve(tau - bias);
+    const Eigen::VectorXd acceleration = forward_dynamics(model, data, q, qd, tau, gravity);
+    EXPECT_LT((mass * (acceleration - expected)).cwiseAbs().maxCoeff(),
+              1e-12 * std::max(1.0, (tau - bias).cwiseAbs().maxCoeff()))
+        << where;
+    update_kinematics(model, q, qd, data);
+    const double energy = kinetic_energy(model, data) + potential_energy(model, data, q, gravity);
+    const double reference = tree.energy(q, qd, gravity);
+    EXPECT_NEAR(energy, reference, 1e-12 * std::max(1.0, std::abs(reference))) << where;
+  }
+}
+
+TEST(FlexibleModel, ModalCoordinatesAreNamedAfterTheirLink) {
+  std::mt19937 rng(8);
+  const std::vector<Body> bodies = random_tree(1, rng);
+  const RigidBodyModel model(mechanism_of(bodies));
+  const Tree tree(bodies);
+  for (int k = 0; k < model.node_count(); ++k) {
+    EXPECT_EQ(model.modes(k), bodies[k].modes());
+    EXPECT_EQ(model.modal_offset(k), tree.offset(k) + bodies[k].joint_dofs());
+    for (int m = 0; m < model.modes(k); ++m)
+      EXPECT_EQ(model.dof_names()[model.modal_offset(k) + m],
+                "link" + std::to_string(k) + ":eta" + std::to_string(m + 1));
+  }
+}
+
+// Part II Lemma 11 and Eq. 51 on flexible nodes: M = [I + H A K] D [I + H A K]*, the factored
+// inverse is the factor's inverse, and M^-1 by the innovations factors is the inverse of the
+// reference's M.
+TEST(FlexibleModel, InnovationsFactorsAndTheInverseOfM) {
+  std::mt19937 rng(51);
+  for (int trial = 0; trial < 8; ++trial) {
+    const std::vector<Body> bodies = random_tree(trial, rng);
+    const Tree tree(bodies);
+    const RigidBodyModel model(mechanism_of(bodies));
+    RigidBodyData data(model);
+    const int n = tree.dofs();
+    const Eigen::VectorXd q = rigid_random_state(n, rng);
+    const Eigen::MatrixXd mass = tree.mass_matrix(q);
+    InnovationsFactors factors;
+    innovations_factors(model, data, q, factors);
+    const Eigen::MatrixXd product = factors.newton_euler_factor * factors.innovations_inertia *
+                                    factors.newton_euler_factor.transpose();
+    EXPECT_LT(relative_error(product, mass), 1e-12) << "trial " << trial;
+    EXPECT_LT(relative_error(factors.inverse_factor * factors.newton_euler_factor,
+                             Eigen::MatrixXd::Identity(n, n)),
+              1e-12)
+        << "trial " << trial;
+    Eigen::MatrixXd inverse;
+    mass_matrix_inverse(data.sko, forward_workspace(data), inverse);
+    EXPECT_LT(relative_error(mass * inverse, Eigen::MatrixXd::Identity(n, n)), 1e-11)
+        << "trial " << trial;
+  }
+}
+
+// A flexible link whose modes neither load its rigid rows (zero coupling) nor move the nodes
+// (zero influence): the joints' rows and columns of M and the bias are the rigid model's, the
+// modal block is the modal mass, and nothing couples the two.
+TEST(FlexibleModel, ModesThatMoveNothingLeaveTheRigidModel) {
+  std::mt19937 rng(14);
+  const Eigen::Vector3d gravity(0.0, 0.0, -9.81);
+  for (int trial = 0; trial < 8; ++trial) {
+    std::vector<Body> bodies = random_tree(trial, rng);
+    std::vector<Body> rigid = bodies;
+    for (std::size_t k = 0; k < bodies.size(); ++k) {
+      Body& body = bodies[k];
+      if (body.modes() > 0) body.coupling.setZero();
+      if (body.attachment.size() > 0) body.attachment.setZero();
+      rigid[k].modal_mass.resize(0, 0);
+      rigid[k].coupling.resize(0, 0);
+      rigid[k].stiffness.resize(0, 0);
+      rigid[k].damping.resize(0, 0);
+      rigid[k].attachment.resize(0, 0);
+    }
+    const RigidBodyModel flexible_model(mechanism_of(bodies)), rigid_model(mechanism_of(rigid));
+    RigidBodyData flexible_data(flexible_model), rigid_data(rigid_model);
+    ASSERT_FALSE(rigid_model.has_flexible_links());
+    // The rigid dofs among the flexible model's.
+    std::vector<int> joint_dofs;
+    for (int k = 0; k < flexible_model.node_count(); ++k)
+      for (int i = 0; i < flexible_model.joint_dofs(k); ++i)
+        joint_dofs.push_back(flexible_model.hinge_offset(k) + i);
+    const int n = flexible_model.dof_count(), r = rigid_model.dof_count();
+    ASSERT_EQ(static_cast<int>(joint_dofs.size()), r);
+    const Eigen::VectorXd q_rigid = rigid_random_state(r, rng),
+                          qd_rigid = rigid_random_state(r, rng);
+    Eigen::VectorXd q = Eigen::VectorXd::Zero(n), qd = Eigen::VectorXd::Zero(n);
+    for (int i = 0; i < r; ++i) {
+      q[joint_dofs[i]] = q_rigid[i];
+      qd[joint_dofs[i]] = qd_rigid[i];
+    }
+    const Eigen::MatrixXd mass = mass_matrix(flexible_model, flexible_data, q);
+    const Eigen::MatrixXd rigid_mass = mass_matrix(rigid_model, rigid_data, q_rigid);
+    const Eigen::VectorXd bias = bias_forces(flexible_model, flexible_data, q, qd, gravity);
+    const Eigen::VectorXd rigid_bias =
+        bias_forces(rigid_model, rigid_data, q_rigid, qd_rigid, gravity);
+    const double scale = std::max(1.0, rigid_mass.cwiseAbs().maxCoeff());
+    for (int i = 0; i < r; ++i) {
+      EXPECT_NEAR(bias[joint_dofs[i]], rigid_bias[i], 1e-13 * std::max(1.0, rigid_bias.norm()));
+      for (int j = 0; j < r; ++j)
+        EXPECT_NEAR(mass(joint_dofs[i], joint_dofs[j]), rigid_mass(i, j), 1e-14 * scale);
+    }
+    for (int k = 0; k < flexible_model.node_count(); ++k) {
+      const int first = flexible_model.modal_offset(k), modes = flexible_model.modes(k);
+      if (modes == 0) continue;
+      EXPECT_LT(relative_error(mass.block(first, first, modes, modes), bodies[k].modal_mass),
+                1e-15);
+      for (int i = 0; i < r; ++i)
+        EXPECT_EQ(mass.block(first, joint_dofs[i], modes, 1).cwiseAbs().maxCoeff(), 0.0);
+    }
+  }
+}
+
+// What is written for rigid nodes only says so rather than answering for a rigid tree.
+TEST(FlexibleModel, RigidOnlyAlgorithmsRefuseFlexibleLinks) {
+  std::mt19937 rng(3);
+  const RigidBodyModel model(mechanism_of(random_tree(2, rng)));
+  RigidBodyData data(model);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
+  InverseDynamicsDerivatives derivatives;
+  try {
+    inverse_dynamics_derivatives(model, data, zero, zero, zero, Eigen::Vector3d::Zero(),
+                                 derivatives);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("flexible links"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace skograph
