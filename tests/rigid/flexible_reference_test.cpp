@@ -32,20 +32,7 @@ using namespace testing_support;
 std::vector<Body> random_rigid_bodies(int count, bool floating, std::mt19937& rng) {
   std::vector<Body> bodies;
   for (int k = 0; k < count; ++k) {
-    Body body;
-    body.parent = k == 0 ? -1 : static_cast<int>(rng() % k);
-    const int pick = static_cast<int>(rng() % 5);
-    body.joint = pick < 3    ? Body::Joint::kRevolute
-                 : pick == 3 ? Body::Joint::kPrismatic
-                             : Body::Joint::kFixed;
-    if (k == 0 && floating) body.joint = Body::Joint::kFloating;
-    body.origin = random_origin(rng);
-    body.axis = rigid_random_unit(rng);
-    const Link link = random_link("l", rng);
-    body.mass = link.mass;
-    body.center_of_mass = link.center_of_mass;
-    body.inertia = link.inertia;
-    bodies.push_back(body);
+    bodies.push_back(random_rigid_body(k, floating, rng));
   }
   return bodies;
 }

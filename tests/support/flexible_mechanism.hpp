@@ -32,6 +32,26 @@ inline Eigen::MatrixXd random_matrix(int rows, int cols, double scale, std::mt19
   return m;
 }
 
+// Body k of a random tree, rigid: a random earlier parent, a revolute, prismatic or fixed joint
+// (floating for the first body when asked), a random origin, axis and link inertia.
+inline flexible_reference::Body random_rigid_body(int k, bool floating, std::mt19937& rng) {
+  using flexible_reference::Body;
+  Body body;
+  body.parent = k == 0 ? -1 : static_cast<int>(rng() % k);
+  const int pick = static_cast<int>(rng() % 5);
+  body.joint = pick < 3    ? Body::Joint::kRevolute
+               : pick == 3 ? Body::Joint::kPrismatic
+                           : Body::Joint::kFixed;
+  if (k == 0 && floating) body.joint = Body::Joint::kFloating;
+  body.origin = random_origin(rng);
+  body.axis = rigid_random_unit(rng);
+  const Link link = random_link("l", rng);
+  body.mass = link.mass;
+  body.center_of_mass = link.center_of_mass;
+  body.inertia = link.inertia;
+  return body;
+}
+
 // A random tree of `count` bodies, joint types mixed (a floating first body when asked), each
 // with 0 to 3 modes of random modal data: coupling = S G for the spatial inertia S and a random
 // G, modal mass G* S G + A A* + 1/2 (so the body's mass matrix is positive definite), random
@@ -43,22 +63,10 @@ inline std::vector<flexible_reference::Body> random_flexible_bodies(int count, b
   using flexible_reference::Body;
   std::vector<Body> bodies;
   for (int k = 0; k < count; ++k) {
-    Body body;
-    body.parent = k == 0 ? -1 : static_cast<int>(rng() % k);
-    const int pick = static_cast<int>(rng() % 5);
-    body.joint = pick < 3    ? Body::Joint::kRevolute
-                 : pick == 3 ? Body::Joint::kPrismatic
-                             : Body::Joint::kFixed;
-    if (k == 0 && floating) body.joint = Body::Joint::kFloating;
-    body.origin = random_origin(rng);
-    body.axis = rigid_random_unit(rng);
-    const Link link = random_link("l", rng);
-    body.mass = link.mass;
-    body.center_of_mass = link.center_of_mass;
-    body.inertia = link.inertia;
+    Body body = random_rigid_body(k, floating, rng);
     const int modes = static_cast<int>(rng() % 4);
     if (modes > 0) {
-      const Matrix6d spatial = spatial_inertia(link.mass, link.center_of_mass, link.inertia);
+      const Matrix6d spatial = spatial_inertia(body.mass, body.center_of_mass, body.inertia);
       const Eigen::MatrixXd g = random_matrix(6, modes, 0.5, rng);
       const Eigen::MatrixXd a = random_matrix(modes, modes, 0.5, rng);
       const Eigen::MatrixXd s = random_matrix(modes, modes, 3.0, rng);
