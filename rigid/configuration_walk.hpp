@@ -71,18 +71,7 @@ class ConfigurationWalk {
         l.noalias() += R0 * motion.translation();
       }
     }
-    if (!poses_) return;
-    Eigen::Isometry3d& pose = data_.link_pose[k];
-    const int p = model_.parents()[k];
-    if (p < 0) {
-      pose.linear() = R;
-      pose.translation() = l;
-    } else {
-      const Eigen::Isometry3d& parent = data_.link_pose[p];
-      pose.linear().noalias() = parent.linear() * R;
-      pose.translation().noalias() = parent.linear() * l;
-      pose.translation() += parent.translation();
-    }
+    if (poses_) compose_link_pose(model_, data_, k);
   }
 
  private:

@@ -19,6 +19,7 @@
 
 #include <cmath>
 
+#include "kinematics_detail.hpp"
 #include "skograph/rigid/spatial.hpp"
 
 namespace skograph::rigid_detail {
@@ -110,36 +111,27 @@ void update_flexible_nodes(const RigidBodyModel& model, const Eigen::Ref<const E
     R.noalias() = node_rotation * motion.linear();
     l = node_position;
     l.noalias() += node_rotation * motion.translation();
-    Eigen::Isometry3d& pose = data.link_pose[k];
-    if (p < 0) {
-      pose.linear() = R;
-      pose.translation() = l;
-    } else {
-      const Eigen::Isometry3d& parent_pose = data.link_pose[p];
-      pose.linear().noalias() = parent_pose.linear() * R;
-      pose.translation().noalias() = parent_pose.linear() * l;
-      pose.translation() += parent_pose.translation();
-    }
+    compose_link_pose(model, data, k);
 
-    // phi(P, k) and H(k).
-    Eigen::Matrix<double, 6, Eigen::Dynamic> node_map(6, parent_modes);  // X(C<-N) B_N
-    Matrix6d child_from_node;                                            // X(C<-N)
-    Eigen::Matrix3d jacobian = Eigen::Matrix3d::Identity();              // J_l(r)
+    // phi(P, k) and H(k). The rows of X(C<-N) B_N (one per parent mode) are written straight into
+    // the weight's bottom-left block, column by column of B_N, and read back for the velocity.
+    auto weight = data.sko.weight(k);
+    Matrix6d child_from_node;                                // X(C<-N)
+    Eigen::Matrix3d jacobian = Eigen::Matrix3d::Identity();  // J_l(r)
     if (p >= 0) {
       data.phi[k] = rigid_body_transform(R, l);
-      auto weight = data.sko.weight(k);
       weight.setZero();
       weight.topLeftCorner<6, 6>() = data.phi[k];
       if (parent_modes > 0) {
         child_from_node = rigid_body_transform(motion.linear(), motion.translation()).transpose();
         jacobian = left_jacobian(turn);
-        Eigen::Matrix<double, 6, Eigen::Dynamic> node_twist(6, parent_modes);
-        node_twist.topRows<3>().noalias() =
-            node_rotation.transpose() * (jacobian * attachment.topRows<3>());
-        node_twist.bottomRows<3>().noalias() =
-            node_rotation.transpose() * attachment.bottomRows<3>();
-        node_map.noalias() = child_from_node * node_twist;
-        weight.bottomLeftCorner(parent_modes, 6) = node_map.transpose();
+        const Eigen::Matrix3d node_jacobian = node_rotation.transpose() * jacobian;
+        for (int j = 0; j < parent_modes; ++j) {
+          Vector6d node_twist;  // B_N's column j
+          node_twist.head<3>().noalias() = node_jacobian * attachment.col(j).head<3>();
+          node_twist.tail<3>().noalias() = node_rotation.transpose() * attachment.col(j).tail<3>();
+          weight.row(6 + j).head<6>().noalias() = (child_from_node * node_twist).transpose();
+        }
       }
     }
     auto hinge = data.sko.hinge_map(k);
@@ -157,7 +149,8 @@ void update_flexible_nodes(const RigidBodyModel& model, const Eigen::Ref<const E
     Vector6d node_rate = Vector6d::Zero();      // X(C<-N) d/dt(B_N) etadot_P
     if (parent_modes > 0) {
       const auto eta_rate = qd->segment(model.modal_offset(p), parent_modes);
-      node_velocity.noalias() = node_map * eta_rate;
+      for (int j = 0; j < parent_modes; ++j)
+        node_velocity.noalias() += eta_rate[j] * weight.row(6 + j).head<6>().transpose();
       const Eigen::Vector3d turn_rate = attachment.topRows<3>() * eta_rate;
       const Eigen::Vector3d angular = jacobian * turn_rate;
       const Eigen::Vector3d linear = attachment.bottomRows<3>() * eta_rate;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -24,6 +25,24 @@ void world_motion(const RigidBodyModel& model, const Eigen::Ref<const Eigen::Vec
 // mass_matrix at the transforms the last walk of this q made (data.rotation, data.translation:
 // world_motion's or update_motion's), without walking the configuration again.
 const Eigen::MatrixXd& mass_matrix_at_transforms(const RigidBodyModel& model, RigidBodyData& data);
+
+// Node k's link pose X_world_link = X_world_parent * (R, l) from its joint transform
+// (data.rotation, data.translation) and its parent's pose (already composed: parents first).
+inline void compose_link_pose(const RigidBodyModel& model, const RigidBodyData& data, int k) {
+  Eigen::Isometry3d& pose = data.link_pose[k];
+  const Eigen::Matrix3d& R = data.rotation[k];
+  const Eigen::Vector3d& l = data.translation[k];
+  const int p = model.parents()[k];
+  if (p < 0) {
+    pose.linear() = R;
+    pose.translation() = l;
+    return;
+  }
+  const Eigen::Isometry3d& parent = data.link_pose[p];
+  pose.linear().noalias() = parent.linear() * R;
+  pose.translation().noalias() = parent.linear() * l;
+  pose.translation() += parent.translation();
+}
 
 // Whether column j of a joint moves column c of the same joint (j, c: the joint's column
 // indices): every column of a joint moves the others, except in a planar joint, taken as the chain

@@ -27,6 +27,7 @@ using kernels::cross_motion;
 using kernels::motion_to_child;
 using kernels::RigidInertia;
 using rigid_detail::check_size;
+using rigid_detail::compose_link_pose;
 using rigid_detail::ConfigurationWalk;
 using rigid_detail::force_to_parent;
 using rigid_detail::to_child;
@@ -138,21 +139,7 @@ void update_positions(const RigidBodyModel& model, const Eigen::Ref<const Eigen:
 const std::vector<Eigen::Isometry3d>& link_poses(const RigidBodyModel& model,
                                                  const RigidBodyData& data) {
   if (data.poses_valid) return data.link_pose;
-  for (const int k : model.parents_first()) {
-    Eigen::Isometry3d& pose = data.link_pose[k];
-    const Eigen::Matrix3d& R = data.rotation[k];
-    const Eigen::Vector3d& l = data.translation[k];
-    const int p = model.parents()[k];
-    if (p < 0) {
-      pose.linear() = R;
-      pose.translation() = l;
-      continue;
-    }
-    const Eigen::Isometry3d& parent = data.link_pose[p];
-    pose.linear().noalias() = parent.linear() * R;
-    pose.translation().noalias() = parent.linear() * l;
-    pose.translation() += parent.translation();
-  }
+  for (const int k : model.parents_first()) compose_link_pose(model, data, k);
   data.poses_valid = true;
   return data.link_pose;
 }
