@@ -74,7 +74,44 @@ double finite_number(const nlohmann::json& value, const std::string& source,
   return number;
 }
 
-// Fills `values` (in dof order) from {joint: value or [values]}.
+// A flexible link's modal coordinates in `values` (in dof order): "LINK:eta" with all of them as an
+// array, or "LINK:etaK" with the K-th alone (1-based), placed after its joint's dofs.
+void read_modal_values(const nlohmann::json& value, const std::string& key, const std::string& name,
+                       const std::string& source, const Mechanism& mechanism,
+                       const std::vector<int>& first_dof, Eigen::VectorXd& values) {
+  const std::string unknown = "\"" + key + "\" names unknown joint '" + name + "'";
+  const std::size_t colon = name.rfind(":eta");
+  if (colon == std::string::npos) throw InputError(source, 0, unknown);
+  const int link = mechanism.find_link(name.substr(0, colon));
+  const int j = link < 0 ? -1 : mechanism.parent_joint(link);
+  const int modes = j < 0 ? 0 : child_mode_count(mechanism, j);
+  if (modes == 0) throw InputError(source, 0, unknown);
+  const int first = first_dof[static_cast<std::size_t>(j)] +
+                    joint_dof_count(mechanism.joints[static_cast<std::size_t>(j)].type);
+  const std::string what = "\"" + key + "\" of '" + name + "'";
+  const std::string index = name.substr(colon + 4);
+  if (index.empty()) {
+    if (!value.is_array() || static_cast<int>(value.size()) != modes)
+      throw InputError(source, 0,
+                       what + " must be an array of " + std::to_string(modes) +
+                           " numbers (the link's modal coordinates)");
+    for (int i = 0; i < modes; ++i) values(first + i) = finite_number(value[i], source, what);
+    return;
+  }
+  int mode = 0;
+  for (const char c : index) {
+    if (c < '0' || c > '9' || mode > modes) throw InputError(source, 0, unknown);
+    mode = 10 * mode + (c - '0');
+  }
+  if (mode < 1 || mode > modes || index[0] == '0')
+    throw InputError(source, 0,
+                     what + ": link '" + name.substr(0, colon) + "' has modal coordinates " +
+                         name.substr(0, colon) + ":eta1 to :eta" + std::to_string(modes));
+  values(first + mode - 1) = finite_number(value, source, what);
+}
+
+// Fills `values` (in dof order) from {joint: value or [values]}, and a flexible link's modal
+// coordinates (read_modal_values).
 void read_joint_values(const nlohmann::json& object, const std::string& key,
                        const std::string& source, const Mechanism& mechanism,
                        const std::vector<int>& first_dof, Eigen::VectorXd& values) {
@@ -82,8 +119,11 @@ void read_joint_values(const nlohmann::json& object, const std::string& key,
     throw InputError(source, 0, "\"" + key + "\" must be an object {joint: value}");
   for (const auto& [name, value] : object.items()) {
     const int j = mechanism.find_joint(name);
+    if (j < 0) {
+      read_modal_values(value, key, name, source, mechanism, first_dof, values);
+      continue;
+    }
     const std::string what = "\"" + key + "\" of joint '" + name + "'";
-    if (j < 0) throw InputError(source, 0, "\"" + key + "\" names unknown joint '" + name + "'");
     const int dofs = joint_dof_count(mechanism.joints[j].type);
     if (dofs == 0) throw InputError(source, 0, what + ": a fixed joint has no coordinates");
     if (dofs == 1) {
@@ -125,9 +165,9 @@ MechanismState parse_state(const std::string& text, const std::string& source,
   MechanismState state = zero_state(mechanism);
   std::vector<int> first_dof;
   int dof = 0;
-  for (const Joint& joint : mechanism.joints) {
+  for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
     first_dof.push_back(dof);
-    dof += joint_dof_count(joint.type);
+    dof += joint_coordinate_count(mechanism, static_cast<int>(j));
   }
   for (const auto& [key, value] : document.items()) {
     if (key == "gravity") {
@@ -165,19 +205,23 @@ std::string state_text(const Mechanism& mechanism, const MechanismState& state, 
     text << ",\n  \"" << key << "\": {";
     int offset = 0;
     bool first = true;
-    for (const Joint& joint : mechanism.joints) {
-      const int dofs = joint_dof_count(joint.type);
-      if (dofs > 0) {
-        text << (first ? "\n    " : ",\n    ")
-             << nlohmann::json(joint.name)
-                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-             << ": ";
-        if (dofs > 1) text << "[";
-        for (int i = 0; i < dofs; ++i) text << (i ? ", " : "") << values(offset + i);
-        if (dofs > 1) text << "]";
-        first = false;
-      }
+    // One entry per moving joint, then "LINK:eta": [...] for a flexible child link's modes.
+    auto entry = [&](const std::string& name, int dofs, bool array) {
+      text << (first ? "\n    " : ",\n    ")
+           << nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+           << ": ";
+      if (array) text << "[";
+      for (int i = 0; i < dofs; ++i) text << (i ? ", " : "") << values(offset + i);
+      if (array) text << "]";
+      first = false;
       offset += dofs;
+    };
+    for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
+      const Joint& joint = mechanism.joints[j];
+      const int dofs = joint_dof_count(joint.type);
+      if (dofs > 0) entry(joint.name, dofs, dofs > 1);
+      if (const int modes = child_mode_count(mechanism, static_cast<int>(j)); modes > 0)
+        entry(mechanism.links[static_cast<std::size_t>(joint.child)].name + ":eta", modes, true);
     }
     text << (first ? "}" : "\n  }");
   };

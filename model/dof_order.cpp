@@ -14,14 +14,14 @@ DofOrder::DofOrder(const Mechanism& file, const Mechanism& model) : names_(dof_n
   for (std::size_t j = 0; j < file.joints.size(); ++j) {
     file_joint_index.emplace(file.joints[j].name, static_cast<int>(j));
     file_offset.push_back(offset);
-    offset += joint_dof_count(file.joints[j].type);
+    offset += joint_coordinate_count(file, static_cast<int>(j));
   }
   for (std::size_t j = 0; j < model.joints.size(); ++j) {
     const auto it = file_joint_index.find(model.joints[j].name);
     const int f = it == file_joint_index.end() ? static_cast<int>(j) : it->second;
     file_joint_.push_back(f);
     identity_ = identity_ && f == static_cast<int>(j);
-    for (int d = 0; d < joint_dof_count(model.joints[j].type); ++d)
+    for (int d = 0; d < joint_coordinate_count(model, static_cast<int>(j)); ++d)
       file_dof_.push_back(file_offset[static_cast<std::size_t>(f)] + d);
   }
 }

@@ -4,10 +4,12 @@
 #include <limits>
 #include <stdexcept>
 
+#include "skograph/graph/error.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/frames.hpp"
 #include "skograph/rigid/inverse_kinematics.hpp"
+#include "state_internal.hpp"
 
 namespace skograph {
 
@@ -90,6 +92,7 @@ std::vector<FrameMotion> frame_motions(const Model& model, ModelData& data,
                                        const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                        const Eigen::VectorXd& qdd,
                                        const std::vector<std::string>& frames, FrameAxes axes) {
+  model_detail::require_rigid_links(model, "frame velocities and accelerations");
   std::vector<FrameRef> refs;
   for (const std::string& name : frames) refs.push_back(model_frame(model, name));
   check_entries(model, qdd, "qdd");
@@ -111,6 +114,7 @@ std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data
                                              const Eigen::VectorXd& q,
                                              const std::vector<std::string>& frames,
                                              FrameAxes axes) {
+  model_detail::require_rigid_links(model, "frame Jacobians");
   std::vector<FrameRef> refs;
   for (const std::string& name : frames) refs.push_back(model_frame(model, name));
   closed_positions(model, data, q);
@@ -126,12 +130,21 @@ std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data
 Eigen::Isometry3d frame_pose(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                              const std::string& frame) {
   const FrameRef ref = model_frame(model, frame);
+  // A flexible link's frame is its floating frame; a point fixed elsewhere on it would not follow
+  // the modes (a rigid link on a fixed joint rides on a node that does).
+  if (ref.link >= 0 && model.mechanism().links[static_cast<std::size_t>(ref.link)].flexible &&
+      !ref.pose.isApprox(Eigen::Isometry3d::Identity(), 0.0))
+    throw UsageError(model.file() + ": frame '" + frame + "' is fixed on flexible link '" +
+                     model.mechanism().links[static_cast<std::size_t>(ref.link)].name +
+                     "' away from its frame: its pose would not follow the modes (attach it "
+                     "as a link on a fixed joint, which the link's nodes move)");
   closed_positions(model, data, q);
   return frame_pose(model.tree(), data.tree(), ref);
 }
 
 Vector6d frame_velocity(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd, const std::string& frame, FrameAxes axes) {
+  model_detail::require_rigid_links(model, "frame velocities and accelerations");
   const FrameRef ref = model_frame(model, frame);
   closed_kinematics(model, data, q, qd);
   return frame_velocity(model.tree(), data.tree(), ref, axes);
@@ -150,6 +163,7 @@ Eigen::MatrixXd frame_jacobian(const Model& model, ModelData& data, const Eigen:
 
 Vector6d frame_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& qd, const std::string& frame, FrameAxes axes) {
+  model_detail::require_rigid_links(model, "frame Jacobians");
   const FrameRef ref = model_frame(model, frame);
   closed_kinematics(model, data, q, qd);
   return frame_jacobian_bias(model.tree(), data.tree(), ref, axes);
@@ -166,6 +180,7 @@ Eigen::MatrixXd reduced_frame_jacobian(const Model& model, ModelData& data,
 Vector6d reduced_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                const Eigen::VectorXd& qd, const std::string& frame,
                                FrameAxes axes) {
+  model_detail::require_rigid_links(model, "frame Jacobians");
   const FrameRef ref = model_frame(model, frame);
   closed_kinematics(model, data, q, qd);
   Vector6d bias = frame_jacobian_bias(model.tree(), data.tree(), ref, axes);
@@ -178,6 +193,7 @@ Vector6d reduced_jacobian_bias(const Model& model, ModelData& data, const Eigen:
 
 Eigen::Vector3d center_of_mass(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                const std::string& subtree) {
+  model_detail::require_rigid_links(model, "centres of mass");
   const int link = subtree_link(model, subtree);
   closed_positions(model, data, q);
   return center_of_mass(model.tree(), data.tree(), link);
@@ -186,6 +202,7 @@ Eigen::Vector3d center_of_mass(const Model& model, ModelData& data, const Eigen:
 Eigen::Vector3d center_of_mass_velocity(const Model& model, ModelData& data,
                                         const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                         const std::string& subtree) {
+  model_detail::require_rigid_links(model, "centres of mass");
   const int link = subtree_link(model, subtree);
   closed_kinematics(model, data, q, qd);
   return center_of_mass_velocity(model.tree(), data.tree(), link);
@@ -193,6 +210,7 @@ Eigen::Vector3d center_of_mass_velocity(const Model& model, ModelData& data,
 
 Eigen::MatrixXd center_of_mass_jacobian(const Model& model, ModelData& data,
                                         const Eigen::VectorXd& q, const std::string& subtree) {
+  model_detail::require_rigid_links(model, "centres of mass");
   const int link = subtree_link(model, subtree);
   closed_positions(model, data, q);
   Eigen::MatrixXd jacobian(3, model.dof_count());
@@ -212,8 +230,8 @@ double kinetic_energy(const Model& model, ModelData& data, const Eigen::VectorXd
 
 double potential_energy(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::Vector3d& gravity) {
-  closed_positions(model, data, q);
-  return potential_energy(model.tree(), data.tree(), gravity);
+  const ModelOrderState state = closed_positions(model, data, q);
+  return potential_energy(model.tree(), data.tree(), state.q, gravity);
 }
 
 SingularityMeasures singularity_measures(const Model& model, ModelData& data,
@@ -242,6 +260,7 @@ SingularityMeasures singularity_measures(const Model& model, ModelData& data,
 Eigen::VectorXd inverse_kinematics(const Model& model, ModelData& data, const std::string& frame,
                                    const Eigen::Isometry3d& pose, const Eigen::VectorXd& q0) {
   model_frame(model, frame);  // an unknown name is the model's problem, said with its file
+  model_detail::require_rigid_links(model, "inverse kinematics");
   check_entries(model, q0, "q0");
   const DofOrder& order = model.dof_order();
   Eigen::VectorXd q;

@@ -22,7 +22,8 @@ namespace skograph {
 
 namespace {
 
-// The joint type of each dof in the file's order.
+// The joint type of each dof in the file's order; a flexible link's modal coordinates, which
+// belong to no joint, kFixed.
 std::vector<JointType> dof_types(const Model& model) {
   const RigidBodyModel& tree = model.tree();
   std::vector<JointType> types(static_cast<std::size_t>(model.dof_count()));
@@ -171,8 +172,11 @@ std::vector<int> input_dofs(const Model& model, const std::vector<std::string>& 
   std::vector<int> result;
   if (names.empty()) {
     const std::vector<JointType> types = dof_types(model);
+    // Joints drive; floating joints and modal coordinates (no actuator acts on a mode) do not.
     for (int i = 0; i < model.dof_count(); ++i)
-      if (types[static_cast<std::size_t>(i)] != JointType::kFloating) result.push_back(i);
+      if (types[static_cast<std::size_t>(i)] != JointType::kFloating &&
+          types[static_cast<std::size_t>(i)] != JointType::kFixed)
+        result.push_back(i);
     return result;
   }
   for (const std::string& name : names) {

@@ -22,6 +22,12 @@ void check_size(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, 
                                 " dofs");
 }
 
+void require_rigid_links(const Model& model, const std::string& what) {
+  if (model.tree().has_flexible_links())
+    throw UsageError(model.file() + ": " + what +
+                     " do not take flexible links yet (docs/flexible-bodies.md lists what does)");
+}
+
 void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name) {
   check_size(model, v, name);
   for (Eigen::Index i = 0; i < v.size(); ++i)

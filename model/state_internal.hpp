@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <string>
 
 #include "skograph/model/model_data.hpp"
 
@@ -23,6 +24,9 @@ void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v,
 const ModelData::State& prepare_state(const Model& model, ModelData& data,
                                       const Eigen::Ref<const Eigen::VectorXd>& q,
                                       const Eigen::Ref<const Eigen::VectorXd>& qd);
+// UsageError "FILE: WHAT do not take flexible links yet (docs/flexible-bodies.md lists what does)"
+// for a model with flexible links: the calls whose rigid-node walks do not know modal coordinates.
+void require_rigid_links(const Model& model, const std::string& what);
 // `input` (file order, checked as `name`) into data.state.input in the model's order.
 void prepare_input(const Model& model, ModelData& data,
                    const Eigen::Ref<const Eigen::VectorXd>& input, const char* name);

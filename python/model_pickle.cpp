@@ -49,6 +49,51 @@ Eigen::Vector3d vector_of(const py::handle& list) {
   return Eigen::Vector3d(values[0], values[1], values[2]);
 }
 
+// A matrix as (rows, columns, entries column by column).
+py::tuple matrix_tuple(const Eigen::MatrixXd& matrix) {
+  return py::make_tuple(matrix.rows(), matrix.cols(),
+                        doubles(matrix.data(), static_cast<int>(matrix.size())));
+}
+Eigen::MatrixXd matrix_of(const py::handle& item) {
+  const py::tuple t = item.cast<py::tuple>();
+  if (t.size() != 3) throw std::invalid_argument("not a pickled skograph.Model: a bad matrix");
+  const auto rows = t[0].cast<Eigen::Index>(), columns = t[1].cast<Eigen::Index>();
+  if (rows < 0 || columns < 0 || rows > 100000 || columns > 100000)
+    throw std::invalid_argument("not a pickled skograph.Model: a bad matrix");
+  const std::vector<double> values = numbers_of(t[2], static_cast<std::size_t>(rows * columns));
+  return Eigen::Map<const Eigen::MatrixXd>(values.data(), rows, columns);
+}
+
+// A flexible link's modal data, or None for a rigid link.
+py::object modal_body_object(const Link& link) {
+  if (!link.flexible) return py::none();
+  const ModalBody& body = *link.flexible;
+  py::list nodes;
+  for (const ModalNode& node : body.nodes)
+    nodes.append(py::make_tuple(node.name, matrix_tuple(node.influence), node.source_line));
+  return py::make_tuple(matrix_tuple(body.modal_mass), matrix_tuple(body.modal_stiffness),
+                        matrix_tuple(body.modal_damping), matrix_tuple(body.coupling), nodes,
+                        body.source_file, body.source_line);
+}
+std::shared_ptr<const ModalBody> modal_body_of(const py::handle& item) {
+  if (item.is_none()) return nullptr;
+  const py::tuple t = item.cast<py::tuple>();
+  if (t.size() != 7) throw std::invalid_argument("not a pickled skograph.Model: bad modal data");
+  auto body = std::make_shared<ModalBody>();
+  body->modal_mass = matrix_of(t[0]);
+  body->modal_stiffness = matrix_of(t[1]);
+  body->modal_damping = matrix_of(t[2]);
+  body->coupling = matrix_of(t[3]);
+  for (const py::handle entry : t[4]) {
+    const py::tuple n = entry.cast<py::tuple>();
+    if (n.size() != 3) throw std::invalid_argument("not a pickled skograph.Model: bad modal data");
+    body->nodes.push_back({n[0].cast<std::string>(), matrix_of(n[1]), n[2].cast<int>()});
+  }
+  body->source_file = t[5].cast<std::string>();
+  body->source_line = t[6].cast<int>();
+  return body;
+}
+
 py::dict mechanism_dict(const Mechanism& mechanism) {
   py::dict out;
   out["name"] = mechanism.name;
@@ -56,7 +101,8 @@ py::dict mechanism_dict(const Mechanism& mechanism) {
   py::list links, joints, loops, couplings, frames;
   for (const Link& link : mechanism.links)
     links.append(py::make_tuple(link.name, link.mass, doubles(link.center_of_mass.data(), 3),
-                                doubles(link.inertia.data(), 9), pose_list(link.declared_frame)));
+                                doubles(link.inertia.data(), 9), pose_list(link.declared_frame),
+                                modal_body_object(link)));
   for (const Joint& joint : mechanism.joints)
     joints.append(py::make_tuple(joint.name, static_cast<int>(joint.type), joint.parent,
                                  joint.child, pose_list(joint.origin),
@@ -98,6 +144,7 @@ Mechanism mechanism_of(const py::dict& in) {
     const std::vector<double> inertia = numbers_of(t[3], 9);
     link.inertia = Eigen::Map<const Eigen::Matrix3d>(inertia.data());
     link.declared_frame = pose_of(t[4]);
+    if (t.size() > 5) link.flexible = modal_body_of(t[5]);  // rigid before modal data travelled
     mechanism.links.push_back(link);
   }
   for (const py::handle item : in["joints"]) {

@@ -76,12 +76,13 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
     std::size_t next = 0;
     int end = 0;  // one past the dofs of the joints before `next`
     for (const int dof : named_dofs(mechanism, independent)) {
-      while (dof >= end) end += joint_dof_count(mechanism.joints[next++].type);
+      while (dof >= end) end += joint_coordinate_count(mechanism, static_cast<int>(next++));
       ++independent_dofs[next - 1];
     }
   } catch (const std::invalid_argument&) {  // names not of this mechanism: nothing marked
     std::fill(independent_dofs.begin(), independent_dofs.end(), 0);
   }
+  bool flexible = false;
   for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
     const Joint& joint = mechanism.joints[j];
     const char* glyph = joint_glyph(joint.type);
@@ -90,6 +91,11 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
     const int dofs = joint_dof_count(joint.type), marked = independent_dofs[j];
     if (marked > 0 && marked < dofs)
       text += ", " + std::to_string(marked) + " of " + std::to_string(dofs) + " independent";
+    // The joint into a flexible link: its node carries the link's modal coordinates too.
+    if (const int modes = child_mode_count(mechanism, static_cast<int>(j)); modes > 0) {
+      text += ", flexible child: " + std::to_string(modes) + (modes == 1 ? " mode" : " modes");
+      flexible = true;
+    }
     notes.label.push_back(text + ")");
     notes.marked.push_back(marked > 0);
     if (std::find(glyphs.begin(), glyphs.end(), glyph) == glyphs.end()) glyphs.emplace_back(glyph);
@@ -109,6 +115,9 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
     if (std::find(glyphs.begin(), glyphs.end(), glyph) != glyphs.end())
       line += std::string(line.back() == ':' ? " " : ", ") + glyph_meaning(glyph);
   if (!glyphs.empty()) notes.legend.push_back(line + ")");
+  if (flexible)
+    notes.legend.push_back(
+        "flexible child: the link the joint carries is flexible, its node 6 + modes wide");
   if (std::any_of(independent_dofs.begin(), independent_dofs.end(), [](int n) { return n > 0; }))
     notes.legend.push_back("blue, bold: joints of the independent coordinates (" + source + ")");
   return notes;

@@ -32,8 +32,14 @@ ReportInput report_input_of(const Mechanism& mechanism, const std::string& sourc
   // Node 0 is the inertial frame (the root, dropped from the SKO forest); node k + 1 is link k.
   input.node_dims.assign(input.graph.node_count(), 6);
   input.hinge_dims.assign(input.graph.node_count(), 0);
-  for (const Joint& joint : mechanism.joints)
-    input.hinge_dims[joint.child + 1] = joint_dof_count(joint.type);
+  // A flexible link's node carries its modal coordinates too (6 + modes; its joint's dofs, then
+  // the modes, on its hinge).
+  for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
+    const int child = mechanism.joints[j].child,
+              modes = child_mode_count(mechanism, static_cast<int>(j));
+    input.node_dims[child + 1] += modes;
+    input.hinge_dims[child + 1] = joint_coordinate_count(mechanism, static_cast<int>(j));
+  }
   return input;
 }
 

@@ -42,6 +42,11 @@ Mechanism change_base(const Mechanism& mechanism, const std::string& link, BaseC
       throw std::invalid_argument("link '" + mechanism.links[static_cast<std::size_t>(k)].name +
                                   "' hangs from no chain of joints to the world");
     path.push_back(j);
+    // A flexible link's modes are clamped at its own hinge: re-rooted, its hinge would move.
+    if (mechanism.links[static_cast<std::size_t>(k)].flexible)
+      throw std::invalid_argument("link '" + mechanism.links[static_cast<std::size_t>(k)].name +
+                                  "' is flexible: a base change through flexible links is not "
+                                  "supported yet");
     k = mechanism.joints[static_cast<std::size_t>(j)].parent;
   }
   const int root_joint = path.back();

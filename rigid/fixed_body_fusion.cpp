@@ -55,8 +55,15 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     parent_joint[child] = j;
   }
   std::vector<char> fused(n, 0);
-  for (int k = 0; k < n; ++k)
-    fused[k] = parent_joint[k] >= 0 && mechanism.joints[parent_joint[k]].type == JointType::kFixed;
+  // A flexible link is never fused (its modal data describe it alone), nor is a link welded to one:
+  // it rides on the node of its fixed joint, which the flexible link's modes move.
+  for (int k = 0; k < n; ++k) {
+    if (parent_joint[k] < 0) continue;
+    const Joint& joint = mechanism.joints[parent_joint[k]];
+    const bool flexible_parent =
+        joint.parent >= 0 && joint.parent < n && mechanism.links[joint.parent].flexible;
+    fused[k] = joint.type == JointType::kFixed && !mechanism.links[k].flexible && !flexible_parent;
+  }
   for (const Coupling& coupling : mechanism.couplings) {
     std::vector<int> coupled = {coupling.joint_a, coupling.joint_b};
     coupled.insert(coupled.end(), coupling.further_joints.begin(), coupling.further_joints.end());

@@ -217,6 +217,8 @@ void gravity_as_forces(const RigidBodyModel& model, const RigidBodyData& data,
 }
 
 void check_free_flying(const RigidBodyModel& model) {
+  if (model.has_flexible_links())  // its recursions walk rigid 6-vector nodes
+    throw std::invalid_argument("free-flying dynamics: the tree has flexible links");
   for (const int k : model.forest().bases())
     if (model.joint_geometry(k).type != JointType::kFloating)
       throw std::invalid_argument("free-flying dynamics: joint '" +

@@ -144,13 +144,30 @@ int Mechanism::parent_joint(int link) const {
   return -1;
 }
 
+int child_mode_count(const Mechanism& mechanism, int joint) {
+  const int child = mechanism.joints[static_cast<std::size_t>(joint)].child;
+  if (child < 0 || child >= static_cast<int>(mechanism.links.size())) return 0;
+  const Link& link = mechanism.links[static_cast<std::size_t>(child)];
+  return link.flexible ? link.flexible->modes() : 0;
+}
+
+int joint_coordinate_count(const Mechanism& mechanism, int joint) {
+  return joint_dof_count(mechanism.joints[static_cast<std::size_t>(joint)].type) +
+         child_mode_count(mechanism, joint);
+}
+
 std::vector<std::string> dof_names(const Mechanism& mechanism) {
   std::vector<std::string> names;
-  for (const Joint& joint : mechanism.joints) {
+  for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
+    const Joint& joint = mechanism.joints[j];
     const int dofs = joint_dof_count(joint.type);
     if (dofs == 1) names.push_back(joint.name);
     for (int i = 0; dofs > 1 && i < dofs; ++i)
       names.push_back(joint.name + ":" + std::to_string(i));
+    const int modes = child_mode_count(mechanism, static_cast<int>(j));
+    for (int i = 0; i < modes; ++i)
+      names.push_back(mechanism.links[static_cast<std::size_t>(joint.child)].name + ":eta" +
+                      std::to_string(i + 1));
   }
   return names;
 }
@@ -158,9 +175,9 @@ std::vector<std::string> dof_names(const Mechanism& mechanism) {
 std::vector<int> named_dofs(const Mechanism& mechanism, const std::vector<std::string>& names) {
   std::vector<int> offsets;
   int offset = 0;
-  for (const Joint& joint : mechanism.joints) {
+  for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
     offsets.push_back(offset);
-    offset += joint_dof_count(joint.type);
+    offset += joint_coordinate_count(mechanism, static_cast<int>(j));
   }
   std::vector<int> dofs;
   for (const std::string& name : names) {

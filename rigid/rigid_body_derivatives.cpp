@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <span>
 
+#include "flexible_derivatives.hpp"
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
 #include "skograph/operators/articulated_body.hpp"
@@ -175,6 +176,9 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   check_size(q, model.dof_count(), "q");
   check_size(qd, model.dof_count(), "qd");
   check_size(qdd, model.dof_count(), "qdd");
+  if (model.has_flexible_links())
+    return rigid_detail::flexible_inverse_dynamics_derivatives(model, data, q, qd, qdd, gravity,
+                                                               result);
   rigid_detail::world_motion(model, q, qd, data);
   derivatives_at_world_motion(model, data, qd, qdd, gravity, result);
 }
@@ -339,6 +343,9 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
                                   const Eigen::Vector3d& gravity,
                                   ForwardDynamicsDerivatives& result) {
+  if (model.has_flexible_links())
+    return rigid_detail::flexible_forward_dynamics_derivatives(model, data, q, qd, tau, gravity,
+                                                               result);
   const int n = model.dof_count();
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   InverseDynamicsDerivatives& inverse = result.inverse;

@@ -114,15 +114,10 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
   }
   structure_ = std::make_shared<const SkoStructure>(std::move(forest), node_dims, hinge_dims);
 
+  dof_names_ = skograph::dof_names(m);
   for (int j = 0; j < joints; ++j) {
     const Joint& joint = m.joints[j];
-    const int dofs = joint_dofs_[j];
-    if (dofs == 1) dof_names_.push_back(joint.name);
-    for (int i = 0; dofs > 1 && i < dofs; ++i)
-      dof_names_.push_back(joint.name + ":" + std::to_string(i));
     const Link& link = m.links[joint.child];
-    for (int i = 0; i < modes_[j]; ++i)
-      dof_names_.push_back(link.name + ":eta" + std::to_string(i + 1));
     geometry_.push_back(make_joint_geometry(joint.type, joint.axis));
     inertia_.push_back(spatial_inertia(link.mass, link.center_of_mass, link.inertia));
     node_inertia_.push_back(link.flexible

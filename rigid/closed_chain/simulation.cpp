@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <iomanip>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,12 @@ namespace skograph {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
+
+// A tree with flexible links runs on the tree's own dynamics: it has nothing to close (closed
+// chains do not take flexible links yet) and the closed-chain passes walk rigid nodes only.
+bool tree_with_flexible_links(const ClosedChainModel& model) {
+  return model.tree().has_flexible_links();
+}
 
 // The integrator's state x = (q, qd, W): full q, full qd (dependent entries follow the
 // independent ones at every evaluation and projection) and the work of tau.
@@ -30,7 +37,11 @@ class MinimalCoordinateSystem {
  public:
   MinimalCoordinateSystem(const ClosedChainModel& model, ClosedChainData& data,
                           const Eigen::VectorXd& tau, const Eigen::Vector3d& gravity)
-      : model_(model), data_(data), tau_(tau), gravity_(gravity) {
+      : model_(model),
+        data_(data),
+        tau_(tau),
+        gravity_(gravity),
+        tree_only_(tree_with_flexible_links(model)) {
     const int n = model.dof_count();
     q_.resize(n);
     qd_.resize(n);
@@ -41,9 +52,11 @@ class MinimalCoordinateSystem {
     const Eigen::Index n = q_.size();
     q_ = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
     qd_ = Eigen::Map<const Eigen::VectorXd>(x.data() + n, n);
-    close_velocities(model_, data_, q_, qd_);
+    if (!tree_only_) close_velocities(model_, data_, q_, qd_);
     configuration_rate(model_.tree(), q_, qd_, q_rate_);
-    const Eigen::VectorXd& qdd = forward_dynamics(model_, data_, q_, qd_, tau_, gravity_);
+    const Eigen::VectorXd& qdd =
+        tree_only_ ? forward_dynamics(model_.tree(), data_.tree, q_, qd_, tau_, gravity_)
+                   : forward_dynamics(model_, data_, q_, qd_, tau_, gravity_);
     Eigen::Map<Eigen::VectorXd>(rate.data(), n) = q_rate_;
     Eigen::Map<Eigen::VectorXd>(rate.data() + n, n) = qdd;
     rate[static_cast<std::size_t>(2 * n)] = tau_.dot(qd_);
@@ -57,6 +70,7 @@ class MinimalCoordinateSystem {
   ClosedChainData& data_;
   const Eigen::VectorXd& tau_;
   const Eigen::Vector3d gravity_;
+  const bool tree_only_;
   Eigen::VectorXd q_, qd_, q_rate_;
 };
 
@@ -65,6 +79,7 @@ class MinimalCoordinateSystem {
 // the dependent qd from the independent ones. q and qd are scratch vectors of the right size.
 void project(const ClosedChainModel& model, ClosedChainData& data, OdeState& x, Eigen::VectorXd& q,
              Eigen::VectorXd& qd) {
+  if (tree_with_flexible_links(model)) return;  // nothing to close
   const Eigen::Index n = q.size();
   q = Eigen::Map<const Eigen::VectorXd>(x.data(), n);
   qd = Eigen::Map<const Eigen::VectorXd>(x.data() + n, n);
@@ -166,7 +181,7 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
     sample.step = k;
     sample.time = sample_time(k);
     sample.kinetic_energy = kinetic_energy(model.tree(), data.tree);
-    sample.potential_energy = potential_energy(model.tree(), data.tree, options.gravity);
+    sample.potential_energy = potential_energy(model.tree(), data.tree, q, options.gravity);
     sample.work = work;
     sample.position_residual = position_residual(model, data, q);
     sample.velocity_residual = velocity_residual(model, data, q, qd);
@@ -196,8 +211,13 @@ SimulationSummary simulate(const ClosedChainModel& model, ClosedChainData& data,
   };
 
   try {
-    close_positions(model, data, q);
-    close_velocities(model, data, q, qd);
+    if (tree_with_flexible_links(model)) {
+      data.independent.resize(static_cast<std::size_t>(n));  // every dof
+      std::iota(data.independent.begin(), data.independent.end(), 0);
+    } else {
+      close_positions(model, data, q);
+      close_velocities(model, data, q, qd);
+    }
   } catch (const Error&) {
     rethrow_prefixed(at_time(0.0));
   }

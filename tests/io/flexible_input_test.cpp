@@ -1,8 +1,7 @@
 // Flexible bodies as the files give them: a link's `flexible:` fields, the modal data file, the
 // beam generator and the top-level map beside `urdf:` read into Link::flexible; frequencies and
 // damping ratios against their closed forms, the two formats against each other, the beam's link
-// against a uniform rod; every bad input with file and line; a model refusing them until models
-// take flexible bodies.
+// against a uniform rod; every bad input with file and line; a model taking them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -191,10 +190,14 @@ TEST(FlexibleInput, BesideAUrdfTheTopLevelMapNamesTheLink) {
       "m.yaml", 3, "has mass data and a beam");
 }
 
-TEST(FlexibleInput, ModelsRefuseFlexibleBodiesAtTheirData) {
+TEST(FlexibleInput, ModelsTakeThemWithTheirModalCoordinatesAfterTheJoint) {
   const std::string path = write_file("panel_model.yaml", panel_model(kPanelFields));
-  expect_input_error([&] { load_model(path); }, path, 8,
-                     "link 'panel' is flexible: models do not take flexible bodies yet");
+  const Model model = load_model(path);
+  EXPECT_EQ(model.dof_names(),
+            (std::vector<std::string>{"spin", "hinge", "panel:eta1", "panel:eta2"}));
+  // The tip welded to the panel keeps a node of its own, which the panel's modes move.
+  EXPECT_EQ(model.tree().node_count(), 3);
+  EXPECT_EQ(model.tree().modes(1), 2);
 }
 
 // Replaces `from` by `to` in the panel model's flexible fields.

@@ -593,6 +593,49 @@ class ConstraintSystems(unittest.TestCase):
         self.assertIn("unknown solver 'lagrange'", str(caught.exception))
 
 
+class FlexibleBodies(unittest.TestCase):
+    """A satellite with two flexible panels: the command line's numbers, a pickle that keeps the
+    modal data, and derivatives against differences of forward dynamics."""
+
+    def setUp(self):
+        self.path = os.path.join(MODELS, "satellite.yaml")
+        self.state_path = os.path.join(MODELS, "satellite_state.json")
+        self.model = skograph.load_model(self.path)
+        self.state = self.model.read_state(self.state_path)
+
+    def test_against_the_command_line(self):
+        report = json.loads(cli("dynamics", self.path, "--state", self.state_path, "--json").stdout)
+        model, state = self.model, self.state
+        self.assertEqual(model.dofs, report["dofs"])
+        self.assertEqual(model.dofs[6:9], ["right_hinge", "right_panel:eta1", "right_panel:eta2"])
+        q, qd, g = state["q"], state["qd"], state["gravity"]
+        self.assertTrue(close(model.forward_dynamics(q, qd, state["tau"], gravity=g), report["qdd"], 1e-10))
+        self.assertTrue(close(model.mass_matrix(q), report["M"], 1e-12))
+        self.assertTrue(close(model.bias(q, qd, gravity=g), report["bias"], 1e-12))
+
+    def test_a_pickle_keeps_the_modal_data(self):
+        again = pickle.loads(pickle.dumps(self.model))
+        q, qd, tau = self.state["q"], self.state["qd"], self.state["tau"]
+        self.assertEqual(again.dofs, self.model.dofs)
+        np.testing.assert_array_equal(again.forward_dynamics(q, qd, tau),
+                                      self.model.forward_dynamics(q, qd, tau))
+
+    def test_derivatives_against_differences(self):
+        model, state = self.model, self.state
+        q, qd, tau = state["q"], state["qd"], state["tau"]
+        dqdd_dq, dqdd_dqd, _ = model.forward_dynamics_derivatives(q, qd, tau)
+        h = 1e-5  # central differences of forward dynamics along qd (q is a vector space
+        # on the hinge and modal dofs, columns 6 onwards)
+        for j in range(6, len(q)):
+            e = np.zeros(len(q))
+            e[j] = h
+            by_qd = (model.forward_dynamics(q, qd + e, tau) - model.forward_dynamics(q, qd - e, tau)) / (2 * h)
+            by_q = (model.forward_dynamics(q + e, qd, tau) - model.forward_dynamics(q - e, qd, tau)) / (2 * h)
+            scale = 1 + np.max(np.abs(dqdd_dq))
+            np.testing.assert_allclose(dqdd_dqd[:, j], by_qd, rtol=0, atol=1e-6 * scale)
+            np.testing.assert_allclose(dqdd_dq[:, j], by_q, rtol=0, atol=1e-6 * scale)
+
+
 class Batches(unittest.TestCase):
     def test_rows_are_single_calls_on_any_number_of_threads(self):
         rng = np.random.default_rng(7)

@@ -2,7 +2,8 @@
 // reference written from the definitions (tests/support/flexible_reference.hpp): the mass matrix,
 // the bias forces, inverse and forward dynamics and the energy on random trees with several
 // flexible bodies, a floating base included; part II's innovations factors and M^-1 on them; and
-// a flexible link whose modes move nothing equals the rigid model.
+// a flexible link whose modes move nothing equals the rigid model; the derivatives against
+// differences of the reference.
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
@@ -16,9 +17,12 @@
 
 #include "skograph/operators/innovations.hpp"
 #include "skograph/rigid/derivatives.hpp"
+#include "skograph/rigid/free_flying.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
+#include "skograph/rigid/tangent.hpp"
 #include "support/flexible_mechanism.hpp"
 #include "support/flexible_reference.hpp"
+#include "support/richardson.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {
@@ -183,15 +187,59 @@ TEST(FlexibleModel, ModesThatMoveNothingLeaveTheRigidModel) {
 }
 
 // What is written for rigid nodes only says so rather than answering for a rigid tree.
+// The derivatives of a flexible tree (Richardson differences of the SKO model's inverse dynamics,
+// rigid/flexible_derivatives.cpp) against Richardson differences of the dense reference's M qdd +
+// b along the same tangent, and forward dynamics' derivatives as -M^-1 dtau/dx, M^-1.
+TEST(FlexibleModel, DerivativesMatchDifferencesOfTheDenseReference) {
+  std::mt19937 rng(19);
+  const Eigen::Vector3d gravity(0.3, 0.5, -9.81);
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::vector<Body> bodies = random_tree(trial, rng);
+    const Tree tree(bodies);
+    const RigidBodyModel model(mechanism_of(bodies));
+    RigidBodyData data(model);
+    const int n = tree.dofs();
+    const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng),
+                          qdd = rigid_random_state(n, rng), tau = rigid_random_state(n, rng);
+    const auto reference_tau = [&](const Eigen::VectorXd& at_q, const Eigen::VectorXd& at_qd) {
+      return Eigen::VectorXd(tree.mass_matrix(at_q) * qdd + tree.bias_forces(at_q, at_qd, gravity));
+    };
+    const auto unit = [n](int j) { return Eigen::VectorXd::Unit(n, j); };
+    const RichardsonColumns by_q = richardson_columns(
+        n, [&](int j, double e) { return reference_tau(integrate(model, q, unit(j), e), qd); },
+        1e-3);
+    const RichardsonColumns by_qd = richardson_columns(
+        n, [&](int j, double e) { return reference_tau(q, qd + e * unit(j)); }, 1e-3);
+    InverseDynamicsDerivatives inverse;
+    inverse_dynamics_derivatives(model, data, q, qd, qdd, gravity, inverse);
+    const std::string where = "trial " + std::to_string(trial);
+    const auto tolerance = [](const RichardsonColumns& columns) {
+      return std::max(1e-8, 10.0 * relative_error(columns.fine, columns.coarse));
+    };
+    EXPECT_LT(relative_error(inverse.dtau_dq, by_q.fine), tolerance(by_q)) << where;
+    EXPECT_LT(relative_error(inverse.dtau_dqd, by_qd.fine), tolerance(by_qd)) << where;
+    EXPECT_LT(relative_error(inverse.mass, tree.mass_matrix(q)), 1e-12) << where;
+    EXPECT_LT(relative_error(inverse.tau, reference_tau(q, qd)), 1e-12) << where;
+
+    ForwardDynamicsDerivatives forward;
+    forward_dynamics_derivatives(model, data, q, qd, tau, gravity, forward);
+    const Eigen::MatrixXd mass = tree.mass_matrix(q);
+    EXPECT_LT(relative_error(mass * forward.dqdd_dtau, Eigen::MatrixXd::Identity(n, n)), 1e-10)
+        << where;
+    InverseDynamicsDerivatives at_qdd;  // at the forward dynamics' qdd
+    inverse_dynamics_derivatives(model, data, q, qd, forward.qdd, gravity, at_qdd);
+    EXPECT_LT(relative_error(mass * forward.dqdd_dq, -at_qdd.dtau_dq), 1e-9) << where;
+    EXPECT_LT(relative_error(mass * forward.dqdd_dqd, -at_qdd.dtau_dqd), 1e-9) << where;
+  }
+}
+
+// The recursions written for rigid nodes refuse a flexible tree rather than answer for a rigid one.
 TEST(FlexibleModel, RigidOnlyAlgorithmsRefuseFlexibleLinks) {
   std::mt19937 rng(3);
-  const RigidBodyModel model(mechanism_of(random_tree(2, rng)));
-  RigidBodyData data(model);
-  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
-  InverseDynamicsDerivatives derivatives;
+  std::vector<Body> bodies = random_tree(2, rng);
+  const RigidBodyModel model(mechanism_of(bodies));
   try {
-    inverse_dynamics_derivatives(model, data, zero, zero, zero, Eigen::Vector3d::Zero(),
-                                 derivatives);
+    FreeFlyingData free_flying(model);
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("flexible links"), std::string::npos) << e.what();

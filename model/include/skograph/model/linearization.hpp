@@ -17,7 +17,8 @@ namespace skograph {
 
 // The input dofs (file order positions) a list of names means: a joint's name gives all of its
 // dofs, a dof's name ("joint" or "joint:1") that dof. Empty `names`: every dof except floating
-// joints'. UsageError naming an unknown name or a name given twice.
+// joints' and flexible links' modal coordinates. UsageError naming an unknown name or a name given
+// twice.
 std::vector<int> input_dofs(const Model& model, const std::vector<std::string>& names);
 
 struct OscillatoryMode {

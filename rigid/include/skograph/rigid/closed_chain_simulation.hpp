@@ -61,7 +61,7 @@ struct SimulationSample {
   const Eigen::VectorXd* q = nullptr;   // full, closed
   const Eigen::VectorXd* qd = nullptr;  // full, consistent with the loops
   double kinetic_energy = 0.0;          // 1/2 qd* M qd
-  double potential_energy = 0.0;        // gravity potential -sum m g . c
+  double potential_energy = 0.0;        // -sum m g . c, and flexible links' elastic energy
   double work = 0.0;                    // integral of tau . qd since t = 0
   double position_residual = 0.0;       // max |closure error| (rigid/closed_chain_model.hpp)
   double velocity_residual = 0.0;       // max |Q qd|

@@ -171,12 +171,21 @@ struct Mechanism {
 // frame, the named frames and loop frames on it are re-expressed (the joints are the caller's).
 void move_link_frame(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved);
 
+// The modal coordinates joint j brings into q: its child link's modes when that link is flexible,
+// else 0.
+int child_mode_count(const Mechanism& mechanism, int joint);
+
+// The coordinates joint j brings into q: its own dofs (joint_dof_count), then its child link's
+// modal coordinates.
+int joint_coordinate_count(const Mechanism& mechanism, int joint);
+
 // Dof names in dof order (joints in mechanism order, then each joint's dofs): a 1-dof joint's dof
-// is named after the joint, a multi-dof joint's `joint:0`, `joint:1`, ...
+// is named after the joint, a multi-dof joint's `joint:0`, `joint:1`, ...; a flexible child link's
+// modal coordinates follow its joint's dofs as `LINK:eta1`, `LINK:eta2`, ...
 std::vector<std::string> dof_names(const Mechanism& mechanism);
 
-// The dofs (offsets in the joints' order: joint j's dofs follow those of joints 0..j-1) that the
-// names of Mechanism::independent denote, increasing, without repeats. std::invalid_argument
+// The dofs (offsets in the joints' order: joint j's coordinates follow those of joints 0..j-1) that
+// the names of Mechanism::independent denote, increasing, without repeats. std::invalid_argument
 // "independent: 'x' is not a joint of the mechanism" for a name that is neither a joint nor a dof
 // ("joint:k") of a moving joint.
 std::vector<int> named_dofs(const Mechanism& mechanism, const std::vector<std::string>& names);
