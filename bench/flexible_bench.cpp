@@ -6,7 +6,8 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
-#include <random>
+
+#include "bench/rigid_problem.hpp"
 
 #include "skograph/rigid/beam_modes.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -18,13 +19,12 @@ using namespace skograph;
 // N beams of length 0.5 along x, alternating hinge axes z and y; with `flexible`, their modes
 // (clamped at the hinge, a node at the tip where the next joint sits).
 Mechanism beam_chain(int links, bool flexible) {
-  BeamSpec spec;
-  spec.length = 0.5;
-  spec.stiffness_y = 40.0;
-  spec.stiffness_z = 60.0;
-  spec.mass_per_length = 1.2;
-  spec.modes = 2;
-  spec.radius = 0.01;
+  const BeamSpec spec{.length = 0.5,
+                      .stiffness_y = 40.0,
+                      .stiffness_z = 60.0,
+                      .mass_per_length = 1.2,
+                      .modes = 2,
+                      .radius = 0.01};
   const BeamModes beam = clamped_free_beam(spec, {spec.length});
   Mechanism mechanism;
   for (int k = 0; k < links; ++k) {
@@ -57,25 +57,9 @@ Mechanism beam_chain(int links, bool flexible) {
   return mechanism;
 }
 
-struct ChainProblem {
-  ChainProblem(int links, bool flexible) : model(beam_chain(links, flexible)), data(model) {
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<double> uniform(-0.3, 0.3);
-    const int n = model.dof_count();
-    q.resize(n);
-    qd.resize(n);
-    qdd.resize(n);
-    tau.resize(n);
-    for (int i = 0; i < n; ++i) {
-      q[i] = uniform(rng);
-      qd[i] = uniform(rng);
-      qdd[i] = uniform(rng);
-      tau[i] = uniform(rng);
-    }
-  }
-  RigidBodyModel model;
-  RigidBodyData data;
-  Eigen::VectorXd q, qd, qdd, tau;
+// The chain with a random state (seed 7), built outside the timed loops.
+struct ChainProblem : bench::RigidProblem {
+  ChainProblem(int links, bool flexible) : RigidProblem(beam_chain(links, flexible), 7) {}
 };
 
 const Eigen::Vector3d kGravity(0, 0, -9.81);
