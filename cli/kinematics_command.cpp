@@ -97,6 +97,8 @@ int kinematics_command(const std::vector<std::string>& arguments, std::ostream& 
     close_state(model, data, q, qd);  // data.independent at the state
   } catch (const InputError&) {
     throw;
+  } catch (const UsageError&) {  // a call the model does not take (flexible links): as worded
+    throw;
   } catch (const Error& e) {  // cannot close, singular configuration, singular mass matrix
     throw closure_failure(args.file, args.state_file, e, model.mechanism());
   }

@@ -50,6 +50,8 @@ int operators_command(const std::vector<std::string>& arguments, std::ostream& o
     close_state(model, data, closed.q, closed.qd);  // data.independent at the state
   } catch (const InputError&) {
     throw;
+  } catch (const UsageError&) {  // a call the model does not take (flexible links): as worded
+    throw;
   } catch (const SingularMassMatrixError& e) {
     throw UsageError(args.file + ": " + e.what());
   } catch (const Error& e) {  // cannot close, singular configuration

@@ -12,6 +12,12 @@ namespace skograph {
 
 Model with_base(const Model& model, const std::string& link) {
   const Model& file = model.file_model() ? *model.file_model() : model;
+  // The state conversion and the frames it compares walk joints and rigid nodes only.
+  if (file.tree().has_flexible_links())
+    throw InputError(
+        file.file(), 0,
+        "base body '" + link +
+            "': base changes do not take flexible links yet (docs/flexible-bodies.md)");
   BaseChange change;
   Mechanism changed;
   try {

@@ -143,8 +143,18 @@ ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q
   result.row_names = model.dof_names();
   if (!order.identity()) {
     for (int i = 0; i < model.dof_count(); ++i) result.hinge_rows.push_back(order.file_dof(i));
-    for (int k = 0; k < model.tree().node_count(); ++k)
-      for (int r = 0; r < 6; ++r) result.node_rows.push_back(6 * order.file_joint(k) + r);
+    // Node k's scalar rows (6, or 6 + modes for a flexible link) go to its joint's place in the
+    // file, after the rows of the nodes of the file's earlier joints.
+    const BlockLayout& nodes = tree_data.sko.structure().node;
+    const int count = model.tree().node_count();
+    std::vector<int> first_row(static_cast<std::size_t>(count) + 1, 0);
+    for (int k = 0; k < count; ++k)
+      first_row[static_cast<std::size_t>(order.file_joint(k)) + 1] = nodes.dim(k);
+    for (int f = 0; f < count; ++f)
+      first_row[static_cast<std::size_t>(f) + 1] += first_row[static_cast<std::size_t>(f)];
+    for (int k = 0; k < count; ++k)
+      for (int r = 0; r < nodes.dim(k); ++r)
+        result.node_rows.push_back(first_row[static_cast<std::size_t>(order.file_joint(k))] + r);
   }
   return result;
 }

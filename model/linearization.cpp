@@ -165,6 +165,14 @@ Eigen::VectorXd independent_entries(const Model& model, const InverseDerivatives
   return independent_rows(model, at_rest.tau, at_rest.independent).col(0);
 }
 
+// Whether `dof` is dof k of a multi-dof joint `joint` ("joint:k"); a flexible link of the same
+// name has modal coordinates "joint:eta1", which are not the joint's.
+bool dof_of_joint(const std::string& dof, const std::string& joint) {
+  if (dof.size() <= joint.size() + 1 || !dof.starts_with(joint + ":")) return false;
+  return std::all_of(dof.begin() + static_cast<std::ptrdiff_t>(joint.size()) + 1, dof.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 std::vector<int> input_dofs(const Model& model, const std::vector<std::string>& names) {
@@ -183,7 +191,7 @@ std::vector<int> input_dofs(const Model& model, const std::vector<std::string>& 
     bool found = false;
     for (int i = 0; i < model.dof_count(); ++i) {
       const std::string& dof = dofs[static_cast<std::size_t>(i)];
-      if (dof != name && !(dof.starts_with(name + ":"))) continue;
+      if (dof != name && !dof_of_joint(dof, name)) continue;
       if (std::ranges::find(result, i) != result.end())
         throw UsageError("the input '" + name + "' is given twice");
       result.push_back(i);

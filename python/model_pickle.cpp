@@ -15,7 +15,9 @@ namespace skograph::python {
 namespace {
 
 constexpr const char* kTag = "skograph-model";
-constexpr int kVersion = 1;
+// Version 2 carries flexible links' modal data (a sixth entry per link); a model without flexible
+// links is written as version 1, which every reader takes.
+constexpr int kVersion = 2;
 
 py::list doubles(const double* values, int count) {
   py::list list;
@@ -79,8 +81,11 @@ std::shared_ptr<const ModalBody> modal_body_of(const py::handle& item) {
   if (item.is_none()) return nullptr;
   const py::tuple t = item.cast<py::tuple>();
   if (t.size() != 7) throw std::invalid_argument("not a pickled skograph.Model: bad modal data");
+  constexpr Eigen::Index kMostModes = 1000;  // as io/ caps a model's modal coordinates
   auto body = std::make_shared<ModalBody>();
   body->modal_mass = matrix_of(t[0]);
+  if (body->modal_mass.rows() > kMostModes)
+    throw std::invalid_argument("not a pickled skograph.Model: more than 1000 modes");
   body->modal_stiffness = matrix_of(t[1]);
   body->modal_damping = matrix_of(t[2]);
   body->coupling = matrix_of(t[3]);
@@ -240,7 +245,8 @@ Mechanism mechanism_of(const py::dict& in) {
 py::tuple pickle_model(const PyModel& model) {
   // The file's model (before any base change): its mechanism as the reader gave it.
   const Model& file = model.model.file_model() ? *model.model.file_model() : model.model;
-  return py::make_tuple(kTag, kVersion, model.model.file(), model.options.strict,
+  const int version = file.tree().has_flexible_links() ? kVersion : 1;
+  return py::make_tuple(kTag, version, model.model.file(), model.options.strict,
                         model.options.independent, model.options.loops_file, model.options.base,
                         mechanism_dict(file.source_mechanism()), model.options.conditioning_limit);
 }
@@ -264,11 +270,11 @@ namespace {
 std::shared_ptr<PyModel> unpickle_state(const py::tuple& state) {
   if (state.size() > 0 && py::isinstance<py::str>(state[0]) &&
       state[0].cast<std::string>() == kTag) {
-    if (state.size() < 2 || state[1].cast<int>() != kVersion)
+    if (state.size() < 2 || state[1].cast<int>() < 1 || state[1].cast<int>() > kVersion)
       throw std::invalid_argument(
           "a pickled skograph.Model of another format (version " +
           (state.size() < 2 ? std::string("none") : py::str(state[1]).cast<std::string>()) +
-          "): this skograph reads version " + std::to_string(kVersion));
+          "): this skograph reads versions 1 to " + std::to_string(kVersion));
     // 8 entries: pickled before the conditioning limit travelled (the default).
     if (state.size() != 8 && state.size() != 9)
       throw std::invalid_argument("not a pickled skograph.Model: " + std::to_string(state.size()) +

@@ -177,18 +177,26 @@ void axis_labels(const ReportInput& input, const viz::SkoTopology& topology, viz
                  viz::SpyPlotOptions& options) {
   const BlockLayout& layout = viz::matrix_layout(topology, kind);
   const bool per_dof = kind == viz::MatrixKind::kMass || kind == viz::MatrixKind::kFactor;
-  std::vector<std::string> joint_of(static_cast<std::size_t>(input.graph.node_count()));
-  if (input.mechanism)
-    for (const Joint& joint : input.mechanism->joints)
-      joint_of[static_cast<std::size_t>(joint.child + 1)] = joint.name;
+  // Each node's dof names (its joint's dofs, then a flexible link's modal coordinates).
+  std::vector<std::vector<std::string>> dofs_of(static_cast<std::size_t>(input.graph.node_count()));
+  if (input.mechanism) {
+    const std::vector<std::string> names = dof_names(*input.mechanism);
+    std::size_t next = 0;
+    for (std::size_t j = 0; j < input.mechanism->joints.size(); ++j) {
+      const int count = joint_coordinate_count(*input.mechanism, static_cast<int>(j));
+      auto& dofs = dofs_of[static_cast<std::size_t>(input.mechanism->joints[j].child + 1)];
+      dofs.assign(names.begin() + static_cast<std::ptrdiff_t>(next),
+                  names.begin() + static_cast<std::ptrdiff_t>(next + count));
+      next += static_cast<std::size_t>(count);
+    }
+  }
   for (int k = 0; k < topology.forest.size(); ++k) {
     const int node = topology.tree_node[static_cast<std::size_t>(k)];
     const int rows = layout.dim(k), offset = layout.offset(k);
-    const std::string& joint = joint_of[static_cast<std::size_t>(node)];
-    if (per_dof && !joint.empty()) {
+    const std::vector<std::string>& dofs = dofs_of[static_cast<std::size_t>(node)];
+    if (per_dof && static_cast<int>(dofs.size()) == rows && rows > 0) {
       for (int i = 0; i < rows; ++i)
-        options.fine.push_back(
-            {offset + i, offset + i + 1, rows == 1 ? joint : joint + ":" + std::to_string(i)});
+        options.fine.push_back({offset + i, offset + i + 1, dofs[static_cast<std::size_t>(i)]});
     } else if (rows > 0) {
       options.fine.push_back({offset, offset + rows, input.graph.name(node)});
     }

@@ -115,6 +115,14 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
   structure_ = std::make_shared<const SkoStructure>(std::move(forest), node_dims, hinge_dims);
 
   dof_names_ = skograph::dof_names(m);
+  // State files, inputs and results name dofs: two of one name (a joint named like another's dof
+  // "joint:1" or a flexible link's modal coordinate "link:eta1") would be read as one.
+  std::unordered_set<std::string> seen;
+  for (const std::string& name : dof_names_)
+    if (!seen.insert(name).second)
+      fail(m, "two dofs are named '" + name +
+                  "' (a joint named like another joint's dof or a flexible link's modal "
+                  "coordinate)");
   for (int j = 0; j < joints; ++j) {
     const Joint& joint = m.joints[j];
     const Link& link = m.links[joint.child];
@@ -382,8 +390,29 @@ Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& d
   Eigen::MatrixXd inertia;
   synchronize_sko_model(model, data);
   operational_space_inertia(data.sko, nodes, operational_workspace(data), inertia);
-  return inertia;
+  if (inertia.rows() == 6) return inertia;
+  // A flexible link's node is [V; etadot]: its frame's compliance is the rigid block of the node's
+  // compliance, the inverse of the node's operational-space inertia.
+  const Eigen::MatrixXd compliance =
+      inertia.ldlt().solve(Eigen::MatrixXd::Identity(inertia.rows(), inertia.cols()));
+  return compliance.topLeftCorner<6, 6>().ldlt().solve(Matrix6d::Identity());
 }
+
+namespace {
+
+// -sum m g . c over the links at their poses (their rigid invariants).
+double rigid_potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
+                              const Eigen::Vector3d& gravity) {
+  double energy = 0.0;
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
+  for (int k = 0; k < model.node_count(); ++k) {
+    const Link& link = model.mechanism().links[model.link_of_node(k)];
+    energy -= link.mass * gravity.dot(poses[k] * link.center_of_mass);
+  }
+  return energy;
+}
+
+}  // namespace
 
 double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data) {
   double energy = 0.0;
@@ -404,19 +433,16 @@ double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data) {
 
 double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
                         const Eigen::Vector3d& gravity) {
-  double energy = 0.0;
-  const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
-  for (int k = 0; k < model.node_count(); ++k) {
-    const Link& link = model.mechanism().links[model.link_of_node(k)];
-    energy -= link.mass * gravity.dot(poses[k] * link.center_of_mass);
-  }
-  return energy;
+  if (model.has_flexible_links())  // the elastic energy and the modes' first moment need eta
+    throw std::invalid_argument(
+        "potential_energy: a model with flexible links needs q (the overload taking it)");
+  return rigid_potential_energy(model, data, gravity);
 }
 
 double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
                         const Eigen::Ref<const Eigen::VectorXd>& q,
                         const Eigen::Vector3d& gravity) {
-  double energy = potential_energy(model, data, gravity);
+  double energy = rigid_potential_energy(model, data, gravity);
   // A flexible link's modes move its first moment by coupling_t eta and store 1/2 eta* K eta.
   const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
   for (int k = 0; k < model.node_count(); ++k) {

@@ -22,7 +22,7 @@ namespace odeint = boost::numeric::odeint;
 // A tree with flexible links runs on the tree's own dynamics: it has nothing to close (closed
 // chains do not take flexible links yet) and the closed-chain passes walk rigid nodes only.
 bool tree_with_flexible_links(const ClosedChainModel& model) {
-  return model.tree().has_flexible_links();
+  return model.aggregate_count() == 0 && model.tree().has_flexible_links();
 }
 
 // The integrator's state x = (q, qd, W): full q, full qd (dependent entries follow the

@@ -222,6 +222,18 @@ void expect_bad_input(const std::string& arguments, const std::string& file, int
       << "expected " << problem << " in " << run.err;
 }
 
+TEST(ModelCli, CallsThatDoNotTakeFlexibleLinksSayItInTheirOwnWords) {
+  const std::string model = std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/satellite.yaml";
+  const std::string state =
+      std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models/satellite_state.json";
+  expect_bad_input("kinematics " + model + " --state " + state, model, 0,
+                   "frame velocities and accelerations do not take flexible links yet "
+                   "(docs/flexible-bodies.md lists what does)\n");
+  expect_bad_input("operators " + model + " --state " + state + " --frames hub", model, 0,
+                   "frame Jacobians do not take flexible links yet (docs/flexible-bodies.md lists "
+                   "what does)\n");
+}
+
 const std::string kGoodUrdf = R"(<robot name="r">
   <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
   <link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>

@@ -14,6 +14,7 @@
 
 #include "skograph/graph/error.hpp"
 #include "skograph/io/yaml_reader.hpp"
+#include "skograph/model/base_change.hpp"
 #include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/kinematics.hpp"
@@ -289,6 +290,39 @@ TEST(FlexiblePhysics, CallsThatDoNotTakeFlexibleLinksSaySoInOneLine) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(FlexiblePhysics, NamesBaseChangesAndInputsOfFlexibleModels) {
+  // A base change would carry no modal coordinates across: refused in one line.
+  const Model model = from_yaml(satellite(0.0));
+  try {
+    with_base(model, "panel");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "beam.yaml: base body 'panel': base changes do not take flexible links yet "
+              "(docs/flexible-bodies.md)");
+  }
+  // A joint named like a modal coordinate: two dofs of one name, refused at the model.
+  std::string clash = satellite(0.0);
+  clash.replace(clash.find("joints:\n"), 8,
+                "  - {name: lamp, mass: 0.1, inertia: {ixx: 0.01, iyy: 0.01, izz: 0.01}}\n"
+                "joints:\n  - {name: 'panel:eta1', type: revolute, parent: hub, child: lamp, "
+                "axis: [0, 0, 1]}\n");
+  try {
+    from_yaml(clash);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("two dofs are named 'panel:eta1'"), std::string::npos)
+        << e.what();
+  }
+  // A joint named like its flexible child link: the joint's name is its dof, not the link's modes.
+  const Model arm = from_yaml(
+      "links:\n  - name: arm\n    flexible: {beam: {length: 1.0, EI_y: 1.0, EI_z: 1.0, rho_A: "
+      "1.0, modes: 1}}\njoints:\n  - {name: arm, type: revolute, parent: world, child: arm, axis: "
+      "[0, 0, 1]}\n");
+  EXPECT_EQ(input_dofs(arm, {"arm"}), std::vector<int>{0});
+  EXPECT_EQ(input_dofs(arm, {}), std::vector<int>{0});
 }
 
 }  // namespace

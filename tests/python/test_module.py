@@ -620,6 +620,34 @@ class FlexibleBodies(unittest.TestCase):
         np.testing.assert_array_equal(again.forward_dynamics(q, qd, tau),
                                       self.model.forward_dynamics(q, qd, tau))
 
+    def test_a_pickle_of_a_flexible_model_is_version_2(self):
+        self.assertEqual(self.model.__getstate__()[1], 2)
+        self.assertEqual(skograph.load_model(os.path.join(MODELS, "arm7.urdf")).__getstate__()[1], 1)
+
+    def test_operators_when_the_file_lists_joints_out_of_depth_first_order(self):
+        # The tip's joint comes after the second panel's: node rows of 6 + modes in the file's order.
+        text = ("links:\n"
+                "  - {name: hub, mass: 20.0, inertia: {ixx: 2.0, iyy: 2.5, izz: 3.0}}\n"
+                "  - name: panel\n"
+                "    flexible: {beam: {length: 2.0, EI_y: 40.0, EI_z: 60.0, rho_A: 1.5, modes: 2}}\n"
+                "  - {name: other, mass: 1.0, inertia: {ixx: 0.1, iyy: 0.1, izz: 0.1}}\n"
+                "  - {name: tip, mass: 0.5, inertia: {ixx: 0.01, iyy: 0.01, izz: 0.01}}\n"
+                "joints:\n"
+                "  - {name: float, type: free, parent: world, child: hub}\n"
+                "  - {name: hinge, type: revolute, parent: hub, child: panel, axis: [0, 1, 0]}\n"
+                "  - {name: arm, type: revolute, parent: hub, child: other, axis: [0, 0, 1]}\n"
+                "  - {name: wrist, type: revolute, parent: panel, child: tip, origin: {xyz: [2.0, 0, 0]}, axis: [0, 0, 1]}\n")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "out_of_order.yaml")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+            model = skograph.load_model(path)
+            q = np.linspace(-0.3, 0.4, len(model.dofs))
+            E, A = model.kernel(q).toarray(), model.resolvent(q).toarray()
+            self.assertEqual(E.shape, (4 * 6 + 4, 4 * 6 + 4))
+            identity = np.eye(E.shape[0])
+            self.assertTrue(close(A @ (identity - E), identity, 1e-12))  # part I Eq. 14
+
     def test_derivatives_against_differences(self):
         model, state = self.model, self.state
         q, qd, tau = state["q"], state["qd"], state["tau"]

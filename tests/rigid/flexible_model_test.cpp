@@ -233,6 +233,32 @@ TEST(FlexibleModel, DerivativesMatchDifferencesOfTheDenseReference) {
   }
 }
 
+// A link's operational-space inertia on flexible trees: (J M^-1 J*)^-1 with M the reference's and
+// J the link frame's velocity per unit qd (the rigid rows of its node's nu).
+TEST(FlexibleModel, OperationalSpaceInertiaOfALink) {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 12; trial += 2) {  // floating bases: J has full row rank
+    const std::vector<Body> bodies = random_tree(trial, rng);
+    const Tree tree(bodies);
+    const RigidBodyModel model(mechanism_of(bodies));
+    RigidBodyData data(model);
+    const int n = tree.dofs();
+    const Eigen::VectorXd q = rigid_random_state(n, rng);
+    const int link = model.link_count() - 1, node = model.node_of_link(link);
+    Eigen::MatrixXd jacobian(6, n);
+    for (int j = 0; j < n; ++j) {
+      update_kinematics(model, q, Eigen::VectorXd::Unit(n, j), data);
+      jacobian.col(j) = data.velocity.segment<6>(data.sko.structure().node.offset(node));
+    }
+    const Eigen::MatrixXd compliance =
+        jacobian * tree.mass_matrix(q).ldlt().solve(jacobian.transpose());
+    update_positions(model, q, data);
+    const Matrix6d inertia = operational_space_inertia(model, data, link);
+    EXPECT_LT(relative_error(inertia * compliance, Eigen::MatrixXd::Identity(6, 6)), 1e-9)
+        << "trial " << trial;
+  }
+}
+
 // The recursions written for rigid nodes refuse a flexible tree rather than answer for a rigid one.
 TEST(FlexibleModel, RigidOnlyAlgorithmsRefuseFlexibleLinks) {
   std::mt19937 rng(3);

@@ -60,7 +60,7 @@ Eigen::MatrixXd reduced_mass_matrix(const Model& model, ModelData& data, const E
 struct ModelSko {
   const SkoModel* sko = nullptr;
   std::vector<int> hinge_rows;         // hinge entry -> row (empty: the model's own order)
-  std::vector<int> node_rows;          // scalar node row (6 per node) -> row (empty: own order)
+  std::vector<int> node_rows;          // scalar node row (node layout) -> row (empty: own order)
   std::vector<std::string> row_names;  // the dof names of M's rows, in row order
 };
 ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q, bool embedded);

@@ -401,11 +401,13 @@ void innovations_factors(const RigidBodyModel& model, RigidBodyData& data,
 // velocity per qd) at the configuration of the last update_positions/update_kinematics, by the
 // extended operational-space compliance Omega = psi* H* D^-1 H psi (part II Eq. 59-60;
 // operators/operational_space.hpp), M^-1 never formed. Throws std::runtime_error when fewer than 6
-// independent dofs move the link (J not of full row rank).
+// independent dofs move the link (J not of full row rank). A flexible link's node is
+// [V; etadot]: the result is the inverse of its compliance's rigid block.
 Matrix6d operational_space_inertia(const RigidBodyModel& model, RigidBodyData& data, int link);
 
 // Energies at the state of the last update_kinematics: T = 1/2 sum nu(k)* M(k) nu(k) and the
-// potential -sum m g . c(k) (c(k): the link's center of mass in the world frame).
+// potential -sum m g . c(k) (c(k): the link's center of mass in the world frame; a model with
+// flexible links needs the overload taking q: std::invalid_argument).
 double kinetic_energy(const RigidBodyModel& model, const RigidBodyData& data);
 double potential_energy(const RigidBodyModel& model, const RigidBodyData& data,
                         const Eigen::Vector3d& gravity);

@@ -19,8 +19,9 @@
 
 namespace skograph {
 
-// Where the entries of an SKO model go: hinge entry e to row hinge[e]; node row 6 k + r (the
-// scalar rows of E_A and A) to row node_rows[6 k + r]. Empty: the model's own order.
+// Where the entries of an SKO model go: hinge entry e to row hinge[e]; node k's row r (the scalar
+// rows of E_A and A, at the node layout's offset(k) + r) to row node_rows[offset(k) + r]. Empty:
+// the model's own order.
 struct SparseOrder {
   std::vector<int> hinge;
   std::vector<int> node_rows;
