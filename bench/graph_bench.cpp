@@ -9,6 +9,7 @@
 #include <random>
 
 #include "skograph/graph/analysis.hpp"
+#include "skograph/graph/boost_digraph.hpp"
 
 namespace {
 
@@ -31,7 +32,8 @@ const Digraph& random_tree(int n) {
 }
 
 void BM_BoostDepthFirstSearch(benchmark::State& state) {
-  const skograph::BoostDigraph g = random_tree(static_cast<int>(state.range(0))).boost_graph();
+  const skograph::BoostDigraph g =
+      skograph::boost_graph(random_tree(static_cast<int>(state.range(0))));
   for (auto _ : state) {
     boost::depth_first_search(g, boost::visitor(boost::default_dfs_visitor()));
     benchmark::ClobberMemory();

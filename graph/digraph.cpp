@@ -81,13 +81,6 @@ std::vector<int> Digraph::children(int v) const {
   return result;
 }
 
-BoostDigraph Digraph::boost_graph() const {
-  BoostDigraph graph(static_cast<std::size_t>(node_count()));
-  for (int v = 0; v < node_count(); ++v) graph[static_cast<std::size_t>(v)].name = names_[v];
-  for (const Edge& e : edges_) boost::add_edge(e.first, e.second, graph);
-  return graph;
-}
-
 std::optional<std::string> Digraph::first_problem() const {
   if (node_count() == 0) return "empty graph: the digraph has no nodes";
   std::set<Edge> seen;

@@ -1,11 +1,10 @@
-// Digraph: a directed graph with named nodes (part I section 2; a Boost.Graph view on demand), and
-// DOT I/O.
+// Digraph: a directed graph with named nodes (part I section 2; a Boost.Graph view in
+// boost_digraph.hpp), and DOT I/O.
 //
 // Nodes are numbered 0..n-1 in input order (users see 1-based numbers). Edges point from parent to
 // child. Graphs are built once (pitfalls.md: with vecS, removing a vertex renumbers everything).
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
 #include <iosfwd>
 #include <optional>
 #include <stdexcept>
@@ -20,12 +19,6 @@
 
 namespace skograph {
 
-struct DigraphNode {
-  std::string name;
-};
-
-using BoostDigraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, DigraphNode>;
 using Edge = std::pair<int, int>;  // (parent, child) = (from, to)
 
 // Bad input: names the source (file) and, where known, the 1-based line (graph/error.hpp).
@@ -62,10 +55,6 @@ class Digraph {
   // Parents and children of v in edge order: O(E) each (the analyses use DigraphArrays).
   std::vector<int> parents(int v) const;
   std::vector<int> children(int v) const;
-
-  // The digraph as a Boost.Graph adjacency list (nodes in order, with their names; edges in
-  // order), built on each call: O(N + E) time and memory, for Boost.Graph algorithms.
-  BoostDigraph boost_graph() const;
 
   // The problems that make a digraph unusable as a multibody digraph (part I section 2 assumes no
   // parallel edges; self-loops have no meaning): first one found, or nullopt.
