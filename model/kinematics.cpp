@@ -7,6 +7,7 @@
 #include "skograph/graph/error.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
+#include "skograph/rigid/flexible_kinematics.hpp"
 #include "skograph/rigid/frames.hpp"
 #include "skograph/rigid/inverse_kinematics.hpp"
 #include "state_internal.hpp"
@@ -193,28 +194,35 @@ Vector6d reduced_jacobian_bias(const Model& model, ModelData& data, const Eigen:
 
 Eigen::Vector3d center_of_mass(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                const std::string& subtree) {
-  model_detail::require_rigid_links(model, "centres of mass");
   const int link = subtree_link(model, subtree);
-  closed_positions(model, data, q);
+  const ModelOrderState state = closed_positions(model, data, q);
+  if (model.tree().has_flexible_links())
+    return flexible_center_of_mass(model.tree(), data.tree(), state.q, link);
   return center_of_mass(model.tree(), data.tree(), link);
 }
 
 Eigen::Vector3d center_of_mass_velocity(const Model& model, ModelData& data,
                                         const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                         const std::string& subtree) {
-  model_detail::require_rigid_links(model, "centres of mass");
   const int link = subtree_link(model, subtree);
-  closed_kinematics(model, data, q, qd);
+  const ModelOrderState state = closed_kinematics(model, data, q, qd);
+  if (model.tree().has_flexible_links()) {  // c' = J qd: the modes move the first moments
+    Eigen::MatrixXd jacobian(3, model.dof_count());
+    flexible_center_of_mass_jacobian(model.tree(), data.tree(), state.q, jacobian, link);
+    return jacobian * state.qd;
+  }
   return center_of_mass_velocity(model.tree(), data.tree(), link);
 }
 
 Eigen::MatrixXd center_of_mass_jacobian(const Model& model, ModelData& data,
                                         const Eigen::VectorXd& q, const std::string& subtree) {
-  model_detail::require_rigid_links(model, "centres of mass");
   const int link = subtree_link(model, subtree);
-  closed_positions(model, data, q);
+  const ModelOrderState state = closed_positions(model, data, q);
   Eigen::MatrixXd jacobian(3, model.dof_count());
-  center_of_mass_jacobian(model.tree(), data.tree(), jacobian, link);
+  if (model.tree().has_flexible_links())
+    flexible_center_of_mass_jacobian(model.tree(), data.tree(), state.q, jacobian, link);
+  else
+    center_of_mass_jacobian(model.tree(), data.tree(), jacobian, link);
   return dense_file_columns(model, jacobian);
 }
 

@@ -7,6 +7,7 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_support.hpp"
@@ -232,6 +233,43 @@ TEST(ModelCli, CallsThatDoNotTakeFlexibleLinksSayItInTheirOwnWords) {
   expect_bad_input("operators " + model + " --state " + state + " --frames hub", model, 0,
                    "frame Jacobians do not take flexible links yet (docs/flexible-bodies.md lists "
                    "what does)\n");
+}
+
+// analyze on the satellite (a hub with two panels of six modes): the report's node operators have
+// 6 + modes rows per node, M one row per dof, M's structural pattern covers every nonzero of the
+// dense M that `dynamics` prints, and the canonical order factors M without fill while the
+// root-first order couples the two panels' dofs (7 x 7 fill: a hinge and six modes each).
+TEST(ModelCli, AnalyzeCountsModalRowsAndTheCanonicalOrderDoesNotFill) {
+  const std::string model = example("satellite.yaml");
+  const std::string state = example("satellite_state.json");
+  const CliRun dynamics = run_cli("dynamics " + model + " --state " + state + " --json");
+  ASSERT_EQ(dynamics.status, 0) << dynamics.err;
+  const nlohmann::json values = nlohmann::json::parse(dynamics.out);
+  const int dofs = static_cast<int>(values["dofs"].size());
+  int modes = 0;
+  for (const auto& name : values["dofs"])
+    if (name.get<std::string>().find(":eta") != std::string::npos) ++modes;
+  EXPECT_EQ(modes, 12);
+  const Eigen::MatrixXd mass = matrix_of(values["M"]);
+  const long numeric_nonzeros = (mass.array() != 0.0).count();
+
+  const auto dir = scratch_dir() / "satellite_analyze";
+  std::filesystem::remove_all(dir);
+  const CliRun analyze = run_cli("analyze " + model + " --out " + dir.string());
+  ASSERT_EQ(analyze.status, 0) << analyze.err;
+  std::ifstream in(dir / "report.json");
+  const nlohmann::json report = nlohmann::json::parse(in);
+  const int bodies = report["model"]["bodies"].get<int>();
+  const nlohmann::json& sparsity = report["sparsity"];
+  EXPECT_EQ(sparsity["E"]["rows"].get<int>(), 6 * bodies + modes);
+  EXPECT_EQ(sparsity["A"]["rows"].get<int>(), 6 * bodies + modes);
+  EXPECT_EQ(sparsity["M"]["rows"].get<int>(), dofs);
+  const long structural = sparsity["M"]["nonzeros"].get<long>();
+  EXPECT_GE(structural, numeric_nonzeros);
+  EXPECT_EQ(structural, static_cast<long>(dofs) * dofs - 2 * 7 * 7);  // the panels are unrelated
+  EXPECT_EQ(sparsity["L"]["canonical"]["fill"].get<long>(), 0);
+  EXPECT_EQ(sparsity["L"]["canonical"]["nonzeros"].get<long>(), (structural + dofs) / 2);
+  EXPECT_EQ(sparsity["L"]["root-first"]["fill"].get<long>(), 7 * 7);
 }
 
 const std::string kGoodUrdf = R"(<robot name="r">

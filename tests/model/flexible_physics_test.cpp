@@ -22,6 +22,7 @@
 #include "skograph/model/simulation.hpp"
 #include "skograph/model/state.hpp"
 #include "support/io_support.hpp"
+#include "support/richardson.hpp"
 
 namespace skograph {
 namespace {
@@ -176,6 +177,35 @@ Vector6d world_momentum(const Model& model, const Eigen::VectorXd& q, const Eige
     total.tail<3>() += linear;
   }
   return total;
+}
+
+// The centre of mass through the model on the satellite: c' = J qd, and J against
+// Richardson-extrapolated central differences of c along each dof's configuration rate (the
+// floating hub's, the hinge's and the panel's modes, which move its first moment); the panel's
+// subtree too.
+TEST(FlexiblePhysics, CentreOfMassFollowsTheModes) {
+  const Model model = from_yaml(satellite(0.0));
+  ModelData data(model);
+  const int n = model.dof_count();
+  const Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(n, -0.4, 0.5);
+  const Eigen::VectorXd qd = Eigen::VectorXd::LinSpaced(n, 0.7, -0.3);
+  for (const std::string subtree : {"", "panel"}) {
+    const Eigen::MatrixXd jacobian = center_of_mass_jacobian(model, data, q, subtree);
+    EXPECT_LT((center_of_mass_velocity(model, data, q, qd, subtree) - jacobian * qd).norm(),
+              1e-13 * std::max(1.0, (jacobian * qd).norm()));
+    const auto moved = [&](int j, double e) -> Eigen::VectorXd {
+      return center_of_mass(model, data, integrate(model, q, Eigen::VectorXd::Unit(n, j), e),
+                            subtree);
+    };
+    const testing_support::RichardsonColumns differences =
+        testing_support::richardson_columns(n, moved, 1e-3);
+    const double error = (differences.fine - differences.coarse).cwiseAbs().maxCoeff();
+    EXPECT_LT((jacobian - differences.fine).cwiseAbs().maxCoeff(), std::max(1e-9, 10 * error))
+        << "subtree '" << subtree << "'";
+    // The panel's modes move the centre (their columns are not zero).
+    const int first_mode = n - 4;
+    EXPECT_GT(jacobian.middleCols(first_mode, 4).norm(), 1e-3);
+  }
 }
 
 TEST(FlexiblePhysics, FreeFloatingSatelliteKeepsItsMomentumAndEnergy) {

@@ -613,6 +613,21 @@ class FlexibleBodies(unittest.TestCase):
         self.assertTrue(close(model.mass_matrix(q), report["M"], 1e-12))
         self.assertTrue(close(model.bias(q, qd, gravity=g), report["bias"], 1e-12))
 
+    def test_the_centre_of_mass_moves_with_the_modes(self):
+        # c' = J qd, and J against central differences of c along each dof's rate; the panels'
+        # modes move it.
+        model, q, qd = self.model, self.state["q"], self.state["qd"]
+        jacobian = model.com_jacobian(q)
+        self.assertTrue(close(model.center_of_mass_velocity(q, qd), jacobian @ qd, 1e-12))
+        h = 1e-5
+        for j in range(len(model.dofs)):
+            unit = np.eye(len(model.dofs))[j]
+            column = (model.center_of_mass(model.integrate(q, unit, h)) -
+                      model.center_of_mass(model.integrate(q, unit, -h))) / (2 * h)
+            self.assertTrue(close(column, jacobian[:, j], 1e-8), model.dofs[j])
+        modes = [j for j, name in enumerate(model.dofs) if ":eta" in name]
+        self.assertGreater(np.linalg.norm(jacobian[:, modes]), 1e-4)
+
     def test_a_pickle_keeps_the_modal_data(self):
         again = pickle.loads(pickle.dumps(self.model))
         q, qd, tau = self.state["q"], self.state["qd"], self.state["tau"]

@@ -17,7 +17,9 @@
 
 #include "skograph/operators/innovations.hpp"
 #include "skograph/rigid/derivatives.hpp"
+#include "skograph/rigid/flexible_kinematics.hpp"
 #include "skograph/rigid/free_flying.hpp"
+#include "skograph/rigid/kinematics.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 #include "skograph/rigid/tangent.hpp"
 #include "support/flexible_mechanism.hpp"
@@ -256,6 +258,117 @@ TEST(FlexibleModel, OperationalSpaceInertiaOfALink) {
     const Matrix6d inertia = operational_space_inertia(model, data, link);
     EXPECT_LT(relative_error(inertia * compliance, Eigen::MatrixXd::Identity(6, 6)), 1e-9)
         << "trial " << trial;
+  }
+}
+
+// The reference's centre of mass along the curve q + s u (floating joints moved by exp of their
+// body-frame rates), from its own poses: sum m p + R (m c + coupling_t eta) over the mass; the
+// value at s = 0 and the exact derivative d/ds.
+std::pair<Eigen::Vector3d, Eigen::Vector3d> reference_center_of_mass(const Tree& tree,
+                                                                     const Eigen::VectorXd& q,
+                                                                     const Eigen::VectorXd& u) {
+  using flexible_reference::Hyper;
+  using flexible_reference::Matrix3h;
+  using flexible_reference::Vector3h;
+  std::vector<Matrix3h> rotation;
+  std::vector<Vector3h> position;
+  tree.poses(q, u, Eigen::VectorXd::Zero(q.size()), rotation, position);
+  Vector3h moment = Vector3h::Constant(Hyper(0.0));
+  double mass = 0.0;
+  const std::vector<Body>& bodies = tree.bodies();
+  for (std::size_t k = 0; k < bodies.size(); ++k) {
+    const Body& body = bodies[k];
+    const int first_mode = tree.offset(static_cast<int>(k)) + body.joint_dofs();
+    Vector3h first_moment = (body.mass * body.center_of_mass).cast<Hyper>();
+    for (int j = 0; j < body.modes(); ++j) {
+      const Hyper eta(q[first_mode + j], u[first_mode + j], 0.0, 0.0);
+      for (int r = 0; r < 3; ++r) first_moment[r] += body.coupling(3 + r, j) * eta;
+    }
+    moment += Hyper(body.mass) * position[k] + rotation[k] * first_moment;
+    mass += body.mass;
+  }
+  Eigen::Vector3d value, rate;
+  for (int r = 0; r < 3; ++r) {
+    value[r] = moment[r].x / mass;
+    rate[r] = moment[r].a / mass;
+  }
+  return {value, rate};
+}
+
+// The centre of mass and its Jacobian on random trees with flexible links (a floating base
+// among them) against the reference's poses, column by column along each dof's rate; on the same
+// trees without modes they equal the rigid model's centre and Jacobian.
+TEST(FlexibleModel, CentreOfMassAndItsJacobianMatchTheReference) {
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < 10; ++trial) {
+    const std::vector<Body> bodies = random_tree(trial, rng);
+    const Tree tree(bodies);
+    const RigidBodyModel model(mechanism_of(bodies));
+    RigidBodyData data(model);
+    const int n = tree.dofs();
+    const Eigen::VectorXd q = rigid_random_state(n, rng);
+    update_positions(model, q, data);
+    const Eigen::Vector3d center = flexible_center_of_mass(model, data, q);
+    Eigen::MatrixXd jacobian(3, n);
+    flexible_center_of_mass_jacobian(model, data, q, jacobian);
+    double scale = 1.0;
+    Eigen::MatrixXd expected(3, n);
+    for (int i = 0; i < n; ++i) {
+      const auto [value, rate] = reference_center_of_mass(tree, q, Eigen::VectorXd::Unit(n, i));
+      EXPECT_LT((center - value).norm(), 1e-12 * std::max(1.0, value.norm())) << "trial " << trial;
+      expected.col(i) = rate;
+      scale = std::max(scale, rate.cwiseAbs().maxCoeff());
+    }
+    EXPECT_LT((jacobian - expected).cwiseAbs().maxCoeff(), 1e-12 * scale) << "trial " << trial;
+
+    // The subtree of the last link on a moving joint (its own node): the reference with the
+    // masses outside that subtree set to zero.
+    int top = static_cast<int>(bodies.size()) - 1;
+    while (top > 0 && bodies[top].joint == Body::Joint::kFixed) --top;
+    if (bodies[top].joint == Body::Joint::kFixed) continue;
+    std::vector<Body> subtree = bodies;
+    for (std::size_t k = 0; k < bodies.size(); ++k) {
+      int a = static_cast<int>(k);
+      while (a > top) a = bodies[a].parent;
+      if (a != top) {
+        subtree[k].mass = 0.0;
+        subtree[k].coupling.setZero();
+      }
+    }
+    const Tree subtree_tree(subtree);
+    Eigen::MatrixXd subtree_jacobian(3, n);
+    flexible_center_of_mass_jacobian(model, data, q, subtree_jacobian, top);
+    const Eigen::Vector3d subtree_center = flexible_center_of_mass(model, data, q, top);
+    for (int i = 0; i < n; ++i) {
+      const auto [value, rate] =
+          reference_center_of_mass(subtree_tree, q, Eigen::VectorXd::Unit(n, i));
+      EXPECT_LT((subtree_center - value).norm(), 1e-12 * std::max(1.0, value.norm()));
+      EXPECT_LT((subtree_jacobian.col(i) - rate).cwiseAbs().maxCoeff(), 1e-12 * scale)
+          << "trial " << trial << " column " << i;
+    }
+
+    // Without modes: the rigid model's own functions.
+    std::vector<Body> rigid = bodies;
+    for (Body& body : rigid) {
+      body.modal_mass.resize(0, 0);
+      body.coupling.resize(6, 0);
+      body.stiffness.resize(0, 0);
+      body.damping.resize(0, 0);
+      body.attachment.resize(6, 0);
+    }
+    const RigidBodyModel rigid_model(mechanism_of(rigid));
+    RigidBodyData rigid_data(rigid_model);
+    const int m = rigid_model.dof_count();
+    const Eigen::VectorXd qr = rigid_random_state(m, rng);
+    update_positions(rigid_model, qr, rigid_data);
+    Eigen::MatrixXd rigid_jacobian(3, m), flexible_jacobian(3, m);
+    center_of_mass_jacobian(rigid_model, rigid_data, rigid_jacobian);
+    const Eigen::Vector3d rigid_center = center_of_mass(rigid_model, rigid_data);
+    flexible_center_of_mass_jacobian(rigid_model, rigid_data, qr, flexible_jacobian);
+    EXPECT_LT((flexible_center_of_mass(rigid_model, rigid_data, qr) - rigid_center).norm(),
+              1e-14 * std::max(1.0, rigid_center.norm()));
+    EXPECT_LT((flexible_jacobian - rigid_jacobian).cwiseAbs().maxCoeff(),
+              1e-14 * std::max(1.0, rigid_jacobian.cwiseAbs().maxCoeff()));
   }
 }
 
