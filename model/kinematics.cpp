@@ -89,11 +89,27 @@ FrameRef model_frame(const Model& model, const std::string& name) {
   }
 }
 
+namespace {
+
+// A flexible link's frame is its floating frame; a point fixed elsewhere on it would not follow
+// the modes (a rigid link on a fixed joint rides on a node that does).
+void require_frame_following_the_modes(const Model& model, const FrameRef& ref,
+                                       const std::string& frame) {
+  if (ref.link >= 0 && model.mechanism().links[static_cast<std::size_t>(ref.link)].flexible &&
+      !ref.pose.isApprox(Eigen::Isometry3d::Identity(), 0.0))
+    throw UsageError(model.file() + ": frame '" + frame + "' is fixed on flexible link '" +
+                     model.mechanism().links[static_cast<std::size_t>(ref.link)].name +
+                     "' away from its frame: its pose would not follow the modes (attach it "
+                     "as a link on a fixed joint, which the link's nodes move)");
+}
+
+}  // namespace
+
 std::vector<FrameMotion> frame_motions(const Model& model, ModelData& data,
                                        const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                        const Eigen::VectorXd& qdd,
                                        const std::vector<std::string>& frames, FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame velocities and accelerations");
+  model_detail::require_rigid_links(model, "frame accelerations");
   std::vector<FrameRef> refs;
   for (const std::string& name : frames) refs.push_back(model_frame(model, name));
   check_entries(model, qdd, "qdd");
@@ -115,9 +131,11 @@ std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data
                                              const Eigen::VectorXd& q,
                                              const std::vector<std::string>& frames,
                                              FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame Jacobians");
   std::vector<FrameRef> refs;
-  for (const std::string& name : frames) refs.push_back(model_frame(model, name));
+  for (const std::string& name : frames) {
+    refs.push_back(model_frame(model, name));
+    require_frame_following_the_modes(model, refs.back(), name);
+  }
   closed_positions(model, data, q);
   std::vector<Eigen::MatrixXd> jacobians;
   Eigen::MatrixXd jacobian(6, model.dof_count());
@@ -131,22 +149,15 @@ std::vector<Eigen::MatrixXd> frame_jacobians(const Model& model, ModelData& data
 Eigen::Isometry3d frame_pose(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                              const std::string& frame) {
   const FrameRef ref = model_frame(model, frame);
-  // A flexible link's frame is its floating frame; a point fixed elsewhere on it would not follow
-  // the modes (a rigid link on a fixed joint rides on a node that does).
-  if (ref.link >= 0 && model.mechanism().links[static_cast<std::size_t>(ref.link)].flexible &&
-      !ref.pose.isApprox(Eigen::Isometry3d::Identity(), 0.0))
-    throw UsageError(model.file() + ": frame '" + frame + "' is fixed on flexible link '" +
-                     model.mechanism().links[static_cast<std::size_t>(ref.link)].name +
-                     "' away from its frame: its pose would not follow the modes (attach it "
-                     "as a link on a fixed joint, which the link's nodes move)");
+  require_frame_following_the_modes(model, ref, frame);
   closed_positions(model, data, q);
   return frame_pose(model.tree(), data.tree(), ref);
 }
 
 Vector6d frame_velocity(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                         const Eigen::VectorXd& qd, const std::string& frame, FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame velocities and accelerations");
   const FrameRef ref = model_frame(model, frame);
+  require_frame_following_the_modes(model, ref, frame);
   closed_kinematics(model, data, q, qd);
   return frame_velocity(model.tree(), data.tree(), ref, axes);
 }
@@ -164,7 +175,7 @@ Eigen::MatrixXd frame_jacobian(const Model& model, ModelData& data, const Eigen:
 
 Vector6d frame_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& qd, const std::string& frame, FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame Jacobians");
+  model_detail::require_rigid_links(model, "frame Jacobian biases");
   const FrameRef ref = model_frame(model, frame);
   closed_kinematics(model, data, q, qd);
   return frame_jacobian_bias(model.tree(), data.tree(), ref, axes);
@@ -181,7 +192,7 @@ Eigen::MatrixXd reduced_frame_jacobian(const Model& model, ModelData& data,
 Vector6d reduced_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                const Eigen::VectorXd& qd, const std::string& frame,
                                FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame Jacobians");
+  model_detail::require_rigid_links(model, "frame Jacobian biases");
   const FrameRef ref = model_frame(model, frame);
   closed_kinematics(model, data, q, qd);
   Vector6d bias = frame_jacobian_bias(model.tree(), data.tree(), ref, axes);

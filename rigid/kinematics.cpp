@@ -50,6 +50,14 @@ void check_jacobian(const RigidBodyModel& model, const Eigen::Ref<Eigen::MatrixX
                                 std::to_string(rows) + " x dofs");
 }
 
+// A flexible link's modes move its first moment, and the centre's functions below have no q to
+// read them from.
+void require_rigid_links(const RigidBodyModel& model) {
+  if (model.has_flexible_links())
+    throw std::invalid_argument(
+        "center of mass: a model with flexible links needs q (rigid/flexible_kinematics.hpp)");
+}
+
 int node_of(const RigidBodyModel& model, int link) {
   if (link < -1 || link >= model.link_count())
     throw std::invalid_argument("center of mass: link index out of range");
@@ -90,7 +98,7 @@ Vector6d frame_velocity(const RigidBodyModel& model, const RigidBodyData& data,
                         const FrameRef& frame, FrameAxes axes) {
   if (frame.link < 0) return Vector6d::Zero();
   const int k = model.node_of_link(frame.link);
-  const Vector6d velocity = data.velocity.segment<6>(6 * k);
+  const Vector6d velocity = data.velocity.segment<6>(model.structure()->node.offset(k));
   Vector6d at_frame;
   at_frame.head<3>() = velocity.head<3>();
   at_frame.tail<3>() = velocity.tail<3>() + velocity.head<3>().cross(frame.pose.translation());
@@ -126,7 +134,9 @@ Vector6d frame_acceleration(const RigidBodyModel& model, const RigidBodyData& da
 
 // J = sum over the ancestors j of the frame's link of phi*(frame, j) H*(j): each column of
 // H*(j), [w; v] about O_j in link j's axes, turned to world axes and carried to the frame's
-// origin p (v + w x (p - o_j)).
+// origin p (v + w x (p - o_j)). On a flexible parent P of j, each mode moves j's frame by the
+// twist X(C<-N) B_N's column (row 6 + i of the weight phi(P, j), rigid/flexible_nodes.cpp),
+// carried the same way; the frame's own link's modes do not move its floating frame.
 void frame_jacobian(const RigidBodyModel& model, const RigidBodyData& data, const FrameRef& frame,
                     FrameAxes axes, Eigen::Ref<Eigen::MatrixXd> jacobian) {
   check_jacobian(model, jacobian, 6, "frame_jacobian");
@@ -136,22 +146,28 @@ void frame_jacobian(const RigidBodyModel& model, const RigidBodyData& data, cons
   const Eigen::Isometry3d& link = link_poses(model, data)[node];
   const Eigen::Vector3d origin = link * frame.pose.translation();
   const Eigen::Matrix3d to_frame = (link.linear() * frame.pose.linear()).transpose();
-  for (int j = node; j >= 0; j = model.parents()[j]) {
-    const Eigen::Matrix3d& R = link_poses(model, data)[j].linear();
-    const Eigen::Vector3d arm = origin - link_poses(model, data)[j].translation();
-    const int offset = model.joint_dof_offset(j);
-    for (int i = 0; i < model.joint_dofs(j); ++i) {
-      const Vector6d h = hinge_column(model, data, j, i);
-      const Eigen::Vector3d w = R * h.head<3>();
-      const Eigen::Vector3d v = R * h.tail<3>() + w.cross(arm);
-      if (axes == FrameAxes::kWorld) {
-        jacobian.col(offset + i).head<3>() = w;
-        jacobian.col(offset + i).tail<3>() = v;
-      } else {
-        jacobian.col(offset + i).head<3>().noalias() = to_frame * w;
-        jacobian.col(offset + i).tail<3>().noalias() = to_frame * v;
-      }
+  auto set_column = [&](int column, const Eigen::Isometry3d& pose, const Vector6d& h) {
+    const Eigen::Vector3d w = pose.linear() * h.head<3>();
+    const Eigen::Vector3d v = pose.linear() * h.tail<3>() + w.cross(origin - pose.translation());
+    if (axes == FrameAxes::kWorld) {
+      jacobian.col(column).head<3>() = w;
+      jacobian.col(column).tail<3>() = v;
+    } else {
+      jacobian.col(column).head<3>().noalias() = to_frame * w;
+      jacobian.col(column).tail<3>().noalias() = to_frame * v;
     }
+  };
+  for (int j = node; j >= 0; j = model.parents()[j]) {
+    const Eigen::Isometry3d& pose = link_poses(model, data)[j];
+    const int offset = model.joint_dof_offset(j);
+    for (int i = 0; i < model.joint_dofs(j); ++i)
+      set_column(offset + i, pose, hinge_column(model, data, j, i));
+    const int parent = model.parents()[j];
+    if (parent < 0 || model.attachment(j).cols() == 0) continue;
+    const auto weight = data.sko.weight(j);
+    for (int i = 0; i < model.modes(parent); ++i)
+      set_column(model.modal_offset(parent) + i, pose,
+                 Vector6d(weight.row(6 + i).head<6>().transpose()));
   }
 }
 
@@ -195,6 +211,7 @@ double subtree_mass(const RigidBodyModel& model, int link) {
 }
 
 Eigen::Vector3d center_of_mass(const RigidBodyModel& model, RigidBodyData& data, int link) {
+  require_rigid_links(model);
   const int top = node_of(model, link);
   update_subtree_moments(model, data);
   const Eigen::Vector4d moment = moment_of(model, data, top);
@@ -205,6 +222,7 @@ Eigen::Vector3d center_of_mass(const RigidBodyModel& model, RigidBodyData& data,
 // c' = sum m_k c_k' / m with m_k c_k' = R_k (m_k v_k + w_k x h_k) (h_k = m_k c_k in the link).
 Eigen::Vector3d center_of_mass_velocity(const RigidBodyModel& model, const RigidBodyData& data,
                                         int link) {
+  require_rigid_links(model);
   const int top = node_of(model, link);
   double mass = top < 0 ? model.mechanism().static_mass : 0.0;  // at rest
   Eigen::Vector3d momentum = Eigen::Vector3d::Zero();
@@ -223,6 +241,7 @@ Eigen::Vector3d center_of_mass_velocity(const RigidBodyModel& model, const Rigid
 void center_of_mass_jacobian(const RigidBodyModel& model, RigidBodyData& data,
                              Eigen::Ref<Eigen::MatrixXd> jacobian, int link) {
   check_jacobian(model, jacobian, 3, "center_of_mass_jacobian");
+  require_rigid_links(model);
   const int top = node_of(model, link);
   jacobian.setZero();
   update_subtree_moments(model, data);

@@ -19,7 +19,7 @@ TEST(BoostDigraph, HasTheDigraphsNodesNamesAndEdges) {
     const int n = 1 + trial;
     for (int v = 0; v < n; ++v) digraph.add_node("node" + std::to_string(v));
     for (int v = 1; v < n; ++v) digraph.add_edge(static_cast<int>(rng() % v), v);
-    if (n > 2) digraph.add_edge(0, n - 1);  // a second parent: not a tree
+    if (n > 2) digraph.add_edge(0, n - 1);  // a second parent, or a parallel edge
     const BoostDigraph graph = boost_graph(digraph);
     ASSERT_EQ(static_cast<int>(boost::num_vertices(graph)), digraph.node_count());
     ASSERT_EQ(static_cast<int>(boost::num_edges(graph)), digraph.edge_count());

@@ -179,11 +179,11 @@ Vector6d world_momentum(const Model& model, const Eigen::VectorXd& q, const Eige
   return total;
 }
 
-// The centre of mass through the model on the satellite: c' = J qd, and J against
+// The centre of mass and a link frame through the model on the satellite: c' = J qd, and J against
 // Richardson-extrapolated central differences of c along each dof's configuration rate (the
 // floating hub's, the hinge's and the panel's modes, which move its first moment); the panel's
 // subtree too.
-TEST(FlexiblePhysics, CentreOfMassFollowsTheModes) {
+TEST(FlexiblePhysics, CentreOfMassAndLinkFramesFollowTheModes) {
   const Model model = from_yaml(satellite(0.0));
   ModelData data(model);
   const int n = model.dof_count();
@@ -206,6 +206,19 @@ TEST(FlexiblePhysics, CentreOfMassFollowsTheModes) {
     const int first_mode = n - 4;
     EXPECT_GT(jacobian.middleCols(first_mode, 4).norm(), 1e-3);
   }
+  // The panel's link frame: V = J qd, and J's linear rows against differences of its origin.
+  const Eigen::MatrixXd frame = frame_jacobian(model, data, q, "panel", FrameAxes::kWorld);
+  EXPECT_LT((frame_velocity(model, data, q, qd, "panel", FrameAxes::kWorld) - frame * qd).norm(),
+            1e-13 * std::max(1.0, (frame * qd).norm()));
+  const auto origin = [&](int j, double e) -> Eigen::VectorXd {
+    return frame_pose(model, data, integrate(model, q, Eigen::VectorXd::Unit(n, j), e), "panel")
+        .translation();
+  };
+  const testing_support::RichardsonColumns differences =
+      testing_support::richardson_columns(n, origin, 1e-3);
+  const double error = (differences.fine - differences.coarse).cwiseAbs().maxCoeff();
+  EXPECT_LT((frame.bottomRows<3>() - differences.fine).cwiseAbs().maxCoeff(),
+            std::max(1e-9, 10 * error));
 }
 
 TEST(FlexiblePhysics, FreeFloatingSatelliteKeepsItsMomentumAndEnergy) {
@@ -299,11 +312,11 @@ TEST(FlexiblePhysics, CallsThatDoNotTakeFlexibleLinksSaySoInOneLine) {
   ModelData data(model);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
   try {
-    frame_jacobian(model, data, zero, "panel", FrameAxes::kWorld);
+    frame_jacobian_bias(model, data, zero, zero, "panel", FrameAxes::kWorld);
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "beam.yaml: frame Jacobians do not take flexible links yet "
+              "beam.yaml: frame Jacobian biases do not take flexible links yet "
               "(docs/flexible-bodies.md lists what does)");
   }
   // A loop through a flexible link: refused at the model, naming the modal data's line.

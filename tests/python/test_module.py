@@ -627,6 +627,10 @@ class FlexibleBodies(unittest.TestCase):
             self.assertTrue(close(column, jacobian[:, j], 1e-8), model.dofs[j])
         modes = [j for j, name in enumerate(model.dofs) if ":eta" in name]
         self.assertGreater(np.linalg.norm(jacobian[:, modes]), 1e-4)
+        # A link frame: V = J qd in world and local axes.
+        for axes in ("world", "local"):
+            frame = model.jacobian(q, "right_panel", frame=axes)
+            self.assertTrue(close(model.frame_velocity(q, qd, "right_panel", frame=axes), frame @ qd, 1e-12))
 
     def test_a_pickle_keeps_the_modal_data(self):
         again = pickle.loads(pickle.dumps(self.model))

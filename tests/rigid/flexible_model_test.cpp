@@ -321,30 +321,31 @@ TEST(FlexibleModel, CentreOfMassAndItsJacobianMatchTheReference) {
     }
     EXPECT_LT((jacobian - expected).cwiseAbs().maxCoeff(), 1e-12 * scale) << "trial " << trial;
 
-    // The subtree of the last link on a moving joint (its own node): the reference with the
-    // masses outside that subtree set to zero.
-    int top = static_cast<int>(bodies.size()) - 1;
-    while (top > 0 && bodies[top].joint == Body::Joint::kFixed) --top;
-    if (bodies[top].joint == Body::Joint::kFixed) continue;
-    std::vector<Body> subtree = bodies;
-    for (std::size_t k = 0; k < bodies.size(); ++k) {
-      int a = static_cast<int>(k);
-      while (a > top) a = bodies[a].parent;
-      if (a != top) {
-        subtree[k].mass = 0.0;
-        subtree[k].coupling.setZero();
+    // The subtree of every link on a moving joint (its own node; a flexible link above it carries
+    // it on its nodes, one below moves inside it): the reference with the masses outside that
+    // subtree set to zero.
+    for (int top = 0; top < static_cast<int>(bodies.size()); ++top) {
+      if (bodies[top].joint == Body::Joint::kFixed) continue;
+      std::vector<Body> subtree = bodies;
+      for (std::size_t k = 0; k < bodies.size(); ++k) {
+        int a = static_cast<int>(k);
+        while (a > top) a = bodies[a].parent;
+        if (a != top) {
+          subtree[k].mass = 0.0;
+          subtree[k].coupling.setZero();
+        }
       }
-    }
-    const Tree subtree_tree(subtree);
-    Eigen::MatrixXd subtree_jacobian(3, n);
-    flexible_center_of_mass_jacobian(model, data, q, subtree_jacobian, top);
-    const Eigen::Vector3d subtree_center = flexible_center_of_mass(model, data, q, top);
-    for (int i = 0; i < n; ++i) {
-      const auto [value, rate] =
-          reference_center_of_mass(subtree_tree, q, Eigen::VectorXd::Unit(n, i));
-      EXPECT_LT((subtree_center - value).norm(), 1e-12 * std::max(1.0, value.norm()));
-      EXPECT_LT((subtree_jacobian.col(i) - rate).cwiseAbs().maxCoeff(), 1e-12 * scale)
-          << "trial " << trial << " column " << i;
+      const Tree subtree_tree(subtree);
+      Eigen::MatrixXd subtree_jacobian(3, n);
+      flexible_center_of_mass_jacobian(model, data, q, subtree_jacobian, top);
+      const Eigen::Vector3d subtree_center = flexible_center_of_mass(model, data, q, top);
+      for (int i = 0; i < n; ++i) {
+        const auto [value, rate] =
+            reference_center_of_mass(subtree_tree, q, Eigen::VectorXd::Unit(n, i));
+        EXPECT_LT((subtree_center - value).norm(), 1e-12 * std::max(1.0, value.norm()));
+        EXPECT_LT((subtree_jacobian.col(i) - rate).cwiseAbs().maxCoeff(), 1e-12 * scale)
+            << "trial " << trial << " subtree of link " << top << " column " << i;
+      }
     }
 
     // Without modes: the rigid model's own functions.
@@ -372,6 +373,72 @@ TEST(FlexibleModel, CentreOfMassAndItsJacobianMatchTheReference) {
   }
 }
 
+// Link frames on random trees with flexible links (a floating base among them): the frame
+// Jacobian in world and local axes against the reference's poses moved along each dof's rate,
+// and the frame velocity against J qd; a rigid link's frame off its origin too.
+TEST(FlexibleModel, FrameJacobiansAndVelocitiesMatchTheReference) {
+  using flexible_reference::Hyper;
+  using flexible_reference::Matrix3h;
+  using flexible_reference::Vector3h;
+  std::mt19937 rng(41);
+  int frames = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    const std::vector<Body> bodies = random_tree(trial, rng);
+    const Tree tree(bodies);
+    const RigidBodyModel model(mechanism_of(bodies));
+    RigidBodyData data(model);
+    const int n = tree.dofs();
+    const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
+    update_kinematics(model, q, qd, data);
+    for (int k = 0; k < static_cast<int>(bodies.size()); ++k) {
+      if (bodies[k].joint == Body::Joint::kFixed) continue;
+      FrameRef frame{k, Eigen::Isometry3d::Identity()};
+      if (bodies[k].modes() == 0) frame.pose = random_origin(rng);
+      // Reference: the frame's rotation and origin along q + s u, turned into [w; v] in world axes.
+      const auto twist = [&](const Eigen::VectorXd& u) {
+        std::vector<Matrix3h> rotation;
+        std::vector<Vector3h> position;
+        tree.poses(q, u, Eigen::VectorXd::Zero(n), rotation, position);
+        Eigen::Matrix3d r, r_rate;
+        Eigen::Vector3d p_rate;
+        for (int a = 0; a < 3; ++a) {
+          p_rate[a] = position[k][a].a;
+          for (int b = 0; b < 3; ++b) {
+            r(a, b) = rotation[k](a, b).x;
+            r_rate(a, b) = rotation[k](a, b).a;
+          }
+        }
+        const Eigen::Matrix3d spin = r_rate * r.transpose();
+        Vector6d world;
+        world.head<3>() << spin(2, 1), spin(0, 2), spin(1, 0);
+        world.tail<3>() = p_rate + r_rate * frame.pose.translation();
+        return std::make_pair(world, Eigen::Matrix3d(r * frame.pose.linear()));
+      };
+      Eigen::MatrixXd jacobian(6, n), local(6, n);
+      frame_jacobian(model, data, frame, FrameAxes::kWorld, jacobian);
+      frame_jacobian(model, data, frame, FrameAxes::kLocal, local);
+      Eigen::MatrixXd expected(6, n), expected_local(6, n);
+      for (int i = 0; i < n; ++i) {
+        const auto [world, axes] = twist(Eigen::VectorXd::Unit(n, i));
+        expected.col(i) = world;
+        expected_local.col(i) << axes.transpose() * world.head<3>(),
+            axes.transpose() * world.tail<3>();
+      }
+      const double scale = std::max(1.0, expected.cwiseAbs().maxCoeff());
+      EXPECT_LT((jacobian - expected).cwiseAbs().maxCoeff(), 1e-12 * scale)
+          << "trial " << trial << " link " << k;
+      EXPECT_LT((local - expected_local).cwiseAbs().maxCoeff(), 1e-12 * scale)
+          << "trial " << trial << " link " << k;
+      const Vector6d velocity = frame_velocity(model, data, frame, FrameAxes::kWorld);
+      EXPECT_LT((velocity - twist(qd).first).cwiseAbs().maxCoeff(),
+                1e-12 * std::max(1.0, velocity.cwiseAbs().maxCoeff()))
+          << "trial " << trial << " link " << k;
+      ++frames;
+    }
+  }
+  EXPECT_GE(frames, 20);
+}
+
 // The recursions written for rigid nodes refuse a flexible tree rather than answer for a rigid one.
 TEST(FlexibleModel, RigidOnlyAlgorithmsRefuseFlexibleLinks) {
   std::mt19937 rng(3);
@@ -383,6 +450,13 @@ TEST(FlexibleModel, RigidOnlyAlgorithmsRefuseFlexibleLinks) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("flexible links"), std::string::npos) << e.what();
   }
+  // The rigid centre of mass has no modal coordinates to read: flexible_center_of_mass does.
+  RigidBodyData data(model);
+  update_positions(model, Eigen::VectorXd::Zero(model.dof_count()), data);
+  Eigen::MatrixXd jacobian(3, model.dof_count());
+  EXPECT_THROW(center_of_mass(model, data), std::invalid_argument);
+  EXPECT_THROW(center_of_mass_velocity(model, data), std::invalid_argument);
+  EXPECT_THROW(center_of_mass_jacobian(model, data, jacobian), std::invalid_argument);
 }
 
 }  // namespace
