@@ -109,9 +109,11 @@ std::vector<FrameMotion> frame_motions(const Model& model, ModelData& data,
                                        const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                        const Eigen::VectorXd& qdd,
                                        const std::vector<std::string>& frames, FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame accelerations");
   std::vector<FrameRef> refs;
-  for (const std::string& name : frames) refs.push_back(model_frame(model, name));
+  for (const std::string& name : frames) {
+    refs.push_back(model_frame(model, name));
+    require_frame_following_the_modes(model, refs.back(), name);
+  }
   check_entries(model, qdd, "qdd");
   closed_kinematics(model, data, q, qd);
   Eigen::VectorXd acceleration = model.dof_order().model_vector(qdd);
@@ -175,8 +177,8 @@ Eigen::MatrixXd frame_jacobian(const Model& model, ModelData& data, const Eigen:
 
 Vector6d frame_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& qd, const std::string& frame, FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame Jacobian biases");
   const FrameRef ref = model_frame(model, frame);
+  require_frame_following_the_modes(model, ref, frame);
   closed_kinematics(model, data, q, qd);
   return frame_jacobian_bias(model.tree(), data.tree(), ref, axes);
 }
@@ -192,8 +194,8 @@ Eigen::MatrixXd reduced_frame_jacobian(const Model& model, ModelData& data,
 Vector6d reduced_jacobian_bias(const Model& model, ModelData& data, const Eigen::VectorXd& q,
                                const Eigen::VectorXd& qd, const std::string& frame,
                                FrameAxes axes) {
-  model_detail::require_rigid_links(model, "frame Jacobian biases");
   const FrameRef ref = model_frame(model, frame);
+  require_frame_following_the_modes(model, ref, frame);
   closed_kinematics(model, data, q, qd);
   Vector6d bias = frame_jacobian_bias(model.tree(), data.tree(), ref, axes);
   if (!model.is_closed_chain()) return bias;

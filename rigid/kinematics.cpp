@@ -110,6 +110,22 @@ void update_accelerations(const RigidBodyModel& model, RigidBodyData& data,
                           const Eigen::Ref<const Eigen::VectorXd>& qdd) {
   if (qdd.size() != model.dof_count())
     throw std::invalid_argument("update_accelerations: qdd size");
+  if (model.has_flexible_links()) {
+    // Nodes of 6 + modes: the same sweep with the weights and hinge maps of data.sko, which the
+    // flexible walk wrote (rigid/flexible_nodes.cpp); a mode's acceleration is its etaddot.
+    const SkoStructure& structure = *model.structure();
+    for (const int k : model.parents_first()) {
+      auto alpha = data.acceleration.segment(structure.node.offset(k), structure.node.dim(k));
+      alpha = data.coriolis.segment(structure.node.offset(k), structure.node.dim(k));
+      if (const int p = model.parents()[k]; p >= 0)
+        alpha.noalias() +=
+            data.sko.weight(k).transpose() *
+            data.acceleration.segment(structure.node.offset(p), structure.node.dim(p));
+      alpha.noalias() += data.sko.hinge_map(k).transpose() *
+                         qdd.segment(structure.hinge.offset(k), structure.hinge.dim(k));
+    }
+    return;
+  }
   for (const int k : model.parents_first()) {
     Vector6d alpha = data.coriolis.segment<6>(6 * k);
     if (const int p = model.parents()[k]; p >= 0)
@@ -126,9 +142,9 @@ Vector6d frame_acceleration(const RigidBodyModel& model, const RigidBodyData& da
                             const FrameRef& frame, FrameAxes axes) {
   if (frame.link < 0) return Vector6d::Zero();
   const int k = model.node_of_link(frame.link);
-  const Vector6d a =
-      classical_acceleration(data.velocity.segment<6>(6 * k), data.acceleration.segment<6>(6 * k),
-                             frame.pose.translation());
+  const int node = model.structure()->node.offset(k);
+  const Vector6d a = classical_acceleration(
+      data.velocity.segment<6>(node), data.acceleration.segment<6>(node), frame.pose.translation());
   return in_axes(link_poses(model, data)[k].linear(), frame.pose.linear(), a, axes);
 }
 
@@ -182,7 +198,7 @@ Vector6d frame_jacobian_bias(const RigidBodyModel& model, const RigidBodyData& d
   Eigen::Vector3d angular = Eigen::Vector3d::Zero(), linear = Eigen::Vector3d::Zero();
   for (int j = node; j >= 0; j = model.parents()[j]) {
     const Eigen::Matrix3d& R = link_poses(model, data)[j].linear();
-    const Vector6d a = data.coriolis.segment<6>(6 * j);
+    const Vector6d a = data.coriolis.segment<6>(model.structure()->node.offset(j));
     const Eigen::Vector3d w = R * a.head<3>();
     angular += w;
     linear.noalias() += R * a.tail<3>();
@@ -191,7 +207,7 @@ Vector6d frame_jacobian_bias(const RigidBodyModel& model, const RigidBodyData& d
   Vector6d alpha;
   alpha.head<3>().noalias() = link.linear().transpose() * angular;
   alpha.tail<3>().noalias() = link.linear().transpose() * linear;
-  const Vector6d velocity = data.velocity.segment<6>(6 * node);
+  const Vector6d velocity = data.velocity.segment<6>(model.structure()->node.offset(node));
   const Vector6d a = classical_acceleration(velocity, alpha, frame.pose.translation());
   Vector6d bias = in_axes(link.linear(), frame.pose.linear(), a, axes);
   if (axes == FrameAxes::kLocal) {

@@ -260,7 +260,7 @@ RigidBodyData::RigidBodyData(const RigidBodyModel& model)
       composite_inertia(model.node_count()),
       articulated_inertia(model.node_count(), Matrix6d::Zero()),
       residual_force(model.node_count(), Vector6d::Zero()),
-      acceleration(Eigen::VectorXd::Zero(6 * model.node_count())),
+      acceleration(Eigen::VectorXd::Zero(model.structure()->node.total())),
       subtree_moment(model.node_count(), Eigen::Vector4d::Zero()),
       generalized_acceleration(Eigen::VectorXd::Zero(model.dof_count())) {
   const int nodes = model.node_count();

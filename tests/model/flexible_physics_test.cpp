@@ -312,11 +312,11 @@ TEST(FlexiblePhysics, CallsThatDoNotTakeFlexibleLinksSaySoInOneLine) {
   ModelData data(model);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
   try {
-    frame_jacobian_bias(model, data, zero, zero, "panel", FrameAxes::kWorld);
+    inverse_kinematics(model, data, "panel", Eigen::Isometry3d::Identity(), zero);
     FAIL() << "no error";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "beam.yaml: frame Jacobian biases do not take flexible links yet "
+              "beam.yaml: inverse kinematics do not take flexible links yet "
               "(docs/flexible-bodies.md lists what does)");
   }
   // A loop through a flexible link: refused at the model, naming the modal data's line.

@@ -375,8 +375,9 @@ TEST(FlexibleModel, CentreOfMassAndItsJacobianMatchTheReference) {
 
 // Link frames on random trees with flexible links (a floating base among them): the frame
 // Jacobian in world and local axes against the reference's poses moved along each dof's rate,
-// and the frame velocity against J qd; a rigid link's frame off its origin too.
-TEST(FlexibleModel, FrameJacobiansAndVelocitiesMatchTheReference) {
+// the frame velocity against the reference's along qd, Jdot qd against its second derivative
+// along qd, and the acceleration against J qdd + Jdot qd; a rigid link's frame off its origin too.
+TEST(FlexibleModel, FrameKinematicsMatchTheReference) {
   using flexible_reference::Hyper;
   using flexible_reference::Matrix3h;
   using flexible_reference::Vector3h;
@@ -388,7 +389,8 @@ TEST(FlexibleModel, FrameJacobiansAndVelocitiesMatchTheReference) {
     const RigidBodyModel model(mechanism_of(bodies));
     RigidBodyData data(model);
     const int n = tree.dofs();
-    const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
+    const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng),
+                          qdd = rigid_random_state(n, rng);
     update_kinematics(model, q, qd, data);
     for (int k = 0; k < static_cast<int>(bodies.size()); ++k) {
       if (bodies[k].joint == Body::Joint::kFixed) continue;
@@ -432,6 +434,39 @@ TEST(FlexibleModel, FrameJacobiansAndVelocitiesMatchTheReference) {
       const Vector6d velocity = frame_velocity(model, data, frame, FrameAxes::kWorld);
       EXPECT_LT((velocity - twist(qd).first).cwiseAbs().maxCoeff(),
                 1e-12 * std::max(1.0, velocity.cwiseAbs().maxCoeff()))
+          << "trial " << trial << " link " << k;
+
+      // Jdot qd, the frame's classical acceleration at qdd = 0: the reference's second derivative
+      // along qd (w' = vee of the skew part of R'' R*, the origin's p'' + R'' o); with qdd, the
+      // acceleration is J qdd + Jdot qd.
+      std::vector<Matrix3h> rotation;
+      std::vector<Vector3h> position;
+      tree.poses(q, qd, qd, rotation, position);
+      Eigen::Matrix3d r, r_second;
+      Eigen::Vector3d p_second;
+      for (int a = 0; a < 3; ++a) {
+        p_second[a] = position[k][a].c;
+        for (int b = 0; b < 3; ++b) {
+          r(a, b) = rotation[k](a, b).x;
+          r_second(a, b) = rotation[k](a, b).c;
+        }
+      }
+      const Eigen::Matrix3d product = r_second * r.transpose();
+      Vector6d bias;
+      bias.head<3>() << 0.5 * (product(2, 1) - product(1, 2)),
+          0.5 * (product(0, 2) - product(2, 0)), 0.5 * (product(1, 0) - product(0, 1));
+      bias.tail<3>() = p_second + r_second * frame.pose.translation();
+      const double bias_scale = std::max(1.0, bias.cwiseAbs().maxCoeff());
+      EXPECT_LT(
+          (frame_jacobian_bias(model, data, frame, FrameAxes::kWorld) - bias).cwiseAbs().maxCoeff(),
+          1e-12 * bias_scale)
+          << "trial " << trial << " link " << k;
+      update_accelerations(model, data, qdd);
+      const Vector6d expected_acceleration = jacobian * qdd + bias;
+      EXPECT_LT((frame_acceleration(model, data, frame, FrameAxes::kWorld) - expected_acceleration)
+                    .cwiseAbs()
+                    .maxCoeff(),
+                1e-12 * std::max(bias_scale, expected_acceleration.cwiseAbs().maxCoeff()))
           << "trial " << trial << " link " << k;
       ++frames;
     }
