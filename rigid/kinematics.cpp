@@ -1,6 +1,9 @@
 #include "skograph/rigid/kinematics.hpp"
 
 #include <stdexcept>
+#include <string>
+
+#include "skograph/rigid/flexible_kinematics.hpp"
 
 #include "skograph/rigid/rigid_kernels.hpp"
 
@@ -65,15 +68,21 @@ int node_of(const RigidBodyModel& model, int link) {
 }
 
 // data.subtree_moment: per node (m, m c) of its subtree, c in world coordinates (positions of
-// the last update_positions). One walk children first. O(N).
-void update_subtree_moments(const RigidBodyModel& model, RigidBodyData& data) {
+// the last update_positions), each flexible link's first moment moved by coupling_t eta when q is
+// given. One walk children first. O(N).
+void update_subtree_moments(const RigidBodyModel& model, RigidBodyData& data,
+                            const Eigen::Ref<const Eigen::VectorXd>* q = nullptr) {
   const std::vector<int>& order = model.parents_first();
   for (const int k : order) {
     const kernels::RigidInertia& inertia = model.rigid_inertia(k);
     const Eigen::Isometry3d& pose = link_poses(model, data)[k];
+    Eigen::Vector3d first_moment = inertia.first_moment;
+    if (const int modes = model.modes(k); q != nullptr && modes > 0)
+      first_moment.noalias() +=
+          model.modal_body(k)->coupling.bottomRows<3>() * q->segment(model.modal_offset(k), modes);
     Eigen::Vector4d& moment = data.subtree_moment[k];
     moment(0) = inertia.mass;
-    moment.tail<3>().noalias() = pose.linear() * inertia.first_moment;
+    moment.tail<3>().noalias() = pose.linear() * first_moment;
     moment.tail<3>() += inertia.mass * pose.translation();
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it)
@@ -90,6 +99,80 @@ Eigen::Vector4d moment_of(const RigidBodyModel& model, const RigidBodyData& data
   for (int k = 0; k < model.node_count(); ++k)
     if (model.parents()[k] < 0) total += data.subtree_moment[k];
   return total;
+}
+
+void check_configuration(const RigidBodyModel& model, const Eigen::Ref<const Eigen::VectorXd>& q) {
+  if (q.size() != model.dof_count())
+    throw std::invalid_argument("center of mass: q must have " + std::to_string(model.dof_count()) +
+                                " entries");
+}
+
+// The centre of mass at the last update_positions, the flexible links' modes read from q (none
+// when q is null).
+Eigen::Vector3d center_of_mass_at(const RigidBodyModel& model, RigidBodyData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>* q, int link) {
+  const int top = node_of(model, link);
+  update_subtree_moments(model, data, q);
+  const Eigen::Vector4d moment = moment_of(model, data, top);
+  if (!(moment(0) > 0.0)) return Eigen::Vector3d::Zero();
+  return moment.tail<3>() / moment(0);
+}
+
+// The rate of m c of the part of the tree that moves rigidly with a link frame at `pose`, whose
+// moment is `moment`, when that frame moves with the twist `twist` (link axes, about its origin):
+// m v + w x (m c - m p) in world coordinates.
+Eigen::Vector3d moment_rate(const Eigen::Isometry3d& pose, const Eigen::Vector4d& moment,
+                            const Vector6d& twist) {
+  const Eigen::Vector3d w = pose.linear() * twist.head<3>();
+  const Eigen::Vector3d arm = moment.tail<3>() - moment(0) * pose.translation();
+  return moment(0) * (pose.linear() * twist.tail<3>()) + w.cross(arm);
+}
+
+// The centre of mass's Jacobian: a joint's column moves the mass below it rigidly; a mode's
+// column moves its own link's first moment by R coupling_t's column and each child subtree with
+// the twist of the child's frame per unit modal rate (the weight's X(C<-N) B_N column,
+// rigid/flexible_nodes.cpp). Modes only when q is given. O(N * depth).
+void fill_center_of_mass_jacobian(const RigidBodyModel& model, RigidBodyData& data,
+                                  const Eigen::Ref<const Eigen::VectorXd>* q,
+                                  Eigen::Ref<Eigen::MatrixXd> jacobian, int link) {
+  const int top = node_of(model, link);
+  jacobian.setZero();
+  update_subtree_moments(model, data, q);
+  const double mass = moment_of(model, data, top)(0);
+  if (!(mass > 0.0)) return;
+  const Forest& forest = model.forest();
+  const std::vector<Eigen::Isometry3d>& poses = link_poses(model, data);
+  // The part of the subtree of interest that moves with node k's frame: all of k's subtree when
+  // it lies inside, top's when k is above top, nothing otherwise.
+  auto moved_by = [&](int k) {
+    if (top < 0 || forest.is_ancestor_or_self(top, k)) return k;
+    if (forest.is_ancestor_or_self(k, top)) return top;
+    return -1;
+  };
+  for (int k = 0; k < model.node_count(); ++k) {
+    const int moved = moved_by(k);
+    if (moved < 0) continue;
+    const Eigen::Vector4d& moment = data.subtree_moment[moved];
+    const int offset = model.joint_dof_offset(k);
+    for (int i = 0; i < model.joint_dofs(k); ++i)
+      jacobian.col(offset + i) = moment_rate(poses[k], moment, hinge_column(model, data, k, i));
+    const int modes = model.modes(k);
+    if (q == nullptr || modes == 0) continue;
+    const int first = model.modal_offset(k);
+    if (moved == k)  // the link's own first moment
+      jacobian.middleCols(first, modes).noalias() =
+          poses[k].linear() * model.modal_body(k)->coupling.bottomRows<3>();
+    for (const int child : forest.children(k)) {
+      const int carried = moved_by(child);
+      if (carried < 0 || model.attachment(child).cols() == 0) continue;
+      // Row 6 + j of the child's weight phi(k, child) is X(C<-N) B_N's column j.
+      const auto weight = data.sko.weight(child);
+      for (int j = 0; j < modes; ++j)
+        jacobian.col(first + j) += moment_rate(poses[child], data.subtree_moment[carried],
+                                               Vector6d(weight.row(6 + j).head<6>().transpose()));
+    }
+  }
+  jacobian /= mass;
 }
 
 }  // namespace
@@ -228,11 +311,13 @@ double subtree_mass(const RigidBodyModel& model, int link) {
 
 Eigen::Vector3d center_of_mass(const RigidBodyModel& model, RigidBodyData& data, int link) {
   require_rigid_links(model);
-  const int top = node_of(model, link);
-  update_subtree_moments(model, data);
-  const Eigen::Vector4d moment = moment_of(model, data, top);
-  if (!(moment(0) > 0.0)) return Eigen::Vector3d::Zero();
-  return moment.tail<3>() / moment(0);
+  return center_of_mass_at(model, data, nullptr, link);
+}
+
+Eigen::Vector3d flexible_center_of_mass(const RigidBodyModel& model, RigidBodyData& data,
+                                        const Eigen::Ref<const Eigen::VectorXd>& q, int link) {
+  check_configuration(model, q);
+  return center_of_mass_at(model, data, &q, link);
 }
 
 // c' = sum m_k c_k' / m with m_k c_k' = R_k (m_k v_k + w_k x h_k) (h_k = m_k c_k in the link).
@@ -258,32 +343,15 @@ void center_of_mass_jacobian(const RigidBodyModel& model, RigidBodyData& data,
                              Eigen::Ref<Eigen::MatrixXd> jacobian, int link) {
   check_jacobian(model, jacobian, 3, "center_of_mass_jacobian");
   require_rigid_links(model);
-  const int top = node_of(model, link);
-  jacobian.setZero();
-  update_subtree_moments(model, data);
-  const double mass = moment_of(model, data, top)(0);
-  if (!(mass > 0.0)) return;
-  const Forest& forest = model.forest();
-  for (int j = 0; j < model.node_count(); ++j) {
-    // Joint j moves the part of the subtree below it: all of it above `top`, its own below.
-    int moved;
-    if (top < 0 || forest.is_ancestor_or_self(top, j))
-      moved = j;
-    else if (forest.is_ancestor_or_self(j, top))
-      moved = top;
-    else
-      continue;
-    const Eigen::Vector4d& moment = data.subtree_moment[moved];
-    const Eigen::Matrix3d& R = link_poses(model, data)[j].linear();
-    const Eigen::Vector3d arm =
-        moment.tail<3>() - moment(0) * link_poses(model, data)[j].translation();
-    const int offset = model.joint_dof_offset(j);
-    for (int i = 0; i < model.joint_dofs(j); ++i) {
-      const Vector6d h = hinge_column(model, data, j, i);
-      const Eigen::Vector3d w = R * h.head<3>();
-      jacobian.col(offset + i) = (moment(0) * (R * h.tail<3>()) + w.cross(arm)) / mass;
-    }
-  }
+  fill_center_of_mass_jacobian(model, data, nullptr, jacobian, link);
+}
+
+void flexible_center_of_mass_jacobian(const RigidBodyModel& model, RigidBodyData& data,
+                                      const Eigen::Ref<const Eigen::VectorXd>& q,
+                                      Eigen::Ref<Eigen::MatrixXd> jacobian, int link) {
+  check_configuration(model, q);
+  check_jacobian(model, jacobian, 3, "flexible_center_of_mass_jacobian");
+  fill_center_of_mass_jacobian(model, data, &q, jacobian, link);
 }
 
 }  // namespace skograph

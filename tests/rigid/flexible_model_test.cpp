@@ -373,14 +373,36 @@ TEST(FlexibleModel, CentreOfMassAndItsJacobianMatchTheReference) {
   }
 }
 
+// Link k's world pose in the reference along q + s1 u + s2 w (Tree::poses): its value, its
+// derivative along u, and the mixed second derivative.
+struct ReferencePose {
+  Eigen::Matrix3d rotation, rotation_rate, rotation_second;
+  Eigen::Vector3d position_rate, position_second;
+};
+
+ReferencePose reference_pose(const Tree& tree, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                             const Eigen::VectorXd& w, int k) {
+  std::vector<flexible_reference::Matrix3h> rotation;
+  std::vector<flexible_reference::Vector3h> position;
+  tree.poses(q, u, w, rotation, position);
+  ReferencePose pose;
+  for (int a = 0; a < 3; ++a) {
+    pose.position_rate[a] = position[k][a].a;
+    pose.position_second[a] = position[k][a].c;
+    for (int b = 0; b < 3; ++b) {
+      pose.rotation(a, b) = rotation[k](a, b).x;
+      pose.rotation_rate(a, b) = rotation[k](a, b).a;
+      pose.rotation_second(a, b) = rotation[k](a, b).c;
+    }
+  }
+  return pose;
+}
+
 // Link frames on random trees with flexible links (a floating base among them): the frame
 // Jacobian in world and local axes against the reference's poses moved along each dof's rate,
 // the frame velocity against the reference's along qd, Jdot qd against its second derivative
 // along qd, and the acceleration against J qdd + Jdot qd; a rigid link's frame off its origin too.
 TEST(FlexibleModel, FrameKinematicsMatchTheReference) {
-  using flexible_reference::Hyper;
-  using flexible_reference::Matrix3h;
-  using flexible_reference::Vector3h;
   std::mt19937 rng(41);
   int frames = 0;
   for (int trial = 0; trial < 10; ++trial) {
@@ -398,23 +420,12 @@ TEST(FlexibleModel, FrameKinematicsMatchTheReference) {
       if (bodies[k].modes() == 0) frame.pose = random_origin(rng);
       // Reference: the frame's rotation and origin along q + s u, turned into [w; v] in world axes.
       const auto twist = [&](const Eigen::VectorXd& u) {
-        std::vector<Matrix3h> rotation;
-        std::vector<Vector3h> position;
-        tree.poses(q, u, Eigen::VectorXd::Zero(n), rotation, position);
-        Eigen::Matrix3d r, r_rate;
-        Eigen::Vector3d p_rate;
-        for (int a = 0; a < 3; ++a) {
-          p_rate[a] = position[k][a].a;
-          for (int b = 0; b < 3; ++b) {
-            r(a, b) = rotation[k](a, b).x;
-            r_rate(a, b) = rotation[k](a, b).a;
-          }
-        }
-        const Eigen::Matrix3d spin = r_rate * r.transpose();
+        const ReferencePose pose = reference_pose(tree, q, u, Eigen::VectorXd::Zero(n), k);
+        const Eigen::Matrix3d spin = pose.rotation_rate * pose.rotation.transpose();
         Vector6d world;
         world.head<3>() << spin(2, 1), spin(0, 2), spin(1, 0);
-        world.tail<3>() = p_rate + r_rate * frame.pose.translation();
-        return std::make_pair(world, Eigen::Matrix3d(r * frame.pose.linear()));
+        world.tail<3>() = pose.position_rate + pose.rotation_rate * frame.pose.translation();
+        return std::make_pair(world, Eigen::Matrix3d(pose.rotation * frame.pose.linear()));
       };
       Eigen::MatrixXd jacobian(6, n), local(6, n);
       frame_jacobian(model, data, frame, FrameAxes::kWorld, jacobian);
@@ -439,23 +450,13 @@ TEST(FlexibleModel, FrameKinematicsMatchTheReference) {
       // Jdot qd, the frame's classical acceleration at qdd = 0: the reference's second derivative
       // along qd (w' = vee of the skew part of R'' R*, the origin's p'' + R'' o); with qdd, the
       // acceleration is J qdd + Jdot qd.
-      std::vector<Matrix3h> rotation;
-      std::vector<Vector3h> position;
-      tree.poses(q, qd, qd, rotation, position);
-      Eigen::Matrix3d r, r_second;
-      Eigen::Vector3d p_second;
-      for (int a = 0; a < 3; ++a) {
-        p_second[a] = position[k][a].c;
-        for (int b = 0; b < 3; ++b) {
-          r(a, b) = rotation[k](a, b).x;
-          r_second(a, b) = rotation[k](a, b).c;
-        }
-      }
-      const Eigen::Matrix3d product = r_second * r.transpose();
+      const ReferencePose along_qd = reference_pose(tree, q, qd, qd, k);
+      const Eigen::Matrix3d product = along_qd.rotation_second * along_qd.rotation.transpose();
       Vector6d bias;
       bias.head<3>() << 0.5 * (product(2, 1) - product(1, 2)),
           0.5 * (product(0, 2) - product(2, 0)), 0.5 * (product(1, 0) - product(0, 1));
-      bias.tail<3>() = p_second + r_second * frame.pose.translation();
+      bias.tail<3>() =
+          along_qd.position_second + along_qd.rotation_second * frame.pose.translation();
       const double bias_scale = std::max(1.0, bias.cwiseAbs().maxCoeff());
       EXPECT_LT(
           (frame_jacobian_bias(model, data, frame, FrameAxes::kWorld) - bias).cwiseAbs().maxCoeff(),

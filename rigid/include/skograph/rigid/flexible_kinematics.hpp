@@ -2,7 +2,8 @@
 // docs/flexible-bodies.md): a flexible link's modes move its first moment of mass by
 // coupling_t eta (the coupling's three linear rows), and move every body hanging from its nodes
 // with the node's frame. These read the modal coordinates from q; on a rigid model they equal
-// rigid/kinematics.hpp's center_of_mass and center_of_mass_jacobian.
+// rigid/kinematics.hpp's center_of_mass and center_of_mass_jacobian (one implementation, in
+// rigid/kinematics.cpp).
 #pragma once
 
 #include <Eigen/Core>
