@@ -41,20 +41,20 @@ Json analyze_report(const std::string& arguments, const std::filesystem::path& d
   return Json::parse(slurp(dir / "report.json"));
 }
 
-const char* const kClosedExamples[] = {"fourbar",
-                                       "fourbar_chain",
-                                       "geared_links",
-                                       "fourbar_internal_cut",
-                                       "fourbar_terminal_cut",
-                                       "stewart_platform",
-                                       "suspension"};
+const char* const kEmbeddedExamples[] = {"fourbar",
+                                         "fourbar_chain",
+                                         "geared_links",
+                                         "fourbar_internal_cut",
+                                         "fourbar_terminal_cut",
+                                         "stewart_platform",
+                                         "suspension"};
 
 // Every closed example, at its zero configuration and at its example state: the embedding agrees
 // with `skograph dynamics --json` (a separate command and code path: dense M_R by composite
 // inertias, X from the selection) and with the graph layer's aggregation sub-graphs.
 TEST(AnalyzeEmbeddingCli, AgreesWithDynamicsAndTheGraphLayer) {
   const auto dir = scratch_dir() / "embedding_examples";
-  for (const std::string name : kClosedExamples) {
+  for (const std::string name : kEmbeddedExamples) {
     for (const bool with_state : {false, true}) {
       SCOPED_TRACE(name + (with_state ? " at its state" : " at zero"));
       const std::string state = with_state ? " --state " + model_file(name + "_state.json") : "";
@@ -116,7 +116,7 @@ TEST(AnalyzeEmbeddingCli, AgreesWithDynamicsAndTheGraphLayer) {
 // embedding's "node" gives it (the row block of M_R in the spy plot).
 TEST(AnalyzeEmbeddingCli, AggregatedDiagramLabelsAgreeWithTheEmbedding) {
   const auto dir = scratch_dir() / "embedding_labels";
-  for (const std::string name : kClosedExamples) {
+  for (const std::string name : kEmbeddedExamples) {
     SCOPED_TRACE(name);
     const Json report = analyze_report(model_file(name + ".yaml"), dir);
     const auto dot = dir / "aggregated.dot";
@@ -148,7 +148,7 @@ TEST(AnalyzeEmbeddingCli, AggregatedDiagramLabelsAgreeWithTheEmbedding) {
 TEST(AnalyzeEmbeddingCli, DigraphAggregatesAreNumberedAsTheReportAndMR) {
   const auto dir = scratch_dir() / "embedding_numbers";
   std::vector<std::string> files;
-  for (const std::string name : kClosedExamples) files.push_back(name + ".yaml");
+  for (const std::string name : kEmbeddedExamples) files.push_back(name + ".yaml");
   for (const std::string name : {"fourbar_chain.xml", "stewart_platform.xml", "fourbar.xml"})
     files.push_back(name);
   for (const std::string& file : files) {

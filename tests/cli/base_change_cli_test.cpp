@@ -18,7 +18,7 @@ using cli_test::expect_one_line_error;
 using cli_test::run_cli;
 using Json = nlohmann::json;
 
-Eigen::MatrixXd matrix_of(const Json& value) {
+Eigen::MatrixXd matrix_or_column_of(const Json& value) {
   if (!value.is_array() || value.empty() || !value[0].is_array()) {
     Eigen::MatrixXd v(static_cast<Eigen::Index>(value.size()), 1);
     for (Eigen::Index i = 0; i < v.rows(); ++i) v(i, 0) = value[i].get<double>();
@@ -32,7 +32,7 @@ Eigen::MatrixXd matrix_of(const Json& value) {
 }
 
 double difference(const Json& a, const Json& b) {
-  const Eigen::MatrixXd x = matrix_of(a), y = matrix_of(b);
+  const Eigen::MatrixXd x = matrix_or_column_of(a), y = matrix_or_column_of(b);
   if (x.rows() != y.rows() || x.cols() != y.cols()) return 1e300;
   return (x - y).cwiseAbs().maxCoeff() / (1.0 + y.cwiseAbs().maxCoeff());
 }

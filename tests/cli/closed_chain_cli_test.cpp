@@ -24,7 +24,7 @@ namespace {
 
 using io_test::scratch_dir;
 using io_test::write_file;
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 using cli_test::CliRun;
 using cli_test::run_cli;
@@ -33,7 +33,7 @@ std::string example(const std::string& name) {
   return cli_test::example_model(name);
 }
 
-const char* const kClosedExamples[] = {
+const char* const kClosedChainExamples[] = {
     "fourbar",       "fourbar_internal_cut", "fourbar_terminal_cut", "geared_links",
     "fourbar_chain", "stewart_platform",     "suspension",           "slider_crank"};
 
@@ -41,13 +41,10 @@ bool swallows_whole_mechanism(const std::string& name) {
   return name == "fourbar" || name == "stewart_platform" || name == "slider_crank";
 }
 
-Eigen::VectorXd vector_of(const Json& list) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(list.size()));
-  for (size_t i = 0; i < list.size(); ++i) v(static_cast<Eigen::Index>(i)) = list[i].get<double>();
-  return v;
-}
+using cli_test::vector_of;
 
-Eigen::MatrixXd matrix_of(const Json& rows, Eigen::Index columns) {
+// The rows of a report's matrix, each expected to have `columns` entries.
+Eigen::MatrixXd matrix_with_columns(const OrderedJson& rows, Eigen::Index columns) {
   Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()), columns);
   for (size_t r = 0; r < rows.size(); ++r) {
     EXPECT_EQ(static_cast<Eigen::Index>(rows[r].size()), columns);
@@ -66,7 +63,8 @@ double state_value(const nlohmann::json& state, const char* key, const std::stri
              : state[key][joint][std::stoi(name.substr(colon + 1))].get<double>();
 }
 
-Eigen::VectorXd state_vector(const nlohmann::json& state, const char* key, const Json& dofs) {
+Eigen::VectorXd state_vector(const nlohmann::json& state, const char* key,
+                             const OrderedJson& dofs) {
   Eigen::VectorXd v(static_cast<Eigen::Index>(dofs.size()));
   for (size_t i = 0; i < dofs.size(); ++i)
     v(static_cast<Eigen::Index>(i)) = state_value(state, key, dofs[i].get<std::string>());
@@ -75,18 +73,18 @@ Eigen::VectorXd state_vector(const nlohmann::json& state, const char* key, const
 
 // A state file text with full q, qd, qdd (joint-keyed, multi-dof joints as arrays).
 // The state file of q, qd, qdd (and tau), with the original state's gravity when it names one.
-std::string state_text(const Json& original, const Json& dofs, const Eigen::VectorXd& q,
-                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
-                       const Eigen::VectorXd* tau = nullptr) {
+std::string state_text(const OrderedJson& original, const OrderedJson& dofs,
+                       const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                       const Eigen::VectorXd& qdd, const Eigen::VectorXd* tau = nullptr) {
   std::vector<std::pair<std::string, Eigen::VectorXd>> vectors = {
       {"q", q}, {"qd", qd}, {"qdd", qdd}};
   if (tau) vectors.emplace_back("tau", *tau);
-  Json state = Json::parse(cli_test::state_json(dofs, vectors));
+  OrderedJson state = OrderedJson::parse(cli_test::state_json(dofs, vectors));
   if (original.contains("gravity")) state["gravity"] = original["gravity"];
   return state.dump();
 }
 
-std::vector<int> independent_indices(const Json& report) {
+std::vector<int> independent_indices(const OrderedJson& report) {
   std::vector<int> indices;
   for (const auto& name : report["independent"]) {
     int found = -1;
@@ -99,7 +97,7 @@ std::vector<int> independent_indices(const Json& report) {
 }
 
 TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndConsistentValues) {
-  for (const std::string name : kClosedExamples) {
+  for (const std::string name : kClosedChainExamples) {
     SCOPED_TRACE(name);
     const std::string state_path = example(name + "_state.json");
     const CliRun run =
@@ -112,7 +110,7 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     } else {
       EXPECT_EQ(run.err, "");
     }
-    const auto report = Json::parse(run.out);
+    const auto report = OrderedJson::parse(run.out);
     std::vector<std::string> keys;
     for (auto it = report.begin(); it != report.end(); ++it) keys.push_back(it.key());
     EXPECT_EQ(keys, (std::vector<std::string>{"dofs", "q", "qd", "M", "bias", "qdd", "tau",
@@ -138,8 +136,9 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     ASSERT_LT(r, n);
     ASSERT_EQ(static_cast<Eigen::Index>(report["X"].size()), n);
     ASSERT_EQ(static_cast<Eigen::Index>(report["M_reduced"].size()), r);
-    const Eigen::MatrixXd M = matrix_of(report["M"], n), X = matrix_of(report["X"], r);
-    const Eigen::MatrixXd M_reduced = matrix_of(report["M_reduced"], r);
+    const Eigen::MatrixXd M = matrix_with_columns(report["M"], n),
+                          X = matrix_with_columns(report["X"], r);
+    const Eigen::MatrixXd M_reduced = matrix_with_columns(report["M_reduced"], r);
     const Eigen::VectorXd q = vector_of(report["q"]), qd = vector_of(report["qd"]);
     const Eigen::VectorXd bias = vector_of(report["bias"]), qdd = vector_of(report["qdd"]);
     const std::vector<int> independent = independent_indices(report);
@@ -188,7 +187,7 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     const CliRun inverse =
         run_cli("dynamics " + example(name + ".yaml") + " --state " + round_trip + " --json");
     ASSERT_EQ(inverse.status, 0) << inverse.err;
-    const auto again = Json::parse(inverse.out);
+    const auto again = OrderedJson::parse(inverse.out);
     EXPECT_EQ(again["independent"], report["independent"]);
     EXPECT_LT((vector_of(again["q"]) - q).cwiseAbs().maxCoeff(), 1e-12);
     const Eigen::VectorXd tau_out = vector_of(again["tau"]);
@@ -206,7 +205,7 @@ TEST(ClosedChainCli, DynamicsJsonOfEveryClosedExampleHasTheDocumentedKeysAndCons
     const CliRun forward =
         run_cli("dynamics " + example(name + ".yaml") + " --state " + actuated + " --json");
     ASSERT_EQ(forward.status, 0) << forward.err;
-    EXPECT_LT((vector_of(Json::parse(forward.out)["qdd"]) - qdd).cwiseAbs().maxCoeff(),
+    EXPECT_LT((vector_of(OrderedJson::parse(forward.out)["qdd"]) - qdd).cwiseAbs().maxCoeff(),
               1e-10 * (1 + qdd.cwiseAbs().maxCoeff()));
   }
 }
@@ -218,10 +217,11 @@ TEST(ClosedChainCli, AtRestTheAccelerationIsXTimesTheIndependentAcceleration) {
   const CliRun run =
       run_cli("dynamics " + example("fourbar_internal_cut.yaml") + " --state " + state + " --json");
   ASSERT_EQ(run.status, 0) << run.err;
-  const auto report = Json::parse(run.out);
+  const auto report = OrderedJson::parse(run.out);
   const auto n = static_cast<Eigen::Index>(report["dofs"].size());
   const auto r = static_cast<Eigen::Index>(report["independent"].size());
-  const Eigen::MatrixXd X = matrix_of(report["X"], r), M_R = matrix_of(report["M_reduced"], r);
+  const Eigen::MatrixXd X = matrix_with_columns(report["X"], r),
+                        M_R = matrix_with_columns(report["M_reduced"], r);
   const Eigen::VectorXd qdd = vector_of(report["qdd"]), bias = vector_of(report["bias"]);
   const std::vector<int> independent = independent_indices(report);
   Eigen::VectorXd qdd_R(r), tau = Eigen::VectorXd::Zero(n);
@@ -241,9 +241,10 @@ TEST(ClosedChainCli, DynamicsTextSaysWhichCoordinatesAreIndependent) {
   EXPECT_NE(run.out.find("aggregate(s): {"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("reduced mass matrix M_R = X* M X:"), std::string::npos) << run.out;
   // The independent rows carry the mark.
-  const Json report = Json::parse(run_cli("dynamics " + example("geared_links.yaml") + " --state " +
-                                          example("geared_links_state.json") + " --json")
-                                      .out);
+  const OrderedJson report =
+      OrderedJson::parse(run_cli("dynamics " + example("geared_links.yaml") + " --state " +
+                                 example("geared_links_state.json") + " --json")
+                             .out);
   for (const auto& name : report["independent"]) {
     std::istringstream lines(run.out);
     std::string line;
@@ -279,7 +280,7 @@ TEST(ClosedChainCli, SimulateWritesTheDocumentedTrajectoryAndSummary) {
                              state + " --t 0.5 --dt 5e-4 --out " + csv + " --json");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.err, "");  // 1000 steps: no progress lines
-  const auto report = Json::parse(run.out);
+  const auto report = OrderedJson::parse(run.out);
   std::vector<std::string> keys;
   for (auto it = report.begin(); it != report.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"dofs",
@@ -345,13 +346,13 @@ TEST(ClosedChainCli, SimulateWritesTheDocumentedTrajectoryAndSummary) {
 }
 
 TEST(ClosedChainCli, EveryExampleSimulatesWithSmallResiduals) {
-  for (const std::string name : kClosedExamples) {
+  for (const std::string name : kClosedChainExamples) {
     SCOPED_TRACE(name);
     const CliRun run = run_cli("simulate " + example(name + ".yaml") + " --state " +
                                example(name + "_state.json") + " --t 0.2 --dt 1e-3 --json");
     ASSERT_EQ(run.status, 0) << run.err;
     EXPECT_EQ(run.err.empty(), !swallows_whole_mechanism(name)) << run.err;
-    const auto report = Json::parse(run.out);
+    const auto report = OrderedJson::parse(run.out);
     EXPECT_LT(report["position_residual"].get<double>(), 1e-10);
     EXPECT_LT(report["velocity_residual"].get<double>(), 1e-10);
     EXPECT_LT(report["energy_drift"].get<double>(), 1e-3);
@@ -360,7 +361,7 @@ TEST(ClosedChainCli, EveryExampleSimulatesWithSmallResiduals) {
   const CliRun tree = run_cli("simulate " + example("arm7.urdf") + " --state " +
                               example("arm7_state.json") + " --t 0.1 --dt 1e-3 --json");
   ASSERT_EQ(tree.status, 0) << tree.err;
-  EXPECT_EQ(Json::parse(tree.out)["independent"].size(), 7u);
+  EXPECT_EQ(OrderedJson::parse(tree.out)["independent"].size(), 7u);
 }
 
 TEST(ClosedChainCli, LongRunsReportProgressEveryTenPercentOnATerminalOnly) {
@@ -393,7 +394,7 @@ TEST(ClosedChainCli, BenchRunsOnClosedChains) {
     const CliRun run =
         run_cli("bench " + example("fourbar_chain.yaml") + " --algo " + algo + " --reps 3 --json");
     ASSERT_EQ(run.status, 0) << run.err;
-    const auto report = Json::parse(run.out);
+    const auto report = OrderedJson::parse(run.out);
     EXPECT_EQ(report["algo"], algo);
     EXPECT_GT(report["ns_per_call"].get<double>(), 0.0);
   }
@@ -525,7 +526,7 @@ TEST(ClosedChainCli, FastChainsAndThePlatformRunToTheEndWithinTheGoals) {
     SCOPED_TRACE(model);
     const CliRun run = run_cli("simulate " + example(model + ".yaml") + options + " --t 2 --json");
     ASSERT_EQ(run.status, 0) << run.err;
-    const auto report = Json::parse(run.out);
+    const auto report = OrderedJson::parse(run.out);
     EXPECT_EQ(report["t"].get<double>(), 2.0);
     EXPECT_LT(report["energy_drift"].get<double>(), 1e-6);
     EXPECT_LT(report["position_residual"].get<double>(), 1e-9);
@@ -601,7 +602,7 @@ TEST(ClosedChainCli, DynamicsAtASingularConfigurationIsOneLine) {  // and its de
                  R"({"q": {"crank_joint": 0.5, "coupler_joint": -0.5, "rocker_joint": 0.5}})");
   const CliRun run = run_cli("dynamics " + model + " --state " + regular + " --json");
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(Json::parse(run.out)["independent"].size(), 1u);
+  EXPECT_EQ(OrderedJson::parse(run.out)["independent"].size(), 1u);
 }
 
 TEST(ClosedChainCli, BadDurationsAndStepsAreOneLine) {

@@ -63,7 +63,7 @@ std::string shuffled_tree(int links, unsigned seed) {
   return text.str();
 }
 
-double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+double scaled_difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
@@ -94,9 +94,9 @@ TEST(DofOrderCli, OutputsKeepTheFilesDofOrder) {
   ASSERT_EQ(run.status, 0) << run.err;
   const Json report = Json::parse(run.out);
   EXPECT_EQ(report["dofs"].get<std::vector<std::string>>(), model.dof_names());
-  EXPECT_LT(difference(vector_of(report["q"]), q), 1e-15);
-  EXPECT_LT(difference(matrix_of(report["M"]), mass), 1e-13);
-  EXPECT_LT(difference(vector_of(report["qdd"]), qdd), 1e-12);
+  EXPECT_LT(scaled_difference(vector_of(report["q"]), q), 1e-15);
+  EXPECT_LT(scaled_difference(matrix_of(report["M"]), mass), 1e-13);
+  EXPECT_LT(scaled_difference(vector_of(report["qdd"]), qdd), 1e-12);
   // The same M sparse: its lower triangle in 1-based coordinates.
   const Json sparse = Json::parse(
       run_cli("dynamics " + file + " --state " + state_file + " --json --mass sparse").out)["M"];
@@ -108,13 +108,13 @@ TEST(DofOrderCli, OutputsKeepTheFilesDofOrder) {
     EXPECT_GE(r, c);
     rebuilt(r, c) = rebuilt(c, r) = sparse["values"][e].get<double>();
   }
-  EXPECT_LT(difference(rebuilt, mass), 1e-13);
+  EXPECT_LT(scaled_difference(rebuilt, mass), 1e-13);
   EXPECT_FALSE(Json::parse(run_cli("dynamics " + file + " --json --mass none").out).contains("M"));
   // export writes M in the file's order too.
   const std::string mtx = (io_test::scratch_dir() / "shuffled_M.mtx").string();
   ASSERT_EQ(run_cli("export " + file + " --state " + state_file + " --mass " + mtx).status, 0);
   const Eigen::SparseMatrix<double> exported = read_matrix_market(mtx);
-  EXPECT_LT(difference(Eigen::MatrixXd(exported), mass), 1e-13);
+  EXPECT_LT(scaled_difference(Eigen::MatrixXd(exported), mass), 1e-13);
 }
 
 // The derivatives in the file's order: the rigid layer's on the tree built in the file's order
@@ -146,12 +146,12 @@ TEST(DofOrderCli, DerivativesKeepTheFilesDofOrder) {
   ASSERT_EQ(run.status, 0) << run.err;
   const Json report = Json::parse(run.out);
   EXPECT_EQ(report["dofs"].get<std::vector<std::string>>(), model.dof_names());
-  EXPECT_LT(difference(matrix_of(report["dqdd_dq"]), forward.dqdd_dq), 1e-12);
-  EXPECT_LT(difference(matrix_of(report["dqdd_dqd"]), forward.dqdd_dqd), 1e-12);
-  EXPECT_LT(difference(matrix_of(report["dqdd_dtau"]), forward.dqdd_dtau), 1e-12);
-  EXPECT_LT(difference(matrix_of(report["dtau_dq"]), inverse.dtau_dq), 1e-12);
-  EXPECT_LT(difference(matrix_of(report["dtau_dqd"]), inverse.dtau_dqd), 1e-12);
-  EXPECT_LT(difference(matrix_of(report["M"]), inverse.mass), 1e-13);
+  EXPECT_LT(scaled_difference(matrix_of(report["dqdd_dq"]), forward.dqdd_dq), 1e-12);
+  EXPECT_LT(scaled_difference(matrix_of(report["dqdd_dqd"]), forward.dqdd_dqd), 1e-12);
+  EXPECT_LT(scaled_difference(matrix_of(report["dqdd_dtau"]), forward.dqdd_dtau), 1e-12);
+  EXPECT_LT(scaled_difference(matrix_of(report["dtau_dq"]), inverse.dtau_dq), 1e-12);
+  EXPECT_LT(scaled_difference(matrix_of(report["dtau_dqd"]), inverse.dtau_dqd), 1e-12);
+  EXPECT_LT(scaled_difference(matrix_of(report["M"]), inverse.mass), 1e-13);
 }
 
 // A closed chain whose joints are listed children first: the same accelerations as the library
@@ -183,7 +183,7 @@ TEST(DofOrderCli, ClosedChainsKeepTheFilesDofOrder) {
   ASSERT_EQ(run.status, 0) << run.err;
   const Json report = Json::parse(run.out);
   EXPECT_EQ(report["dofs"].get<std::vector<std::string>>(), model.tree().dof_names());
-  EXPECT_LT(difference(vector_of(report["qdd"]), qdd), 1e-10);
+  EXPECT_LT(scaled_difference(vector_of(report["qdd"]), qdd), 1e-10);
   // The independent coordinates in the file's dof order, X's columns with them.
   std::vector<int> positions;
   for (const auto& name : report["independent"])

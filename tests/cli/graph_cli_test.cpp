@@ -18,7 +18,7 @@ using skograph::io_test::scratch_dir;
 
 using cli_test::CliRun;
 
-CliRun run_cli(const std::string& arguments) {
+CliRun run_graph(const std::string& arguments) {
   return cli_test::run_cli("graph " + arguments);
 }
 
@@ -32,7 +32,7 @@ TEST(GraphCli, JsonReportOfAClosedChainIsExactlyTheDocumentedObject) {
   // Four-bar closed to the ground (b3 has parents b2 and world) plus a branch.
   const std::string file =
       write_temp("fourbar.dot", "digraph { world -> b1 -> b2 -> b3; world -> b3; b1 -> b4 }\n");
-  const CliRun run = run_cli(file + " --json");
+  const CliRun run = run_graph(file + " --json");
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.err, "");
   const nlohmann::json expected = nlohmann::json::parse(R"({
@@ -66,7 +66,7 @@ TEST(GraphCli, JsonReportOfAClosedChainIsExactlyTheDocumentedObject) {
 
 TEST(GraphCli, ForestGetsAVirtualRootListedLastInNodes) {
   const std::string file = write_temp("forest.dot", "digraph { a -> b; c -> d }\n");
-  const CliRun run = run_cli(file + " --json");
+  const CliRun run = run_graph(file + " --json");
   ASSERT_EQ(run.status, 0) << run.err;
   const nlohmann::json got = nlohmann::json::parse(run.out);
   EXPECT_EQ(got["class"], "forest");
@@ -78,7 +78,7 @@ TEST(GraphCli, ForestGetsAVirtualRootListedLastInNodes) {
 
 TEST(GraphCli, NoSpanningArborescenceOmitsTreeKeysAndSaysWhy) {
   const std::string file = write_temp("cycle.dot", "digraph { a -> b -> c -> a }\n");
-  const CliRun run = run_cli(file + " --json");
+  const CliRun run = run_graph(file + " --json");
   ASSERT_EQ(run.status, 0);
   const nlohmann::json got = nlohmann::json::parse(run.out);
   EXPECT_EQ(got["class"], "connected");
@@ -86,7 +86,7 @@ TEST(GraphCli, NoSpanningArborescenceOmitsTreeKeysAndSaysWhy) {
                           "aggregates", "aggregated_tree"})
     EXPECT_FALSE(got.contains(key)) << key;
   EXPECT_NE(run.err.find("no spanning arborescence"), std::string::npos);
-  const CliRun text = run_cli(file);
+  const CliRun text = run_graph(file);
   EXPECT_NE(text.out.find("spanning tree: none (no spanning arborescence"), std::string::npos);
 }
 
@@ -97,7 +97,7 @@ TEST(GraphCli, AdjacencyIsTheDigraphsEdgesInInputOrder) {
   const std::string dot =
       write_temp("adjacency.dot", "digraph { w -> a; a -> b; w -> c; b -> c; c -> c2; }");
   const std::string out = (scratch_dir() / "adjacency.mtx").string();
-  const CliRun run = run_cli(dot + " --adjacency " + out);
+  const CliRun run = run_graph(dot + " --adjacency " + out);
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_NE(run.out.find("digraph: 5 nodes, 5 edges"), std::string::npos) << run.out;
   std::ifstream in(out);
@@ -119,11 +119,11 @@ TEST(GraphCli, AdjacencyIsTheDigraphsEdgesInInputOrder) {
   }
   // w=1, a=2, b=3, c=4, c2=5 in input order.
   EXPECT_EQ(found, (std::set<std::pair<int, int>>{{1, 2}, {2, 3}, {1, 4}, {3, 4}, {4, 5}}));
-  const CliRun piped = run_cli(dot + " --adjacency -");
+  const CliRun piped = run_graph(dot + " --adjacency -");
   ASSERT_EQ(piped.status, 0) << piped.err;
   EXPECT_EQ(piped.out.rfind("%%MatrixMarket", 0), 0u) << piped.out;
   EXPECT_EQ(piped.out.find("digraph:"), std::string::npos);
-  const CliRun missing = run_cli(dot + " --adjacency");
+  const CliRun missing = run_graph(dot + " --adjacency");
   EXPECT_EQ(missing.status, 2);
 }
 
@@ -145,7 +145,7 @@ TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
   for (const Case& c : cases) {
     const std::string file = write_temp(c.name, c.text);
     for (const std::string& flags : {std::string(" --json"), std::string("")}) {
-      const CliRun run = run_cli(file + flags);
+      const CliRun run = run_graph(file + flags);
       EXPECT_EQ(run.status, 2) << c.name;
       EXPECT_EQ(run.out, "") << c.name;
       EXPECT_NE(run.err.find(file), std::string::npos) << run.err;
@@ -153,14 +153,14 @@ TEST(GraphCli, BadInputGetsOneLineAndExitStatus2) {
       EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     }
   }
-  const CliRun missing = run_cli("graph_that_does_not_exist.dot --json");
+  const CliRun missing = run_graph("graph_that_does_not_exist.dot --json");
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.out, "");
   EXPECT_NE(missing.err.find("graph_that_does_not_exist.dot: cannot open the file"),
             std::string::npos);
-  EXPECT_EQ(run_cli("").status, 2);
-  EXPECT_EQ(run_cli("--bogus x.dot").status, 2);
-  EXPECT_EQ(run_cli("a.dot b.dot").status, 2);
+  EXPECT_EQ(run_graph("").status, 2);
+  EXPECT_EQ(run_graph("--bogus x.dot").status, 2);
+  EXPECT_EQ(run_graph("a.dot b.dot").status, 2);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using cli_test::example_model;
 using cli_test::expect_one_line_error;
 using cli_test::run_cli;
 using io_test::write_file;
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // m = 2 kg, d = 0.3 m below the pivot, I_c = 0.05 kg m^2 about y.
 const char* kPendulum =
@@ -30,22 +30,22 @@ const char* kPendulum =
     "iyy: 0.05, izz: 0.05}}\njoints:\n  - {name: pivot, type: continuous, parent: world, child: "
     "bob, axis: [0, 1, 0]}\n";
 
-std::vector<std::string> keys_of(const Json& json) {
+std::vector<std::string> keys_of(const OrderedJson& json) {
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
   return keys;
 }
 
-Json linearize_json(const std::string& arguments) {
+OrderedJson linearize_json(const std::string& arguments) {
   const CliRun run = run_cli("linearize " + arguments + " --json");
   EXPECT_EQ(run.status, 0) << arguments << ": " << run.err;
-  return Json::parse(run.out.empty() ? "{}" : run.out);
+  return OrderedJson::parse(run.out.empty() ? "{}" : run.out);
 }
 
 TEST(LinearizeCli, KeysFrequencyHoldAndRest) {
   const std::string model = write_file("pendulum.yaml", kPendulum);
   const std::vector<std::string> base = {"states", "inputs", "A", "B", "eigenvalues", "modes"};
-  const Json plain = linearize_json(model);
+  const OrderedJson plain = linearize_json(model);
   EXPECT_EQ(keys_of(plain), base);
   const double omega = std::sqrt(2 * 9.81 * 0.3 / (0.05 + 2 * 0.09));
   ASSERT_EQ(plain["modes"].size(), 1u);
@@ -54,13 +54,13 @@ TEST(LinearizeCli, KeysFrequencyHoldAndRest) {
   EXPECT_EQ(keys_of(plain["modes"][0]),
             (std::vector<std::string>{"frequency_hz", "damping_ratio", "shape"}));
   EXPECT_EQ(plain["modes"][0]["shape"]["pivot"].get<double>(), 1.0);
-  EXPECT_EQ(plain["states"], Json::parse(R"(["pivot", "pivot_qd"])"));
+  EXPECT_EQ(plain["states"], OrderedJson::parse(R"(["pivot", "pivot_qd"])"));
   ASSERT_EQ(plain["eigenvalues"].size(), 2u);
   EXPECT_NEAR(std::abs(plain["eigenvalues"][0][1].get<double>()), omega, 1e-12);
 
   std::vector<std::string> with_dt = base;
   with_dt.insert(with_dt.end(), {"A_d", "B_d"});
-  const Json discrete = linearize_json(model + " --dt 0.01");
+  const OrderedJson discrete = linearize_json(model + " --dt 0.01");
   EXPECT_EQ(keys_of(discrete), with_dt);
   // One dof: A_d = [[cos, sin / omega], [-omega sin, cos]] of omega dt.
   const double c = std::cos(omega * 0.01), s = std::sin(omega * 0.01);
@@ -71,7 +71,7 @@ TEST(LinearizeCli, KeysFrequencyHoldAndRest) {
   const std::string state = write_file("pendulum_state.json", R"({"q": {"pivot": 0.4}})");
   std::vector<std::string> with_hold = base;
   with_hold.insert(with_hold.end(), {"tau_hold", "hold_residual"});
-  const Json held = linearize_json(model + " --state " + state + " --hold");
+  const OrderedJson held = linearize_json(model + " --state " + state + " --hold");
   EXPECT_EQ(keys_of(held), with_hold);
   EXPECT_NEAR(held["tau_hold"]["pivot"].get<double>(), 2 * 9.81 * 0.3 * std::sin(0.4), 1e-12);
   EXPECT_NEAR(held["hold_residual"].get<double>(), 0.0, 1e-12);
@@ -81,7 +81,7 @@ TEST(LinearizeCli, KeysFrequencyHoldAndRest) {
 
   std::vector<std::string> with_rest = base;
   with_rest.insert(with_rest.end(), {"q_rest", "stable"});
-  const Json rested = linearize_json(model + " --state " + state + " --rest");
+  const OrderedJson rested = linearize_json(model + " --state " + state + " --rest");
   EXPECT_EQ(keys_of(rested), with_rest);
   EXPECT_NEAR(rested["q_rest"][0].get<double>(), 0.0, 1e-9);
   EXPECT_EQ(rested["stable"], true);
@@ -123,8 +123,8 @@ TEST(LinearizeCli, ClosedChainInItsIndependentCoordinates) {
   const std::string state = write_file("fourbar_in_plane.json", R"({"gravity": [0, -9.81, 0]})");
   const CliRun run = run_cli("linearize " + model + " --state " + state + " --rest --json");
   ASSERT_EQ(run.status, 0) << run.err;
-  const Json report = Json::parse(run.out);
-  const Json dynamics = cli_test::dynamics_json(model + " --state " + state);
+  const OrderedJson report = OrderedJson::parse(run.out);
+  const OrderedJson dynamics = cli_test::dynamics_json(model + " --state " + state);
   ASSERT_EQ(report["states"].size(), 2 * dynamics["independent"].size());
   EXPECT_EQ(report["states"][0], dynamics["independent"][0]);
   EXPECT_EQ(report["inputs"], dynamics["independent"]);
@@ -133,13 +133,13 @@ TEST(LinearizeCli, ClosedChainInItsIndependentCoordinates) {
   EXPECT_EQ(report["modes"][0]["shape"].size(), dynamics["dofs"].size());
   EXPECT_GT(report["modes"][0]["frequency_hz"].get<double>(), 0.0);
   // Held at the rest configuration: no force.
-  Json at_rest = Json::parse(std::string(R"({"gravity": [0, -9.81, 0]})"));
+  OrderedJson at_rest = OrderedJson::parse(std::string(R"({"gravity": [0, -9.81, 0]})"));
   for (std::size_t i = 0; i < dynamics["dofs"].size(); ++i)
     at_rest["q"][dynamics["dofs"][i].get<std::string>()] = report["q_rest"][i];
-  const Json held =
-      Json::parse(run_cli("linearize " + model + " --state " +
-                          write_file("fourbar_rest.json", at_rest.dump()) + " --hold --json")
-                      .out);
+  const OrderedJson held =
+      OrderedJson::parse(run_cli("linearize " + model + " --state " +
+                                 write_file("fourbar_rest.json", at_rest.dump()) + " --hold --json")
+                             .out);
   for (const auto& [input, force] : held["tau_hold"].items())
     EXPECT_NEAR(force.get<double>(), 0.0, 1e-8) << input;
   EXPECT_NEAR(held["modes"][0]["frequency_hz"].get<double>(),

@@ -26,18 +26,8 @@ std::string example(const std::string& name) {
   return cli_test::example_model(name);
 }
 
-Eigen::VectorXd vector_of(const nlohmann::json& list) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(list.size()));
-  for (size_t i = 0; i < list.size(); ++i) v(static_cast<Eigen::Index>(i)) = list[i].get<double>();
-  return v;
-}
-
-Eigen::MatrixXd matrix_of(const nlohmann::json& rows) {
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.size()));
-  for (size_t r = 0; r < rows.size(); ++r)
-    m.row(static_cast<Eigen::Index>(r)) = vector_of(rows[r]).transpose();
-  return m;
-}
+using cli_test::matrix_of;
+using cli_test::vector_of;
 
 TEST(ModelCli, GraphOfAModelWithALoopAndACouplingIsTheJsonOfItsStandardDigraph) {
   // The four-bar: tree joints world->crank->coupler, world->rocker, world->rotor; loop

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "support/cli_support.hpp"
+#include "support/matrix_difference.hpp"
 
 namespace {
 
@@ -18,17 +19,8 @@ using cli_test::expect_one_line_error;
 using cli_test::run_cli;
 using Json = nlohmann::json;
 
-Eigen::MatrixXd matrix_of(const Json& rows) {
-  Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()),
-                    rows.empty() ? 0 : static_cast<Eigen::Index>(rows[0].size()));
-  for (Eigen::Index i = 0; i < m.rows(); ++i)
-    for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) = rows[i][j].get<double>();
-  return m;
-}
-
-double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / (1.0 + b.cwiseAbs().maxCoeff());
-}
+using cli_test::matrix_of;
+using skograph::testing_support::difference;
 
 // The operators of MODEL at STATE against dynamics --json's matrix `mass_key` over `dofs_key`.
 void check_against_dynamics(const std::string& model, const std::string& state,

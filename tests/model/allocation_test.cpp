@@ -10,6 +10,7 @@
 #include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing_support::allocations_in;
 
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
 
 class ModelAllocation : public testing::TestWithParam<std::string> {};
 

@@ -25,21 +25,21 @@
 
 #include "skograph/model/constraints.hpp"
 #include "skograph/model/dynamics.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRobots =
-    fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots" / "example-parallel-robots";
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
+using skograph::testing_support::kParallelRobots;
 
 Model robot(const std::string& name, const std::vector<std::string>& independent = {}) {
   ReadOptions options;
-  options.loops_file = (kRobots / name / "robot.yaml").string();
+  options.loops_file = (kParallelRobots / name / "robot.yaml").string();
   options.independent = independent;
-  return load_model((kRobots / name / "robot.urdf").string(), options);
+  return load_model((kParallelRobots / name / "robot.urdf").string(), options);
 }
 
 double at(const Model& model, const Eigen::VectorXd& v, const std::string& dof) {
@@ -76,7 +76,7 @@ TEST(AssemblyReport, EveryIndependentCoordinateIsKeptOrReportedMoved) {
       "cassie_like",          "digit_like",         "digit_like_2legs",   "digit_like_2legs_6D",
       "digit_like_2legs_old", "disney_like",        "disney_robot",       "robot_delta",
       "talos_like",           "wl16_like"};
-  if (!fs::exists(kRobots)) GTEST_SKIP() << "no ../shared robots";
+  if (!fs::exists(kParallelRobots)) GTEST_SKIP() << "no ../shared robots";
   std::mt19937 rng(7);
   std::normal_distribution<double> normal(0.0, 1.0);
   for (const std::string& name : robots) {
@@ -95,7 +95,7 @@ TEST(AssemblyReport, EveryIndependentCoordinateIsKeptOrReportedMoved) {
 }
 
 TEST(AssemblyReport, TheFiveBarKeepsItsCoordinatesAndSaysWhichMoveWhereItCannot) {
-  if (!fs::exists(kRobots / "5bar_linkage")) GTEST_SKIP() << "no ../shared robots";
+  if (!fs::exists(kParallelRobots / "5bar_linkage")) GTEST_SKIP() << "no ../shared robots";
   const Model model = robot("5bar_linkage");
   ModelData data(model);
   const int n = model.dof_count();
@@ -121,7 +121,7 @@ TEST(AssemblyReport, TheFiveBarKeepsItsCoordinatesAndSaysWhichMoveWhereItCannot)
 }
 
 TEST(AssemblyReport, TheDeltaKeepsItsMotorsAndNotesTheConditioning) {
-  if (!fs::exists(kRobots / "robot_delta")) GTEST_SKIP() << "no ../shared robots";
+  if (!fs::exists(kParallelRobots / "robot_delta")) GTEST_SKIP() << "no ../shared robots";
   const Model model = robot("robot_delta");
   ModelData data(model);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
@@ -156,17 +156,18 @@ TEST(AssemblyReport, TheDeltaKeepsItsMotorsAndNotesTheConditioning) {
   EXPECT_NO_THROW(forward_dynamics(chosen, chosen_data, again.q, zero, zero));
   // With a higher limit the same choice is well conditioned: no warning.
   ReadOptions relaxed;
-  relaxed.loops_file = (kRobots / "robot_delta" / "robot.yaml").string();
+  relaxed.loops_file = (kParallelRobots / "robot_delta" / "robot.yaml").string();
   relaxed.independent = data.independent;
   relaxed.conditioning_limit = 1e6;
-  const Model loose = load_model((kRobots / "robot_delta" / "robot.urdf").string(), relaxed);
+  const Model loose =
+      load_model((kParallelRobots / "robot_delta" / "robot.urdf").string(), relaxed);
   ModelData loose_data(loose);
   close_state(loose, loose_data, closed.q, zero);
   EXPECT_TRUE(state_messages(loose, loose_data).warnings.empty());
 }
 
 TEST(AssemblyReport, CassieKeepsEveryIndependentCoordinateFromZero) {
-  if (!fs::exists(kRobots / "cassie_like")) GTEST_SKIP() << "no ../shared robots";
+  if (!fs::exists(kParallelRobots / "cassie_like")) GTEST_SKIP() << "no ../shared robots";
   const Model model = robot("cassie_like");
   ModelData data(model);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
@@ -237,7 +238,7 @@ double relative_error(const Model& model, ModelData& data, const ClosedState& st
 }
 
 TEST(ClosedChainAccuracy, ForwardDynamicsAgainstALongDoubleSolveOfTheSameEquations) {
-  if (!fs::exists(kRobots)) GTEST_SKIP() << "no ../shared robots";
+  if (!fs::exists(kParallelRobots)) GTEST_SKIP() << "no ../shared robots";
   for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{
            {"robot_delta", 5e-11}, {"talos_like", 1.5e-11}}) {
     SCOPED_TRACE(name);

@@ -20,19 +20,19 @@
 #include "skograph/operators/operational_space.hpp"
 #include "skograph/rigid/free_flying.hpp"
 #include "support/io_support.hpp"
+#include "support/matrix_difference.hpp"
 #include "support/rigid_support.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
 const Eigen::Vector3d kGravity(0.3, -0.2, -9.81);
 
-double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / (1.0 + b.cwiseAbs().maxCoeff());
-}
+using skograph::testing_support::difference;
 
 Eigen::VectorXd random_vector(int size, std::mt19937& rng, double scale) {
   std::uniform_real_distribution<double> uniform(-scale, scale);

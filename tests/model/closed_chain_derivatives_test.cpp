@@ -21,6 +21,7 @@
 #include "skograph/model/linearization.hpp"
 #include "skograph/model/simulation.hpp"
 #include "support/closed_chain_derivatives_check.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
@@ -28,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing_support::expect_closed_chain_derivatives;
 
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
 
 TEST(ModelClosedChainDerivatives, EveryClosedExampleAgreesWithRichardsonOnTheManifold) {
   int checked = 0;

@@ -19,19 +19,20 @@
 #include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "support/richardson.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kRobots = fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots";
+using skograph::testing_support::kSharedRobots;
 
 std::vector<fs::path> published_urdfs() {
   std::vector<fs::path> files;
-  if (!fs::exists(kRobots)) return files;
+  if (!fs::exists(kSharedRobots)) return files;
   for (const char* folder : {"benchmark", "example-robot-data"}) {
-    const fs::path root = kRobots / folder;
+    const fs::path root = kSharedRobots / folder;
     if (!fs::exists(root)) continue;
     // The benchmark folder's own files only (its subfolders are variants of them).
     if (std::string(folder) == "benchmark") {
@@ -139,7 +140,8 @@ TEST(ModelDerivatives, PublishedTreesAgreeWithRichardsonAlongTheTangent) {
 TEST(ModelDerivatives, RefuseWrongSizesAndNonFiniteEntries) {
   const std::vector<fs::path> files = published_urdfs();
   if (files.empty()) GTEST_SKIP() << "no ../shared/robots";
-  const Model model = load_model((kRobots / "benchmark" / "ur5.urdf").string(), ReadOptions{});
+  const Model model =
+      load_model((kSharedRobots / "benchmark" / "ur5.urdf").string(), ReadOptions{});
   ModelData data(model);
   const int n = model.dof_count();
   Eigen::VectorXd q = Eigen::VectorXd::Zero(n);

@@ -16,6 +16,7 @@
 
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/kinematics.hpp"
+#include "support/source_paths.hpp"
 
 // Under ThreadSanitizer fewer robots and repeats; under AddressSanitizer fewer repeats.
 #if defined(__SANITIZE_THREAD__)
@@ -41,9 +42,8 @@ constexpr int kRepeats = 100;
 #endif
 constexpr int kThreads = 4;
 
-const fs::path kRobots =
-    fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots" / "example-parallel-robots";
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
+using skograph::testing_support::kParallelRobots;
 
 // What the calls give at one start: each result, or the error's message.
 struct Outcome {
@@ -120,21 +120,21 @@ void expect_same(const Outcome& reference, const Outcome& got, int which,
   }
 }
 
-struct Case {
+struct DeterminismCase {
   std::string name;
   fs::path file, loops;
 };
 
-Model load(const Case& c) {
+Model load(const DeterminismCase& c) {
   ReadOptions options;
   if (!c.loops.empty()) options.loops_file = c.loops.string();
   return load_model(c.file.string(), options);
 }
 
-class Determinism : public testing::TestWithParam<Case> {};
+class Determinism : public testing::TestWithParam<DeterminismCase> {};
 
 TEST_P(Determinism, EveryCallIsAFunctionOfItsArguments) {
-  const Case c = GetParam();
+  const DeterminismCase c = GetParam();
   if (!fs::exists(c.file)) GTEST_SKIP() << "no " << c.file;
   const Model model = load(c);
   ASSERT_TRUE(model.is_closed_chain());
@@ -190,8 +190,8 @@ TEST_P(Determinism, EveryCallIsAFunctionOfItsArguments) {
   for (std::thread& thread : threads) thread.join();
 }
 
-std::vector<Case> cases() {
-  std::vector<Case> result;
+std::vector<DeterminismCase> cases() {
+  std::vector<DeterminismCase> result;
 #ifdef SKOGRAPH_UNDER_TSAN
   const std::vector<std::string> robots{"5bar_linkage", "cassie_like", "robot_delta", "talos_like",
                                         "kangaroo_like"};
@@ -215,10 +215,10 @@ std::vector<Case> cases() {
                                         "wl16_like"};
 #endif
   for (const std::string& robot : robots)
-    result.push_back(
-        {robot,
-         kRobots / robot / (robot == "true_talos_2_legs" ? "talos_full_v2.urdf" : "robot.urdf"),
-         kRobots / robot / "robot.yaml"});
+    result.push_back({robot,
+                      kParallelRobots / robot /
+                          (robot == "true_talos_2_legs" ? "talos_full_v2.urdf" : "robot.urdf"),
+                      kParallelRobots / robot / "robot.yaml"});
 #ifndef SKOGRAPH_UNDER_TSAN
   for (const std::string example :
        {"fourbar.yaml", "delta_robot.xml", "delta_robot_redundant.xml", "stewart_platform.yaml",
@@ -233,7 +233,7 @@ std::vector<Case> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(ClosedChains, Determinism, testing::ValuesIn(cases()),
-                         [](const testing::TestParamInfo<Case>& param) {
+                         [](const testing::TestParamInfo<DeterminismCase>& param) {
                            return param.param.name;
                          });
 

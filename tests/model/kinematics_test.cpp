@@ -17,13 +17,15 @@
 #include "skograph/model/kinematics.hpp"
 #include "skograph/rigid/kinematics.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/matrix_difference.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
 const fs::path kBenchmark =
     fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots" / "benchmark";
 
@@ -37,9 +39,7 @@ std::vector<fs::path> tree_models() {
   return models;
 }
 
-double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / (1.0 + b.cwiseAbs().maxCoeff());
-}
+using skograph::testing_support::difference;
 
 // The world angular velocity that turns `before` into `after` in time 2h, and the origin's.
 Vector6d pose_rate(const Eigen::Isometry3d& before, const Eigen::Isometry3d& after, double h) {

@@ -17,23 +17,23 @@
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/model/operators.hpp"
+#include "support/matrix_difference.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kExamples = fs::path(SKOGRAPH_SOURCE_DIR) / "examples" / "models";
+using skograph::testing_support::kExamples;
 
-double difference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / (1.0 + b.cwiseAbs().maxCoeff());
-}
+using skograph::testing_support::difference;
 
-struct Case {
+struct OperatorCase {
   std::string file, frame;
 };
 
-class ModelOperatorsTest : public testing::TestWithParam<Case> {};
+class ModelOperatorsTest : public testing::TestWithParam<OperatorCase> {};
 
 TEST_P(ModelOperatorsTest, AgreeWithTheDenseMassMatrixAndTheFrameJacobian) {
   const Model model = load_model(GetParam().file);
@@ -119,15 +119,15 @@ TEST_P(ModelOperatorsTest, AgreeWithTheDenseMassMatrixAndTheFrameJacobian) {
 
 INSTANTIATE_TEST_SUITE_P(
     Examples, ModelOperatorsTest,
-    testing::Values(Case{(kExamples / "arm7.urdf").string(), "link7"},
-                    Case{(kExamples / "humanoid.yaml").string(), "torso"},
-                    Case{(kExamples / "space_arm.urdf").string(), "s_link3"},
-                    Case{(kExamples / "stewart_platform.yaml").string(), "platform"},
-                    Case{(kExamples / "delta_robot.yaml").string(), "platform"},
-                    Case{(kExamples / "fourbar.yaml").string(), "coupler"},
+    testing::Values(OperatorCase{(kExamples / "arm7.urdf").string(), "link7"},
+                    OperatorCase{(kExamples / "humanoid.yaml").string(), "torso"},
+                    OperatorCase{(kExamples / "space_arm.urdf").string(), "s_link3"},
+                    OperatorCase{(kExamples / "stewart_platform.yaml").string(), "platform"},
+                    OperatorCase{(kExamples / "delta_robot.yaml").string(), "platform"},
+                    OperatorCase{(kExamples / "fourbar.yaml").string(), "coupler"},
                     // Several aggregates below one another: F is not the identity.
-                    Case{(kExamples / "fourbar_chain.yaml").string(), "coupler2"}),
-    [](const testing::TestParamInfo<Case>& parameter) {
+                    OperatorCase{(kExamples / "fourbar_chain.yaml").string(), "coupler2"}),
+    [](const testing::TestParamInfo<OperatorCase>& parameter) {
       std::string name = fs::path(parameter.param.file).stem().string();
       for (char& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';

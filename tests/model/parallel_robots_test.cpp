@@ -19,6 +19,7 @@
 #include "skograph/model/dynamics.hpp"
 #include "support/closed_chain_derivatives_check.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/source_paths.hpp"
 
 namespace skograph {
 namespace {
@@ -26,8 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace testing_support;
 
-const fs::path kRobots =
-    fs::path(SKOGRAPH_SOURCE_DIR) / ".." / "shared" / "robots" / "example-parallel-robots";
+using skograph::testing_support::kParallelRobots;
 
 // World poses of every link of `m` (the file's mechanism: every link, fixed joints included) at
 // the joint values `values` (joint name -> its dofs), by composing X = origin * motion(q) from the
@@ -98,7 +98,7 @@ class ParallelRobots : public testing::TestWithParam<Robot> {};
 
 TEST_P(ParallelRobots, LoadAssembleFromZeroAndSatisfyTheirDynamics) {
   const Robot robot = GetParam();
-  const fs::path folder = kRobots / robot.folder;
+  const fs::path folder = kParallelRobots / robot.folder;
   if (!fs::exists(folder / "robot.yaml")) GTEST_SKIP() << "no ../shared robots";
   ReadOptions options;
   options.loops_file = (folder / "robot.yaml").string();

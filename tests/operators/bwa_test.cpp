@@ -21,7 +21,7 @@ using testing_support::model_with_kernel;
 using testing_support::pattern_rows;
 using testing_support::relative_error;
 
-struct Case {
+struct BwaCase {
   int nodes;
   int trees;
   int max_dim;
@@ -29,12 +29,12 @@ struct Case {
 
 // Trees and forests from 1 to 300 nodes; the big ones with smaller node dimensions so the dense
 // references (LU of N x N) stay cheap.
-std::vector<Case> cases() {
+std::vector<BwaCase> cases() {
   return {{1, 1, 9},  {2, 1, 9},  {5, 2, 9},   {12, 1, 9},  {20, 3, 9},  {40, 1, 9},
           {40, 5, 9}, {80, 1, 6}, {120, 4, 5}, {200, 1, 3}, {300, 1, 2}, {300, 7, 2}};
 }
 
-SkoModel make_model(const Case& c, std::mt19937& rng) {
+SkoModel make_model(const BwaCase& c, std::mt19937& rng) {
   testing_support::RandomSkoOptions options;
   options.nodes = c.nodes;
   options.trees = c.trees;
@@ -50,7 +50,7 @@ int max_depth(const Forest& forest) {
 
 TEST(Bwa, SparseKernelIsTheDenseDefinition) {
   std::mt19937 rng(11);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     const SkoModel model = make_model(c, rng);
     const Eigen::SparseMatrix<double> e = assemble_kernel(model.kernel());
     const Eigen::MatrixXd reference = dense_kernel(model);
@@ -65,7 +65,7 @@ TEST(Bwa, SparseKernelIsTheDenseDefinition) {
 // weights along the path (which is the resolvent block of Lemma 5), and E^(depth+1) = 0.
 TEST(Bwa, PowersHoldThePathsOfTheirLengthAndVanishPastTheDepth) {
   std::mt19937 rng(12);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     if (c.nodes > 120) continue;  // dense powers
     const SkoModel model = make_model(c, rng);
     const Forest& forest = model.forest();
@@ -105,7 +105,7 @@ TEST(Bwa, PowersHoldThePathsOfTheirLengthAndVanishPastTheDepth) {
 
 TEST(Bwa, SparseResolventMatchesTheDenseInverseWithExactZeros) {
   std::mt19937 rng(13);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     const SkoModel model = make_model(c, rng);
     const Forest& forest = model.forest();
     const BlockLayout& layout = model.structure().node;
@@ -149,7 +149,7 @@ TEST(Bwa, SparseResolventMatchesTheDenseInverseWithExactZeros) {
 // Part I Lemma 6, Eq. 19: A(i, j) = A(i, k) A(k, j) for every k on the path from i to j.
 TEST(Bwa, SemiGroupProperty) {
   std::mt19937 rng(14);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     const SkoModel model = make_model(c, rng);
     const Forest& forest = model.forest();
     const BlockLayout& layout = model.structure().node;
@@ -172,7 +172,7 @@ TEST(Bwa, SemiGroupProperty) {
 // Part I Lemma 7, Eq. 21: A~ = A - I = A E = E A.
 TEST(Bwa, ResolventTildeIdentities) {
   std::mt19937 rng(15);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     const SkoModel model = make_model(c, rng);
     const Eigen::SparseMatrix<double> e = assemble_kernel(model.kernel());
     const Eigen::SparseMatrix<double> a = assemble_resolvent(model.kernel());
@@ -192,7 +192,7 @@ TEST(Bwa, ResolventTildeIdentities) {
 // E* e_t = 0 iff A* e_t = e_t.
 TEST(Bwa, RootAndTipIdentities) {
   std::mt19937 rng(16);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     if (c.nodes > 120) continue;
     const SkoModel model = make_model(c, rng);
     const Forest& forest = model.forest();
@@ -224,7 +224,7 @@ std::vector<int> random_permutation(int n, std::mt19937& rng) {
 // mass matrix; the canonical renumbering makes E strictly and A block lower-triangular.
 TEST(Bwa, PermutationSimilarity) {
   std::mt19937 rng(17);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     const SkoModel model = make_model(c, rng);
     const std::vector<int> new_index = random_permutation(model.size(), rng);
     const BwaMatrix renumbered = renumber(model.kernel(), new_index);
@@ -280,7 +280,7 @@ TEST(Bwa, PermutationSimilarity) {
 // E_B = Delta E_A Delta^-1 and B = Delta A Delta^-1.
 TEST(Bwa, SimilarityShift) {
   std::mt19937 rng(18);
-  for (const Case& c : cases()) {
+  for (const BwaCase& c : cases()) {
     if (c.nodes > 200) continue;
     const SkoModel model = make_model(c, rng);
     const BlockDiagonal delta =

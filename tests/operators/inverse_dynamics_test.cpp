@@ -23,19 +23,20 @@ Dense dense_operators(const SkoModel& model) {
           testing_support::dense_node_inertia(model)};
 }
 
-struct Case {
+struct InverseDynamicsCase {
   int nodes;
   int trees;
   int max_dim;
 };
 
-const Case kCases[] = {{1, 1, 9},  {2, 1, 9},  {8, 2, 9},   {20, 1, 9},  {35, 5, 9},
-                       {60, 1, 6}, {90, 3, 6}, {150, 1, 4}, {220, 8, 3}, {300, 1, 2}};
+const InverseDynamicsCase kInverseDynamicsCases[] = {
+    {1, 1, 9},  {2, 1, 9},  {8, 2, 9},   {20, 1, 9},  {35, 5, 9},
+    {60, 1, 6}, {90, 3, 6}, {150, 1, 4}, {220, 8, 3}, {300, 1, 2}};
 
 TEST(InverseDynamics, MatchesTheDenseEquationsOfMotion) {
   std::mt19937 rng(31);
   for (int seed = 0; seed < 3; ++seed) {
-    for (const Case& c : kCases) {
+    for (const InverseDynamicsCase& c : kInverseDynamicsCases) {
       testing_support::RandomSkoOptions options;
       options.nodes = c.nodes;
       options.trees = c.trees;
@@ -78,7 +79,7 @@ TEST(InverseDynamics, MatchesTheDenseEquationsOfMotion) {
 // a base acceleration or as body forces gives identical results").
 TEST(InverseDynamics, BaseAccelerationEqualsCoriolisTermAndBodyForces) {
   std::mt19937 rng(32);
-  for (const Case& c : kCases) {
+  for (const InverseDynamicsCase& c : kInverseDynamicsCases) {
     testing_support::RandomSkoOptions options;
     options.nodes = c.nodes;
     options.trees = c.trees;

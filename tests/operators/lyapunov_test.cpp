@@ -16,14 +16,14 @@ using testing_support::dense_resolvent;
 using testing_support::model_with_kernel;
 using testing_support::relative_error;
 
-struct Case {
+struct LyapunovCase {
   int nodes;
   int trees;
   int max_dim;
 };
 
-const Case kCases[] = {{1, 1, 9},  {2, 1, 9},  {6, 2, 9},  {15, 1, 9},
-                       {30, 4, 7}, {50, 1, 5}, {80, 3, 4}, {120, 1, 3}};
+const LyapunovCase kLyapunovCases[] = {{1, 1, 9},  {2, 1, 9},  {6, 2, 9},  {15, 1, 9},
+                                       {30, 4, 7}, {50, 1, 5}, {80, 3, 4}, {120, 1, 3}};
 
 // Two operators over one random structure, dense references and a random non-symmetric X.
 struct LyapunovSetup {
@@ -33,7 +33,7 @@ struct LyapunovSetup {
   Eigen::MatrixXd e_a, e_b, a, b, x_dense;
 };
 
-LyapunovSetup make_setup(const Case& c, std::mt19937& rng) {
+LyapunovSetup make_setup(const LyapunovCase& c, std::mt19937& rng) {
   testing_support::RandomSkoOptions options;
   options.nodes = c.nodes;
   options.trees = c.trees;
@@ -61,7 +61,7 @@ Eigen::MatrixXd diagonal_of(const Eigen::MatrixXd& z, const BlockLayout& layout)
 TEST(Lyapunov, BackwardDiagonalElementsAndDecomposition) {
   std::mt19937 rng(41);
   for (int seed = 0; seed < 2; ++seed) {
-    for (const Case& c : kCases) {
+    for (const LyapunovCase& c : kLyapunovCases) {
       const LyapunovSetup s = make_setup(c, rng);
       const BwaMatrix& e_a = s.model.kernel();
       const BlockLayout& layout = s.model.structure().node;
@@ -131,7 +131,7 @@ TEST(Lyapunov, BackwardSerialChain) {
 TEST(Lyapunov, ForwardDiagonalElementsAndDecomposition) {
   std::mt19937 rng(43);
   for (int seed = 0; seed < 2; ++seed) {
-    for (const Case& c : kCases) {
+    for (const LyapunovCase& c : kLyapunovCases) {
       const LyapunovSetup s = make_setup(c, rng);
       const BwaMatrix& e_a = s.model.kernel();
       const BlockLayout& layout = s.model.structure().node;
@@ -163,7 +163,7 @@ TEST(Lyapunov, ForwardDiagonalElementsAndDecomposition) {
 // Part II Lemma 4 (Eq. 17-19): with A = B = E_A and X = M, H (A M A*) H* is the mass matrix.
 TEST(Lyapunov, ForwardWithInertiasGivesTheMassMatrix) {
   std::mt19937 rng(44);
-  for (const Case& c : kCases) {
+  for (const LyapunovCase& c : kLyapunovCases) {
     testing_support::RandomSkoOptions options;
     options.nodes = c.nodes;
     options.trees = c.trees;

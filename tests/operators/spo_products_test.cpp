@@ -15,21 +15,22 @@ using testing_support::dense_resolvent;
 using testing_support::model_with_kernel;
 using testing_support::relative_error;
 
-struct Case {
+struct ProductCase {
   int nodes;
   int trees;
   int max_dim;
 };
 
-const Case kCases[] = {{1, 1, 9},  {3, 1, 9},   {10, 2, 9},  {25, 1, 9},  {40, 4, 9},
-                       {60, 1, 7}, {100, 3, 5}, {150, 1, 4}, {250, 6, 2}, {300, 1, 2}};
+const ProductCase kProductCases[] = {{1, 1, 9},   {3, 1, 9},  {10, 2, 9},  {25, 1, 9},
+                                     {40, 4, 9},  {60, 1, 7}, {100, 3, 5}, {150, 1, 4},
+                                     {250, 6, 2}, {300, 1, 2}};
 
 // Each case with the model's E_A and with a second random BWA matrix over the same structure (a
 // stand-in for a derived operator such as E_psi, whose weights are singular).
 TEST(SpoProducts, MatchTheDenseResolventOnTreesAndForests) {
   std::mt19937 rng(21);
   for (int seed = 0; seed < 3; ++seed) {
-    for (const Case& c : kCases) {
+    for (const ProductCase& c : kProductCases) {
       testing_support::RandomSkoOptions options;
       options.nodes = c.nodes;
       options.trees = c.trees;

@@ -18,6 +18,7 @@
 #include "skograph/rigid/constraint_jacobian.hpp"
 #include "skograph/rigid/tangent.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/gravity.hpp"
 #include "support/richardson.hpp"
 #include "support/rigid_support.hpp"
 
@@ -30,7 +31,7 @@ using testing_support::richardson_columns;
 using testing_support::RichardsonColumns;
 using testing_support::rigid_random_state;
 
-const Eigen::Vector3d kGravity(0.0, 0.0, -9.81);
+using skograph::testing_support::kGravityDownZ;
 
 // The largest entry's error relative to 1 + the largest entry of the reference, within
 // max(1e-7, 10 x Richardson's own estimate).
@@ -88,7 +89,7 @@ TEST(ClosedChainDerivatives, ConstraintRowsAgainstRichardsonAlongTheTangent) {
     constraint_jacobian(model, reference, q, qd, at_q, false);
     const Eigen::VectorXd lambda = rigid_random_state(at_q.stacked_rows, rng, 3.0);
     ConstraintDerivatives d;
-    constraint_derivatives(model, data, q, qd, qdd, lambda, kGravity, d);
+    constraint_derivatives(model, data, q, qd, qdd, lambda, kGravityDownZ, d);
     ASSERT_EQ(d.velocity_by_q.rows(), at_q.stacked_rows) << c.name;
 
     const auto moved = [&](int j, double e) {
@@ -194,8 +195,8 @@ TEST(ClosedChainDerivatives, WithoutLoopForcesTheSameAccelerationDerivatives) {
     ClosedChainData data(model), other(model);
     const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
     ClosedChainForwardDerivatives with, without;
-    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravity, with);
-    forward_dynamics_derivatives(model, other, c.q, c.qd, tau, kGravity, without,
+    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravityDownZ, with);
+    forward_dynamics_derivatives(model, other, c.q, c.qd, tau, kGravityDownZ, without,
                                  LoopForceDerivatives::kWithout);
     EXPECT_EQ(without.independent, with.independent) << c.name;
     EXPECT_EQ(without.dqdd_dq, with.dqdd_dq) << c.name;
@@ -221,20 +222,21 @@ TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {
     const int n = model.dof_count();
     const Eigen::VectorXd tau = rigid_random_state(n, rng, 2.0);
     ClosedChainForwardDerivatives d;
-    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravity, d);
+    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravityDownZ, d);
     const std::vector<int> independent = d.independent;
     const int n_r = static_cast<int>(independent.size());
-    forward_dynamics(model, reference, c.q, c.qd, tau, kGravity);  // the same selection
+    forward_dynamics(model, reference, c.q, c.qd, tau, kGravityDownZ);  // the same selection
     const Eigen::MatrixXd X = reference.X;
     // qdd and the loop and coupling forces, stacked, at a state closed again with q_R, qd_R kept.
     const auto motion_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates,
                                const Eigen::VectorXd& force) -> Eigen::VectorXd {
       close_positions(model, reference, at);
       close_velocities(model, reference, at, rates);
-      const Eigen::VectorXd qdd = forward_dynamics(model, reference, at, rates, force, kGravity);
+      const Eigen::VectorXd qdd =
+          forward_dynamics(model, reference, at, rates, force, kGravityDownZ);
       EXPECT_EQ(reference.independent, independent) << c.name;
       ConstraintForces forces;
-      constraint_forces(model, reference, at, rates, qdd, force, kGravity, forces);
+      constraint_forces(model, reference, at, rates, qdd, force, kGravityDownZ, forces);
       const Eigen::VectorXd loads = stacked_forces(forces);
       Eigen::VectorXd out(n + loads.size());
       out << qdd, loads;
@@ -302,7 +304,7 @@ TEST(ClosedChainDerivatives, InverseDynamicsAgainstRichardsonOnTheManifold) {
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model), reference(model);
     forward_dynamics(model, reference, c.q, c.qd, Eigen::VectorXd::Zero(model.dof_count()),
-                     kGravity);  // the independent dofs and X at this state
+                     kGravityDownZ);  // the independent dofs and X at this state
     const std::vector<int> independent = reference.independent;
     const int n_r = static_cast<int>(independent.size());
     const Eigen::MatrixXd X = reference.X;
@@ -312,14 +314,14 @@ TEST(ClosedChainDerivatives, InverseDynamicsAgainstRichardsonOnTheManifold) {
     for (int j = 0; j < n_r; ++j)
       qdd[independent[static_cast<std::size_t>(j)]] = qdd_independent[j];
     ClosedChainInverseDerivatives d;
-    inverse_dynamics_derivatives(model, data, c.q, c.qd, qdd, kGravity, d);
+    inverse_dynamics_derivatives(model, data, c.q, c.qd, qdd, kGravityDownZ, d);
     ASSERT_EQ(d.independent, independent) << c.name;
     const auto tau_at = [&](Eigen::VectorXd at, Eigen::VectorXd rates,
                             const Eigen::VectorXd& acceleration) -> Eigen::VectorXd {
       close_positions(model, reference, at);
       close_velocities(model, reference, at, rates);
       const Eigen::VectorXd tau =
-          inverse_dynamics(model, reference, at, rates, acceleration, kGravity);
+          inverse_dynamics(model, reference, at, rates, acceleration, kGravityDownZ);
       EXPECT_EQ(reference.independent, independent) << c.name;
       return tau;
     };

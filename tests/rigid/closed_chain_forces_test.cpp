@@ -12,13 +12,14 @@
 #include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/gravity.hpp"
 
 namespace skograph {
 namespace {
 
 using namespace testing_support;
 
-const Eigen::Vector3d kGravity(0, -9.81, 0);
+using skograph::testing_support::kGravityDownY;
 
 double cross_z(const Eigen::Vector2d& a, const Eigen::Vector2d& b) {
   return a.x() * b.y() - a.y() * b.x();
@@ -31,11 +32,11 @@ TEST(ClosedChainForces, AreTheLagrangeMultipliersOfTheDenseDae) {
   for (const ClosedCase& c : closed_cases()) {
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model);
-    const auto [mass, bias] = tree_terms(model, c.q, c.qd, kGravity);
+    const auto [mass, bias] = tree_terms(model, c.q, c.qd, kGravityDownY);
     const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
-    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravityDownY);
     ConstraintForces forces;
-    constraint_forces(model, data, c.q, c.qd, qdd, tau, kGravity, forces);
+    constraint_forces(model, data, c.q, c.qd, qdd, tau, kGravityDownY, forces);
 
     const Eigen::MatrixXd q_matrix = full_constraint_matrix(model, data);
     Eigen::VectorXd lambda(q_matrix.rows());
@@ -65,12 +66,12 @@ TEST(ClosedChainForces, ResidualFlagsAMotionThatBreaksTheLoops) {
   ClosedChainData data(model);
   const Eigen::VectorXd q = four_bar_configuration(false, 0.7);
   const Eigen::VectorXd qd = Eigen::VectorXd::Zero(3), tau = Eigen::VectorXd::Zero(3);
-  Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+  Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravityDownY);
   ConstraintForces forces;
-  constraint_forces(model, data, q, qd, qdd, tau, kGravity, forces);
+  constraint_forces(model, data, q, qd, qdd, tau, kGravityDownY, forces);
   EXPECT_LT(forces.residual, 1e-10);
   qdd[0] += 1.0;  // the crank alone accelerates: Q qdd != 0
-  constraint_forces(model, data, q, qd, qdd, tau, kGravity, forces);
+  constraint_forces(model, data, q, qd, qdd, tau, kGravityDownY, forces);
   EXPECT_GT(forces.residual, 1e-2);
 }
 
@@ -112,13 +113,13 @@ TEST(ClosedChainForces, FourBarHoldingAWeightMatchesStaticsByHand) {
 
     // The actuator holds it: the crank's torque, and that torque keeps it at rest.
     const Eigen::VectorXd tau =
-        actuator_forces(model, data, q, qd, Eigen::VectorXd::Zero(3), kGravity);
+        actuator_forces(model, data, q, qd, Eigen::VectorXd::Zero(3), kGravityDownY);
     EXPECT_NEAR(tau[0], crank_torque, 1e-10 * weight) << internal;
-    const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravityDownY);
     EXPECT_LT(qdd.cwiseAbs().maxCoeff(), 1e-10) << internal;
 
     ConstraintForces forces;
-    constraint_forces(model, data, q, qd, qdd, tau, kGravity, forces);
+    constraint_forces(model, data, q, qd, qdd, tau, kGravityDownY, forces);
     const Eigen::Vector2d on_child =
         internal ? Eigen::Vector2d(-push * u) : Eigen::Vector2d(push * u);
     const double frame_angle =
@@ -148,11 +149,11 @@ TEST(ClosedChainForces, GearHoldingAnArmMatchesStaticsByHand) {
   ClosedChainData data(model);
   const Eigen::VectorXd q = Eigen::VectorXd::Zero(3), qd = Eigen::VectorXd::Zero(3);
   const Eigen::VectorXd tau =
-      actuator_forces(model, data, q, qd, Eigen::VectorXd::Zero(3), kGravity);
-  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+      actuator_forces(model, data, q, qd, Eigen::VectorXd::Zero(3), kGravityDownY);
+  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravityDownY);
   EXPECT_LT(qdd.cwiseAbs().maxCoeff(), 1e-12);
   ConstraintForces forces;
-  constraint_forces(model, data, q, qd, qdd, tau, kGravity, forces);
+  constraint_forces(model, data, q, qd, qdd, tau, kGravityDownY, forces);
   const double lambda = -1.0 * 9.81 * 1.5 / 2 / ratio;
   ASSERT_EQ(forces.coupling.size(), 1u);
   ASSERT_EQ(forces.coupling[0].size(), 1);
@@ -193,14 +194,15 @@ TEST(ClosedChainForces, ActuatorForcesRefuseAShortAcceleration) {
   const Eigen::VectorXd q = Eigen::VectorXd::Zero(3), qd = Eigen::VectorXd::Zero(3);
   const Eigen::VectorXd short_qdd = Eigen::VectorXd::Zero(1);
   try {
-    actuator_forces(model, data, q, qd, short_qdd, kGravity);
+    actuator_forces(model, data, q, qd, short_qdd, kGravityDownY);
     ADD_FAILURE() << "a qdd of 1 entry was taken for 3 dofs";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(), "closed-chain model: qdd has 1 entries, expected 3");
   }
   ClosedChainInverseDerivatives derivatives;
-  EXPECT_THROW(inverse_dynamics_derivatives(model, data, q, qd, short_qdd, kGravity, derivatives),
-               std::invalid_argument);
+  EXPECT_THROW(
+      inverse_dynamics_derivatives(model, data, q, qd, short_qdd, kGravityDownY, derivatives),
+      std::invalid_argument);
 }
 
 }  // namespace

@@ -12,13 +12,14 @@
 
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/gravity.hpp"
 
 namespace skograph {
 namespace {
 
 using namespace testing_support;
 
-const Eigen::Vector3d kGravity(0, -9.81, 0);
+using skograph::testing_support::kGravityDownY;
 
 // A chain of four-bars: one aggregate per four-bar, each hanging from the previous one.
 TEST(ClosedChainModel, FourBarChainHasOneAggregatePerFourBar) {
@@ -178,10 +179,10 @@ TEST(ClosedChainModel, DynamicsMatchTheDenseTreeAndTheLagrangeMultiplierReferenc
   for (const ClosedCase& c : closed_cases()) {
     const ClosedChainModel model(c.mechanism);
     ClosedChainData data(model);
-    const auto [mass, bias] = tree_terms(model, c.q, c.qd, kGravity);
+    const auto [mass, bias] = tree_terms(model, c.q, c.qd, kGravityDownY);
     const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
 
-    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravityDownY);
     const Eigen::MatrixXd x = data.X;
     const std::vector<int> independent = data.independent;
     const Eigen::MatrixXd q_matrix = full_constraint_matrix(model, data);
@@ -210,15 +211,15 @@ TEST(ClosedChainModel, DynamicsMatchTheDenseTreeAndTheLagrangeMultiplierReferenc
     Eigen::VectorXd qdd_independent(static_cast<Eigen::Index>(independent.size()));
     for (std::size_t i = 0; i < independent.size(); ++i) qdd_independent[i] = qdd[independent[i]];
     const Eigen::VectorXd rate = qdd - x * qdd_independent;  // Xdot qd_R
-    EXPECT_LT(
-        (inverse_dynamics(model, data, c.q, c.qd, qdd_independent, kGravity) - x.transpose() * tau)
-            .cwiseAbs()
-            .maxCoeff(),
-        1e-9 * scale)
+    EXPECT_LT((inverse_dynamics(model, data, c.q, c.qd, qdd_independent, kGravityDownY) -
+               x.transpose() * tau)
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9 * scale)
         << c.name;
     const Eigen::VectorXd other = rigid_random_state(qdd_independent.size(), rng, 3.0);
     const Eigen::VectorXd full = x * other + rate;
-    EXPECT_LT((inverse_dynamics(model, data, c.q, c.qd, other, kGravity) -
+    EXPECT_LT((inverse_dynamics(model, data, c.q, c.qd, other, kGravityDownY) -
                x.transpose() * (mass * full + bias))
                   .cwiseAbs()
                   .maxCoeff(),
@@ -252,9 +253,9 @@ TEST(ClosedChainModel, WorldFrameForwardDynamicsIsTheEmbeddedModels) {
     ClosedChainData data(model), reference_data(model);
     for (int trial = 0; trial < 3; ++trial) {
       const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
-      const Eigen::VectorXd reference =
-          forward_dynamics_through_embedded_model(model, reference_data, c.q, c.qd, tau, kGravity);
-      const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravity);
+      const Eigen::VectorXd reference = forward_dynamics_through_embedded_model(
+          model, reference_data, c.q, c.qd, tau, kGravityDownY);
+      const Eigen::VectorXd qdd = forward_dynamics(model, data, c.q, c.qd, tau, kGravityDownY);
       EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(),
                 1e-12 * (1 + reference.cwiseAbs().maxCoeff()))
           << c.name;
@@ -290,9 +291,9 @@ TEST(ClosedChainModel, FourBarTerminalAndInternalCutsMoveAlike) {
     EXPECT_NEAR(qd_terminal.sum(), qd_internal[2], 1e-10);
     const Eigen::Vector3d tau(0.7, 0.0, 0.0);
     const Eigen::VectorXd qdd_terminal =
-        forward_dynamics(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravity);
+        forward_dynamics(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravityDownY);
     const Eigen::VectorXd qdd_internal =
-        forward_dynamics(internal, internal_data, q_internal, qd_internal, tau, kGravity);
+        forward_dynamics(internal, internal_data, q_internal, qd_internal, tau, kGravityDownY);
     EXPECT_NEAR(qdd_terminal[0], qdd_internal[0], 1e-9);
     EXPECT_NEAR(qdd_terminal[1], qdd_internal[1], 1e-9);
     EXPECT_NEAR(qdd_terminal.sum(), qdd_internal[2], 1e-9);
@@ -317,7 +318,7 @@ double energy(const ClosedChainModel& model, ClosedChainData& data, const Eigen:
               const Eigen::VectorXd& qd) {
   update_kinematics(model.tree(), q, qd, data.tree);
   return kinetic_energy(model.tree(), data.tree) +
-         potential_energy(model.tree(), data.tree, kGravity);
+         potential_energy(model.tree(), data.tree, kGravityDownY);
 }
 
 // One RK4 step of dq/dt = configuration_rate(q, qd), dqd/dt = closed-chain forward dynamics,
@@ -353,7 +354,7 @@ TEST(ClosedChainModel, TorqueFreeFourBarConservesEnergy) {
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
     const double initial = energy(model, data, q, qd);
     for (int step = 0; step < 1000; ++step)
-      closed_rk4_step(model, data, q, qd, zero, kGravity, 1e-3);
+      closed_rk4_step(model, data, q, qd, zero, kGravityDownY, 1e-3);
     EXPECT_LT(position_residual(model, data, q), 1e-10);
     const double drift = std::abs(energy(model, data, q, qd) - initial) / std::abs(initial);
     EXPECT_LT(drift, 1e-6) << (internal_cut ? "internal" : "terminal");
@@ -375,8 +376,8 @@ TEST(ClosedChainModel, FourBarCutsGiveTheSameMotion) {
   qd_internal *= 1.5 / qd_internal[0];
   const Eigen::VectorXd tau = Eigen::Vector3d(0.8, 0.0, 0.0);
   for (int step = 0; step < 500; ++step) {
-    closed_rk4_step(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravity, 1e-3);
-    closed_rk4_step(internal, internal_data, q_internal, qd_internal, tau, kGravity, 1e-3);
+    closed_rk4_step(terminal, terminal_data, q_terminal, qd_terminal, tau, kGravityDownY, 1e-3);
+    closed_rk4_step(internal, internal_data, q_internal, qd_internal, tau, kGravityDownY, 1e-3);
   }
   EXPECT_GT(std::abs(q_terminal[0] - 0.5), 0.1);  // it moved
   for (const int link : {0, 1})
@@ -551,7 +552,7 @@ TEST(ClosedChainModel, ReportsASingularConfiguration) {
   close_velocities(model, fresh, regular, qd);
   EXPECT_EQ(fresh.independent.size(), 1u);
   EXPECT_LT(velocity_residual(model, fresh, regular, qd), 1e-10);
-  const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravity);
+  const Eigen::VectorXd qdd = forward_dynamics(model, fresh, regular, qd, zero, kGravityDownY);
   EXPECT_LT((full_constraint_matrix(model, fresh) * qdd + full_velocity_product(model, fresh))
                 .cwiseAbs()
                 .maxCoeff(),
@@ -760,8 +761,9 @@ TEST(ClosedChainModel, LoopAcrossAFixedJointIsAConstantCondition) {
   EXPECT_LT(position_residual(model, data, q), 1e-12);
   RigidBodyData tree_data(model.tree());
   const Eigen::VectorXd tau = Eigen::Vector2d(0.5, -0.2);
-  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
-  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+  const Eigen::VectorXd reference =
+      forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravityDownY);
+  const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravityDownY);
   EXPECT_LT((qdd - reference).cwiseAbs().maxCoeff(), 1e-10);
 }
 
@@ -775,9 +777,11 @@ TEST(ClosedChainModel, TreeWithoutClosuresIsTheTree) {
   const Eigen::VectorXd q = Eigen::Vector3d(0.3, -0.2, 0.9), qd = Eigen::Vector3d(1.0, 0.5, -2.0);
   const Eigen::VectorXd tau = Eigen::Vector3d(0.1, 0.2, 0.3);
   RigidBodyData tree_data(model.tree());
-  const Eigen::VectorXd reference = forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravity);
-  EXPECT_LT((forward_dynamics(model, data, q, qd, tau, kGravity) - reference).cwiseAbs().maxCoeff(),
-            1e-10);
+  const Eigen::VectorXd reference =
+      forward_dynamics(model.tree(), tree_data, q, qd, tau, kGravityDownY);
+  EXPECT_LT(
+      (forward_dynamics(model, data, q, qd, tau, kGravityDownY) - reference).cwiseAbs().maxCoeff(),
+      1e-10);
   EXPECT_TRUE(data.X.isIdentity());
   EXPECT_EQ(data.independent, (std::vector<int>{0, 1, 2}));
 }

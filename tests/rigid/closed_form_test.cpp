@@ -7,12 +7,13 @@
 #include <random>
 
 #include "skograph/rigid/rigid_body_model.hpp"
+#include "support/gravity.hpp"
 #include "support/rigid_support.hpp"
 
 namespace skograph {
 namespace {
 
-const Eigen::Vector3d kGravity(0.0, 0.0, -9.81);
+using skograph::testing_support::kGravityDownZ;
 constexpr double kG = 9.81;
 
 // A link hanging from a revolute joint about y at `origin`; its center of mass a distance `c`
@@ -52,8 +53,8 @@ void check_single_pendulum(double mass, double length, double inertia_yy) {
     tau << 0.8;
     qdd << -0.6;
     const double expected_qdd = (0.8 - mass * kG * length * std::sin(theta)) / inertia;
-    EXPECT_NEAR(forward_dynamics(model, data, q, qd, tau, kGravity)(0), expected_qdd, 1e-9);
-    EXPECT_NEAR(inverse_dynamics(model, data, q, qd, qdd, kGravity)(0),
+    EXPECT_NEAR(forward_dynamics(model, data, q, qd, tau, kGravityDownZ)(0), expected_qdd, 1e-9);
+    EXPECT_NEAR(inverse_dynamics(model, data, q, qd, qdd, kGravityDownZ)(0),
                 inertia * -0.6 + mass * kG * length * std::sin(theta), 1e-9);
     EXPECT_NEAR(mass_matrix(model, data, q)(0, 0), inertia, 1e-12);
   }
@@ -98,10 +99,10 @@ TEST(ClosedForm, DoublePendulum) {
                                   h * d1 * d1 + m2 * c2 * kG * std::sin(t1 + t2));
     const Eigen::MatrixXd mass = mass_matrix(model, data, q);
     EXPECT_LT((mass - expected_mass).cwiseAbs().maxCoeff(), 1e-8);
-    const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravity);
+    const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravityDownZ);
     EXPECT_LT((bias - expected_bias).cwiseAbs().maxCoeff(), 1e-8);
     const Eigen::Vector2d tau(0.3, -0.2);
-    const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravity);
+    const Eigen::VectorXd qdd = forward_dynamics(model, data, q, qd, tau, kGravityDownZ);
     EXPECT_LT((qdd - expected_mass.inverse() * (tau - expected_bias)).cwiseAbs().maxCoeff(), 1e-8);
   }
 }
@@ -133,17 +134,17 @@ TEST(ClosedForm, FreeBodyNewtonEuler) {
     const Eigen::Vector3d c = body.center_of_mass;
     const Eigen::Matrix3d rotation =
         joint.origin.linear() * rotation_from_vector(Eigen::Vector3d(q(0), q(1), q(2)));
-    const Eigen::Vector3d gravity_body = rotation.transpose() * kGravity;
+    const Eigen::Vector3d gravity_body = rotation.transpose() * kGravityDownZ;
     const Eigen::Vector3d a_c =
         vdot + omega.cross(v) + omegadot.cross(c) + omega.cross(omega.cross(c));
     const Eigen::Vector3d force = body.mass * (a_c - gravity_body);
     const Eigen::Vector3d moment = body.inertia * omegadot + omega.cross(body.inertia * omega);
     Vector6d expected;
     expected << moment + c.cross(force), force;
-    const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kGravity);
+    const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kGravityDownZ);
     EXPECT_LT((tau - expected).cwiseAbs().maxCoeff(), 1e-10 * (1 + expected.norm()));
     EXPECT_LT(
-        (forward_dynamics(model, data, q, qd, expected, kGravity) - qdd).cwiseAbs().maxCoeff(),
+        (forward_dynamics(model, data, q, qd, expected, kGravityDownZ) - qdd).cwiseAbs().maxCoeff(),
         1e-9);
   }
 }

@@ -14,6 +14,7 @@
 #include "skograph/rigid/tangent.hpp"
 #include "skograph/rigid/tree_order.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/gravity.hpp"
 #include "support/richardson.hpp"
 #include "support/rigid_support.hpp"
 
@@ -26,7 +27,7 @@ using testing_support::richardson_columns;
 using testing_support::RichardsonColumns;
 using testing_support::rigid_random_state;
 
-const Eigen::Vector3d kGravity(0.0, 0.0, -9.81);
+using skograph::testing_support::kGravityDownZ;
 
 // Richardson's R(h/2) along the tangent step `at` takes; `estimate` receives |R(h/2) - R(h)| (the
 // largest entry relative to the largest of R), an estimate of R(h)'s own error.
@@ -43,7 +44,7 @@ double relative_error(const Eigen::MatrixXd& computed, const Eigen::MatrixXd& re
   return (computed - reference).cwiseAbs().maxCoeff() / (1.0 + reference.cwiseAbs().maxCoeff());
 }
 
-struct Case {
+struct DerivativeCase {
   std::unique_ptr<RigidBodyModel> model;
   Eigen::VectorXd q, qd, qdd, tau;
 };
@@ -52,9 +53,10 @@ struct Case {
 // generated. Both number parents first, so the forward-dynamics derivatives factor M along the
 // tree either way; the dense factorization is covered by the massless-gripper test below and by
 // the shuffled file order of tests/cli/dof_order_cli_test.cpp.
-Case random_case(unsigned seed, const RandomMechanismOptions& options, bool depth_first = false) {
+DerivativeCase random_case(unsigned seed, const RandomMechanismOptions& options,
+                           bool depth_first = false) {
   std::mt19937 rng(seed);
-  Case c;
+  DerivativeCase c;
   const Mechanism mechanism = random_mechanism(options, rng);
   c.model =
       std::make_unique<RigidBodyModel>(depth_first ? depth_first_order(mechanism) : mechanism);
@@ -80,7 +82,7 @@ std::vector<RandomMechanismOptions> shapes() {
 
 TEST(Tangent, DifferenceUndoesIntegrate) {
   for (unsigned seed = 1; seed <= 4; ++seed) {
-    Case c = random_case(seed, shapes()[0]);
+    DerivativeCase c = random_case(seed, shapes()[0]);
     const RigidBodyModel& model = *c.model;
     const Eigen::VectorXd moved = integrate(model, c.q, c.qd, 0.7);
     const Eigen::VectorXd back = difference(model, c.q, moved);
@@ -94,7 +96,7 @@ TEST(Tangent, DifferenceUndoesIntegrate) {
 // integrate(q, qd, t) is V(k) (world axes at the link origin).
 TEST(Tangent, MovesTheLinksWithTheirVelocities) {
   for (unsigned seed = 1; seed <= 3; ++seed) {
-    Case c = random_case(seed, shapes()[seed % 3]);
+    DerivativeCase c = random_case(seed, shapes()[seed % 3]);
     const RigidBodyModel& model = *c.model;
     RigidBodyData data(model);
     update_kinematics(model, c.q, c.qd, data);
@@ -124,14 +126,14 @@ TEST(Tangent, MovesTheLinksWithTheirVelocities) {
 TEST(Derivatives, InverseDynamicsAgainstRichardsonAlongTheTangent) {
   unsigned seed = 10;
   for (const RandomMechanismOptions& shape : shapes()) {
-    Case c = random_case(++seed, shape);
+    DerivativeCase c = random_case(++seed, shape);
     const RigidBodyModel& model = *c.model;
     const int n = model.dof_count();
     RigidBodyData data(model), reference(model);
     InverseDynamicsDerivatives id;
-    inverse_dynamics_derivatives(model, data, c.q, c.qd, c.qdd, kGravity, id);
+    inverse_dynamics_derivatives(model, data, c.q, c.qd, c.qdd, kGravityDownZ, id);
     EXPECT_LT(
-        relative_error(id.tau, inverse_dynamics(model, reference, c.q, c.qd, c.qdd, kGravity)),
+        relative_error(id.tau, inverse_dynamics(model, reference, c.q, c.qd, c.qdd, kGravityDownZ)),
         1e-13);
     EXPECT_LT(relative_error(id.mass, mass_matrix(model, reference, c.q)), 1e-13);
     double estimate = 0.0;
@@ -140,7 +142,7 @@ TEST(Derivatives, InverseDynamicsAgainstRichardsonAlongTheTangent) {
         [&](int j, double e) -> Eigen::VectorXd {
           return inverse_dynamics(model, reference,
                                   integrate(model, c.q, Eigen::VectorXd::Unit(n, j), e), c.qd,
-                                  c.qdd, kGravity);
+                                  c.qdd, kGravityDownZ);
         },
         1e-3, &estimate);
     EXPECT_LT(relative_error(id.dtau_dq, by_q), std::max(1e-7, 10 * estimate)) << seed;
@@ -148,7 +150,7 @@ TEST(Derivatives, InverseDynamicsAgainstRichardsonAlongTheTangent) {
         n,
         [&](int j, double e) -> Eigen::VectorXd {
           return inverse_dynamics(model, reference, c.q, c.qd + e * Eigen::VectorXd::Unit(n, j),
-                                  c.qdd, kGravity);
+                                  c.qdd, kGravityDownZ);
         },
         1e-3);
     EXPECT_LT(relative_error(id.dtau_dqd, by_qd), 1e-7) << seed;
@@ -159,15 +161,15 @@ TEST(Derivatives, ForwardDynamicsAgainstRichardsonAlongTheTangent) {
   unsigned seed = 20;
   for (const RandomMechanismOptions& shape : shapes())
     for (const bool depth_first : {false, true}) {
-      Case c = random_case(++seed, shape, depth_first);
+      DerivativeCase c = random_case(++seed, shape, depth_first);
       const RigidBodyModel& model = *c.model;
       const int n = model.dof_count();
       RigidBodyData data(model), reference(model);
       ForwardDynamicsDerivatives fd;
-      forward_dynamics_derivatives(model, data, c.q, c.qd, c.tau, kGravity, fd);
-      EXPECT_LT(
-          relative_error(fd.qdd, forward_dynamics(model, reference, c.q, c.qd, c.tau, kGravity)),
-          1e-12);
+      forward_dynamics_derivatives(model, data, c.q, c.qd, c.tau, kGravityDownZ, fd);
+      EXPECT_LT(relative_error(fd.qdd,
+                               forward_dynamics(model, reference, c.q, c.qd, c.tau, kGravityDownZ)),
+                1e-12);
       // Identities: M^-1 M = 1, and inverse dynamics at FD's qdd gives tau back.
       EXPECT_LT(relative_error(fd.dqdd_dtau * fd.inverse.mass, Eigen::MatrixXd::Identity(n, n)),
                 1e-10);
@@ -178,7 +180,7 @@ TEST(Derivatives, ForwardDynamicsAgainstRichardsonAlongTheTangent) {
           [&](int j, double e) -> Eigen::VectorXd {
             return forward_dynamics(model, reference,
                                     integrate(model, c.q, Eigen::VectorXd::Unit(n, j), e), c.qd,
-                                    c.tau, kGravity);
+                                    c.tau, kGravityDownZ);
           },
           1e-3, &estimate);
       EXPECT_LT(relative_error(fd.dqdd_dq, by_q), std::max(1e-7, 10 * estimate)) << seed;
@@ -186,7 +188,7 @@ TEST(Derivatives, ForwardDynamicsAgainstRichardsonAlongTheTangent) {
           n,
           [&](int j, double e) -> Eigen::VectorXd {
             return forward_dynamics(model, reference, c.q, c.qd + e * Eigen::VectorXd::Unit(n, j),
-                                    c.tau, kGravity);
+                                    c.tau, kGravityDownZ);
           },
           1e-3);
       EXPECT_LT(relative_error(fd.dqdd_dqd, by_qd), 1e-7) << seed;
@@ -194,7 +196,7 @@ TEST(Derivatives, ForwardDynamicsAgainstRichardsonAlongTheTangent) {
           n,
           [&](int j, double e) -> Eigen::VectorXd {
             return forward_dynamics(model, reference, c.q, c.qd,
-                                    c.tau + e * Eigen::VectorXd::Unit(n, j), kGravity);
+                                    c.tau + e * Eigen::VectorXd::Unit(n, j), kGravityDownZ);
           },
           1e-2);
       EXPECT_LT(relative_error(fd.dqdd_dtau, by_tau), 1e-9) << seed;
@@ -231,7 +233,7 @@ TEST(Derivatives, ForwardDynamicsWithAMasslessSubtree) {
   qd << 0.5, -0.7, 0.9, 0.2, -0.3;
   tau.head(2) << 1.5, -0.8;  // no force on the massless joints
   ForwardDynamicsDerivatives fd;
-  forward_dynamics_derivatives(model, data, q, qd, tau, kGravity, fd);
+  forward_dynamics_derivatives(model, data, q, qd, tau, kGravityDownZ, fd);
   EXPECT_EQ(fd.dqdd_dq.bottomRows(3).norm(), 0.0);
   EXPECT_EQ(fd.dqdd_dtau.bottomRows(3).norm() + fd.dqdd_dtau.rightCols(3).norm(), 0.0);
   const Eigen::MatrixXd by_q = richardson(
@@ -239,7 +241,7 @@ TEST(Derivatives, ForwardDynamicsWithAMasslessSubtree) {
       [&](int j, double e) -> Eigen::VectorXd {
         return forward_dynamics(model, reference,
                                 integrate(model, q, Eigen::VectorXd::Unit(n, j), e), qd, tau,
-                                kGravity);
+                                kGravityDownZ);
       },
       1e-3);
   EXPECT_LT(relative_error(fd.dqdd_dq, by_q), 1e-7);
@@ -247,7 +249,7 @@ TEST(Derivatives, ForwardDynamicsWithAMasslessSubtree) {
       n,
       [&](int j, double e) -> Eigen::VectorXd {
         return forward_dynamics(model, reference, q, qd + e * Eigen::VectorXd::Unit(n, j), tau,
-                                kGravity);
+                                kGravityDownZ);
       },
       1e-3);
   EXPECT_LT(relative_error(fd.dqdd_dqd, by_qd), 1e-7);
@@ -267,13 +269,13 @@ TEST(Derivatives, IdentitiesWithoutDifferences) {
   flat.floating_base = false;
   flat.rotation_vectors = false;
   flat.planar = false;
-  Case c = random_case(31, flat);
+  DerivativeCase c = random_case(31, flat);
   const RigidBodyModel& model = *c.model;
   const int n = model.dof_count();
   RigidBodyData data(model);
   InverseDynamicsDerivatives id;
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-  inverse_dynamics_derivatives(model, data, c.q, zero, zero, kGravity, id);
+  inverse_dynamics_derivatives(model, data, c.q, zero, zero, kGravityDownZ, id);
   EXPECT_LT(id.dtau_dqd.cwiseAbs().maxCoeff(), 1e-14);
   EXPECT_LT(relative_error(id.dtau_dq, id.dtau_dq.transpose()), 1e-13);
 }

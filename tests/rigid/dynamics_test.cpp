@@ -18,7 +18,7 @@ using testing_support::random_mechanism;
 using testing_support::RandomMechanismOptions;
 using testing_support::rigid_random_state;
 
-const Eigen::Vector3d kGravity(0.3, -0.5, -9.81);
+const Eigen::Vector3d kSlantedGravity(0.3, -0.5, -9.81);
 
 double scale_of(const Eigen::MatrixXd& m) {
   return 1.0 + m.cwiseAbs().maxCoeff();
@@ -48,11 +48,11 @@ TEST_P(RandomMechanisms, MassMatrixIsColumnsOfInverseDynamics) {
   const int n = model.dof_count();
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd tau0 =
-      inverse_dynamics(model, data, q, qd, Eigen::VectorXd::Zero(n), kGravity);
+      inverse_dynamics(model, data, q, qd, Eigen::VectorXd::Zero(n), kSlantedGravity);
   Eigen::MatrixXd columns(n, n);
   for (int i = 0; i < n; ++i)
     columns.col(i) =
-        inverse_dynamics(model, data, q, qd, Eigen::VectorXd::Unit(n, i), kGravity) - tau0;
+        inverse_dynamics(model, data, q, qd, Eigen::VectorXd::Unit(n, i), kSlantedGravity) - tau0;
   const Eigen::MatrixXd mass = mass_matrix(model, data, q);
   EXPECT_LT((mass - columns).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
   EXPECT_LT((mass - mass.transpose()).cwiseAbs().maxCoeff(), 1e-10 * scale_of(mass));
@@ -65,8 +65,8 @@ TEST_P(RandomMechanisms, MassMatrixIsColumnsOfInverseDynamics) {
   EXPECT_NEAR(kinetic_energy(model, data), 0.5 * qd.dot(mass * qd), 1e-10 * scale_of(mass));
   // Bias: tau = M qdd + C for any qdd, C = inverse dynamics at qdd = 0.
   const Eigen::VectorXd qdd = rigid_random_state(n, rng);
-  const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravity);
-  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kGravity);
+  const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kSlantedGravity);
+  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kSlantedGravity);
   EXPECT_LT((tau - mass * qdd - bias).cwiseAbs().maxCoeff(), 1e-10 * scale_of(tau));
 }
 
@@ -77,16 +77,16 @@ TEST_P(RandomMechanisms, ForwardDynamicsInvertsInverseDynamics) {
   const int n = model.dof_count();
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd qdd = rigid_random_state(n, rng);
-  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kGravity);
-  const Eigen::VectorXd solved = forward_dynamics(model, data, q, qd, tau, kGravity);
+  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kSlantedGravity);
+  const Eigen::VectorXd solved = forward_dynamics(model, data, q, qd, tau, kSlantedGravity);
   EXPECT_LT((solved - qdd).cwiseAbs().maxCoeff(), 1e-8);
   // And against the dense solve M qdd = tau - C.
-  const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kGravity);
+  const Eigen::VectorXd bias = bias_forces(model, data, q, qd, kSlantedGravity);
   const Eigen::MatrixXd mass = mass_matrix(model, data, q);
   EXPECT_LT((mass.ldlt().solve(tau - bias) - solved).cwiseAbs().maxCoeff(), 1e-8);
   // The fixed-size path and the generic operators' Algorithm 6.1 agree.
   const Eigen::VectorXd generic =
-      forward_dynamics_through_operators(model, data, q, qd, tau, kGravity);
+      forward_dynamics_through_operators(model, data, q, qd, tau, kSlantedGravity);
   EXPECT_LT((generic - qdd).cwiseAbs().maxCoeff(), 1e-8);
 }
 
@@ -132,13 +132,13 @@ TEST_P(RandomMechanisms, GravityAsBaseAccelerationEqualsBodyForces) {
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd qdd = rigid_random_state(n, rng);
   const Eigen::VectorXd with_base_acceleration =
-      inverse_dynamics(model, data, q, qd, qdd, kGravity);
+      inverse_dynamics(model, data, q, qd, qdd, kSlantedGravity);
   update_positions(model, q, data);
   Eigen::VectorXd forces(6 * model.link_count());
   for (int link = 0; link < model.link_count(); ++link) {
     const Link& body = model.mechanism().links[link];
     const Eigen::Matrix3d rotation = data.link_pose[model.node_of_link(link)].linear();
-    const Eigen::Vector3d weight = body.mass * (rotation.transpose() * kGravity);
+    const Eigen::Vector3d weight = body.mass * (rotation.transpose() * kSlantedGravity);
     forces.segment<3>(6 * link) = body.center_of_mass.cross(weight);
     forces.segment<3>(6 * link + 3) = weight;
   }
@@ -159,13 +159,13 @@ void check_power_balance(const RigidBodyModel& model, RigidBodyData& data, Eigen
     Eigen::VectorXd d(2 * n + 1);
     const Eigen::VectorXd qs = state.head(n), qds = state.segment(n, n);
     configuration_rate(model, qs, qds, d.head(n));
-    d.segment(n, n) = forward_dynamics(model, data, qs, qds, tau, kGravity);
+    d.segment(n, n) = forward_dynamics(model, data, qs, qds, tau, kSlantedGravity);
     d(2 * n) = tau.dot(qds);
     return d;
   };
   Eigen::VectorXd state(2 * n + 1);
   state << q, qd, 0.0;
-  const double initial = testing_support::total_energy(model, data, q, qd, kGravity);
+  const double initial = testing_support::total_energy(model, data, q, qd, kSlantedGravity);
   for (int step = 0; step < steps; ++step) {
     const Eigen::VectorXd k1 = derivative(state);
     const Eigen::VectorXd k2 = derivative(state + 0.5 * dt * k1);
@@ -173,8 +173,8 @@ void check_power_balance(const RigidBodyModel& model, RigidBodyData& data, Eigen
     const Eigen::VectorXd k4 = derivative(state + dt * k3);
     state += dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4);
   }
-  const double final_energy =
-      testing_support::total_energy(model, data, state.head(n), state.segment(n, n), kGravity);
+  const double final_energy = testing_support::total_energy(model, data, state.head(n),
+                                                            state.segment(n, n), kSlantedGravity);
   const double work = state(2 * n);
   EXPECT_NEAR(final_energy - initial, work, tolerance * (1.0 + std::abs(initial) + std::abs(work)));
   // The motion is not trivial: the kinetic and potential energies changed noticeably.
@@ -235,11 +235,11 @@ TEST_P(RandomMechanisms, CoriolisForcesFollowFromTheLagrangian) {
   for (int i = 0; i < n; ++i) {
     const Eigen::VectorXd step = h * Eigen::VectorXd::Unit(n, i);
     update_positions(model, q + step, data);
-    const double up = potential_energy(model, data, kGravity);
+    const double up = potential_energy(model, data, kSlantedGravity);
     update_positions(model, q - step, data);
-    potential_gradient(i) = (up - potential_energy(model, data, kGravity)) / (2 * h);
+    potential_gradient(i) = (up - potential_energy(model, data, kSlantedGravity)) / (2 * h);
   }
-  const Eigen::VectorXd with_gravity = bias_forces(model, data, q, qd, kGravity);
+  const Eigen::VectorXd with_gravity = bias_forces(model, data, q, qd, kSlantedGravity);
   EXPECT_LT((with_gravity - coriolis - potential_gradient).cwiseAbs().maxCoeff(),
             1e-5 * (1.0 + potential_gradient.cwiseAbs().maxCoeff()));
 }
@@ -289,10 +289,10 @@ TEST_P(RandomMechanisms, LinkPosesAfterTheDynamicsAreThoseOfTheirConfiguration) 
   mass_matrix(model, data, q2);
   check("mass_matrix");
   update_positions(model, q1, data);
-  forward_dynamics(model, data, q2, zero, zero, kGravity);
+  forward_dynamics(model, data, q2, zero, zero, kSlantedGravity);
   check("forward_dynamics");
   update_positions(model, q1, data);
-  inverse_dynamics(model, data, q2, zero, zero, kGravity);
+  inverse_dynamics(model, data, q2, zero, zero, kSlantedGravity);
   check("inverse_dynamics");
 }
 

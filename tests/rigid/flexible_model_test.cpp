@@ -34,9 +34,7 @@ using flexible_reference::Body;
 using flexible_reference::Tree;
 using namespace testing_support;
 
-double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
-}
+using flexible_reference::max_relative_error;
 
 int flexible_count(const std::vector<Body>& bodies) {
   return static_cast<int>(
@@ -69,10 +67,11 @@ TEST(FlexibleModel, DynamicsMatchTheDenseReference) {
     const Eigen::MatrixXd mass = tree.mass_matrix(q);
     const Eigen::VectorXd bias = tree.bias_forces(q, qd, gravity);
     const std::string where = "trial " + std::to_string(trial);
-    EXPECT_LT(relative_error(mass_matrix(model, data, q), mass), 1e-12) << where;
-    EXPECT_LT(relative_error(bias_forces(model, data, q, qd, gravity), bias), 1e-12) << where;
-    EXPECT_LT(relative_error(inverse_dynamics(model, data, q, qd, qdd, gravity), mass * qdd + bias),
-              1e-12)
+    EXPECT_LT(max_relative_error(mass_matrix(model, data, q), mass), 1e-12) << where;
+    EXPECT_LT(max_relative_error(bias_forces(model, data, q, qd, gravity), bias), 1e-12) << where;
+    EXPECT_LT(
+        max_relative_error(inverse_dynamics(model, data, q, qd, qdd, gravity), mass * qdd + bias),
+        1e-12)
         << where;
     // Forward dynamics to the conditioning of M.
     const Eigen::VectorXd expected = mass.ldlt().solve(tau - bias);
@@ -118,14 +117,14 @@ TEST(FlexibleModel, InnovationsFactorsAndTheInverseOfM) {
     innovations_factors(model, data, q, factors);
     const Eigen::MatrixXd product = factors.newton_euler_factor * factors.innovations_inertia *
                                     factors.newton_euler_factor.transpose();
-    EXPECT_LT(relative_error(product, mass), 1e-12) << "trial " << trial;
-    EXPECT_LT(relative_error(factors.inverse_factor * factors.newton_euler_factor,
-                             Eigen::MatrixXd::Identity(n, n)),
+    EXPECT_LT(max_relative_error(product, mass), 1e-12) << "trial " << trial;
+    EXPECT_LT(max_relative_error(factors.inverse_factor * factors.newton_euler_factor,
+                                 Eigen::MatrixXd::Identity(n, n)),
               1e-12)
         << "trial " << trial;
     Eigen::MatrixXd inverse;
     mass_matrix_inverse(data.sko, forward_workspace(data), inverse);
-    EXPECT_LT(relative_error(mass * inverse, Eigen::MatrixXd::Identity(n, n)), 1e-11)
+    EXPECT_LT(max_relative_error(mass * inverse, Eigen::MatrixXd::Identity(n, n)), 1e-11)
         << "trial " << trial;
   }
 }
@@ -180,7 +179,7 @@ TEST(FlexibleModel, ModesThatMoveNothingLeaveTheRigidModel) {
     for (int k = 0; k < flexible_model.node_count(); ++k) {
       const int first = flexible_model.modal_offset(k), modes = flexible_model.modes(k);
       if (modes == 0) continue;
-      EXPECT_LT(relative_error(mass.block(first, first, modes, modes), bodies[k].modal_mass),
+      EXPECT_LT(max_relative_error(mass.block(first, first, modes, modes), bodies[k].modal_mass),
                 1e-15);
       for (int i = 0; i < r; ++i)
         EXPECT_EQ(mass.block(first, joint_dofs[i], modes, 1).cwiseAbs().maxCoeff(), 0.0);
@@ -216,22 +215,22 @@ TEST(FlexibleModel, DerivativesMatchDifferencesOfTheDenseReference) {
     inverse_dynamics_derivatives(model, data, q, qd, qdd, gravity, inverse);
     const std::string where = "trial " + std::to_string(trial);
     const auto tolerance = [](const RichardsonColumns& columns) {
-      return std::max(1e-8, 10.0 * relative_error(columns.fine, columns.coarse));
+      return std::max(1e-8, 10.0 * max_relative_error(columns.fine, columns.coarse));
     };
-    EXPECT_LT(relative_error(inverse.dtau_dq, by_q.fine), tolerance(by_q)) << where;
-    EXPECT_LT(relative_error(inverse.dtau_dqd, by_qd.fine), tolerance(by_qd)) << where;
-    EXPECT_LT(relative_error(inverse.mass, tree.mass_matrix(q)), 1e-12) << where;
-    EXPECT_LT(relative_error(inverse.tau, reference_tau(q, qd)), 1e-12) << where;
+    EXPECT_LT(max_relative_error(inverse.dtau_dq, by_q.fine), tolerance(by_q)) << where;
+    EXPECT_LT(max_relative_error(inverse.dtau_dqd, by_qd.fine), tolerance(by_qd)) << where;
+    EXPECT_LT(max_relative_error(inverse.mass, tree.mass_matrix(q)), 1e-12) << where;
+    EXPECT_LT(max_relative_error(inverse.tau, reference_tau(q, qd)), 1e-12) << where;
 
     ForwardDynamicsDerivatives forward;
     forward_dynamics_derivatives(model, data, q, qd, tau, gravity, forward);
     const Eigen::MatrixXd mass = tree.mass_matrix(q);
-    EXPECT_LT(relative_error(mass * forward.dqdd_dtau, Eigen::MatrixXd::Identity(n, n)), 1e-10)
+    EXPECT_LT(max_relative_error(mass * forward.dqdd_dtau, Eigen::MatrixXd::Identity(n, n)), 1e-10)
         << where;
     InverseDynamicsDerivatives at_qdd;  // at the forward dynamics' qdd
     inverse_dynamics_derivatives(model, data, q, qd, forward.qdd, gravity, at_qdd);
-    EXPECT_LT(relative_error(mass * forward.dqdd_dq, -at_qdd.dtau_dq), 1e-9) << where;
-    EXPECT_LT(relative_error(mass * forward.dqdd_dqd, -at_qdd.dtau_dqd), 1e-9) << where;
+    EXPECT_LT(max_relative_error(mass * forward.dqdd_dq, -at_qdd.dtau_dq), 1e-9) << where;
+    EXPECT_LT(max_relative_error(mass * forward.dqdd_dqd, -at_qdd.dtau_dqd), 1e-9) << where;
   }
 }
 
@@ -256,7 +255,7 @@ TEST(FlexibleModel, OperationalSpaceInertiaOfALink) {
         jacobian * tree.mass_matrix(q).ldlt().solve(jacobian.transpose());
     update_positions(model, q, data);
     const Matrix6d inertia = operational_space_inertia(model, data, link);
-    EXPECT_LT(relative_error(inertia * compliance, Eigen::MatrixXd::Identity(6, 6)), 1e-9)
+    EXPECT_LT(max_relative_error(inertia * compliance, Eigen::MatrixXd::Identity(6, 6)), 1e-9)
         << "trial " << trial;
   }
 }

@@ -18,7 +18,7 @@ namespace {
 
 using testing_support::rigid_random_state;
 
-const Eigen::Vector3d kGravity(0.2, 0.1, -9.81);
+const Eigen::Vector3d kTiltedGravity(0.2, 0.1, -9.81);
 
 testing_support::RandomMechanismOptions free_flying_options(int seed) {
   testing_support::RandomMechanismOptions options;
@@ -57,9 +57,9 @@ TEST_P(FreeFlying, BaseInvariantForwardDynamicsInvertsInverseDynamics) {
   const int n = model.dof_count();
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd qdd = rigid_random_state(n, rng);
-  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kGravity);
+  const Eigen::VectorXd tau = inverse_dynamics(model, data, q, qd, qdd, kTiltedGravity);
   const Eigen::VectorXd solved =
-      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity);
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kTiltedGravity);
   EXPECT_LT((solved - qdd).cwiseAbs().maxCoeff(), 1e-7);
   // The link accelerations are the inertial ones: inverse dynamics with gravity as body forces.
   update_positions(model, q, data);
@@ -67,7 +67,8 @@ TEST_P(FreeFlying, BaseInvariantForwardDynamicsInvertsInverseDynamics) {
   for (int link = 0; link < model.link_count(); ++link) {
     const Link& body = model.mechanism().links[link];
     const Eigen::Vector3d weight =
-        body.mass * (data.link_pose[model.node_of_link(link)].linear().transpose() * kGravity);
+        body.mass *
+        (data.link_pose[model.node_of_link(link)].linear().transpose() * kTiltedGravity);
     forces.segment<3>(6 * link) = body.center_of_mass.cross(weight);
     forces.segment<3>(6 * link + 3) = weight;
   }
@@ -87,7 +88,7 @@ TEST_P(FreeFlying, AlphaPlusIsTheParentsAccelerationAndTwoThreadsAgree) {
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd tau = rigid_random_state(n, rng, 5.0);
   const Eigen::VectorXd qdd =
-      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity);
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kTiltedGravity);
   const Eigen::VectorXd& alpha = free_flying.acceleration;
   for (int k = 0; k < model.node_count(); ++k) {
     const int p = model.forest().parent(k);
@@ -99,8 +100,9 @@ TEST_P(FreeFlying, AlphaPlusIsTheParentsAccelerationAndTwoThreadsAgree) {
         << "node " << k;
   }
   for (int round = 0; round < 3; ++round)
-    EXPECT_EQ(base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity, 2),
-              qdd);
+    EXPECT_EQ(
+        base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kTiltedGravity, 2),
+        qdd);
 }
 
 // Eq. 36: the dual recursion's Upsilon(k) is part II's Omega(k, k) (Eq. 34's recursion) at every
@@ -147,14 +149,14 @@ TEST_P(FreeFlying, NonMinimalCoordinatesGiveTheSameAccelerations) {
   const Eigen::VectorXd q = rigid_random_state(n, rng), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd tau = rigid_random_state(n, rng, 5.0);
   const Eigen::VectorXd qdd =
-      base_invariant_forward_dynamics(model, data, minimal, q, qd, tau, kGravity);
+      base_invariant_forward_dynamics(model, data, minimal, q, qd, tau, kTiltedGravity);
   const std::vector<Eigen::Isometry3d> poses = data.link_pose;
   const Eigen::VectorXd velocities = data.velocity;
   for (const int threads : {1, 2}) {
     RigidBodyData fresh(model);
     FreeFlyingData free_flying(model);
-    const Eigen::VectorXd alpha = decoupled_link_accelerations(model, fresh, free_flying, poses,
-                                                               velocities, tau, kGravity, threads);
+    const Eigen::VectorXd alpha = decoupled_link_accelerations(
+        model, fresh, free_flying, poses, velocities, tau, kTiltedGravity, threads);
     EXPECT_LT((alpha - minimal.acceleration).cwiseAbs().maxCoeff(),
               1e-9 * (1 + minimal.acceleration.cwiseAbs().maxCoeff()))
         << threads << " threads";
@@ -181,11 +183,11 @@ TEST(FreeFlyingThreads, SerialChainSweepsRunApart) {
   const int n = model.dof_count();
   const Eigen::VectorXd q = rigid_random_state(n, rng, 0.5), qd = rigid_random_state(n, rng);
   const Eigen::VectorXd tau = rigid_random_state(n, rng);
-  const Eigen::VectorXd reference = forward_dynamics(model, data, q, qd, tau, kGravity);
+  const Eigen::VectorXd reference = forward_dynamics(model, data, q, qd, tau, kTiltedGravity);
   const Eigen::VectorXd one =
-      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity, 1);
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kTiltedGravity, 1);
   const Eigen::VectorXd two =
-      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kGravity, 2);
+      base_invariant_forward_dynamics(model, data, free_flying, q, qd, tau, kTiltedGravity, 2);
   EXPECT_EQ(one, two);
   EXPECT_LT((one - reference).cwiseAbs().maxCoeff(), 1e-6 * (1 + reference.cwiseAbs().maxCoeff()));
 }

@@ -10,13 +10,14 @@
 #include "skograph/rigid/closed_chain_forces.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
 #include "support/closed_chain_support.hpp"
+#include "support/gravity.hpp"
 
 namespace skograph {
 namespace {
 
 using namespace testing_support;
 
-const Eigen::Vector3d kGravity(0, 0, -9.81);
+using skograph::testing_support::kGravityDownZ;
 
 double max_abs(const Eigen::MatrixXd& m) {
   return m.size() ? m.cwiseAbs().maxCoeff() : 0.0;
@@ -107,14 +108,14 @@ TEST(MultiplierDynamics, AgreesWithEmbeddingAndTheDenseDae) {
     close_velocities(model, reference_data, c.q, qd);
     const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
     const Eigen::VectorXd embedded =
-        forward_dynamics(model, reference_data, c.q, qd, tau, kGravity);
+        forward_dynamics(model, reference_data, c.q, qd, tau, kGravityDownZ);
     MultiplierWorkspace work(model);
     const Eigen::VectorXd qdd =
-        forward_dynamics_by_multipliers(model, data, work, c.q, qd, tau, kGravity);
+        forward_dynamics_by_multipliers(model, data, work, c.q, qd, tau, kGravityDownZ);
     const double scale = 1 + max_abs(embedded);
     EXPECT_LT(max_abs(qdd - embedded), 1e-10 * scale) << c.name;
 
-    const TreeTerms terms = tree_terms(model, c.q, qd, kGravity);
+    const TreeTerms terms = tree_terms(model, c.q, qd, kGravityDownZ);
     const Eigen::MatrixXd g = work.constraints.jacobian;
     const Eigen::VectorXd dae = dae_solution(terms.mass, terms.bias, tau, g, work.constraints.bias);
     EXPECT_LT(max_abs(qdd - dae.head(qdd.size())), 1e-10 * scale) << c.name;
@@ -124,7 +125,7 @@ TEST(MultiplierDynamics, AgreesWithEmbeddingAndTheDenseDae) {
         << c.name;
 
     ConstraintForces forces;
-    constraint_forces(model, reference_data, c.q, qd, embedded, tau, kGravity, forces);
+    constraint_forces(model, reference_data, c.q, qd, embedded, tau, kGravityDownZ, forces);
     Eigen::VectorXd least_norm(work.constraints.stacked_rows);
     Eigen::Index row = 0;
     for (const Eigen::VectorXd& part : forces.multipliers) {
@@ -148,12 +149,12 @@ TEST(MultiplierDynamics, MultipliersAreTheLoopForcesWhereNoRowIsRedundant) {
   std::mt19937 rng(2);
   const Eigen::VectorXd tau = rigid_random_state(21, rng, 3.0);
   MultiplierWorkspace work(model);
-  forward_dynamics_by_multipliers(model, data, work, q, qd, tau, kGravity);
+  forward_dynamics_by_multipliers(model, data, work, q, qd, tau, kGravityDownZ);
   ASSERT_EQ(work.constraints.jacobian.rows(), work.constraints.stacked_rows);
   ClosedChainData reference(model);
-  const Eigen::VectorXd qdd = forward_dynamics(model, reference, q, qd, tau, kGravity);
+  const Eigen::VectorXd qdd = forward_dynamics(model, reference, q, qd, tau, kGravityDownZ);
   ConstraintForces forces;
-  constraint_forces(model, reference, q, qd, qdd, tau, kGravity, forces);
+  constraint_forces(model, reference, q, qd, qdd, tau, kGravityDownZ, forces);
   Eigen::Index row = 0;
   for (const Eigen::VectorXd& part : forces.multipliers) {
     EXPECT_LT(max_abs(work.multipliers.segment(row, part.size()) - part),
@@ -180,11 +181,12 @@ TEST(MultiplierDynamics, OneWorkspaceAlongAMotionIsAFreshOne) {
       close_velocities(model, reference, q, qd);
       const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
       const Eigen::VectorXd along =
-          forward_dynamics_by_multipliers(model, data, kept, q, qd, tau, kGravity);
+          forward_dynamics_by_multipliers(model, data, kept, q, qd, tau, kGravityDownZ);
       MultiplierWorkspace fresh(model);
       const Eigen::VectorXd once =
-          forward_dynamics_by_multipliers(model, fresh_data, fresh, q, qd, tau, kGravity);
-      const Eigen::VectorXd embedded = forward_dynamics(model, reference, q, qd, tau, kGravity);
+          forward_dynamics_by_multipliers(model, fresh_data, fresh, q, qd, tau, kGravityDownZ);
+      const Eigen::VectorXd embedded =
+          forward_dynamics(model, reference, q, qd, tau, kGravityDownZ);
       const double scale = 1 + max_abs(embedded);
       EXPECT_LT(max_abs(along - once), 1e-12 * scale) << c.name << " step " << step;
       EXPECT_LT(max_abs(along - embedded), 1e-10 * scale) << c.name << " step " << step;
@@ -202,7 +204,7 @@ TEST(MultiplierDynamics, RefusesAMasslessMovingJoint) {
   ClosedChainData data(model);
   MultiplierWorkspace work(model);
   const Eigen::VectorXd q = four_bar_configuration(false, 0.7), zero = Eigen::VectorXd::Zero(3);
-  EXPECT_THROW(forward_dynamics_by_multipliers(model, data, work, q, zero, zero, kGravity),
+  EXPECT_THROW(forward_dynamics_by_multipliers(model, data, work, q, zero, zero, kGravityDownZ),
                SingularMassMatrixError);
 }
 

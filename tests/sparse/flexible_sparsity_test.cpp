@@ -105,9 +105,10 @@ TEST(FlexibleSparsity, MassMatrixHasTheRelatedNodesBlocksAndACanonicalOrderDoesN
     const double scale = l.cwiseAbs().maxCoeff();
     for (int j = 0; j < n; ++j)
       for (int i = j; i < n; ++i)
-        if (!canonical.contains(i, j))
+        if (!canonical.contains(i, j)) {
           EXPECT_LT(std::abs(l(i, j)), 1e-13 * scale)
               << "trial " << trial << " fill at (" << i << ", " << j << ")";
+        }
   }
   EXPECT_GE(trees_with_modes, 8);
 }

@@ -65,18 +65,23 @@ inline nlohmann::json dynamics_json(const std::string& arguments) {
   return nlohmann::json::parse(run.out.empty() ? "{}" : run.out);
 }
 
-// A JSON list of numbers as a vector, a list of rows as a matrix (the reports' "q", "M", ...).
-inline Eigen::VectorXd vector_of(const nlohmann::json& json) {
+// A JSON list of numbers as a vector, a list of rows as a matrix (the reports' "q", "M", ...);
+// nlohmann::json or ordered_json.
+template <class JsonValue>
+Eigen::VectorXd vector_of(const JsonValue& json) {
   Eigen::VectorXd v(static_cast<Eigen::Index>(json.size()));
-  for (std::size_t i = 0; i < json.size(); ++i) v(static_cast<Eigen::Index>(i)) = json[i];
+  for (std::size_t i = 0; i < json.size(); ++i)
+    v(static_cast<Eigen::Index>(i)) = json[i].template get<double>();
   return v;
 }
-inline Eigen::MatrixXd matrix_of(const nlohmann::json& json) {
+template <class JsonValue>
+Eigen::MatrixXd matrix_of(const JsonValue& json) {
   Eigen::MatrixXd m(static_cast<Eigen::Index>(json.size()),
                     json.empty() ? 0 : static_cast<Eigen::Index>(json[0].size()));
   for (Eigen::Index r = 0; r < m.rows(); ++r)
     for (Eigen::Index c = 0; c < m.cols(); ++c)
-      m(r, c) = json[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+      m(r, c) =
+          json[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)].template get<double>();
   return m;
 }
 

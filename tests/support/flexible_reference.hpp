@@ -26,6 +26,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -94,6 +95,11 @@ struct NumTraits<skograph::flexible_reference::Hyper> : GenericNumTraits<double>
 }  // namespace Eigen
 
 namespace skograph::flexible_reference {
+
+// max |a - b| over max(1, max |b|): the comparisons of the flexible tests.
+inline double max_relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
 
 using Vector3h = Eigen::Matrix<Hyper, 3, 1>;
 using Matrix3h = Eigen::Matrix<Hyper, 3, 3>;

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
+
+#include "skograph/graph/digraph.hpp"
 
 namespace skograph::testing_support {
 
@@ -23,6 +26,15 @@ inline std::vector<int> random_forest_parents(int n, std::mt19937& rng, int tree
     parent[order[i]] = order[j];
   }
   return parent;
+}
+
+// A random recursive tree as a digraph: node k > 0 hangs under a uniformly drawn earlier node.
+inline Digraph random_tree_digraph(int n, std::mt19937& random) {
+  Digraph graph;
+  for (int k = 0; k < n; ++k) graph.add_node("n" + std::to_string(k));
+  for (int k = 1; k < n; ++k)
+    graph.add_edge(std::uniform_int_distribution<int>(0, k - 1)(random), k);
+  return graph;
 }
 
 }  // namespace skograph::testing_support

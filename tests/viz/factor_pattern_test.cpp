@@ -5,17 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include "support/random_graphs.hpp"
 
 namespace skograph::viz {
 namespace {
 
-Digraph random_tree(int n, std::mt19937& random) {
-  Digraph graph;
-  for (int k = 0; k < n; ++k) graph.add_node("n" + std::to_string(k));
-  for (int k = 1; k < n; ++k)
-    graph.add_edge(std::uniform_int_distribution<int>(0, k - 1)(random), k);
-  return graph;
-}
+using skograph::testing_support::random_tree_digraph;
 
 // Lower-triangular boolean pattern of L for eliminating the rows of `mass` in `order`
 // (order[k] = row of M eliminated k-th), in elimination positions.
@@ -49,7 +44,7 @@ void expect_factor_is(const SparsityPattern& factor, const std::vector<std::vect
 TEST(FactorPattern, CanonicalHasNoFillAndRootFirstFillsAsTheEliminationGameSays) {
   std::mt19937 random(3);
   for (int trial = 0; trial < 30; ++trial) {
-    const Digraph graph = random_tree(2 + trial, random);
+    const Digraph graph = random_tree_digraph(2 + trial, random);
     std::vector<int> hinge_dims(graph.node_count());
     for (int& r : hinge_dims) r = std::uniform_int_distribution<int>(0, 3)(random);
     const SkoTopology topology = sko_topology(graph, analyze(graph), {}, hinge_dims);
@@ -78,7 +73,7 @@ TEST(FactorPattern, CanonicalHasNoFillAndRootFirstFillsAsTheEliminationGameSays)
 
 TEST(FactorPattern, OrderingTableAgreesWithThePictures) {
   std::mt19937 random(5);
-  const Digraph graph = random_tree(60, random);
+  const Digraph graph = random_tree_digraph(60, random);
   const SkoTopology topology = sko_topology(graph, analyze(graph));
   const std::vector<FactorFill> table = factor_fill_by_ordering(topology);
   ASSERT_EQ(table.size(), 4u);
@@ -106,7 +101,7 @@ TEST(FactorPattern, OrderingTableAgreesWithThePictures) {
 // drawn and has no fill.
 TEST(FactorPattern, FactorsTooBigToDrawAreRefusedWithTheirSize) {
   std::mt19937 random(11);
-  const Digraph graph = random_tree(30000, random);
+  const Digraph graph = random_tree_digraph(30000, random);
   const SkoTopology topology = sko_topology(graph, analyze(graph));
   try {
     factor_picture(topology, "root-first");

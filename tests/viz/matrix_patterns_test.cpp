@@ -12,18 +12,12 @@
 #include "skograph/io/mechanism_file.hpp"
 #include "skograph/rigid/mechanism_graph.hpp"
 #include "skograph/sparse/sparse_assembly.hpp"
+#include "support/random_graphs.hpp"
 
 namespace skograph::viz {
 namespace {
 
-// A random rooted tree as DOT text: node k > 0 hangs under a random earlier node.
-Digraph random_tree(int n, std::mt19937& random) {
-  Digraph graph;
-  for (int k = 0; k < n; ++k) graph.add_node("n" + std::to_string(k));
-  for (int k = 1; k < n; ++k)
-    graph.add_edge(std::uniform_int_distribution<int>(0, k - 1)(random), k);
-  return graph;
-}
+using skograph::testing_support::random_tree_digraph;
 
 // Ancestor-or-self by walking parents (the definition of part I section 2).
 bool ancestor_or_self(const Forest& forest, int a, int k) {
@@ -36,7 +30,7 @@ TEST(MatrixPatterns, SkoForestIsTheSpanningTreeWithoutItsRootNumberedStrictlyCan
   std::mt19937 random(7);
   for (int trial = 0; trial < 40; ++trial) {
     const int n = 2 + trial;
-    const Digraph graph = random_tree(n, random);
+    const Digraph graph = random_tree_digraph(n, random);
     const DigraphAnalysis analysis = analyze(graph);
     const SkoTopology topology = sko_topology(graph, analysis);
     const Forest& forest = topology.forest;
@@ -68,7 +62,7 @@ TEST(MatrixPatterns, SkoForestIsTheSpanningTreeWithoutItsRootNumberedStrictlyCan
 TEST(MatrixPatterns, PatternsMatchTheDefinitionsEntryByEntry) {
   std::mt19937 random(11);
   for (int trial = 0; trial < 20; ++trial) {
-    const Digraph graph = random_tree(3 + 2 * trial, random);
+    const Digraph graph = random_tree_digraph(3 + 2 * trial, random);
     const SkoTopology topology = sko_topology(graph, analyze(graph));
     const Forest& forest = topology.forest;
     const SparsityPattern mass = matrix_pattern(topology, MatrixKind::kMass);
