@@ -75,7 +75,9 @@ std::string aggregate_links(const ClosedChainModel& model, int s) {
 
 void note_whole_mechanism(const std::string& file, const ClosedChainModel& model) {
   if (!model.swallows_whole_mechanism()) return;
-  add_note(file, "one aggregate holds all " + std::to_string(model.tree().joint_count()) +
+  int moving = 0;  // the fixed joints (a loop's carrier on a flexible link) are not counted
+  for (int k = 0; k < model.tree().joint_count(); ++k) moving += model.tree().joint_dofs(k) > 0;
+  add_note(file, "one aggregate holds all " + std::to_string(moving) +
                      " joints of the mechanism, so the embedded model is a single node (results "
                      "are exact; the recursions gain nothing from the tree structure)");
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "modal_input.hpp"
@@ -143,8 +144,15 @@ void apply_beam(const YamlReader& reader, const YAML::Node& node, const Flexible
     return value;
   };
   beam.length = positive("length");
-  beam.stiffness_y = positive("EI_y");
-  beam.stiffness_z = positive("EI_z");
+  // `rigid`: the beam does not bend in that plane (infinite stiffness, no modes there).
+  const auto stiffness = [&](const char* key) {
+    const YAML::Node value = node[key];
+    if (value.IsScalar() && value.Scalar() == "rigid")
+      return std::numeric_limits<double>::infinity();
+    return positive(key);
+  };
+  beam.stiffness_y = stiffness("EI_y");
+  beam.stiffness_z = stiffness("EI_z");
   beam.mass_per_length = positive("rho_A");
   beam.radius = node["radius"] ? positive("radius") : beam.length / 50.0;
   const double modes = reader.number(node["modes"], owner + " beam modes");

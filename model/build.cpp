@@ -109,14 +109,6 @@ Model build_model(Mechanism mechanism, const std::string& source, const BuildOpt
   const bool strict = options.strict;
   if (!(options.conditioning_limit >= 1.0) || !std::isfinite(options.conditioning_limit))
     throw UsageError("the conditioning limit must be a finite number of at least 1");
-  const bool closed_input = !mechanism.loops.empty() || !mechanism.couplings.empty();
-  for (const Link& link : mechanism.links)  // trees take flexible links; closed chains not yet
-    if (link.flexible && closed_input)
-      throw InputError(link.flexible->source_file.empty() ? source : link.flexible->source_file,
-                       link.flexible->source_line,
-                       "link '" + link.name +
-                           "' is flexible: closed chains do not take flexible bodies yet (trees "
-                           "do; docs/flexible-bodies.md)");
   const Mechanism fused = fuse_fixed_bodies(mechanism);
   Mechanism ordered = depth_first_order(fused);
   Model model;

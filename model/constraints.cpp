@@ -44,6 +44,7 @@ ConstraintSystem constraint_system(const Model& model, ModelData& data, const Ei
   ConstraintSystem system;
   system.jacobian.resize(0, model.dof_count());
   if (!model.is_closed_chain()) return system;
+  model_detail::require_rigid_loops(model, "constraint Jacobians");
   ConstraintJacobian constraints;
   constraint_jacobian(*model.closed_chain(), *data.closed_chain(), state.q, state.qd, constraints,
                       independent_rows_only);
@@ -73,6 +74,7 @@ ClosedDynamics forward_dynamics(const Model& model, ModelData& data, const Eigen
     return result;
   }
   model_detail::check_input(model, tau, "tau");
+  model_detail::require_rigid_loops(model, "the dynamics by multipliers");
   const ModelData::State& state = model_detail::prepare_state(model, data, q, qd);
   MultiplierWorkspace& work = data.multiplier_workspace(model);
   result.acceleration = model.dof_order().vector(

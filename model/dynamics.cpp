@@ -123,6 +123,7 @@ ModelSko model_sko(const Model& model, ModelData& data, const Eigen::VectorXd& q
   const DofOrder& order = model.dof_order();
   ModelSko result;
   if (embedded && model.is_closed_chain()) {
+    model_detail::require_rigid_loops(model, "embedded SKO models");
     ClosedChainData& closed = *data.closed_chain();
     update_closed_chain(*model.closed_chain(), closed, state.q, state.qd);
     result.sko = closed.embedded.get();

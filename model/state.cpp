@@ -28,6 +28,13 @@ void require_rigid_links(const Model& model, const std::string& what) {
                      " do not take flexible links yet (docs/flexible-bodies.md lists what does)");
 }
 
+void require_rigid_loops(const Model& model, const std::string& what) {
+  if (model.is_closed_chain() && model.tree().has_flexible_links())
+    throw UsageError(model.file() + ": " + what +
+                     " of closed chains do not take flexible links yet (docs/flexible-bodies.md "
+                     "lists what does)");
+}
+
 void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name) {
   check_size(model, v, name);
   for (Eigen::Index i = 0; i < v.size(); ++i)

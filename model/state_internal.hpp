@@ -27,6 +27,8 @@ const ModelData::State& prepare_state(const Model& model, ModelData& data,
 // UsageError "FILE: WHAT do not take flexible links yet (docs/flexible-bodies.md lists what does)"
 // for a model with flexible links: the calls whose rigid-node walks do not know modal coordinates.
 void require_rigid_links(const Model& model, const std::string& what);
+// The same for the closed-chain calls that do not take flexible links in a loop yet.
+void require_rigid_loops(const Model& model, const std::string& what);
 // `input` (file order, checked as `name`) into data.state.input in the model's order.
 void prepare_input(const Model& model, ModelData& data,
                    const Eigen::Ref<const Eigen::VectorXd>& input, const char* name);

@@ -120,7 +120,7 @@ SparsityReport embedding_report(const EmbeddingAnalysis& embedding) {
     json["independent"] = nullptr;
     json["n_R"] = nullptr;
     json["M_R"] = nullptr;
-    text << "  not closed: " << embedding.failure << "\n";
+    text << (embedding.not_built ? "  not built: " : "  not closed: ") << embedding.failure << "\n";
     report.text = text.str();
     return report;
   }
@@ -207,10 +207,12 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
                            " independent coordinate(s) of the state had to move to close the "
                            "loops (skograph assemble shows the closed state)");
     if (!embedding->closed)
-      made.notes.push_back(input.source + ": the loops cannot be closed at " + embedding->state +
-                           " (" + embedding->failure +
-                           "): no embedding sparsity and no sparsity-M_R.png; the tree part is "
-                           "complete");
+      made.notes.push_back(
+          input.source + ": " +
+          (embedding->not_built ? embedding->failure
+                                : "the loops cannot be closed at " + embedding->state + " (" +
+                                      embedding->failure + ")") +
+          ": no embedding sparsity and no sparsity-M_R.png; the tree part is complete");
   }
   std::vector<std::pair<std::string, std::string>> pictures;
   auto add_picture = [&](const std::string& name, Picture picture) {

@@ -45,6 +45,13 @@ EmbeddingAnalysis embedding_analysis(const Model& loaded, const std::string& sta
   ClosedChainData data(model);
   try {
     result.moved = assemble(model, data, q).moved.size();
+    if (model.tree().has_flexible_links()) {
+      result.not_built = true;
+      result.failure =
+          "the embedded model of a closed chain with flexible links is not built yet "
+          "(docs/flexible-bodies.md)";
+      return result;
+    }
     update_closed_chain(model, data, q, Eigen::VectorXd::Zero(model.dof_count()));
   } catch (const Error& e) {
     result.failure = e.what();

@@ -405,9 +405,10 @@ Picture render_picture(const ReportInput& input, const PictureRequest& request) 
     const Model model = input_model(input);
     const EmbeddingAnalysis embedding = embedding_analysis(model, request.state_file);
     if (!embedding.closed)
-      throw InputError(
-          request.state_file.empty() ? input.source : request.state_file, 0,
-          "the loops cannot be closed at " + embedding.state + ": " + embedding.failure);
+      throw InputError(request.state_file.empty() ? input.source : request.state_file, 0,
+                       embedding.not_built ? embedding.failure
+                                           : "the loops cannot be closed at " + embedding.state +
+                                                 ": " + embedding.failure);
     return reduced_mass_picture(input, embedding, request.format, request.pixels);
   }
   if (request.kkt) {

@@ -69,7 +69,8 @@ BeamModeShape clamped_free_shape(double root, double xi) {
 BeamModes clamped_free_beam(const BeamSpec& beam, const std::vector<double>& stations) {
   if (!positive_finite(beam.length))
     throw std::invalid_argument("the beam's length must be positive");
-  if (!positive_finite(beam.stiffness_y) || !positive_finite(beam.stiffness_z))
+  // An infinite stiffness is a plane the beam does not bend in (`EI_y: rigid`): no modes there.
+  if (!(beam.stiffness_y > 0.0) || !(beam.stiffness_z > 0.0))
     throw std::invalid_argument("the beam's bending stiffnesses EI_y and EI_z must be positive");
   if (!positive_finite(beam.mass_per_length))
     throw std::invalid_argument("the beam's mass per length rho_A must be positive");
@@ -96,7 +97,8 @@ BeamModes clamped_free_beam(const BeamSpec& beam, const std::vector<double>& sta
   out.inertia_about_center = transverse * (Eigen::Matrix3d::Identity() - axis * axis.transpose()) +
                              (mass * beam.radius * beam.radius / 2.0) * axis * axis.transpose();
 
-  const int count = 2 * beam.modes;
+  const bool elastic[2] = {std::isfinite(beam.stiffness_y), std::isfinite(beam.stiffness_z)};
+  const int count = (static_cast<int>(elastic[0]) + static_cast<int>(elastic[1])) * beam.modes;
   out.frequencies.resize(count);
   out.modal_mass = Eigen::MatrixXd::Identity(count, count);
   out.modal_stiffness = Eigen::MatrixXd::Zero(count, count);
@@ -122,8 +124,9 @@ BeamModes clamped_free_beam(const BeamSpec& beam, const std::vector<double>& sta
     // The two planes share the mode's shape: evaluated once per station.
     for (std::size_t s = 0; s < stations.size(); ++s)
       shapes[s] = clamped_free_shape(root, stations[s] / length);
-    for (int plane = 0; plane < 2; ++plane) {
-      const int column = plane * beam.modes + n;
+    for (int plane = 0, slot = 0; plane < 2; ++plane) {
+      if (!elastic[plane]) continue;
+      const int column = slot++ * beam.modes + n;
       const double omega = root * root * rates[plane];
       out.frequencies[column] = omega;
       out.modal_stiffness(column, column) = omega * omega;

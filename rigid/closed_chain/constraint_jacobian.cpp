@@ -91,6 +91,7 @@ void constraint_jacobian(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd, ConstraintJacobian& result,
                          bool independent_rows_only) {
+  closed_chain_detail::require_rigid_links(model, "the constraint Jacobian");
   closed_chain_detail::update_constraints(model, data, q, qd, false);
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   int stacked = 0;

@@ -11,7 +11,9 @@
 #include <stdexcept>
 
 #include "closed_chain/internal.hpp"
+#include "flexible_nodes.hpp"
 #include "kinematics_detail.hpp"
+#include "skograph/rigid/kinematics.hpp"
 
 namespace skograph {
 
@@ -62,6 +64,57 @@ FrameMotion frame_motion(const RigidBodyModel& tree, const RigidBodyData& data,
         node_acceleration->segment<3>(6 * k + 3) + wdot.cross(r) + w.cross(frame.velocity);
   }
   return frame;
+}
+
+// Flexible trees: a loop end's frame from the frame kinematics of rigid/kinematics.hpp, which
+// follow the modes (a flexible link's end sits on a rigid carrier link, closed_chain/model.cpp):
+// its pose, and with `with_velocity` its velocity and classical acceleration at qdd = 0 (the
+// Coriolis sum of frame_jacobian_bias) in world axes at the frame's origin.
+FrameMotion flexible_frame_motion(const RigidBodyModel& tree, const RigidBodyData& data, int link,
+                                  const Eigen::Isometry3d& origin, bool with_velocity) {
+  FrameMotion frame;
+  if (link < 0) {
+    frame.rotation = origin.linear();
+    frame.position = origin.translation();
+    return frame;
+  }
+  const Eigen::Isometry3d pose = link_poses(tree, data)[tree.node_of_link(link)] * origin;
+  frame.rotation = pose.linear();
+  frame.position = pose.translation();
+  if (!with_velocity) return frame;
+  const FrameRef end{link, origin};
+  const Vector6d velocity = frame_velocity(tree, data, end, FrameAxes::kWorld);
+  const Vector6d acceleration = frame_jacobian_bias(tree, data, end, FrameAxes::kWorld);
+  frame.angular_velocity = velocity.head<3>();
+  frame.velocity = velocity.tail<3>();
+  frame.angular_acceleration = acceleration.head<3>();
+  frame.acceleration = acceleration.tail<3>();
+  return frame;
+}
+
+// Flexible trees: the relative twist of F_c with respect to F_p per unit rate of every dof, as
+// the difference of the two ends' frame Jacobians both taken at F_c's origin (J_c - J_p carried
+// to x_c: the relative twist's columns below, modal columns included). Writes the moving dofs'
+// columns of aggregate s into `twist`; the caller reads the modal ones from `parent_jacobian`
+// and `child_jacobian`.
+void flexible_relative_twist(const RigidBodyModel& tree, const RigidBodyData& data,
+                             const Impl& impl, int s, const LoopClosure& loop, const LoopRows& rows,
+                             const FrameMotion& child, Eigen::MatrixXd& parent_jacobian,
+                             Eigen::MatrixXd& child_jacobian,
+                             Eigen::Matrix<double, 6, Eigen::Dynamic>& twist) {
+  FrameRef parent_end{loop.parent, Eigen::Isometry3d::Identity()};
+  if (loop.parent >= 0)
+    parent_end.pose.translation() =
+        link_poses(tree, data)[tree.node_of_link(loop.parent)].inverse() * child.position;
+  frame_jacobian(tree, data, parent_end, FrameAxes::kWorld, parent_jacobian);
+  frame_jacobian(tree, data, FrameRef{loop.child, loop.child_origin}, FrameAxes::kWorld,
+                 child_jacobian);
+  const std::vector<int>& dofs = impl.dofs[s];
+  twist.resize(6, static_cast<int>(dofs.size()));
+  for (const LoopRows::MovingDof& moving : rows.moving) {
+    const int dof = dofs[static_cast<std::size_t>(moving.position)];
+    twist.col(moving.position) = child_jacobian.col(dof) - parent_jacobian.col(dof);
+  }
 }
 
 // The relative twist of F_c with respect to F_p per unit rate of each dof of aggregate s
@@ -140,6 +193,14 @@ void update_world_motion(const RigidBodyModel& tree, const Eigen::Ref<const Eige
                          const Eigen::Ref<const Eigen::VectorXd>& qd, ClosedChainData& data) {
   RigidBodyData& kinematics = data.tree;
   ClosedChainData::Workspaces& work = *data.work;
+  if (tree.has_flexible_links()) {
+    // Nodes of 6 + modes: the flexible walk's poses, velocities and velocity products, which the
+    // frame kinematics read (flexible_frame_motion); the dynamics walk q and qd again.
+    rigid_detail::update_flexible_nodes(tree, q, &qd, kinematics);
+    work.constraints.updated_q = q;
+    work.constraints.updated_qd = qd;
+    return;
+  }
   rigid_detail::world_motion(tree, q, qd, kinematics);
   const std::vector<int>& parents = tree.parents();
   for (const int k : tree.parents_first()) {
@@ -217,8 +278,9 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   // Frame velocities and accelerations enter Qdot qd only.
   const bool with_velocity = level == Level::kAcceleration;
   const bool with_position = !with_velocity;
-  const Eigen::VectorXd* acceleration =
-      with_velocity ? &data.work->constraints.node_acceleration : nullptr;
+  const Eigen::VectorXd* acceleration = with_velocity && !tree.has_flexible_links()
+                                            ? &data.work->constraints.node_acceleration
+                                            : nullptr;
   Eigen::Matrix<double, 6, Eigen::Dynamic>& twist = data.work->constraints.relative_twist[s];
   data.work->constraints.orientation_flip[s] = 0.0;
   data.work->constraints.flipped_loop[s] = -1;
@@ -226,9 +288,14 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   // update_world_motion's, about its point (the first base link's origin, where the robot is:
   // the rounding does not grow with its distance from the world origin); at the position levels
   // [R_k h_w; R_k h_v + x_k x R_k h_w], about the world origin.
-  const Eigen::Vector3d reference =
-      with_velocity ? data.tree.tree_origin[tree.parents_first().front()] : Eigen::Vector3d::Zero();
-  if (with_position) {
+  const bool flexible = tree.has_flexible_links();
+  const Eigen::Vector3d reference = with_velocity && !flexible
+                                        ? data.tree.tree_origin[tree.parents_first().front()]
+                                        : Eigen::Vector3d::Zero();
+  ConstraintWorkspace& work = data.work->constraints;
+  const std::vector<int>& modal_dofs = impl.modal_dofs[static_cast<std::size_t>(s)];
+  if (flexible) work.modal_constraint[static_cast<std::size_t>(s)].setZero();
+  if (with_position && !flexible) {
     const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data.tree);
     for (const int dof : impl.dofs[s]) {
       const int k = impl.dof_node[dof];
@@ -243,13 +310,20 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
   for (const int l : impl.loops[s]) {
     const LoopClosure& loop = m.loops[l];
     const LoopRows& rows = impl.loop_rows[l];
-    const FrameMotion parent = frame_motion(tree, data.tree, acceleration, loop.parent,
-                                            loop.parent_origin, reference, with_velocity, true);
-    const FrameMotion child =
-        frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, reference,
-                     with_velocity, with_position);
-    relative_twist_jacobian(impl, s, rows, child, reference, data.work->constraints.world_column,
-                            twist);
+    FrameMotion parent, child;
+    if (flexible) {
+      parent =
+          flexible_frame_motion(tree, data.tree, loop.parent, loop.parent_origin, with_velocity);
+      child = flexible_frame_motion(tree, data.tree, loop.child, loop.child_origin, with_velocity);
+      flexible_relative_twist(tree, data.tree, impl, s, loop, rows, child, work.end_jacobian_parent,
+                              work.end_jacobian_child, twist);
+    } else {
+      parent = frame_motion(tree, data.tree, acceleration, loop.parent, loop.parent_origin,
+                            reference, with_velocity, true);
+      child = frame_motion(tree, data.tree, acceleration, loop.child, loop.child_origin, reference,
+                           with_velocity, with_position);
+      relative_twist_jacobian(impl, s, rows, child, reference, work.world_column, twist);
+    }
     const int angular_rows = static_cast<int>(rows.angular.rows());
     const int linear_rows = static_cast<int>(rows.linear.rows());
     // The rows A R_p^T once per loop, as 3 x 3 products of the zero-padded rows (the padding's
@@ -293,7 +367,14 @@ void aggregate_constraints(const ClosedChainModel& model, ClosedChainData& data,
     for (const LoopRows::MovingDof& moving : rows.moving)
       write(constraint, moving.position, angular_rotated, linear_rotated,
             twist.col(moving.position));
-    if (acceleration != nullptr) {
+    // The modal coordinates' columns, from the same difference of the ends' Jacobians.
+    for (std::size_t j = 0; j < modal_dofs.size(); ++j) {
+      const Vector6d column =
+          work.end_jacobian_child.col(modal_dofs[j]) - work.end_jacobian_parent.col(modal_dofs[j]);
+      write(work.modal_constraint[static_cast<std::size_t>(s)], static_cast<int>(j),
+            angular_rotated, linear_rotated, column);
+    }
+    if (with_velocity) {
       // d/dt of the relative twist with qdd = 0: d/dt (R_p^T y) = R_p^T (ydot - w_p x y) with
       // y_ang = w_c - w_p, y_lin = v_c - v_p - w_p x D, ydot_lin = a_c - a_p - wdot_p x D -
       // w_p x (v_c - v_p).
@@ -409,6 +490,23 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
     for (std::size_t i = 0; i < dofs.size(); ++i)
       work.constraints.embedding_rate_full[dofs[i]] =
           data.embedding_rate[s][static_cast<Eigen::Index>(i)];
+    // A modal coordinate's column of X: its unit entry (a plain dof) and, on the dependent
+    // coordinates, -Y1^+ Q_eta, the joints' rates that keep the loops closed as the mode moves
+    // (Q_S qd_S + Q_eta etadot = 0).
+    const std::vector<int>& modal = impl.modal_dofs[static_cast<std::size_t>(s)];
+    if (modal.empty()) continue;
+    Eigen::MatrixXd& modal_embedding =
+        work.constraints.modal_embedding[static_cast<std::size_t>(s)];
+    const Eigen::MatrixXd& modal_constraint =
+        work.constraints.modal_constraint[static_cast<std::size_t>(s)];
+    const auto dependent = static_cast<Eigen::Index>(data.selection[s].dependent.size());
+    modal_embedding.resize(dependent, static_cast<Eigen::Index>(modal.size()));
+    work.constraints.dependent_solution.resize(dependent);
+    for (Eigen::Index j = 0; j < modal_embedding.cols(); ++j) {
+      work.selection.dependent_factorization[s].solve(modal_constraint.col(j),
+                                                      work.constraints.dependent_solution);
+      modal_embedding.col(j) = -work.constraints.dependent_solution;
+    }
   }
   if (!with_embedding) return;
   // The independent dofs: plain dofs and each aggregate's independent columns, increasing.
@@ -436,7 +534,26 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
         data.X(dofs[i], column) =
             data.embedding[s](static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
     }
+    const std::vector<int>& modal = impl.modal_dofs[static_cast<std::size_t>(s)];
+    for (std::size_t j = 0; j < modal.size(); ++j) {
+      const int column = work.constraints.column_of[modal[j]];
+      for (std::size_t i = 0; i < selection.dependent.size(); ++i)
+        data.X(dofs[selection.dependent[i]], column) =
+            work.constraints.modal_embedding[static_cast<std::size_t>(s)](
+                static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    }
   }
+}
+
+bool has_flexible_links(const ClosedChainModel& model) {
+  return model.tree().has_flexible_links();
+}
+
+void require_rigid_links(const ClosedChainModel& model, const char* what) {
+  if (has_flexible_links(model))
+    throw std::invalid_argument(std::string(what) +
+                                ": closed chains with flexible links do not take this yet "
+                                "(docs/flexible-bodies.md lists what does)");
 }
 
 // independent = X* full (T_R = X* tau), block by block (O(N)).
@@ -446,6 +563,10 @@ void apply_embedding_transpose(const ClosedChainModel& model, const ClosedChainD
   const Impl& impl = closed_chain_impl(model);
   const std::vector<int>& column_of = data.work->constraints.column_of;
   independent.resize(static_cast<Eigen::Index>(data.independent.size()));
+  if (has_flexible_links(model)) {  // X's modal columns reach beyond the blocks: dense
+    independent.noalias() = data.X.transpose() * full;
+    return;
+  }
   for (const int d : impl.plain_dofs) independent[column_of[d]] = full[d];
   for_each_embedding_column(model, data, [&](int column, const std::vector<int>& dofs, auto x) {
     double sum = 0.0;
@@ -462,6 +583,11 @@ void apply_embedding(const ClosedChainModel& model, const ClosedChainData& data,
                      Eigen::Ref<Eigen::VectorXd> full) {
   const Impl& impl = closed_chain_impl(model);
   const std::vector<int>& column_of = data.work->constraints.column_of;
+  if (has_flexible_links(model)) {  // X's modal columns reach beyond the blocks: dense
+    full.noalias() = data.X * independent;
+    full += offset;
+    return;
+  }
   for (const int d : impl.plain_dofs) full[d] = independent[column_of[d]] + offset[d];
   for (int s = 0; s < model.aggregate_count(); ++s) {
     const std::vector<int>& dofs = impl.dofs[s];

@@ -373,6 +373,7 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
                       const ConstraintForces& forces, const std::vector<int>& independent,
                       const Eigen::MatrixXd& X, const Eigen::Vector3d& gravity,
                       ConstraintDerivatives& constraints, ManifoldTangent& tangent) {
+  closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
   const int n = model.dof_count();
   // The stacked multipliers and G, aggregate by aggregate (constraint_jacobian's stacked rows).
   int total_rows = 0;
@@ -445,6 +446,7 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainForwardDerivatives& result,
                                   LoopForceDerivatives forces) {
+  closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
   // One update of the constraints for every piece: a second could select other independent
   // coordinates and mix two charts.
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
@@ -519,6 +521,7 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainInverseDerivatives& result) {
+  closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
   // qdd_R read from qdd at the same update that selects the independent dofs (actuator_forces).
   result.actuator_forces = actuator_forces(model, data, q, qd, qdd, gravity);
   result.qdd = data.work->dynamics.tree_acceleration;  // X qdd_R + Xdot qd_R

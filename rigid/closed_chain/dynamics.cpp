@@ -397,6 +397,37 @@ void refine_accelerations(const ClosedChainModel& model, ClosedChainData& data,
   qdd += work.dynamics.refinement_step;
 }
 
+// Flexible links in a loop (docs/flexible-bodies.md, "In a loop"): X's modal columns reach beyond
+// the aggregates' blocks, so the embedded equations are formed densely,
+//   X* M X qdd_R = X* (tau - M Xdot qd_R - C),  qdd = X qdd_R + Xdot qd_R,
+// with the flexible tree's M and its inverse dynamics at qdd = Xdot qd_R for M Xdot qd_R + C
+// (constraint-embedding §5): O(n^3) instead of the articulated pass's O(N).
+const Eigen::VectorXd& flexible_forward_dynamics(const ClosedChainModel& model,
+                                                 ClosedChainData& data,
+                                                 const Eigen::Ref<const Eigen::VectorXd>& q,
+                                                 const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                                 const Eigen::Vector3d& gravity) {
+  ClosedChainData::Workspaces& work = *data.work;
+  const Eigen::VectorXd& rate = work.constraints.embedding_rate_full;
+  work.dynamics.tree_acceleration = tree_forces_at_update(model, data, rate.data(), gravity);
+  work.dynamics.tree_acceleration = tau - work.dynamics.tree_acceleration;  // scratch: the forces
+  work.dynamics.independent_forces.noalias() = data.X.transpose() * work.dynamics.tree_acceleration;
+  const Eigen::MatrixXd& mass = mass_matrix(model.tree(), data.tree, q);
+  work.dynamics.mass_embedding.noalias() = mass * data.X;
+  work.dynamics.reduced_mass.noalias() = data.X.transpose() * work.dynamics.mass_embedding;
+  const Eigen::LLT<Eigen::MatrixXd> factor(work.dynamics.reduced_mass);
+  if (factor.info() != Eigen::Success)
+    throw SingularMassMatrixError(
+        -1,
+        "the embedded mass matrix X* M X of the mechanism with flexible links is not positive "
+        "definite");
+  work.dynamics.actuated_acceleration = factor.solve(work.dynamics.independent_forces);
+  Eigen::VectorXd& qdd = work.dynamics.accelerations;
+  qdd.noalias() = data.X * work.dynamics.actuated_acceleration;
+  qdd += rate;
+  return qdd;
+}
+
 }  // namespace
 
 // Part II Algorithm 6.1 on the embedded model (constraint-embedding §7.3), in world coordinates
@@ -425,6 +456,7 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
   update_constraints(model, data, q, qd);
   ClosedChainData::Workspaces& work = *data.work;
   Eigen::VectorXd& qdd = work.dynamics.accelerations;
+  if (has_flexible_links(model)) return flexible_forward_dynamics(model, data, q, tau, gravity);
   articulated_pass(model, data, tau, gravity, {data.tree.world_coriolis, data.embedding_rate, true},
                    qdd);
   if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; }))

@@ -27,6 +27,7 @@ std::string singular_aggregate_message(const ClosedChainModel& model, int s) {
 void update_closed_chain(const ClosedChainModel& model, ClosedChainData& data,
                          const Eigen::Ref<const Eigen::VectorXd>& q,
                          const Eigen::Ref<const Eigen::VectorXd>& qd) {
+  closed_chain_detail::require_rigid_links(model, "the embedded SKO model");
   const Impl& impl = closed_chain_impl(model);
   update_constraints(model, data, q, qd);
   // The embedded model reads the link-frame V, a(k) and V x* M V (the constraints' are in world

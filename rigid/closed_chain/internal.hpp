@@ -54,8 +54,13 @@ struct ClosedChainModel::Impl {
   std::vector<int> aggregate_of_node;       // -1 for a plain node
   std::vector<int> dof_node;                // tree dof -> SKO node
   std::vector<int> dof_in_joint;            // tree dof -> index within its joint
-  std::vector<int> plain_dofs;              // dofs of joints outside every aggregate, increasing
-  std::vector<int> nominal_rank;            // per aggregate: generic rank of Q
+  std::vector<int> plain_dofs;  // dofs of joints outside every aggregate and modal ones, increasing
+  // Flexible links (docs/flexible-bodies.md, "In a loop"): per tree dof, whether it is a modal
+  // coordinate; per aggregate, the modal coordinates that move one end of one of its loops
+  // against the other (their columns of Q: ConstraintWorkspace::modal_constraint).
+  std::vector<char> modal;
+  std::vector<std::vector<int>> modal_dofs;
+  std::vector<int> nominal_rank;  // per aggregate: generic rank of Q
   // Per aggregate: the structurally nonzero entries (i, j) of M_SS, one per symmetric pair,
   // positions in dofs[s] with i's joint an ancestor-or-self of j's (i <= j within one joint).
   struct MassEntry {
@@ -107,6 +112,13 @@ struct ConstraintWorkspace {
   Eigen::VectorXd embedding_rate_full;
   std::vector<int> column_of;
   std::vector<int> independent_previous;
+  // Flexible trees: per aggregate Q's columns of Impl::modal_dofs (rows x modes) and -Y1^+ of
+  // them (X's rows of the dependent coordinates); the two ends' frame Jacobians over every dof;
+  // the state of the last update (the flexible inverse dynamics walks q and qd again).
+  std::vector<Eigen::MatrixXd> modal_constraint, modal_embedding;
+  Eigen::MatrixXd end_jacobian_parent, end_jacobian_child;
+  Eigen::VectorXd dependent_solution;
+  Eigen::VectorXd updated_q, updated_qd;
   void resize(const ClosedChainModel& model);
 };
 
@@ -257,6 +269,14 @@ int aggregate_loop(const ClosedChainModel& model, int s);
 std::vector<int> generic_constraint_ranks(const ClosedChainModel& model);
 // Q of aggregate s at the first of those configurations where it has the nominal rank.
 Eigen::MatrixXd generic_constraint_matrix(const ClosedChainModel& model, int s);
+// LoopDefinitionError when a modal coordinate moves a loop's ends in a way its joints cannot
+// follow at a generic configuration: rank [Q_S q_eta] > rank Q_S.
+void check_modes_are_followed(const ClosedChainModel& model);
+// std::invalid_argument "WHAT: ... flexible links in a loop ..." on a closed-chain model whose
+// tree has flexible links: for the calls that do not take them yet.
+void require_rigid_links(const ClosedChainModel& model, const char* what);
+// Flexible trees: the dense forms of X's products (data.X holds the modal columns).
+bool has_flexible_links(const ClosedChainModel& model);
 // The per-model choice of independent coordinates (closed_chain/choice.cpp): fills
 // impl.chosen_independent, impl.preferred_kept and impl.structural_preference; needs the
 // aggregates' dofs and nominal ranks.

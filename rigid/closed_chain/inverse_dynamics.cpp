@@ -24,6 +24,10 @@ const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, Clos
                                              const double* qdd, const Eigen::Vector3d& gravity) {
   ClosedChainData::Workspaces& work = *data.work;
   const RigidBodyModel& tree = model.tree();
+  if (tree.has_flexible_links())  // nodes of 6 + modes: the tree's own recursion at that state
+    return skograph::inverse_dynamics(
+        tree, data.tree, work.constraints.updated_q, work.constraints.updated_qd,
+        Eigen::Map<const Eigen::VectorXd>(qdd, model.dof_count()), gravity);
   RigidBodyData& kinematics = data.tree;
   const std::vector<int>& order = tree.parents_first();
   const std::vector<int>& parents = tree.parents();
@@ -120,6 +124,12 @@ const Eigen::MatrixXd& reduced_mass_matrix(const ClosedChainModel& model, Closed
   const Impl& impl = closed_chain_impl(model);
   ClosedChainData::Workspaces& work = *data.work;
   update_constraints(model, data, q, work.zero_dofs);
+  if (has_flexible_links(model)) {  // X's modal columns reach beyond the blocks: dense
+    const Eigen::MatrixXd& mass = mass_matrix(model.tree(), data.tree, q);
+    work.dynamics.mass_embedding.noalias() = mass * data.X;
+    work.dynamics.reduced_mass.noalias() = data.X.transpose() * work.dynamics.mass_embedding;
+    return work.dynamics.reduced_mass;
+  }
   // M at the transforms update_constraints' walk made.
   const Eigen::MatrixXd& mass = rigid_detail::mass_matrix_at_transforms(model.tree(), data.tree);
   const std::vector<int>& column_of = work.constraints.column_of;

@@ -92,6 +92,34 @@ const ClosedChainModel::Impl& closed_chain_impl(const ClosedChainModel& model) {
 
 namespace {
 
+// The modal coordinates that move one end of a loop of aggregate s relative to the other: the
+// modes of a flexible link P that is a strict ancestor of one end only, or of both ends through
+// different children of P (different nodes). A mode moving both ends through one node moves them
+// together.
+void add_modal_dofs(const RigidBodyModel& tree, int s, ClosedChainModel::Impl& impl) {
+  const Mechanism& m = tree.mechanism();
+  const Forest& forest = tree.forest();
+  // The child of P on the path from P down to node k (-1 when P is not a strict ancestor).
+  auto child_toward = [&](int p, int k) {
+    for (; k >= 0; k = forest.parent(k) == Forest::kNone ? -1 : forest.parent(k))
+      if (forest.parent(k) == p) return k;
+    return -1;
+  };
+  std::vector<int>& modal = impl.modal_dofs[static_cast<std::size_t>(s)];
+  for (int p = 0; p < tree.node_count(); ++p) {
+    if (tree.modes(p) == 0) continue;
+    bool moves = false;
+    for (const int l : impl.loops[static_cast<std::size_t>(s)]) {
+      const LoopClosure& loop = m.loops[static_cast<std::size_t>(l)];
+      const int a = loop.parent < 0 ? -1 : child_toward(p, tree.node_of_link(loop.parent));
+      const int b = loop.child < 0 ? -1 : child_toward(p, tree.node_of_link(loop.child));
+      moves = moves || a != b;
+    }
+    if (!moves) continue;
+    for (int i = 0; i < tree.modes(p); ++i) modal.push_back(tree.modal_offset(p) + i);
+  }
+}
+
 void validate_closures(const RigidBodyModel& tree) {
   const Mechanism& m = tree.mechanism();
   const int links = tree.link_count();
@@ -156,10 +184,46 @@ void validate_closures(const RigidBodyModel& tree) {
   }
 }
 
+// A loop end on a flexible link L sits at L's node named after the loop (ModalBody::nodes), which
+// L's modes move and turn. The closure reads a rigid frame's motion, so the end moves to a
+// massless link `L/LOOP` welded at that node by a fixed joint of the same name (the node renamed
+// after it, by which the tree finds the node's influence): the flexible tree's kinematics then
+// give that frame's pose, velocity and Jacobian, modal columns included.
+Mechanism with_loop_carriers(Mechanism mechanism) {
+  for (LoopClosure& loop : mechanism.loops)
+    for (const bool parent_end : {true, false}) {
+      int& end = parent_end ? loop.parent : loop.child;
+      Eigen::Isometry3d& origin = parent_end ? loop.parent_origin : loop.child_origin;
+      if (end < 0 || end >= static_cast<int>(mechanism.links.size()) ||
+          !mechanism.links[static_cast<std::size_t>(end)].flexible)
+        continue;
+      Link& link = mechanism.links[static_cast<std::size_t>(end)];
+      const std::string name = link.name + "/" + loop.name;
+      auto body = std::make_shared<ModalBody>(*link.flexible);
+      for (ModalNode& node : body->nodes)
+        if (node.name == loop.name) node.name = name;
+      link.flexible = std::move(body);
+      Link carrier;
+      carrier.name = name;
+      Joint weld;
+      weld.name = name;
+      weld.type = JointType::kFixed;
+      weld.parent = end;
+      weld.child = static_cast<int>(mechanism.links.size());
+      weld.origin = origin;
+      mechanism.links.push_back(std::move(carrier));
+      mechanism.joints.push_back(std::move(weld));
+      end = static_cast<int>(mechanism.links.size()) - 1;
+      origin = Eigen::Isometry3d::Identity();
+    }
+  return mechanism;
+}
+
 }  // namespace
 
 ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions options)
-    : tree_(std::make_shared<const RigidBodyModel>(std::move(mechanism))), options_(options) {
+    : tree_(std::make_shared<const RigidBodyModel>(with_loop_carriers(std::move(mechanism)))),
+      options_(options) {
   validate_closures(*tree_);
   const RigidBodyModel& tree = *tree_;
   const Mechanism& m = tree.mechanism();
@@ -259,13 +323,24 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   }
   impl->dof_node.resize(tree.dof_count());
   impl->dof_in_joint.resize(tree.dof_count());
-  for (int k = 0; k < nodes; ++k)
+  impl->modal.assign(tree.dof_count(), 0);
+  for (int k = 0; k < nodes; ++k) {
     for (int j = 0; j < tree.joint_dofs(k); ++j) {
       impl->dof_node[tree.joint_dof_offset(k) + j] = k;
       impl->dof_in_joint[tree.joint_dof_offset(k) + j] = j;
     }
+    for (int i = 0; i < tree.modes(k); ++i) {
+      impl->dof_node[tree.modal_offset(k) + i] = k;
+      impl->dof_in_joint[tree.modal_offset(k) + i] = tree.joint_dofs(k) + i;
+      impl->modal[tree.modal_offset(k) + i] = 1;
+    }
+  }
+  // Modal coordinates stay independent (the loops' joints follow them): plain dofs.
   for (int d = 0; d < tree.dof_count(); ++d)
-    if (impl->aggregate_of_node[impl->dof_node[d]] < 0) impl->plain_dofs.push_back(d);
+    if (impl->modal[d] || impl->aggregate_of_node[impl->dof_node[d]] < 0)
+      impl->plain_dofs.push_back(d);
+  impl->modal_dofs.resize(aggregates);
+  for (int s = 0; s < aggregates; ++s) add_modal_dofs(tree, s, *impl);
   for (int s = 0; s < aggregates; ++s)
     for (const int l : impl->loops[s]) {
       const LoopClosure& loop = m.loops[static_cast<std::size_t>(l)];
@@ -295,6 +370,7 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
   impl->nominal_rank.assign(aggregates, 0);
   impl_ = impl;
   impl->nominal_rank = generic_constraint_ranks(*this);
+  check_modes_are_followed(*this);
   choose_independent(*this, *impl);
 }
 
@@ -368,6 +444,12 @@ void ConstraintWorkspace::resize(const ClosedChainModel& model) {
   node_acceleration.setZero(6 * nodes);
   embedding_rate_full.setZero(dofs);
   column_of.assign(dofs, -1);
+  modal_constraint.resize(aggregates);
+  modal_embedding.resize(aggregates);
+  for (int s = 0; s < aggregates; ++s)
+    modal_constraint[s].setZero(impl.rows[s], static_cast<Eigen::Index>(impl.modal_dofs[s].size()));
+  end_jacobian_parent.setZero(6, dofs);
+  end_jacobian_child.setZero(6, dofs);
   independent_previous.reserve(dofs);  // capacity: the updates do not allocate it again
 }
 

@@ -112,6 +112,7 @@ const Eigen::VectorXd& forward_dynamics_by_multipliers(
     const ClosedChainModel& model, ClosedChainData& data, MultiplierWorkspace& work,
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
     const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity) {
+  closed_chain_detail::require_rigid_links(model, "the dynamics by multipliers");
   const int n = model.dof_count();
   closed_chain_detail::check_vector(tau, n, "tau");
   if (static_cast<int>(work.mass_order.size()) != n)

@@ -321,6 +321,12 @@ double velocity_residual(const ClosedChainModel& model, ClosedChainData& data,
       double rate = 0.0;
       for (std::size_t i = 0; i < dofs.size(); ++i)
         rate += constraint(row, static_cast<Eigen::Index>(i)) * qd[dofs[i]];
+      // and the modal coordinates' share, Q_eta etadot (flexible links)
+      const std::vector<int>& modal = impl.modal_dofs[static_cast<std::size_t>(s)];
+      for (std::size_t j = 0; j < modal.size(); ++j)
+        rate += data.work->constraints.modal_constraint[static_cast<std::size_t>(s)](
+                    row, static_cast<Eigen::Index>(j)) *
+                qd[modal[j]];
       residual = std::max(residual, std::abs(rate));
     }
   }

@@ -74,6 +74,45 @@ std::vector<int> generic_constraint_ranks(const ClosedChainModel& model) {
   return ranks;
 }
 
+// A modal coordinate whose column of Q lies outside the range of the joints' columns moves a loop's
+// ends in a direction no joint of the loop follows (a planar four-bar's coupler bending out of its
+// plane): the loop could not stay closed as the mode moves. Checked at the generic configurations
+// of the nominal rank, column by column: rank [Q_S q_eta] > rank Q_S.
+void check_modes_are_followed(const ClosedChainModel& model) {
+  const Impl& impl = closed_chain_impl(model);
+  const double tolerance = model.options().rank_tolerance;
+  for (int s = 0; s < model.aggregate_count(); ++s) {
+    const std::vector<int>& modal = impl.modal_dofs[static_cast<std::size_t>(s)];
+    if (modal.empty()) continue;
+    ClosedChainData data(model);
+    for (int sample = 0; sample < kGenericSamples; ++sample) {
+      const Eigen::VectorXd q = generic_configuration(model, sample);
+      update_positions(model.tree(), q, data.tree);
+      aggregate_constraints(model, data, s, q, Level::kVelocity);
+      const Eigen::MatrixXd& joints = data.constraint_matrix[s];
+      const int rank = select_coordinates(joints, tolerance, false).rank;
+      if (rank < model.nominal_rank(s) && sample + 1 < kGenericSamples) continue;
+      Eigen::MatrixXd widened(joints.rows(), joints.cols() + 1);
+      widened.leftCols(joints.cols()) = joints;
+      for (std::size_t j = 0; j < modal.size(); ++j) {
+        widened.rightCols(1) =
+            data.work->constraints.modal_constraint[static_cast<std::size_t>(s)].col(
+                static_cast<Eigen::Index>(j));
+        if (select_coordinates(widened, tolerance, false).rank > rank) {
+          const int loop = aggregate_loop(model, s);
+          throw LoopDefinitionError(
+              aggregate_label(model, s) + " cannot follow modal coordinate '" +
+                  model.tree().dof_names()[static_cast<std::size_t>(modal[j])] +
+                  "': the mode moves the loop's ends in a direction its joints do not allow "
+                  "(give the link no modes in that direction, as a beam's EI: rigid does)",
+              loop);
+        }
+      }
+      break;
+    }
+  }
+}
+
 // Whether aggregate s, closed at q with Q of rank selection.rank below the generic rank, keeps
 // that rank on its closure near q (a mechanism over-constrained by its geometry, e.g. a spherical
 // four-bar closed by a revolute: its rows are dependent on every closed configuration) rather

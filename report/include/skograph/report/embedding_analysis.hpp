@@ -33,6 +33,9 @@ struct EmbeddingAnalysis {
   bool whole_mechanism = false;  // one aggregate holds every joint
   bool closed = false;           // the state could be closed; otherwise `failure` says why
   std::string failure;
+  // The embedded model is not built for this model (flexible links in a loop): `failure` says so;
+  // the state may well close.
+  bool not_built = false;
   // How many independent coordinates the assembly had to move from the state's values to close
   // the loops (rigid/closed_chain_model.hpp: assemble).
   std::size_t moved = 0;

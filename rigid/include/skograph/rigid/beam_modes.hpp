@@ -15,6 +15,7 @@ struct BeamSpec {
       0.0;  // EI_y: bending about the first section axis (deflection along the second)
   double stiffness_z =
       0.0;  // EI_z: bending about the second section axis (deflection along the first)
+  // An infinite EI is a plane the beam does not bend in: it has no modes there.
   double mass_per_length = 0.0;  // rho A
   int modes = 0;                 // per bending plane
   int axis = 0;                  // 0, 1, 2: the beam runs from the hinge along x, y or z
@@ -41,7 +42,8 @@ struct BeamModes {
   double mass = 0.0;
   Eigen::Vector3d center_of_mass = Eigen::Vector3d::Zero();  // in the link frame (the hinge's)
   Eigen::Matrix3d inertia_about_center = Eigen::Matrix3d::Zero();
-  // The modes, first the EI_y plane's `modes`, then the EI_z plane's: angular frequencies (rad/s),
+  // The modes, first the EI_y plane's `modes`, then the EI_z plane's (a plane of infinite
+  // stiffness has none): angular frequencies (rad/s),
   // modal mass (identity), modal stiffness diag(omega^2).
   Eigen::VectorXd frequencies;
   Eigen::MatrixXd modal_mass, modal_stiffness;
