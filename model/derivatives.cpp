@@ -155,7 +155,6 @@ void forward_dynamics_derivatives(const Model& model, ModelData& data,
                                   LoopForceDerivatives forces) {
   prepare_input(model, data, tau, "tau");
   const ModelData::State& state = prepare_state(model, data, q, qd);
-  model_detail::require_rigid_loops(model, "derivatives");
   if (model.is_closed_chain())
     return closed_forward_derivatives(model, data, gravity, forces, result);
   result.independent = data.independent;
@@ -187,7 +186,6 @@ void inverse_dynamics_derivatives(const Model& model, ModelData& data,
                                   const Eigen::Vector3d& gravity, InverseDerivatives& result) {
   prepare_input(model, data, qdd, "qdd");
   const ModelData::State& state = prepare_state(model, data, q, qd);
-  model_detail::require_rigid_loops(model, "derivatives");
   if (model.is_closed_chain()) return closed_inverse_derivatives(model, data, gravity, result);
   result.independent = data.independent;
   result.embedding.setIdentity(model.dof_count(), model.dof_count());

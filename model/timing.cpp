@@ -16,6 +16,7 @@
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/free_flying.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
+#include "state_internal.hpp"
 
 namespace skograph {
 
@@ -315,6 +316,8 @@ Timing time_algorithm(const Model& loaded, const std::string& algo, ClosedChainS
                      "chain's); closed chains take id, fd, mass or fd-crba");
   if (closed) {
     const ClosedChainModel& model = *loaded.closed_chain();
+    if (solver == ClosedChainSolver::kMultipliers)
+      model_detail::require_rigid_loops(loaded, "the dynamics by multipliers");
     ClosedChainData data(model);
     n = model.dof_count();
     if (n == 0) throw UsageError(file + ": the model has no dofs to time");

@@ -507,6 +507,27 @@ void update_constraints(const ClosedChainModel& model, ClosedChainData& data,
                                                       work.constraints.dependent_solution);
       modal_embedding.col(j) = -work.constraints.dependent_solution;
     }
+    // Where the joints' columns lose a direction a mode moves the loop's ends in (checked at
+    // generic configurations by the model), -Y1^+ Q_eta is only a least-squares answer: the loop
+    // would open as the mode moves.
+    const Eigen::MatrixXd& constraint = data.constraint_matrix[s];
+    const std::vector<int>& dependent_columns = data.selection[s].dependent;
+    const double bound =
+        1e3 * model.options().rank_tolerance * (1.0 + constraint.cwiseAbs().maxCoeff());
+    Eigen::VectorXd& residual = work.constraints.violation[s];
+    for (Eigen::Index j = 0; j < modal_embedding.cols(); ++j) {
+      residual = modal_constraint.col(j);
+      for (std::size_t i = 0; i < dependent_columns.size(); ++i)
+        residual.noalias() +=
+            constraint.col(dependent_columns[i]) * modal_embedding(static_cast<Eigen::Index>(i), j);
+      if (residual.size() && residual.cwiseAbs().maxCoeff() > bound)
+        throw SingularConfigurationError(
+            "singular configuration: " + aggregate_label(model, s) +
+                " cannot follow modal coordinate '" +
+                tree.dof_names()[static_cast<std::size_t>(modal[static_cast<std::size_t>(j)])] +
+                "' here (its joints lose the direction the mode moves the loop's ends in)",
+            aggregate_loop(model, s));
+    }
   }
   if (!with_embedding) return;
   // The independent dofs: plain dofs and each aggregate's independent columns, increasing.

@@ -446,7 +446,9 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainForwardDerivatives& result,
                                   LoopForceDerivatives forces) {
-  closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
+  if (closed_chain_detail::has_flexible_links(model))
+    return closed_chain_detail::flexible_forward_dynamics_derivatives(model, data, q, qd, tau,
+                                                                      gravity, result, forces);
   // One update of the constraints for every piece: a second could select other independent
   // coordinates and mix two charts.
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
@@ -521,7 +523,9 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
                                   const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                   const Eigen::Vector3d& gravity,
                                   ClosedChainInverseDerivatives& result) {
-  closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
+  if (closed_chain_detail::has_flexible_links(model))
+    return closed_chain_detail::flexible_inverse_dynamics_derivatives(model, data, q, qd, qdd,
+                                                                      gravity, result);
   // qdd_R read from qdd at the same update that selects the independent dofs (actuator_forces).
   result.actuator_forces = actuator_forces(model, data, q, qd, qdd, gravity);
   result.qdd = data.work->dynamics.tree_acceleration;  // X qdd_R + Xdot qd_R

@@ -19,6 +19,10 @@
 
 namespace skograph {
 
+struct ClosedChainForwardDerivatives;
+struct ClosedChainInverseDerivatives;
+enum class LoopForceDerivatives;
+
 // Up to three rows of directions (a loop's angular or linear rows): fixed capacity, so products
 // with it are coefficient-based and allocate nothing.
 using RowMatrix3 = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::ColMajor, 3, 3>;
@@ -405,6 +409,22 @@ void constraint_forces_at_update(const ClosedChainModel& model, ClosedChainData&
                                  const Eigen::Vector3d& gravity, ConstraintForces& forces);
 // The SingularMassMatrixError message of an aggregate whose minimal-coordinate D is singular.
 std::string singular_aggregate_message(const ClosedChainModel& model, int s);
+
+// The derivatives of closed chains with flexible links in a loop (closed_chain/
+// flexible_derivatives.cpp): Richardson-extrapolated differences on the constraint manifold.
+void flexible_forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                                           const Eigen::Ref<const Eigen::VectorXd>& q,
+                                           const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                           const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                           const Eigen::Vector3d& gravity,
+                                           ClosedChainForwardDerivatives& result,
+                                           LoopForceDerivatives forces);
+void flexible_inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                                           const Eigen::Ref<const Eigen::VectorXd>& q,
+                                           const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                           const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                           const Eigen::Vector3d& gravity,
+                                           ClosedChainInverseDerivatives& result);
 
 // The aggregated structure for the current selection ranks (rebuilt when a rank changes).
 void ensure_structure(const ClosedChainModel& model, ClosedChainData& data);

@@ -19,8 +19,8 @@ namespace {
 
 namespace odeint = boost::numeric::odeint;
 
-// A tree with flexible links runs on the tree's own dynamics: it has nothing to close (closed
-// chains do not take flexible links yet) and the closed-chain passes walk rigid nodes only.
+// A tree with flexible links runs on the tree's own dynamics: it has nothing to close (a closed
+// chain with flexible links runs on its own dense dynamics, closed_chain/dynamics.cpp).
 bool tree_with_flexible_links(const ClosedChainModel& model) {
   return model.aggregate_count() == 0 && model.tree().has_flexible_links();
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "skograph/rigid/beam_modes.hpp"
+#include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/closed_chain_simulation.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
@@ -24,7 +25,8 @@ namespace {
 // A uniform beam of `length` along x clamped at its hinge with `modes` in-plane modes (EI_z) and,
 // unless `planar`, as many out of the plane (EI_y); its nodes at the stations of `attached`.
 Link beam_link(const std::string& name, double length, int modes, bool planar,
-               const std::vector<std::pair<std::string, double>>& attached) {
+               const std::vector<std::pair<std::string, double>>& attached,
+               double damping_ratio = 0.0) {
   BeamSpec beam;
   beam.length = length;
   beam.stiffness_y = planar ? std::numeric_limits<double>::infinity() : 40.0;
@@ -43,7 +45,7 @@ Link beam_link(const std::string& name, double length, int modes, bool planar,
   auto body = std::make_shared<ModalBody>();
   body->modal_mass = data.modal_mass;
   body->modal_stiffness = data.modal_stiffness;
-  body->modal_damping = Eigen::MatrixXd::Zero(data.modal_mass.rows(), data.modal_mass.cols());
+  body->modal_damping = (2.0 * damping_ratio * data.frequencies.array()).matrix().asDiagonal();
   body->coupling = data.coupling;
   for (std::size_t i = 0; i < attached.size(); ++i)
     body->nodes.push_back({attached[i].first, data.influence[i], 0});
@@ -66,7 +68,7 @@ Joint revolute_z(const std::string& name, int parent, int child, double x, doubl
 // Ground pivots A = (0, 0), D = (0.35, 0); crank 0.1, coupler 0.4, rocker 0.3 in the xy plane;
 // the loop pins the coupler's tip to the rocker's. The coupler is a beam; with
 // `flexible_rocker` the rocker too (a loop between two flexible links).
-Mechanism flexible_four_bar(bool planar, bool flexible_rocker) {
+Mechanism flexible_four_bar(bool planar, bool flexible_rocker, double damping_ratio = 0.0) {
   Mechanism m;
   m.name = "flexible_four_bar";
   Link crank;
@@ -75,7 +77,7 @@ Mechanism flexible_four_bar(bool planar, bool flexible_rocker) {
   crank.center_of_mass = Eigen::Vector3d(0.05, 0, 0);
   crank.inertia = Eigen::Vector3d(2e-5, 2.6e-4, 2.6e-4).asDiagonal();
   m.links.push_back(crank);
-  m.links.push_back(beam_link("coupler", 0.4, 2, planar, {{"pin", 0.4}}));
+  m.links.push_back(beam_link("coupler", 0.4, 2, planar, {{"pin", 0.4}}, damping_ratio));
   if (flexible_rocker) {
     m.links.push_back(beam_link("rocker", 0.3, 1, true, {{"pin", 0.3}}));
   } else {
@@ -212,6 +214,92 @@ TEST(FlexibleClosedChain, ForwardDynamicsKeepTheLoopClosedAndItsForceWorkless) {
 
 TEST(FlexibleClosedChain, ALoopBetweenTwoFlexibleLinks) {
   check_dynamics_from_first_principles(true);
+}
+
+// At rest under the torques that hold it (qdd = 0), the linearized dynamics follow from the
+// energy alone: M_R dqdd_R/dq_R = -d^2 U / dq_R^2 with U = V - tau . q on the closed
+// configurations (V the gravity and elastic potential), whose second differences are taken here
+// from closed neighbours; and M_R dqdd_R/dqd_R = -X* D X, the modal damping D (no Coriolis terms
+// at rest). The derivatives' own route (differences of forward dynamics) shares neither.
+TEST(FlexibleClosedChain, LinearizedAtRestTheStiffnessIsThePotentialsHessian) {
+  const ClosedChainModel model(flexible_four_bar(true, true, 0.02));
+  ClosedChainData data(model);
+  const RigidBodyModel& tree = model.tree();
+  RigidBodyData tree_data(tree);
+  const int n = model.dof_count();
+  const Eigen::Vector3d gravity(0, -9.81, 0);
+  ClosedState state = closed_state(model, data, 0.7);
+  state.qd.setZero();
+  // The holding forces on the independent coordinates: X* tau = tau_R at qdd_R = 0.
+  const Eigen::VectorXd held = inverse_dynamics(
+      model, data, state.q, state.qd,
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.independent.size())), gravity);
+  const std::vector<int> independent = data.independent;
+  Eigen::VectorXd tau = Eigen::VectorXd::Zero(n);
+  for (std::size_t j = 0; j < independent.size(); ++j)
+    tau[independent[j]] = held[static_cast<Eigen::Index>(j)];
+  ClosedChainForwardDerivatives derivatives;
+  forward_dynamics_derivatives(model, data, state.q, state.qd, tau, gravity, derivatives);
+  ASSERT_EQ(derivatives.independent, independent);
+  const Eigen::MatrixXd embedding = data.X;  // at the state (the energy's closures move data)
+  EXPECT_LT(derivatives.qdd.norm(), 1e-9);
+  const auto r = static_cast<Eigen::Index>(independent.size());
+  Eigen::MatrixXd by_q(r, r), by_qd(r, r);
+  for (Eigen::Index a = 0; a < r; ++a) {
+    by_q.row(a) = derivatives.dqdd_dq.row(independent[static_cast<std::size_t>(a)]);
+    by_qd.row(a) = derivatives.dqdd_dqd.row(independent[static_cast<std::size_t>(a)]);
+  }
+  const Eigen::MatrixXd stiffness = -derivatives.reduced_mass * by_q;
+
+  // U at the configuration closed with the independent coordinates moved by d.
+  auto energy = [&](const Eigen::VectorXd& d) {
+    Eigen::VectorXd q = state.q;
+    for (Eigen::Index a = 0; a < r; ++a) q[independent[static_cast<std::size_t>(a)]] += d[a];
+    close_positions(model, data, q);
+    update_positions(tree, q, tree_data);
+    return potential_energy(tree, tree_data, q, gravity) - tau.dot(q);
+  };
+  const double h = 1e-3;
+  Eigen::MatrixXd hessian(r, r);
+  for (Eigen::Index a = 0; a < r; ++a)
+    for (Eigen::Index b = 0; b < r; ++b) {
+      auto mixed = [&](double step) {
+        Eigen::VectorXd ea = Eigen::VectorXd::Zero(r), eb = Eigen::VectorXd::Zero(r);
+        ea[a] = step;
+        eb[b] = step;
+        return (energy(ea + eb) - energy(ea - eb) - energy(eb - ea) + energy(-ea - eb)) /
+               (4.0 * step * step);
+      };
+      hessian(a, b) = (4.0 * mixed(h / 2) - mixed(h)) / 3.0;
+    }
+  // Entry by entry against the scale of its row and column (the bending modes' stiffness is
+  // five orders above the crank's gravity stiffness).
+  for (Eigen::Index a = 0; a < r; ++a)
+    for (Eigen::Index b = 0; b < r; ++b)
+      EXPECT_NEAR(stiffness(a, b), hessian(a, b),
+                  1e-5 * std::sqrt(std::abs(hessian(a, a) * hessian(b, b))) + 1e-6)
+          << a << ", " << b << "\n"
+          << stiffness << "\n\n"
+          << hessian;
+  // Damping: D on the modal rows and columns of the tree's dofs.
+  Eigen::MatrixXd damping = Eigen::MatrixXd::Zero(n, n);
+  const Mechanism& m = model.mechanism();
+  for (int k = 0; k < tree.node_count(); ++k)
+    if (const int modes = tree.modes(k); modes > 0)
+      damping.block(tree.modal_offset(k), tree.modal_offset(k), modes, modes) =
+          m.links[static_cast<std::size_t>(tree.link_of_node(k))].flexible->modal_damping;
+  const Eigen::MatrixXd reduced_damping = embedding.transpose() * damping * embedding;
+  EXPECT_GT(reduced_damping.norm(), 1e-3);
+  EXPECT_LT((derivatives.reduced_mass * by_qd + reduced_damping).norm(),
+            1e-6 * reduced_damping.norm())
+      << derivatives.reduced_mass * by_qd << "\n\n"
+      << -reduced_damping;
+  // dqdd/dtau against forward dynamics' own change for a unit torque on the crank (linear).
+  Eigen::VectorXd pushed = tau;
+  pushed[independent[0]] += 1.0;
+  const Eigen::VectorXd moved = forward_dynamics(model, data, state.q, state.qd, pushed, gravity);
+  EXPECT_LT((moved - derivatives.qdd - derivatives.dqdd_dtau.col(independent[0])).norm(),
+            1e-9 * (1.0 + moved.norm()));
 }
 
 TEST(FlexibleClosedChain, ModesAreIndependentCoordinates) {

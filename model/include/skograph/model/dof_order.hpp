@@ -24,7 +24,13 @@ class DofOrder {
   const std::vector<std::string>& names() const { return names_; }
   // Position in the file's order of model dof i / model joint j.
   int file_dof(int i) const { return identity_ ? i : file_dof_[static_cast<std::size_t>(i)]; }
-  int file_joint(int j) const { return identity_ ? j : file_joint_[static_cast<std::size_t>(j)]; }
+  // Joints past the file's (the closed-chain model appends a massless carrier for a loop's end on
+  // a flexible link) keep their position.
+  int file_joint(int j) const {
+    return identity_ || j >= static_cast<int>(file_joint_.size())
+               ? j
+               : file_joint_[static_cast<std::size_t>(j)];
+  }
   // A vector in model dof order, in the file's order; a matrix with rows (and columns) so.
   Eigen::VectorXd vector(const Eigen::VectorXd& model_order) const;
   Eigen::MatrixXd rows(const Eigen::MatrixXd& model_order) const;
