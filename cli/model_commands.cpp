@@ -41,7 +41,8 @@ constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|id-derivatives|fd-derivatives|ALGO "
     "[--solver embedding|multipliers] "
-    "[--reps N] [--json] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
+    "[--batch N [--threads T]] [--reps N] [--json] [--strict] [--independent JOINT,...] [--loops "
+    "LOOPS.yaml] [--base LINK]";
 
 // The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.
 ClosedChainSolver solver_option(const std::vector<std::string>& args, std::size_t& i,
@@ -205,7 +206,8 @@ int run_dynamics(const std::vector<std::string>& arguments, std::ostream& out) {
 
 int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, algo;
-  int reps = 31;
+  int reps = 31, threads = 1;
+  long batch = 0;
   bool json = false;
   std::optional<ClosedChainSolver> solver;
   ReadOptions options;
@@ -215,13 +217,18 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
       json = true;
     } else if (args[i] == "--solver") {
       solver = solver_option(args, i, kBenchUsage);
-    } else if (args[i] == "--algo" || args[i] == "--reps") {
+    } else if (args[i] == "--algo" || args[i] == "--reps" || args[i] == "--batch" ||
+               args[i] == "--threads") {
+      const std::string option = args[i];
       const std::string value = require_value(args, i, kBenchUsage);
-      if (args[i - 1] == "--algo") {
+      if (option == "--algo")
         algo = value;
-      } else {
+      else if (option == "--reps")
         reps = parse_integer("--reps", value, 1, 100000);
-      }
+      else if (option == "--batch")
+        batch = parse_integer("--batch", value, 1, 10000000);
+      else
+        threads = parse_integer("--threads", value, 1, 256);
     } else {
       positional_argument(args[i], file, kBenchUsage, "MODEL");
     }
@@ -236,12 +243,16 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
         " (expected " + expected + ")");
   }
   if (solver && algo != "fd") throw UsageError("--solver applies to --algo fd only");
+  if (batch == 0 && threads != 1) throw UsageError("--threads splits a --batch: give --batch N");
+  if (batch > 0 && solver) throw UsageError("--batch times the embedded dynamics, not --solver");
 
   const Model loaded = load_model(file, options);
   keep_warnings(loaded);
   if (loaded.is_closed_chain()) note_whole_mechanism(file, *loaded.closed_chain());
   const Timing timing =
-      time_algorithm(loaded, algo, solver.value_or(ClosedChainSolver::kEmbedding), reps);
+      batch > 0
+          ? time_batch(loaded, algo, batch, threads, reps)
+          : time_algorithm(loaded, algo, solver.value_or(ClosedChainSolver::kEmbedding), reps);
   const double ns = timing.ns_per_call;
   if (json) {
     Json report;
@@ -250,7 +261,11 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     out << format_json(report);
   } else {
     out << "skograph bench " << file << ": " << algo << " " << std::setprecision(4) << ns
-        << " ns per call (median of " << reps << " batches, " << timing.dofs << " dofs";
+        << (batch > 0 ? " ns per state (median of " : " ns per call (median of ") << reps
+        << (batch > 0 ? " runs of " + std::to_string(batch) + " states on " +
+                            std::to_string(threads) + (threads == 1 ? " thread" : " threads")
+                      : std::string(" batches"))
+        << ", " << timing.dofs << " dofs";
     if (loaded.is_closed_chain()) out << ", " << timing.independent << " independent";
     out << ")\n";
   }

@@ -5,10 +5,11 @@
 # in the installed package (which then reports the missing package and sets skograph_FOUND).
 include_guard(GLOBAL)
 
-# Core of every layer: graph, operators, aggregation, rigid.
+# Core of every layer: graph, operators, aggregation, rigid; the threads of model's batches.
 macro(skograph_find_core_dependencies)
   skograph_find(Boost 1.74 COMPONENTS graph)
   skograph_find(Eigen3 3.4 NO_MODULE)
+  skograph_find(Threads)
 endmacro()
 
 # io: URDF (urdfdom, its TinyXML and console_bridge), YAML, MJCF (MuJoCo), SDF (sdformat), JSON.

@@ -12,16 +12,14 @@
 
 #include <algorithm>
 #include <array>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "arguments.hpp"
 #include "py_model.hpp"
+#include "skograph/model/batch.hpp"
 
 namespace skograph::python {
 
@@ -33,32 +31,12 @@ auto compute(PyModel& self, Fn&& fn) -> decltype(fn(std::declval<ModelData&>()))
   return fn(lease.data());
 }
 
-// row(data, i) for i in [0, rows), split into `threads` contiguous chunks, each with its own
-// workspace from the model's pool. The first error of any row is rethrown once every thread has
-// stopped. Called without the GIL.
+// row(data, i) for i in [0, rows), split into `threads` contiguous parts on the process-wide pool
+// (model/batch.hpp: for_each_state), each with its own workspace from the model's pool. The error
+// of the lowest failing row is rethrown once every part has stopped. Called without the GIL.
 template <class Row>
 void for_each_row(PyModel& self, long rows, int threads, Row row) {
-  threads = static_cast<int>(std::clamp<long>(threads, 1, std::max(1L, rows)));
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto chunk = [&](long begin, long end) {
-    try {
-      WorkspacePool::Lease lease = self.workspaces.lease();
-      for (long i = begin; i < end; ++i) row(lease.data(), i);
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-    }
-  };
-  if (threads == 1) {
-    chunk(0, rows);
-  } else {
-    std::vector<std::thread> workers;
-    for (int t = 0; t < threads; ++t)
-      workers.emplace_back(chunk, rows * t / threads, rows * (t + 1) / threads);
-    for (std::thread& worker : workers) worker.join();
-  }
-  if (failure) std::rethrow_exception(failure);
+  for_each_state(self.workspaces, rows, threads, row);
 }
 
 // One input of a per-state call: its name for messages and the argument.

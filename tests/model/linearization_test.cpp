@@ -24,7 +24,7 @@ namespace {
 
 constexpr double kG = 9.81;
 
-Model from_yaml(const std::string& text) {
+Model model_from_yaml_text(const std::string& text) {
   return build_model(parse_yaml(text, "test.yaml"), "test.yaml");
 }
 
@@ -57,7 +57,7 @@ TEST(Linearization, CompoundPendulumFrequencyAndInvertedPendulumsUnstableEigenva
   const double m = 2.0, d = 0.3, inertia = 0.05;
   const double omega = std::sqrt(m * kG * d / (inertia + m * d * d));
   {
-    const Model model = from_yaml(pendulum(m, d, inertia));
+    const Model model = model_from_yaml_text(pendulum(m, d, inertia));
     ModelData data(model);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(1);
     const Linearization lin = linearize(model, data, zero, zero, zero, {}, 0.0);
@@ -75,7 +75,7 @@ TEST(Linearization, CompoundPendulumFrequencyAndInvertedPendulumsUnstableEigenva
     const Rest down = rest(model, data, Eigen::VectorXd::Constant(1, std::numbers::pi));
     EXPECT_NEAR(std::remainder(down.q[0], 2 * std::numbers::pi), 0.0, 1e-9);
   }
-  const Model inverted = from_yaml(pendulum(m, -d, inertia));
+  const Model inverted = model_from_yaml_text(pendulum(m, -d, inertia));
   ModelData data(inverted);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(1);
   const Linearization lin = linearize(inverted, data, zero, zero, zero, {}, 0.0);
@@ -110,7 +110,7 @@ TEST(Linearization, CartPolesUnstableEigenvalueInClosedForm) {
 
 TEST(Linearization, DoublePendulumsTwoFrequencies) {
   const double m1 = 1.5, m2 = 0.7, l1 = 0.6, l2 = 0.4;
-  const Model model = from_yaml(double_pendulum(m1, m2, l1, l2));
+  const Model model = model_from_yaml_text(double_pendulum(m1, m2, l1, l2));
   ModelData data(model);
   const Eigen::VectorXd zero = Eigen::VectorXd::Zero(2);
   const Linearization lin = linearize(model, data, zero, zero, zero, {}, 0.0);
@@ -145,7 +145,7 @@ TEST(Linearization, DoublePendulumsTwoFrequencies) {
 // A_d dx against simulate about a held state: the central difference of two runs from x +- h dx
 // over dt (its error O(h^2) and the integrator's tolerance).
 TEST(Linearization, DiscreteMatricesAgreeWithSimulation) {
-  const Model model = from_yaml(double_pendulum(1.5, 0.7, 0.6, 0.4));
+  const Model model = model_from_yaml_text(double_pendulum(1.5, 0.7, 0.6, 0.4));
   ModelData data(model);
   const Eigen::VectorXd q(Eigen::Vector2d(0.4, -0.3)), zero = Eigen::VectorXd::Zero(2);
   const Hold held = hold(model, data, q, {});
@@ -179,7 +179,7 @@ TEST(Linearization, DiscreteMatricesAgreeWithSimulation) {
 // A free body spinning without gravity: the tangent block -ad(qd) of A against the flow over a
 // short dt, measured in tangent coordinates at the unperturbed trajectory (first order in dt).
 TEST(Linearization, FloatingJointsTangentBlockFollowsTheFlow) {
-  const Model model = from_yaml(
+  const Model model = model_from_yaml_text(
       "name: free\nlinks:\n  - {name: body, mass: 2.0, com: [0.1, -0.05, 0.2], inertia: {ixx: "
       "0.3, iyy: 0.5, izz: 0.7, ixy: 0.02}}\njoints:\n  - {name: root, type: free, parent: "
       "world, child: body}\n");
@@ -215,7 +215,7 @@ TEST(Linearization, FloatingJointsTangentBlockFollowsTheFlow) {
 
 TEST(Linearization, RestStabilityAndRefusals) {
   // About the vertical: every configuration is at rest, neutrally.
-  const Model spinner = from_yaml(
+  const Model spinner = model_from_yaml_text(
       "name: spinner\nlinks:\n  - {name: arm, mass: 1, com: [0.2, 0, 0], inertia: {ixx: 0.01, "
       "iyy: 0.01, izz: 0.01}}\njoints:\n  - {name: spin, type: continuous, parent: world, child: "
       "arm, axis: [0, 0, 1]}\n");
@@ -224,7 +224,7 @@ TEST(Linearization, RestStabilityAndRefusals) {
   EXPECT_EQ(neutral.stability, Stability::kMarginal);
   EXPECT_NEAR(neutral.q[0], 0.7, 1e-15);
   // A free body falls: no rest configuration.
-  const Model free = from_yaml(
+  const Model free = model_from_yaml_text(
       "name: free\nlinks:\n  - {name: body, mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n"
       "joints:\n  - {name: root, type: free, parent: world, child: body}\n");
   ModelData free_data(free);

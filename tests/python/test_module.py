@@ -706,6 +706,21 @@ class Batches(unittest.TestCase):
                 with self.assertRaises(skograph.Error):
                     model.forward_dynamics(Q, QD[:3], X)
 
+    def test_a_forked_process_batches_on_its_own_workers(self):
+        # multiprocessing's and Dask's forked workers: the child has none of the parent's pool
+        # threads and starts its own; its rows are the parent's, bit for bit.
+        model = skograph.load_model(os.path.join(MODELS, "humanoid.yaml"))
+        rng = np.random.default_rng(3)
+        Q, QD, X = (rng.uniform(-0.3, 0.3, (64, model.dof_count)) for _ in range(3))
+        parent = model.forward_dynamics(Q, QD, X, threads=3)
+        child = os.fork()
+        if child == 0:
+            same = np.array_equal(model.forward_dynamics(Q, QD, X, threads=3), parent)
+            os._exit(0 if same else 1)
+        _, status = os.waitpid(child, 0)
+        self.assertTrue(os.WIFEXITED(status))
+        self.assertEqual(os.WEXITSTATUS(status), 0)
+
     def test_factor_is_fill_free_in_the_canonical_order(self):
         model = skograph.load_model(os.path.join(MODELS, "humanoid.yaml"))
         q = np.linspace(-0.4, 0.4, model.dof_count)

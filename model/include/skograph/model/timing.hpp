@@ -44,3 +44,15 @@ Timing time_algorithm(const Model& model, const std::string& algorithm,
                       ClosedChainSolver solver = ClosedChainSolver::kEmbedding, int repeats = 31);
 
 }  // namespace skograph
+
+namespace skograph {
+
+// Wall time per state of a batch (model/batch.hpp) of `batch` distinct states (a generic state
+// moved by random amounts, a fixed seed; closed chains closed first) on `threads` threads:
+// algorithm id, fd or mass (the tree's M, as mass_matrix_batch gives it), `repeats` runs of the
+// whole batch, the median run divided by `batch`. UsageError as time_algorithm, and for another
+// algorithm or a batch or thread count below 1.
+Timing time_batch(const Model& model, const std::string& algorithm, long batch, int threads,
+                  int repeats = 31);
+
+}  // namespace skograph

@@ -14,6 +14,13 @@
 
 namespace skograph::kernels {
 
+// a x b written out: the same arithmetic as Eigen's cross(), which the compiler leaves out of line
+// in the largest recursions (a call per product in the derivatives' passes).
+template <class A, class B>
+[[gnu::always_inline]] inline Eigen::Vector3d cross3(const A& a, const B& b) {
+  return {a(1) * b(2) - a(2) * b(1), a(2) * b(0) - a(0) * b(2), a(0) * b(1) - a(1) * b(0)};
+}
+
 // V(k) = phi*(p, k) V(p): [R^T w; R^T (v + w x l)].
 [[gnu::always_inline]] inline Vector6d motion_to_child(const Eigen::Matrix3d& R,
                                                        const Eigen::Vector3d& l,
@@ -21,7 +28,7 @@ namespace skograph::kernels {
   Vector6d child;
   const Eigen::Vector3d w = parent.head<3>();
   child.head<3>().noalias() = R.transpose() * w;
-  child.tail<3>().noalias() = R.transpose() * (parent.tail<3>() + w.cross(l));
+  child.tail<3>().noalias() = R.transpose() * (parent.tail<3>() + cross3(w, l));
   return child;
 }
 
@@ -31,7 +38,7 @@ namespace skograph::kernels {
                                                        const Vector6d& child, Vector6d& parent) {
   const Eigen::Vector3d force = R * child.tail<3>();
   parent.head<3>().noalias() += R * child.head<3>();
-  parent.head<3>() += l.cross(force);
+  parent.head<3>() += cross3(l, force);
   parent.tail<3>() += force;
 }
 
@@ -69,8 +76,8 @@ struct RigidInertia {
     Vector6d f;
     const Eigen::Vector3d w = motion.head<3>(), v = motion.tail<3>();
     f.head<3>().noalias() = rotational * w;
-    f.head<3>() += first_moment.cross(v);
-    f.tail<3>() = mass * v - first_moment.cross(w);
+    f.head<3>() += cross3(first_moment, v);
+    f.tail<3>() = mass * v - cross3(first_moment, w);
     return f;
   }
   // [[J, h~], [-h~, m 1]], entry by entry.
@@ -184,7 +191,7 @@ struct RigidInertia {
   Vector6d outer;
   outer.head<3>().noalias() = R * motion.head<3>();
   outer.tail<3>().noalias() = R * motion.tail<3>();
-  outer.tail<3>() += l.cross(outer.head<3>());
+  outer.tail<3>() += cross3(l, outer.head<3>());
   return outer;
 }
 
@@ -193,16 +200,16 @@ struct RigidInertia {
                                                     const Vector6d& motion) {
   const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
   Vector6d result;
-  result.head<3>() = w.cross(motion.head<3>());
-  result.tail<3>() = w.cross(motion.tail<3>()) + v.cross(motion.head<3>());
+  result.head<3>() = cross3(w, motion.head<3>());
+  result.tail<3>() = cross3(w, motion.tail<3>()) + cross3(v, motion.head<3>());
   return result;
 }
 [[gnu::always_inline]] inline Vector6d cross_force(const Vector6d& velocity,
                                                    const Vector6d& force) {
   const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
   Vector6d result;
-  result.head<3>() = w.cross(force.head<3>()) + v.cross(force.tail<3>());
-  result.tail<3>() = w.cross(force.tail<3>());
+  result.head<3>() = cross3(w, force.head<3>()) + cross3(v, force.tail<3>());
+  result.tail<3>() = cross3(w, force.tail<3>());
   return result;
 }
 

@@ -1,0 +1,52 @@
+// Many states of one model at once: one state per row of a row-major matrix (the file's dof
+// order), the rows split into contiguous parts on a process-wide pool of threads kept between
+// calls (not a thread per call), each part on a workspace leased from a WorkspacePool. Every row's
+// result is the single-state call's (model/dynamics.hpp), bit for bit, whatever the threads.
+//
+//   WorkspacePool workspaces(model);
+//   StateRows qdd(q.rows(), model.dof_count());
+//   forward_dynamics_batch(model, workspaces, q, qd, tau, qdd, {.threads = 2});
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+
+#include "skograph/model/workspace_pool.hpp"
+
+namespace skograph {
+
+// States as rows (row-major, as NumPy's C-ordered arrays are).
+using StateRows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct BatchOptions {
+  int threads = 1;  // parts the rows are split into (at most one per row), each on its own thread
+  Eigen::Vector3d gravity = kStandardGravity;
+};
+
+// row(data, i) for every i in [0, rows): `threads` contiguous parts, one on the calling thread and
+// the others on the pool, each with a workspace of `workspaces`. A part stops at its first error;
+// once every part has stopped, the error of the lowest row is rethrown as it was thrown.
+void for_each_state(WorkspacePool& workspaces, long rows, int threads,
+                    const std::function<void(ModelData& data, long row)>& row);
+
+// Forward dynamics, inverse dynamics and the mass matrix of every row (model/dynamics.hpp; closed
+// chains closed first, as a single call closes them). The inputs are checked before anything is
+// computed: as many rows as q, one column per dof, every entry finite; a bad input fails the whole
+// call, UsageError naming the input, the first bad row (1-based) and the dof. An error while
+// computing fails the call too, as Error "row R: <the row's error>" for the lowest failing row.
+// The outputs are resized to the rows; `mass` holds each row's M row-major (rows x dofs^2).
+void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& tau, StateRows& qdd,
+                            const BatchOptions& options = {});
+void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& qdd, StateRows& tau,
+                            const BatchOptions& options = {});
+void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
+                       const Eigen::Ref<const StateRows>& q, StateRows& mass,
+                       const BatchOptions& options = {});
+
+}  // namespace skograph
