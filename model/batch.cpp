@@ -17,6 +17,11 @@ void for_each_state(WorkspacePool& workspaces, long rows, int threads,
                     const std::function<void(ModelData& data, long row)>& row) {
   if (rows <= 0) return;
   const int parts = static_cast<int>(std::clamp<long>(threads, 1, rows));
+  if (parts == 1) {  // on the calling thread, its first error the lowest row's
+    WorkspacePool::Lease lease = workspaces.lease();
+    for (long i = 0; i < rows; ++i) row(lease.data(), i);
+    return;
+  }
   // Per part the row it failed at (rows when it did not) and its error.
   std::vector<long> failed_row(static_cast<std::size_t>(parts), rows);
   std::vector<std::exception_ptr> failure(static_cast<std::size_t>(parts));

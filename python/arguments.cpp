@@ -34,6 +34,9 @@ const char* unreal_contents(char kind) {
 }  // namespace
 
 Array real_array(const py::object& value, const std::string& name) {
+  // Already what the calls read (a float64 C-contiguous NumPy array): taken as it is, without the
+  // conversions below, which cost more than a small model's dynamics.
+  if (py::isinstance<Array>(value)) return py::reinterpret_borrow<Array>(value);
   if (value.is_none()) throw UsageError(name + " is None: it must be an array of real numbers");
   py::array array;
   try {

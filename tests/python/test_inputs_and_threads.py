@@ -149,6 +149,15 @@ class BadInput(unittest.TestCase):
         # Integer arrays are numbers.
         np.testing.assert_array_equal(arm.mass_matrix(np.zeros(self.n, dtype=int)),
                                       arm.mass_matrix(zero))
+        # A float64 C-contiguous array is read in place; every other layout, precision, byte
+        # order or plain list is converted first, to the same numbers.
+        Q = np.linspace(-0.5, 0.5, 3 * self.n).reshape(3, self.n)
+        direct = arm.forward_dynamics(Q, Q, Q)
+        for other in (np.asfortranarray(Q), np.repeat(Q, 2, axis=1)[:, ::2], Q.astype(">f8"),
+                      Q.tolist()):
+            np.testing.assert_array_equal(arm.forward_dynamics(other, Q, Q), direct)
+        np.testing.assert_allclose(arm.forward_dynamics(Q.astype(np.float32), Q, Q), direct,
+                                   rtol=1e-5, atol=1e-5)
 
     def test_a_batch_error_names_its_row(self):
         # The parallelogram driven by its rocker is singular at its change point (all zeros).
