@@ -149,9 +149,9 @@ sanitize: deps
 	  $(SANITIZE_TEST_ENV) ctest --output-on-failure -j$(JOBS) -E '$(SANITIZE_SKIP)'
 
 # The concurrency tests (tests/model/determinism_test.cpp: one model, calls interleaved on one
-# workspace and on four threads, bit for bit) built with ThreadSanitizer in its own folder, only
-# the libraries and that test (determinism_tests) they need, at reduced counts; must be clean. CI
-# runs it.
+# workspace and on four threads, bit for bit; tests/model/batch_test.cpp: batches on the thread
+# pool) built with ThreadSanitizer in its own folder, only the libraries and those tests
+# (determinism_tests), at reduced counts; must be clean. CI runs it.
 SANITIZE_THREAD_DIR ?= build-tsan
 sanitize-thread: deps
 	cmake -S . -B $(SANITIZE_THREAD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
