@@ -87,20 +87,37 @@ void run_rows(WorkspacePool& workspaces, long rows, int threads, Row row) {
 
 }  // namespace
 
+namespace {
+
+// A call of three state inputs per row (q, qd and a third named `third`) into `out`, checked
+// first (batch.hpp).
+template <class Call>
+void three_input_batch(const Model& model, WorkspacePool& workspaces,
+                       const Eigen::Ref<const StateRows>& q, const Eigen::Ref<const StateRows>& qd,
+                       const Eigen::Ref<const StateRows>& third, const char* third_name,
+                       StateRows& out, int threads, Call call) {
+  const long rows = q.rows();
+  check_rows(model, q, rows, "q");
+  check_rows(model, qd, rows, "qd");
+  check_rows(model, third, rows, third_name);
+  out.resize(rows, model.dof_count());
+  run_rows(workspaces, rows, threads, [&](ModelData& data, long i) {
+    call(data, row_vector(q, i), row_vector(qd, i), row_vector(third, i), row_vector(out, i));
+  });
+}
+
+}  // namespace
+
 void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& q,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& tau, StateRows& qdd,
                             const BatchOptions& options) {
-  const long rows = q.rows();
-  check_rows(model, q, rows, "q");
-  check_rows(model, qd, rows, "qd");
-  check_rows(model, tau, rows, "tau");
-  qdd.resize(rows, model.dof_count());
-  run_rows(workspaces, rows, options.threads, [&](ModelData& data, long i) {
-    forward_dynamics(model, data, row_vector(q, i), row_vector(qd, i), row_vector(tau, i),
-                     options.gravity, row_vector(qdd, i));
-  });
+  three_input_batch(
+      model, workspaces, q, qd, tau, "tau", qdd, options.threads,
+      [&](ModelData& data, const auto& q_i, const auto& qd_i, const auto& tau_i, auto qdd_i) {
+        forward_dynamics(model, data, q_i, qd_i, tau_i, options.gravity, qdd_i);
+      });
 }
 
 void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
@@ -108,15 +125,11 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& qdd, StateRows& tau,
                             const BatchOptions& options) {
-  const long rows = q.rows();
-  check_rows(model, q, rows, "q");
-  check_rows(model, qd, rows, "qd");
-  check_rows(model, qdd, rows, "qdd");
-  tau.resize(rows, model.dof_count());
-  run_rows(workspaces, rows, options.threads, [&](ModelData& data, long i) {
-    inverse_dynamics(model, data, row_vector(q, i), row_vector(qd, i), row_vector(qdd, i),
-                     options.gravity, row_vector(tau, i));
-  });
+  three_input_batch(
+      model, workspaces, q, qd, qdd, "qdd", tau, options.threads,
+      [&](ModelData& data, const auto& q_i, const auto& qd_i, const auto& qdd_i, auto tau_i) {
+        inverse_dynamics(model, data, q_i, qd_i, qdd_i, options.gravity, tau_i);
+      });
 }
 
 void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,

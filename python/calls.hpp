@@ -5,6 +5,8 @@
 //   compute(self, [&](ModelData& data) { return forward_dynamics(...); })   one state
 //   per_state(self, {{"q", q}, {"qd", qd}}, threads, {6}, fn)              1-D: one state;
 //                                                                           2-D: one per row
+// (the rows on model/batch.hpp's for_each_state: the process-wide pool, the lowest failing row's
+// error rethrown)
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -29,14 +31,6 @@ auto compute(PyModel& self, Fn&& fn) -> decltype(fn(std::declval<ModelData&>()))
   WorkspacePool::Lease lease = self.workspaces.lease();
   const py::gil_scoped_release release;
   return fn(lease.data());
-}
-
-// row(data, i) for i in [0, rows), split into `threads` contiguous parts on the process-wide pool
-// (model/batch.hpp: for_each_state), each with its own workspace from the model's pool. The error
-// of the lowest failing row is rethrown once every part has stopped. Called without the GIL.
-template <class Row>
-void for_each_row(PyModel& self, long rows, int threads, Row row) {
-  for_each_state(self.workspaces, rows, threads, row);
 }
 
 // One input of a per-state call: its name for messages and the argument.
@@ -140,7 +134,7 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
   };
   {
     const py::gil_scoped_release release;
-    for_each_row(self, states.rows, states.batch ? threads : 1, row);
+    for_each_state(self.workspaces, states.rows, states.batch ? threads : 1, row);
   }
   return result;  // with the GIL held
 }
@@ -177,7 +171,7 @@ py::array per_state_shaped_by_first(PyModel& self, const std::array<Input, K>& i
         write(first(self.model, data, states.row(i + 1)), head, out + (i + 1) * state_size);
       });
     };
-    for_each_row(self, states.rows - 1, states.batch ? threads : 1, row);
+    for_each_state(self.workspaces, states.rows - 1, states.batch ? threads : 1, row);
   }
   return result;  // with the GIL held
 }
