@@ -20,7 +20,7 @@ CMAKE_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
-  libyaml-cpp-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
+  libyaml-cpp-dev libxsimd-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
   libmujoco-dev libqhull-dev libsdformat-dev libtinyxml2-dev \
   python3-scipy python3-numpy pybind11-dev python3-dask python3-distributed libsimbody-dev mypy \
   python3-venv python3-pip python3-setuptools python3-wheel python3-build

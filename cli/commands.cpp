@@ -77,7 +77,8 @@ constexpr CommandHelp kCommands[] = {
      "                        inverse, D per joint, operational-space inertia and compliance of\n"
      "                        the named frames (closed chains: of M_R)\n"},
     {"bench",
-     "  bench MODEL --algo id|fd|mass|fd-crba|ALGO [--batch N [--threads T]] [--reps N] [--json]\n"
+     "  bench MODEL --algo id|fd|mass|fd-crba|ALGO [--batch N [--threads T] [--simd S]]\n"
+     "        [--reps N] [--json]\n"
      "                        median time per call of a dynamics algorithm; trees also take\n"
      "                        id-derivatives, fd-derivatives (dynamics' derivatives) and\n"
      "                        the serial-chain paper's families (ALGO: id-sko id-composite\n"
@@ -85,7 +86,9 @@ constexpr CommandHelp kCommands[] = {
      "                        fd-sko-crba fd-innovations fd-cg fd-pcg fd-sko; free-flying\n"
      "                        trees: fd-base-invariant, fd-base-invariant-2 on two threads);\n"
      "                        --batch N [--threads T]: id, fd or mass on N distinct states\n"
-     "                        split over T threads of a kept pool, time per state\n"},
+     "                        split over T threads of a kept pool, time per state; --simd\n"
+     "                        auto|scalar|avx2|avx512: the lanes of a tree's id and mass\n"
+     "                        (auto: the CPU's widest; scalar: state by state)\n"},
     {"export",
      "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
      "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"

@@ -12,6 +12,7 @@
 #include <optional>
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
+#include "skograph/model/batch.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/timing.hpp"
 #include "skograph/report/json_output.hpp"
@@ -41,7 +42,8 @@ constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|id-derivatives|fd-derivatives|ALGO "
     "[--solver embedding|multipliers] "
-    "[--batch N [--threads T]] [--reps N] [--json] [--strict] [--independent JOINT,...] [--loops "
+    "[--batch N [--threads T] [--simd S]] [--reps N] [--json] [--strict] [--independent JOINT,...] "
+    "[--loops "
     "LOOPS.yaml] [--base LINK]";
 
 // The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.
@@ -208,6 +210,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   std::string file, algo;
   int reps = 31, threads = 1;
   long batch = 0;
+  std::optional<Simd> simd;
   bool json = false;
   std::optional<ClosedChainSolver> solver;
   ReadOptions options;
@@ -217,6 +220,8 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
       json = true;
     } else if (args[i] == "--solver") {
       solver = solver_option(args, i, kBenchUsage);
+    } else if (args[i] == "--simd") {
+      simd = parse_simd(require_value(args, i, kBenchUsage), "--simd");
     } else if (args[i] == "--algo" || args[i] == "--reps" || args[i] == "--batch" ||
                args[i] == "--threads") {
       const std::string option = args[i];
@@ -245,13 +250,14 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
   if (solver && algo != "fd") throw UsageError("--solver applies to --algo fd only");
   if (batch == 0 && threads != 1) throw UsageError("--threads splits a --batch: give --batch N");
   if (batch > 0 && solver) throw UsageError("--batch times the embedded dynamics, not --solver");
+  if (batch == 0 && simd) throw UsageError("--simd chooses a --batch's lanes: give --batch N");
 
   const Model loaded = load_model(file, options);
   keep_warnings(loaded);
   if (loaded.is_closed_chain()) note_whole_mechanism(file, *loaded.closed_chain());
   const Timing timing =
       batch > 0
-          ? time_batch(loaded, algo, batch, threads, reps)
+          ? time_batch(loaded, algo, batch, threads, reps, simd.value_or(Simd::kAuto))
           : time_algorithm(loaded, algo, solver.value_or(ClosedChainSolver::kEmbedding), reps);
   const double ns = timing.ns_per_call;
   if (json) {
@@ -263,7 +269,10 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out) {
     out << "skograph bench " << file << ": " << algo << " " << std::setprecision(4) << ns
         << (batch > 0 ? " ns per state (median of " : " ns per call (median of ") << reps
         << (batch > 0 ? " runs of " + std::to_string(batch) + " states on " +
-                            std::to_string(threads) + (threads == 1 ? " thread" : " threads")
+                            std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                            (timing.simd == Simd::kScalar
+                                 ? std::string(", state by state")
+                                 : std::string(", ") + simd_name(timing.simd) + " lanes")
                       : std::string(" batches"))
         << ", " << timing.dofs << " dofs";
     if (loaded.is_closed_chain()) out << ", " << timing.independent << " independent";

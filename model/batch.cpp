@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "skograph/model/dynamics.hpp"
+#include "skograph/model/model_data.hpp"
 #include "thread_pool.hpp"
 
 namespace skograph {
@@ -85,7 +87,71 @@ void run_rows(WorkspacePool& workspaces, long rows, int threads, Row row) {
   });
 }
 
+// SKOGRAPH_SIMD's instruction set; kAuto when it is not set (or empty).
+Simd environment_simd() {
+  const char* text = std::getenv("SKOGRAPH_SIMD");
+  if (text == nullptr || *text == '\0') return Simd::kAuto;
+  return parse_simd(text, "SKOGRAPH_SIMD");
+}
+
+// The rows in blocks of `simd`'s width on the pool (batch.hpp): per block, each lane's
+// configuration set from its row (the last block filled up with copies of the last row, so that
+// a row's bits do not depend on its place) and fill(work, row, lane) called; then
+// compute(lanes) and, for each lane holding a row, scatter(lanes, row, lane).
+template <class Fill, class Compute, class Scatter>
+void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
+                     const Eigen::Ref<const StateRows>& q, int threads, Simd simd, Fill fill,
+                     Compute compute, Scatter scatter) {
+  const long rows = q.rows(), width = simd_width(simd);
+  const DofOrder& order = model.dof_order();
+  for_each_state(workspaces, (rows + width - 1) / width, threads, [&](ModelData& data, long block) {
+    ModelData::Lanes& lanes = data.lanes(model, simd);
+    const long first = block * width;
+    for (int lane = 0; lane < width; ++lane) {
+      const long row = std::min(first + lane, rows - 1);
+      const double* q_row = q.row(row).data();
+      if (!order.identity()) {
+        data.state.q.resize(model.dof_count());
+        order.to_model(row_vector(q, row), data.state.q);
+        q_row = data.state.q.data();
+      }
+      set_lane_configuration(model.tree(), data.tree(), q_row, lane, lanes.work);
+      fill(lanes.work, row, lane);
+    }
+    compute(lanes);
+    for (int lane = 0; lane < width && first + lane < rows; ++lane)
+      scatter(lanes, first + lane, lane);
+  });
+}
+
+// Entry (i, lane) of a lane array.
+std::size_t lane_entry(long i, int lane, int width) {
+  return static_cast<std::size_t>(i * width + lane);
+}
+
 }  // namespace
+
+Simd parse_simd(const std::string& text, const std::string& what) {
+  for (const Simd simd : {Simd::kAuto, Simd::kScalar, Simd::kAvx2, Simd::kAvx512})
+    if (text == simd_name(simd)) return simd;
+  throw UsageError(what + " must be auto, scalar, avx2 or avx512, not '" + text + "'");
+}
+
+Simd batch_simd(Simd requested) {
+  const Simd best = best_simd();
+  const Simd asked = requested == Simd::kAuto ? environment_simd() : requested;
+  if (asked == Simd::kAuto) return best;
+  if (asked == Simd::kScalar) return asked;
+  if (best == Simd::kScalar || (asked == Simd::kAvx512 && best != Simd::kAvx512))
+    throw UsageError(std::string("the SIMD instruction set '") + simd_name(asked) +
+                     "' is not available on this machine (best: '" + simd_name(best) + "')");
+  return asked;
+}
+
+Simd batch_lanes_simd(const Model& model, Simd requested) {
+  const Simd simd = batch_simd(requested);
+  return model.is_closed_chain() || !supports_lanes(model.tree()) ? Simd::kScalar : simd;
+}
 
 namespace {
 
@@ -125,6 +191,31 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& qdd, StateRows& tau,
                             const BatchOptions& options) {
+  const Simd simd = batch_lanes_simd(model, options.simd);
+  if (simd != Simd::kScalar) {
+    const long rows = q.rows();
+    check_rows(model, q, rows, "q");
+    check_rows(model, qd, rows, "qd");
+    check_rows(model, qdd, rows, "qdd");
+    tau.resize(rows, model.dof_count());
+    const DofOrder& order = model.dof_order();
+    const int n = model.dof_count(), width = simd_width(simd);
+    return run_lane_blocks(
+        model, workspaces, q, options.threads, simd,
+        [&](LaneWork& work, long row, int lane) {
+          for (int i = 0; i < n; ++i) {
+            work.qd[lane_entry(i, lane, width)] = qd(row, order.file_dof(i));
+            work.qdd[lane_entry(i, lane, width)] = qdd(row, order.file_dof(i));
+          }
+        },
+        [&](ModelData::Lanes& lanes) {
+          inverse_dynamics_lanes(lanes.tree, simd, options.gravity, lanes.work);
+        },
+        [&](const ModelData::Lanes& lanes, long row, int lane) {
+          for (int i = 0; i < n; ++i)
+            tau(row, order.file_dof(i)) = lanes.work.tau[lane_entry(i, lane, width)];
+        });
+  }
   three_input_batch(
       model, workspaces, q, qd, qdd, "qdd", tau, options.threads,
       [&](ModelData& data, const auto& q_i, const auto& qd_i, const auto& qdd_i, auto tau_i) {
@@ -138,6 +229,26 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
   const long rows = q.rows(), n = model.dof_count();
   check_rows(model, q, rows, "q");
   mass.resize(rows, n * n);
+  const Simd simd = batch_lanes_simd(model, options.simd);
+  if (simd != Simd::kScalar) {
+    const DofOrder& order = model.dof_order();
+    const int width = simd_width(simd);
+    return run_lane_blocks(
+        model, workspaces, q, options.threads, simd, [](LaneWork&, long, int) {},
+        [&](ModelData::Lanes& lanes) { mass_matrix_lanes(lanes.tree, simd, lanes.work); },
+        [&](const ModelData::Lanes& lanes, long row, int lane) {
+          // Zeros, then the entries that are not zero by structure and their mirror images.
+          double* out = mass.row(row).data();
+          std::fill_n(out, n * n, 0.0);
+          for (const int entry : lanes.tree.mass_entries()) {
+            const double value = lanes.work.mass[lane_entry(entry, lane, width)];
+            const long i = order.file_dof(entry / static_cast<int>(n)),
+                       j = order.file_dof(entry % static_cast<int>(n));
+            out[i * n + j] = value;
+            out[j * n + i] = value;
+          }
+        });
+  }
   run_rows(workspaces, rows, options.threads, [&](ModelData& data, long i) {
     // A row of n^2 entries: M column-major in place, then transposed to row-major (M may be
     // symmetric only to rounding).

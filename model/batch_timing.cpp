@@ -60,7 +60,7 @@ BatchStates batch_states(const Model& model, long batch) {
 }  // namespace
 
 Timing time_batch(const Model& model, const std::string& algorithm, long batch, int threads,
-                  int repeats) {
+                  int repeats, Simd simd) {
   const std::string& file = model.file();
   if (algorithm != "id" && algorithm != "fd" && algorithm != "mass")
     throw UsageError("--batch times id, fd or mass, not '" + algorithm + "'");
@@ -76,7 +76,8 @@ Timing time_batch(const Model& model, const std::string& algorithm, long batch, 
                      " (at most 5e8 numbers)");
   const BatchStates states = batch_states(model, batch);
   WorkspacePool workspaces(model);
-  const BatchOptions options{.threads = threads, .gravity = Eigen::Vector3d(0.0, 0.0, -9.81)};
+  const BatchOptions options{
+      .threads = threads, .gravity = Eigen::Vector3d(0.0, 0.0, -9.81), .simd = simd};
   StateRows out;
   const auto run = [&] {
     if (algorithm == "id")
@@ -106,6 +107,7 @@ Timing time_batch(const Model& model, const std::string& algorithm, long batch, 
   timing.ns_per_call = per_state[static_cast<std::size_t>(repeats / 2)];
   timing.dofs = n;
   timing.independent = static_cast<int>(workspaces.lease().data().independent.size());
+  timing.simd = algorithm != "fd" ? batch_lanes_simd(model, simd) : Simd::kScalar;
   return timing;
 }
 

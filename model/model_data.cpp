@@ -27,4 +27,9 @@ MultiplierWorkspace& ModelData::multiplier_workspace(const Model& model) {
   return *multipliers_;
 }
 
+ModelData::Lanes& ModelData::lanes(const Model& model, Simd simd) {
+  if (!lanes_ || lanes_->simd != simd) lanes_ = std::make_unique<Lanes>(model.tree(), simd);
+  return *lanes_;
+}
+
 }  // namespace skograph

@@ -139,6 +139,38 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
   return result;  // with the GIL held
 }
 
+// per_state, but a 2-D call on a model the SIMD lanes take (model/batch.hpp: batch_lanes_simd)
+// runs as one batch call: batch(model, workspaces, inputs as rows, result rows, threads) fills a
+// rows x (entries per state) matrix, copied into the result. A 1-D call, or a model the lanes do
+// not take, runs per_state's row by row.
+template <std::size_t K, class Fn, class Batch>
+py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
+                             const ThreadsArgument& threads_argument,
+                             const std::vector<py::ssize_t>& shape, Fn fn, Batch batch) {
+  {
+    const CheckedStates<K> states = checked_states<K>(self, inputs);
+    if (states.batch && batch_lanes_simd(self.model, Simd::kAuto) != Simd::kScalar) {
+      const int threads = threads_of(threads_argument);
+      long state_size = 0;
+      py::array_t<double> result = state_results(true, states.rows, shape, state_size);
+      std::array<Eigen::Map<const StateRows>, K> rows = [&]<std::size_t... I>(
+          std::index_sequence<I...>) {
+        return std::array<Eigen::Map<const StateRows>, K>{
+            Eigen::Map<const StateRows>(states.pointers[I], states.rows, states.size)...};
+      }
+      (std::make_index_sequence<K>{});
+      StateRows out;
+      {
+        const py::gil_scoped_release release;
+        batch(self.model, self.workspaces, rows, out, threads);
+      }
+      std::copy_n(out.data(), states.rows * state_size, result.mutable_data());
+      return result;
+    }
+  }
+  return per_state<K>(self, inputs, threads_argument, shape, fn);
+}
+
 // per_state for results whose shape the first state decides (a closed chain's independent
 // coordinates): first(model, data, RowState) computes the first state's Result, shape(Result)
 // gives the shape (of a default Result for an empty batch), write(Result, first Result, out)

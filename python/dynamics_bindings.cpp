@@ -81,11 +81,16 @@ void bind_dynamics(ModelClass& model_class) {
              const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
-            return per_state<3>(
+            return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {self.model.dof_count()},
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   inverse_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
                                    Eigen::Map<Eigen::VectorXd>(out, s.size));
+                },
+                [&](const Model& model, WorkspacePool& workspaces, const auto& rows, StateRows& out,
+                    int parts) {
+                  inverse_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], out,
+                                         {.threads = parts, .gravity = g});
                 });
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
@@ -98,7 +103,7 @@ void bind_dynamics(ModelClass& model_class) {
           "mass_matrix",
           [](PyModel& self, const ArrayArgument& q, const ThreadsArgument& threads) {
             const py::ssize_t n = self.model.dof_count();
-            return per_state<1>(
+            return per_state_in_lanes<1>(
                 self, {{{"q", q}}}, threads, {n, n},
                 [](const Model& model, ModelData& data, const RowState<1>& s, double* out) {
                   // Through the workspace's matrix, then row-major into NumPy.
@@ -106,6 +111,10 @@ void bind_dynamics(ModelClass& model_class) {
                   mass.resize(s.size, s.size);
                   mass_matrix(model, data, s.vector(0), mass);
                   write_row_major(mass, out);
+                },
+                [](const Model& model, WorkspacePool& workspaces, const auto& rows, StateRows& out,
+                   int parts) {
+                  mass_matrix_batch(model, workspaces, rows[0], out, {.threads = parts});
                 });
           },
           py::arg("q"), py::arg("threads") = py::none(),

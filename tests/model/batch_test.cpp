@@ -104,7 +104,7 @@ TEST_P(BatchOfModel, EveryRowIsTheSingleCallBitForBitOnAnyNumberOfThreads) {
   WorkspacePool workspaces(model);
   for (const int threads : {1, 2, 5, 40}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    const BatchOptions options{.threads = threads, .gravity = gravity};
+    const BatchOptions options{.threads = threads, .gravity = gravity, .simd = Simd::kScalar};
     StateRows qdd, tau, mass;
     forward_dynamics_batch(model, workspaces, inputs.q, inputs.qd, inputs.input, qdd, options);
     inverse_dynamics_batch(model, workspaces, inputs.q, inputs.qd, inputs.input, tau, options);

@@ -694,13 +694,30 @@ class Batches(unittest.TestCase):
                     np.tile(model.read_state(os.path.join(MODELS, "fourbar_chain_state.json"))["q"], (rows, 1))
                 QD, X = rng.normal(size=(rows, n)), rng.normal(size=(rows, n))
                 single = np.array([model.forward_dynamics(Q[i], QD[i], X[i]) for i in range(rows)])
+                single_tau = np.array([model.inverse_dynamics(Q[i], QD[i], X[i]) for i in range(rows)])
+                single_mass = np.array([model.mass_matrix(Q[i]) for i in range(rows)])
+                lanes_tau = model.inverse_dynamics(Q, QD, X)
                 for threads in (1, 2, 5):
                     self.assertTrue(np.array_equal(model.forward_dynamics(Q, QD, X, threads=threads), single))
-                    self.assertTrue(np.array_equal(
-                        model.inverse_dynamics(Q, QD, X, threads=threads),
-                        np.array([model.inverse_dynamics(Q[i], QD[i], X[i]) for i in range(rows)])))
-                self.assertTrue(np.array_equal(model.mass_matrix(Q, threads=3),
-                                               np.array([model.mass_matrix(Q[i]) for i in range(rows)])))
+                    # A tree's id and mass batches run in SIMD lanes: the same bits on any number
+                    # of threads, the single calls' to rounding (1e-13 of the rows' scale).
+                    self.assertTrue(np.array_equal(model.inverse_dynamics(Q, QD, X, threads=threads), lanes_tau))
+                np.testing.assert_allclose(lanes_tau, single_tau, rtol=0,
+                                           atol=1e-13 * (1 + np.max(np.abs(single_tau))))
+                lanes_mass = model.mass_matrix(Q, threads=3)
+                self.assertTrue(np.array_equal(model.mass_matrix(Q), lanes_mass))
+                np.testing.assert_allclose(lanes_mass, single_mass, rtol=0,
+                                           atol=1e-13 * np.max(np.abs(single_mass)))
+                # SKOGRAPH_SIMD=scalar: state by state, bit for bit the single calls.
+                os.environ["SKOGRAPH_SIMD"] = "scalar"
+                try:
+                    self.assertTrue(np.array_equal(model.inverse_dynamics(Q, QD, X, threads=2), single_tau))
+                    self.assertTrue(np.array_equal(model.mass_matrix(Q, threads=2), single_mass))
+                    os.environ["SKOGRAPH_SIMD"] = "avx9"
+                    with self.assertRaisesRegex(skograph.Error, "SKOGRAPH_SIMD must be auto, scalar"):
+                        model.inverse_dynamics(Q, QD, X)
+                finally:
+                    del os.environ["SKOGRAPH_SIMD"]
                 self.assertTrue(np.array_equal(model.bias(Q, QD, threads=2),
                                                np.array([model.bias(Q[i], QD[i]) for i in range(rows)])))
                 with self.assertRaises(skograph.Error):

@@ -1,7 +1,11 @@
 // Many states of one model at once: one state per row of a row-major matrix (the file's dof
 // order), the rows split into contiguous parts on a process-wide pool of threads kept between
-// calls (not a thread per call), each part on a workspace leased from a WorkspacePool. Every row's
-// result is the single-state call's (model/dynamics.hpp), bit for bit, whatever the threads.
+// calls (not a thread per call), each part on a workspace leased from a WorkspacePool. On the
+// scalar path every row's result is the single-state call's (model/dynamics.hpp), bit for bit,
+// whatever the threads. A tree's inverse dynamics runs W states per instruction in the lanes of
+// a SIMD register (rigid/lanes.hpp: AVX2, AVX-512, chosen at run time), and so does its mass
+// matrix: a row then agrees with the single-state call to rounding (1e-13 relative), and is the
+// same bits whatever the threads and whatever its place in the batch.
 //
 //   WorkspacePool workspaces(model);
 //   StateRows qdd(q.rows(), model.dof_count());
@@ -10,8 +14,10 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <string>
 
 #include "skograph/model/workspace_pool.hpp"
+#include "skograph/rigid/lanes.hpp"
 
 namespace skograph {
 
@@ -21,7 +27,21 @@ using StateRows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 struct BatchOptions {
   int threads = 1;  // parts the rows are split into (at most one per row), each on its own thread
   Eigen::Vector3d gravity = kStandardGravity;
+  // The lanes' instruction set: kAuto takes the environment variable SKOGRAPH_SIMD (auto, scalar,
+  // avx2, avx512) or, without it, the widest the CPU runs (best_simd()); kScalar is the state by
+  // state path. Closed chains and models the lanes do not support (supports_lanes) run state by
+  // state whatever is asked.
+  Simd simd = Simd::kAuto;
 };
+
+// The instruction set a batch with `requested` runs on (BatchOptions::simd). UsageError for an
+// unknown SKOGRAPH_SIMD or an instruction set this CPU does not run.
+Simd batch_simd(Simd requested);
+// What inverse_dynamics_batch and mass_matrix_batch run on for `model`: batch_simd(requested),
+// or kScalar for a model the lanes do not take.
+Simd batch_lanes_simd(const Model& model, Simd requested);
+// "auto", "scalar", "avx2" or "avx512" as a Simd; UsageError "<what> must be ..." otherwise.
+Simd parse_simd(const std::string& text, const std::string& what);
 
 // row(data, i) for every i in [0, rows): `threads` contiguous parts, one on the calling thread and
 // the others on the pool, each with a workspace of `workspaces`. A part stops at its first error;

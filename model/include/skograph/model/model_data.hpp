@@ -11,6 +11,7 @@
 #include "skograph/rigid/closed_chain_derivatives.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 #include "skograph/rigid/derivatives.hpp"
+#include "skograph/rigid/lanes.hpp"
 #include "skograph/rigid/multiplier_dynamics.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 
@@ -29,6 +30,15 @@ class ModelData {
   // Closed chains: the workspace of the multiplier method (rigid/multiplier_dynamics.hpp), made
   // on first use.
   MultiplierWorkspace& multiplier_workspace(const Model& model);
+  // Trees: the batches' lanes on `simd` (rigid/lanes.hpp), the model's constants and a block's
+  // workspace, made on first use (again when another instruction set is asked for).
+  struct Lanes {
+    Lanes(const RigidBodyModel& tree, Simd simd) : tree(tree), work(tree, simd), simd(simd) {}
+    LaneTree tree;
+    LaneWork work;
+    Simd simd;
+  };
+  Lanes& lanes(const Model& model, Simd simd);
   // Independent dof names (file order) of the last closed-chain call; every dof for a tree.
   std::vector<std::string> independent;
   // Closed chains: the independent coordinates the last call had to move to close the loops
@@ -60,6 +70,7 @@ class ModelData {
   std::unique_ptr<RigidBodyData> tree_;
   std::unique_ptr<ClosedChainData> closed_chain_;
   std::unique_ptr<MultiplierWorkspace> multipliers_;
+  std::unique_ptr<Lanes> lanes_;
 };
 
 }  // namespace skograph

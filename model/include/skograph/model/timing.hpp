@@ -8,6 +8,7 @@
 
 #include "skograph/model/constraints.hpp"
 #include "skograph/model/model.hpp"
+#include "skograph/rigid/lanes.hpp"
 
 namespace skograph {
 
@@ -32,7 +33,8 @@ const std::vector<std::string>& timed_algorithms();
 struct Timing {
   double ns_per_call = 0.0;  // the median batch's time per call
   int dofs = 0;
-  int independent = 0;  // closed chains: the independent coordinates (trees: dofs)
+  int independent = 0;        // closed chains: the independent coordinates (trees: dofs)
+  Simd simd = Simd::kScalar;  // a batch's lanes (model/batch.hpp), kScalar state by state
 };
 
 // Times `algorithm` at a generic state (every coordinate, rate and input nonzero and distinct;
@@ -51,8 +53,8 @@ namespace skograph {
 // moved by random amounts, a fixed seed; closed chains closed first) on `threads` threads:
 // algorithm id, fd or mass (the tree's M, as mass_matrix_batch gives it), `repeats` runs of the
 // whole batch, the median run divided by `batch`. UsageError as time_algorithm, and for another
-// algorithm or a batch or thread count below 1.
+// algorithm or a batch or thread count below 1. `simd` as BatchOptions::simd.
 Timing time_batch(const Model& model, const std::string& algorithm, long batch, int threads,
-                  int repeats = 31);
+                  int repeats = 31, Simd simd = Simd::kAuto);
 
 }  // namespace skograph

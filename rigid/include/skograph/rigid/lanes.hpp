@@ -1,0 +1,94 @@
+// Many states of one tree at once in the lanes of a SIMD register: W states per instruction
+// (W = 4 on AVX2, 8 on AVX-512), the instruction set chosen at run time, so that one portable
+// binary uses what the CPU has (docs/batches.md). The lane kernels (rigid/lanes/) read the
+// model's constants as plain arrays (LaneTree) and the states transposed into lanes (LaneWork);
+// the joint transforms are computed per state by the single-state code (set_lane_configuration)
+// before a kernel runs. Results agree with the single-state recursions to rounding (1e-13
+// relative), not bit for bit: the products are summed in another order.
+//
+//   LaneTree tree(model);                      // once per model
+//   LaneWork work(model, Simd::kAvx2);         // once per thread
+//   for (int lane = 0; lane < work.width; ++lane) {
+//     set_lane_configuration(model, data, q[lane], lane, work);   // model dof order
+//     ... qd, qdd into work.qd / work.qdd at [dof * width + lane]
+//   }
+//   inverse_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in work.tau
+//   mass_matrix_lanes(tree, Simd::kAvx2, work);                       // M in work.mass
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "skograph/rigid/rigid_body_model.hpp"
+
+namespace skograph {
+
+// An instruction set for the lanes. kScalar is no lanes at all: the single-state call per state.
+enum class Simd { kAuto, kScalar, kAvx2, kAvx512 };
+
+// "auto", "scalar", "avx2", "avx512".
+const char* simd_name(Simd simd);
+// The widest instruction set this CPU runs (its features and the operating system's saving of
+// the wide registers, by the compiler's CPU check) and this build has kernels for; kScalar on
+// other machines.
+Simd best_simd();
+// States per register: 1, 4, 8 (kAuto: best_simd()'s).
+int simd_width(Simd simd);
+
+// A tree of rigid links whose joints are fixed, 1-dof, spherical or floating: what the lane
+// kernels compute. A planar joint (whose H* turns with q) or a flexible link is not; such a
+// model's batches run state by state.
+bool supports_lanes(const RigidBodyModel& model);
+
+// The model constants the lane kernels read, as plain arrays in node order (lane_abi.hpp:
+// TreeView); supported() as supports_lanes(model).
+class LaneTree {
+ public:
+  explicit LaneTree(const RigidBodyModel& model);
+  bool supported() const { return supported_; }
+  int nodes() const { return static_cast<int>(parent_.size()); }
+  int dof_count() const { return dof_count_; }
+  const std::vector<int>& order() const { return order_; }
+  const std::vector<int>& parent() const { return parent_; }
+  const std::vector<int>& dofs() const { return dofs_; }
+  const std::vector<int>& offset() const { return offset_; }
+  const std::vector<double>& hinge() const { return hinge_; }
+  const std::vector<double>& inertia() const { return inertia_; }
+  // The entries of M that are not zero by structure: the pairs (i, j), i <= j, of dofs on one
+  // path to a root, as i * dofs + j (model dof order).
+  const std::vector<int>& mass_entries() const { return mass_entries_; }
+
+ private:
+  bool supported_ = true;
+  int dof_count_ = 0;
+  std::vector<int> order_, parent_, dofs_, offset_, mass_entries_;
+  std::vector<double> hinge_, inertia_;
+};
+
+// The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
+// [i * width + lane]: per node the joint transform (rotation 9 entries column by column,
+// translation 3), per dof qd, qdd (inputs) and tau (output), M (entry (i, j) at
+// [(i * dofs + j) * width + lane]), and the recursions' own quantities.
+struct LaneWork {
+  LaneWork(const RigidBodyModel& model, Simd simd);
+  int width = 1;
+  std::vector<double> rotation, translation, qd, qdd, tau, mass, work;
+};
+
+// X_parent_child(q) of every node at q (model dof order) into lane `lane` of work.rotation and
+// work.translation, by the single-state walk (data's transforms are overwritten).
+void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
+                            int lane, LaneWork& work);
+
+// Inverse dynamics (part II Algorithm 3.1) of the work.width states in `work` on `simd`'s lanes
+// (kAvx2 or kAvx512, which the CPU must run: best_simd() at least): tau = M(q) qdd + C(q, qd)
+// with gravity g, into work.tau. The tree must be supported().
+void inverse_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
+                            LaneWork& work);
+// The mass matrix (part II Algorithms 4.1-4.2) of the work.width configurations in `work` into
+// work.mass, exactly symmetric: the entries of tree.mass_entries() and their mirror images; the
+// others, zero by structure, are left as they are (zero since LaneWork was made).
+void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work);
+
+}  // namespace skograph

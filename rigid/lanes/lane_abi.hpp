@@ -1,0 +1,57 @@
+// What the SIMD lane kernels (lane_kernels.hpp) read and write: plain arrays only, no Eigen and
+// no standard containers, so that the translation units compiled with -mavx2 and -mavx512f share
+// no inline function with the rest of the library (an inline function compiled with those flags
+// and picked by the linker for a baseline caller would run AVX instructions on any CPU).
+#pragma once
+
+namespace skograph::lanes {
+
+// The constants of a tree of rigid links (rigid/lanes.hpp: LaneTree builds them), node ids as in
+// RigidBodyModel. Per node: its parent (-1 at a base), its joint's dof count (0 fixed, 1
+// revolute or prismatic, 3 spherical, 6 floating) and first dof, a 1-dof joint's H* column (6
+// numbers) and the link's inertia (m, h = m c, J about the frame origin: 13 numbers, J column by
+// column). `order` lists the nodes parents first.
+struct TreeView {
+  int nodes = 0;
+  int dof_count = 0;
+  const int* order = nullptr;
+  const int* parent = nullptr;
+  const int* dofs = nullptr;
+  const int* offset = nullptr;
+  const double* hinge = nullptr;
+  const double* inertia = nullptr;
+};
+
+// W states in lanes: entry (i, lane) of a per-lane quantity at [i * W + lane]. Per node the joint
+// transform X_parent_child(q) as R (9 entries, column by column) and l (3 entries); per dof qd,
+// qdd and the output tau; the output M, entry (i, j) at [(i * dofs + j) * W + lane]; `work` holds
+// V, A and f of every node for inverse dynamics (18 entries per node), the composite inertias for
+// the mass matrix (13).
+struct Block {
+  const double* rotation = nullptr;
+  const double* translation = nullptr;
+  const double* qd = nullptr;
+  const double* qdd = nullptr;
+  const double* gravity = nullptr;  // 3 numbers, the same for every lane
+  double* tau = nullptr;
+  double* mass = nullptr;
+  double* work = nullptr;
+};
+
+using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;
+
+struct Kernels {
+  int width;  // states per register: 4 for AVX2, 8 for AVX-512
+  Kernel inverse_dynamics;
+  Kernel mass_matrix;
+};
+
+// One table per instruction set, each defined in its own translation unit.
+namespace avx2 {
+extern const Kernels kernels;
+}
+namespace avx512 {
+extern const Kernels kernels;
+}
+
+}  // namespace skograph::lanes

@@ -1,0 +1,175 @@
+// The baseline side of the lane kernels (rigid/lanes.hpp): the choice of instruction set, the
+// model's constants as plain arrays, the per-state joint transforms and the call of a kernel.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "configuration_walk.hpp"
+#include "lane_abi.hpp"
+#include "skograph/rigid/lanes.hpp"
+
+namespace skograph {
+
+const char* simd_name(Simd simd) {
+  switch (simd) {
+    case Simd::kAuto:
+      return "auto";
+    case Simd::kScalar:
+      return "scalar";
+    case Simd::kAvx2:
+      return "avx2";
+    case Simd::kAvx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+Simd best_simd() {
+#ifdef SKOGRAPH_HAVE_LANE_KERNELS
+  // GCC's check reads CPUID and, for these features, that the operating system saves the wide
+  // registers (XCR0); xsimd 8's own detection reads CPUID only.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Simd::kAvx512;
+  if (__builtin_cpu_supports("avx2")) return Simd::kAvx2;
+#endif
+  return Simd::kScalar;
+}
+
+int simd_width(Simd simd) {
+  switch (simd == Simd::kAuto ? best_simd() : simd) {
+    case Simd::kAvx2:
+      return 4;
+    case Simd::kAvx512:
+      return 8;
+    default:
+      return 1;
+  }
+}
+
+namespace {
+
+#ifdef SKOGRAPH_HAVE_LANE_KERNELS
+const lanes::Kernels& kernels_of(Simd simd) {
+  if (simd == Simd::kAvx512) return lanes::avx512::kernels;
+  if (simd == Simd::kAvx2) return lanes::avx2::kernels;
+  throw std::invalid_argument(std::string("no lane kernels for '") + simd_name(simd) + "'");
+}
+#endif
+
+}  // namespace
+
+bool supports_lanes(const RigidBodyModel& model) {
+  if (model.has_flexible_links()) return false;
+  for (int k = 0; k < model.node_count(); ++k)
+    if (model.joint_geometry(k).type == JointType::kPlanar) return false;
+  return true;
+}
+
+LaneTree::LaneTree(const RigidBodyModel& model)
+    : dof_count_(model.dof_count()),
+      order_(model.parents_first()),
+      parent_(model.parents()),
+      dofs_(static_cast<std::size_t>(model.node_count())),
+      offset_(static_cast<std::size_t>(model.node_count())),
+      hinge_(6 * static_cast<std::size_t>(model.node_count()), 0.0),
+      inertia_(13 * static_cast<std::size_t>(model.node_count()), 0.0) {
+  supported_ = supports_lanes(model);
+  for (int k = 0; k < model.node_count(); ++k) {
+    const auto at = static_cast<std::size_t>(k);
+    dofs_[at] = model.joint_dofs(k);
+    offset_[at] = model.joint_dof_offset(k);
+    if (dofs_[at] == 1)
+      for (int i = 0; i < 6; ++i)
+        hinge_[6 * at + static_cast<std::size_t>(i)] = model.hinge_column(k)[i];
+    const kernels::RigidInertia& inertia = model.rigid_inertia(k);
+    double* to = &inertia_[13 * at];
+    to[0] = inertia.mass;
+    for (int i = 0; i < 3; ++i) to[1 + i] = inertia.first_moment[i];
+    for (int i = 0; i < 9; ++i) to[4 + i] = inertia.rotational.data()[i];  // column by column
+  }
+  // M(i, j) can be nonzero only when one joint is the other's ancestor (or the same joint).
+  for (int k = 0; k < model.node_count(); ++k)
+    for (int c = 0; c < model.joint_dofs(k); ++c) {
+      const int column = model.joint_dof_offset(k) + c;
+      for (int j = k; j >= 0; j = model.parents()[static_cast<std::size_t>(j)])
+        for (int r = 0; r < model.joint_dofs(j); ++r) {
+          const int row = model.joint_dof_offset(j) + r;
+          if (j != k || r <= c)
+            mass_entries_.push_back(std::min(row, column) * dof_count_ + std::max(row, column));
+        }
+    }
+  std::sort(mass_entries_.begin(), mass_entries_.end());
+}
+
+LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(simd)) {
+  const auto lanes = static_cast<std::size_t>(width);
+  const auto nodes = static_cast<std::size_t>(model.node_count());
+  const auto dofs = static_cast<std::size_t>(model.dof_count());
+  rotation.assign(9 * nodes * lanes, 0.0);
+  translation.assign(3 * nodes * lanes, 0.0);
+  qd.assign(dofs * lanes, 0.0);
+  qdd.assign(dofs * lanes, 0.0);
+  tau.assign(dofs * lanes, 0.0);
+  mass.assign(dofs * dofs * lanes, 0.0);
+  work.assign(18 * nodes * lanes, 0.0);
+}
+
+void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
+                            int lane, LaneWork& work) {
+  rigid_detail::ConfigurationWalk walk(model, data, false);
+  const std::size_t width = static_cast<std::size_t>(work.width);
+  for (const int k : model.parents_first()) {
+    walk.transform(k, q + model.joint_dof_offset(k));
+    const auto node = static_cast<std::size_t>(k);
+    const double* R = data.rotation[node].data();
+    const double* l = data.translation[node].data();
+    double* to_rotation = &work.rotation[9 * width * node + static_cast<std::size_t>(lane)];
+    double* to_translation = &work.translation[3 * width * node + static_cast<std::size_t>(lane)];
+    for (std::size_t i = 0; i < 9; ++i) to_rotation[i * width] = R[i];
+    for (std::size_t i = 0; i < 3; ++i) to_translation[i * width] = l[i];
+  }
+}
+
+namespace {
+
+// kernel(tree, work's block) on `simd`'s lanes.
+void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity, LaneWork& work,
+                lanes::Kernel lanes::Kernels::*kernel, const char* name) {
+  if (!tree.supported())
+    throw std::invalid_argument(std::string(name) +
+                                ": the model has planar joints or flexible links");
+#ifdef SKOGRAPH_HAVE_LANE_KERNELS
+  const lanes::Kernels& kernels = kernels_of(simd);
+  if (kernels.width != work.width)
+    throw std::invalid_argument(std::string(name) + ": the workspace was made for another width");
+  const lanes::TreeView view{tree.nodes(),         tree.dof_count(),     tree.order().data(),
+                             tree.parent().data(), tree.dofs().data(),   tree.offset().data(),
+                             tree.hinge().data(),  tree.inertia().data()};
+  const double g[3] = {gravity.x(), gravity.y(), gravity.z()};
+  const lanes::Block block{
+      work.rotation.data(), work.translation.data(), work.qd.data(),  work.qdd.data(), g,
+      work.tau.data(),      work.mass.data(),        work.work.data()};
+  (kernels.*kernel)(view, block);
+#else
+  (void)gravity;
+  (void)work;
+  (void)kernel;
+  throw std::invalid_argument(std::string(name) + ": this build has no lane kernels ('" +
+                              simd_name(simd) + "')");
+#endif
+}
+
+}  // namespace
+
+void inverse_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
+                            LaneWork& work) {
+  run_kernel(tree, simd, gravity, work, &lanes::Kernels::inverse_dynamics,
+             "inverse_dynamics_lanes");
+}
+
+void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work) {
+  run_kernel(tree, simd, Eigen::Vector3d::Zero(), work, &lanes::Kernels::mass_matrix,
+             "mass_matrix_lanes");
+}
+
+}  // namespace skograph

@@ -1,0 +1,7 @@
+// The lane kernels on AVX2: four states per register (compiled with -mavx2, lane_kernels.hpp).
+#ifndef __AVX2__
+#error "lanes_avx2.cpp needs -mavx2"
+#endif
+#define SKOGRAPH_LANE_NS avx2
+#define SKOGRAPH_LANE_ARCH xsimd::avx2
+#include "lane_kernels.hpp"
