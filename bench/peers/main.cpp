@@ -1,11 +1,12 @@
 // skograph against MuJoCo and DART on the same models, in one run, interleaved. Open
 // trees (robots.cpp): forward dynamics, inverse dynamics and the mass matrix; closed chains
-// (closed_chains.cpp): forward dynamics against MuJoCo's equality constraints. Medians of
+// (closed_chains.cpp): forward dynamics against MuJoCo's equality constraints; batches of states
+// of the robots (batches.cpp): skograph's batch calls beside MuJoCo's loop. Medians of
 // interleaved batches, with the peers' time divided by skograph's. `make bench-peers` builds and
 // runs it; it is not part of the normal build (it needs libmujoco-dev; DART, libdart-dev and
 // libdart-utils-urdf-dev, is used when CMake finds it).
 //
-//   skograph_peers [--reps N] [--robots | --closed] [MODEL ...]
+//   skograph_peers [--reps N] [--robots | --closed | --batches] [MODEL ...]
 //
 // Without models: the robots bench/models/*.urdf, the README's arm and humanoid and
 // ../shared/robots/benchmark/*.urdf (when present), and the closed chains examples/models/
@@ -39,16 +40,18 @@ namespace {
 int run(int argc, char** argv) {
   using namespace skograph;
   int rounds = 15;
-  bool robots = true, closed = true;
+  bool robots = true, closed = true, batches = true;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) {
       rounds = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--robots") {
-      closed = false;
+      closed = batches = false;
     } else if (arg == "--closed") {
-      robots = false;
+      robots = batches = false;
+    } else if (arg == "--batches") {
+      robots = closed = false;
     } else {
       files.push_back(arg);
     }
@@ -106,6 +109,7 @@ int run(int argc, char** argv) {
               rounds);
   if (robots && !robot_files.empty()) peers::bench_robots(robot_files, rounds);
   if (closed && !closed_cases.empty()) peers::bench_closed_chains(closed_cases, rounds);
+  if (batches && !robot_files.empty()) peers::bench_batches(robot_files, rounds);
   return 0;
 }
 

@@ -46,9 +46,11 @@ struct ClosedCase {
   std::string loops_file;  // a parallel robot's robot.yaml, else empty
 };
 
-// Sections of the benchmark (robots.cpp, closed_chains.cpp): each prints its tables.
+// Sections of the benchmark (robots.cpp, closed_chains.cpp, batches.cpp): each prints its tables.
 void bench_robots(const std::vector<std::string>& files, int rounds);
 void bench_closed_chains(const std::vector<ClosedCase>& mechanisms, int rounds);
+// Batches of states of the robots (batches.cpp): skograph's batch calls beside MuJoCo's loop.
+void bench_batches(const std::vector<std::string>& files, int rounds);
 
 // MJCF text of a closed-chain model written in the closed configuration q (mjcf_twin.cpp); throws
 // Error for what MuJoCo cannot express (planar and floating joints, prismatic loops,
