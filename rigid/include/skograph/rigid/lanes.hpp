@@ -1,10 +1,10 @@
 // Many states of one tree at once in the lanes of a SIMD register: W states per instruction
 // (W = 4 on AVX2, 8 on AVX-512), the instruction set chosen at run time, so that one portable
-// binary uses what the CPU has (docs/batches.md). The lane kernels (rigid/lanes/) read the
-// model's constants as plain arrays (LaneTree) and the states transposed into lanes (LaneWork);
-// the joint transforms are computed per state by the single-state code (set_lane_configuration)
-// before a kernel runs. Results agree with the single-state recursions to rounding (1e-13
-// relative), not bit for bit: the products are summed in another order.
+// binary uses what the CPU has (docs/library.md, "SIMD lanes"). The lane kernels (rigid/lanes/)
+// read the model's constants as plain arrays (LaneTree) and the states transposed into lanes
+// (LaneWork); the joint transforms are computed per state by the single-state code
+// (set_lane_configuration) before a kernel runs. Results agree with the single-state recursions to
+// rounding (1e-13 relative), not bit for bit: the products are summed in another order.
 //
 //   LaneTree tree(model);                      // once per model
 //   LaneWork work(model, Simd::kAvx2);         // once per thread
