@@ -139,12 +139,15 @@ Simd parse_simd(const std::string& text, const std::string& what) {
 
 Simd batch_simd(Simd requested) {
   const Simd best = best_simd();
-  const Simd asked = requested == Simd::kAuto ? environment_simd() : requested;
+  const bool from_environment = requested == Simd::kAuto;
+  const Simd asked = from_environment ? environment_simd() : requested;
   if (asked == Simd::kAuto) return best;
   if (asked == Simd::kScalar) return asked;
   if (best == Simd::kScalar || (asked == Simd::kAvx512 && best != Simd::kAvx512))
-    throw UsageError(std::string("the SIMD instruction set '") + simd_name(asked) +
-                     "' is not available on this machine (best: '" + simd_name(best) + "')");
+    throw UsageError(
+        std::string(from_environment ? "SKOGRAPH_SIMD=" : "the SIMD instruction set ") +
+        simd_name(asked) + " is not available on this machine (its widest: " + simd_name(best) +
+        ")");
   return asked;
 }
 

@@ -106,7 +106,8 @@ Timing time_batch(const Model& model, const std::string& algorithm, long batch, 
   Timing timing;
   timing.ns_per_call = per_state[static_cast<std::size_t>(repeats / 2)];
   timing.dofs = n;
-  timing.independent = static_cast<int>(workspaces.lease().data().independent.size());
+  timing.independent =
+      model.is_closed_chain() ? static_cast<int>(workspaces.lease().data().independent.size()) : n;
   timing.simd = algorithm != "fd" ? batch_lanes_simd(model, simd) : Simd::kScalar;
   return timing;
 }

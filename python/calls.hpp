@@ -117,14 +117,11 @@ void naming_the_row(bool batch, long i, Body body) {
 
 // fn(model, data, RowState, out) for one state (1-D inputs) or every row (2-D inputs), writing the
 // state's result of shape `shape` ({} for a number, {6}, {6, n}, ...) row-major at `out` without
-// allocating, the inputs checked first (checked_states). Returns an array of `shape`, or
+// allocating, on inputs already checked (checked_states). Returns an array of `shape`, or
 // (rows, *shape) for a batch.
 template <std::size_t K, class Fn>
-py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
-                    const ThreadsArgument& threads_argument, const std::vector<py::ssize_t>& shape,
-                    Fn fn) {
-  const int threads = threads_of(threads_argument);
-  const CheckedStates<K> states = checked_states<K>(self, inputs);
+py::array per_checked_state(PyModel& self, const CheckedStates<K>& states, int threads,
+                            const std::vector<py::ssize_t>& shape, Fn fn) {
   long state_size = 0;
   py::array_t<double> result = state_results(states.batch, states.rows, shape, state_size);
   double* out = result.mutable_data();
@@ -139,6 +136,15 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
   return result;  // with the GIL held
 }
 
+// per_checked_state on the inputs checked first.
+template <std::size_t K, class Fn>
+py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
+                    const ThreadsArgument& threads_argument, const std::vector<py::ssize_t>& shape,
+                    Fn fn) {
+  const int threads = threads_of(threads_argument);
+  return per_checked_state<K>(self, checked_states<K>(self, inputs), threads, shape, fn);
+}
+
 // per_state, but a 2-D call on a model the SIMD lanes take (model/batch.hpp: batch_lanes_simd)
 // runs as one batch call: batch(model, workspaces, inputs as rows, result rows, threads) fills a
 // rows x (entries per state) matrix, copied into the result. A 1-D call, or a model the lanes do
@@ -147,28 +153,25 @@ template <std::size_t K, class Fn, class Batch>
 py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
                              const ThreadsArgument& threads_argument,
                              const std::vector<py::ssize_t>& shape, Fn fn, Batch batch) {
-  {
-    const CheckedStates<K> states = checked_states<K>(self, inputs);
-    if (states.batch && batch_lanes_simd(self.model, Simd::kAuto) != Simd::kScalar) {
-      const int threads = threads_of(threads_argument);
-      long state_size = 0;
-      py::array_t<double> result = state_results(true, states.rows, shape, state_size);
-      std::array<Eigen::Map<const StateRows>, K> rows = [&]<std::size_t... I>(
-          std::index_sequence<I...>) {
-        return std::array<Eigen::Map<const StateRows>, K>{
-            Eigen::Map<const StateRows>(states.pointers[I], states.rows, states.size)...};
-      }
-      (std::make_index_sequence<K>{});
-      StateRows out;
-      {
-        const py::gil_scoped_release release;
-        batch(self.model, self.workspaces, rows, out, threads);
-      }
-      std::copy_n(out.data(), states.rows * state_size, result.mutable_data());
-      return result;
-    }
+  const int threads = threads_of(threads_argument);
+  const CheckedStates<K> states = checked_states<K>(self, inputs);
+  if (!states.batch || batch_lanes_simd(self.model, Simd::kAuto) == Simd::kScalar)
+    return per_checked_state<K>(self, states, threads, shape, fn);
+  long state_size = 0;
+  py::array_t<double> result = state_results(true, states.rows, shape, state_size);
+  std::array<Eigen::Map<const StateRows>, K> rows = [&]<std::size_t... I>(
+      std::index_sequence<I...>) {
+    return std::array<Eigen::Map<const StateRows>, K>{
+        Eigen::Map<const StateRows>(states.pointers[I], states.rows, states.size)...};
   }
-  return per_state<K>(self, inputs, threads_argument, shape, fn);
+  (std::make_index_sequence<K>{});
+  StateRows out;
+  {
+    const py::gil_scoped_release release;
+    batch(self.model, self.workspaces, rows, out, threads);
+  }
+  std::copy_n(out.data(), states.rows * state_size, result.mutable_data());
+  return result;
 }
 
 // per_state for results whose shape the first state decides (a closed chain's independent

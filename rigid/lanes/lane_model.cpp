@@ -60,8 +60,21 @@ const lanes::Kernels& kernels_of(Simd simd) {
 
 bool supports_lanes(const RigidBodyModel& model) {
   if (model.has_flexible_links()) return false;
-  for (int k = 0; k < model.node_count(); ++k)
-    if (model.joint_geometry(k).type == JointType::kPlanar) return false;
+  // The kernels know these joints' hinges: none, one column, or the first 3 or 6 columns of the
+  // identity (lane_kernels.hpp); any other joint type runs state by state.
+  for (int k = 0; k < model.node_count(); ++k) {
+    switch (model.joint_geometry(k).type) {
+      case JointType::kFixed:
+      case JointType::kRevolute:
+      case JointType::kContinuous:
+      case JointType::kPrismatic:
+      case JointType::kSpherical:
+      case JointType::kFloating:
+        break;
+      default:
+        return false;
+    }
+  }
   return true;
 }
 

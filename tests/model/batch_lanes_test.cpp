@@ -7,7 +7,10 @@
 // UsageError; models the lanes do not take run state by state, bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -207,17 +210,37 @@ TEST(Lanes, ModelsTheLanesDoNotTakeRunStateByState) {
 }
 
 // The option, then SKOGRAPH_SIMD, then the CPU's best; unknown or unavailable names refused.
+// SKOGRAPH_SIMD for the scope of a test, restored as it was however the test ends.
+class SimdEnvironment {
+ public:
+  SimdEnvironment() {
+    if (const char* value = std::getenv("SKOGRAPH_SIMD")) saved_ = value;
+  }
+  ~SimdEnvironment() {
+    if (saved_)
+      setenv("SKOGRAPH_SIMD", saved_->c_str(), 1);
+    else
+      unsetenv("SKOGRAPH_SIMD");
+  }
+  SimdEnvironment(const SimdEnvironment&) = delete;
+  SimdEnvironment& operator=(const SimdEnvironment&) = delete;
+  void set(const char* value) { setenv("SKOGRAPH_SIMD", value, 1); }
+  void unset() { unsetenv("SKOGRAPH_SIMD"); }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
 TEST(Lanes, TheInstructionSetIsTheOptionThenTheEnvironmentThenTheCpu) {
-  const char* saved = std::getenv("SKOGRAPH_SIMD");
-  const std::string kept = saved ? saved : "";
-  unsetenv("SKOGRAPH_SIMD");
+  SimdEnvironment environment;
+  environment.unset();
   EXPECT_EQ(batch_simd(Simd::kAuto), best_simd());
   EXPECT_EQ(batch_simd(Simd::kScalar), Simd::kScalar);
-  setenv("SKOGRAPH_SIMD", "scalar", 1);
+  environment.set("scalar");
   EXPECT_EQ(batch_simd(Simd::kAuto), Simd::kScalar);
-  setenv("SKOGRAPH_SIMD", "auto", 1);
+  environment.set("auto");
   EXPECT_EQ(batch_simd(Simd::kAuto), best_simd());
-  setenv("SKOGRAPH_SIMD", "avx9", 1);
+  environment.set("avx9");
   try {
     batch_simd(Simd::kAuto);
     FAIL() << "an unknown SKOGRAPH_SIMD was accepted";
@@ -227,19 +250,46 @@ TEST(Lanes, TheInstructionSetIsTheOptionThenTheEnvironmentThenTheCpu) {
   }
   EXPECT_EQ(batch_simd(Simd::kScalar), Simd::kScalar);  // the option wins
   for (const Simd simd : lanes_available()) {
-    setenv("SKOGRAPH_SIMD", simd_name(simd), 1);
+    environment.set(simd_name(simd));
     EXPECT_EQ(batch_simd(Simd::kAuto), simd);
   }
   if (best_simd() != Simd::kAvx512) {
+    environment.set("avx512");
+    try {
+      batch_simd(Simd::kAuto);
+      FAIL() << "SKOGRAPH_SIMD=avx512 was accepted on a CPU without it";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("SKOGRAPH_SIMD=avx512 is not available", 0), 0u)
+          << e.what();
+    }
     EXPECT_THROW(batch_simd(Simd::kAvx512), UsageError);
   }
   if (best_simd() == Simd::kScalar) {
     EXPECT_THROW(batch_simd(Simd::kAvx2), UsageError);
   }
-  if (saved)
-    setenv("SKOGRAPH_SIMD", kept.c_str(), 1);
-  else
-    unsetenv("SKOGRAPH_SIMD");
+}
+
+// AVX2 and AVX-512 run the same operations in the same order, each rounded alone (no fused
+// multiply-add): a row's bits are the same on both.
+TEST(Lanes, Avx2AndAvx512GiveTheSameBits) {
+  if (best_simd() != Simd::kAvx512) GTEST_SKIP() << "this CPU has no AVX-512";
+  std::mt19937 random(21);
+  testing_support::RandomMechanismOptions options;
+  options.links = 25;
+  options.planar = false;
+  options.coordinate_axes = true;
+  const Model model = build_model(testing_support::random_mechanism(options, random), "random");
+  const LaneStates states = lanes_random_states(model, 19, 4);
+  WorkspacePool workspaces(model);
+  StateRows tau2, tau8, mass2, mass8;
+  inverse_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, tau2,
+                         {.simd = Simd::kAvx2});
+  inverse_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, tau8,
+                         {.simd = Simd::kAvx512});
+  mass_matrix_batch(model, workspaces, states.q, mass2, {.simd = Simd::kAvx2});
+  mass_matrix_batch(model, workspaces, states.q, mass8, {.simd = Simd::kAvx512});
+  EXPECT_TRUE((tau2.array() == tau8.array()).all());
+  EXPECT_TRUE((mass2.array() == mass8.array()).all());
 }
 
 }  // namespace

@@ -709,6 +709,7 @@ class Batches(unittest.TestCase):
                 np.testing.assert_allclose(lanes_mass, single_mass, rtol=0,
                                            atol=1e-13 * np.max(np.abs(single_mass)))
                 # SKOGRAPH_SIMD=scalar: state by state, bit for bit the single calls.
+                saved = os.environ.get("SKOGRAPH_SIMD")
                 os.environ["SKOGRAPH_SIMD"] = "scalar"
                 try:
                     self.assertTrue(np.array_equal(model.inverse_dynamics(Q, QD, X, threads=2), single_tau))
@@ -717,7 +718,10 @@ class Batches(unittest.TestCase):
                     with self.assertRaisesRegex(skograph.Error, "SKOGRAPH_SIMD must be auto, scalar"):
                         model.inverse_dynamics(Q, QD, X)
                 finally:
-                    del os.environ["SKOGRAPH_SIMD"]
+                    if saved is None:
+                        del os.environ["SKOGRAPH_SIMD"]
+                    else:
+                        os.environ["SKOGRAPH_SIMD"] = saved
                 self.assertTrue(np.array_equal(model.bias(Q, QD, threads=2),
                                                np.array([model.bias(Q[i], QD[i]) for i in range(rows)])))
                 with self.assertRaises(skograph.Error):

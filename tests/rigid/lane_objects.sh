@@ -8,23 +8,36 @@
 # Argument: the objects, separated by ';' (CMake's list).
 status=0
 for object in $(echo "$1" | tr ';' ' '); do
-  case "$object" in
+  case "$(basename "$object")" in
     *avx512*) set_name=avx512 arch=avx512f ;;
     *avx2*) set_name=avx2 arch=avx2 ;;
     *) echo "unexpected object $object"; exit 1 ;;
   esac
-  # Allowed: the table (and AddressSanitizer's marker of it), and xsimd's functions on this
-  # instruction set's own batch type, which no other object defines (their names carry the set).
-  others=$(nm -C --defined-only "$object" | awk '$2 ~ /^[A-Z]$/ { $1 = ""; $2 = ""; print }' |
-           sed 's/^ *//' | grep -v "^skograph::lanes::$set_name::kernels\$" |
-           grep -v "^__odr_asan\._ZN8skograph5lanes[0-9]*${set_name}7kernelsE\$" |
-           grep -v "xsimd::$arch\b" || true)
-  if [ -n "$others" ]; then
-    echo "$object defines external symbols another object could share:"
-    echo "$others"
+  symbols=$(nm -C --defined-only "$object") || { echo "nm failed on $object"; exit 1; }
+  if ! echo "$symbols" | grep -q " skograph::lanes::$set_name::kernels\$"; then
+    echo "$object does not define skograph::lanes::$set_name::kernels"
     status=1
   fi
-  fused=$(objdump -d "$object" | grep -c 'vfn\?m\(add\|sub\)')
+  # Allowed: the table (and AddressSanitizer's marker of it), and xsimd's functions on this
+  # instruction set's own batch type, which no other object defines (their names carry the set).
+  # Global and unique symbols count, and so would a static initializer (run at load time on any
+  # CPU).
+  others=$(echo "$symbols" | awk '$2 ~ /^[A-Zu]$/ { $1 = ""; $2 = ""; print }' |
+           sed 's/^ *//' | grep -v "^skograph::lanes::$set_name::kernels\$" |
+           grep -v "^__odr_asan\._ZN8skograph5lanes[0-9]*${set_name}7kernelsE\$" |
+           grep -v "xsimd::$arch\b")
+  initializers=$(echo "$symbols" | grep "_GLOBAL__sub_I")
+  if [ -n "$others$initializers" ]; then
+    echo "$object defines symbols another object could share, or a static initializer:"
+    echo "$others$initializers"
+    status=1
+  fi
+  code=$(objdump -d "$object") || { echo "objdump failed on $object"; exit 1; }
+  if [ -z "$(echo "$code" | grep -m1 'ret')" ]; then
+    echo "objdump found no code in $object"
+    status=1
+  fi
+  fused=$(echo "$code" | grep -c 'vfn\?m\(add\|sub\)')
   if [ "$fused" != 0 ]; then
     echo "$object has $fused fused multiply-add instructions"
     status=1
