@@ -42,9 +42,8 @@ constexpr int kDenseLimit = 5000;
 constexpr const char* kBenchUsage =
     "usage: skograph bench MODEL --algo id|fd|mass|fd-crba|id-derivatives|fd-derivatives|ALGO "
     "[--solver embedding|multipliers] "
-    "[--batch N [--threads T] [--simd S]] [--reps N] [--json] [--strict] [--independent JOINT,...] "
-    "[--loops "
-    "LOOPS.yaml] [--base LINK]";
+    "[--batch N [--threads T] [--simd S]] [--reps N] [--json] [--strict] "
+    "[--independent JOINT,...] [--loops LOOPS.yaml] [--base LINK]";
 
 // The value of --solver at args[i] (i moves to it): UsageError when missing or unknown.
 ClosedChainSolver solver_option(const std::vector<std::string>& args, std::size_t& i,

@@ -158,18 +158,27 @@ Simd batch_lanes_simd(const Model& model, Simd requested) {
 
 namespace {
 
-// A call of three state inputs per row (q, qd and a third named `third`) into `out`, checked
-// first (batch.hpp).
+// The checks of batch.hpp on three state inputs (q, qd and a third named `third`), then `out`
+// sized to their rows.
+void check_three_inputs(const Model& model, const Eigen::Ref<const StateRows>& q,
+                        const Eigen::Ref<const StateRows>& qd,
+                        const Eigen::Ref<const StateRows>& third, const char* third_name,
+                        StateRows& out) {
+  const long rows = q.rows();
+  check_rows(model, q, rows, "q");
+  check_rows(model, qd, rows, "qd");
+  check_rows(model, third, rows, third_name);
+  out.resize(rows, model.dof_count());
+}
+
+// A call of three state inputs per row into `out`, checked first (check_three_inputs).
 template <class Call>
 void three_input_batch(const Model& model, WorkspacePool& workspaces,
                        const Eigen::Ref<const StateRows>& q, const Eigen::Ref<const StateRows>& qd,
                        const Eigen::Ref<const StateRows>& third, const char* third_name,
                        StateRows& out, int threads, Call call) {
   const long rows = q.rows();
-  check_rows(model, q, rows, "q");
-  check_rows(model, qd, rows, "qd");
-  check_rows(model, third, rows, third_name);
-  out.resize(rows, model.dof_count());
+  check_three_inputs(model, q, qd, third, third_name, out);
   run_rows(workspaces, rows, threads, [&](ModelData& data, long i) {
     call(data, row_vector(q, i), row_vector(qd, i), row_vector(third, i), row_vector(out, i));
   });
@@ -196,11 +205,7 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const BatchOptions& options) {
   const Simd simd = batch_lanes_simd(model, options.simd);
   if (simd != Simd::kScalar) {
-    const long rows = q.rows();
-    check_rows(model, q, rows, "q");
-    check_rows(model, qd, rows, "qd");
-    check_rows(model, qdd, rows, "qdd");
-    tau.resize(rows, model.dof_count());
+    check_three_inputs(model, q, qd, qdd, "qdd", tau);
     const DofOrder& order = model.dof_order();
     const int n = model.dof_count(), width = simd_width(simd);
     return run_lane_blocks(
@@ -243,10 +248,10 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
           // Zeros, then the entries that are not zero by structure and their mirror images.
           double* out = mass.row(row).data();
           std::fill_n(out, n * n, 0.0);
-          for (const int entry : lanes.tree.mass_entries()) {
-            const double value = lanes.work.mass[lane_entry(entry, lane, width)];
-            const long i = order.file_dof(entry / static_cast<int>(n)),
-                       j = order.file_dof(entry % static_cast<int>(n));
+          for (const LaneTree::MassEntry& entry : lanes.tree.mass_entries()) {
+            const double value =
+                lanes.work.mass[lane_entry(entry.row * n + entry.column, lane, width)];
+            const long i = order.file_dof(entry.row), j = order.file_dof(entry.column);
             out[i * n + j] = value;
             out[j * n + i] = value;
           }

@@ -104,12 +104,23 @@ struct Rotation {
   return {cross(V.top, f.top) + cross(V.bottom, f.bottom), cross(V.top, f.bottom)};
 }
 
-// A link's inertia (m, h, J), the same in every lane.
+// An inertia (m, h, J), J column by column; in memory 13 entries (m, h, J) per lane.
 struct Inertia {
   L mass;
   V3 first_moment;
-  Rotation rotational;  // J column by column
+  Rotation rotational;
 };
+[[gnu::always_inline]] inline Inertia load_inertia(const double* p) {
+  return {load(p), load3(p + W), {load3(p + 4 * W), load3(p + 7 * W), load3(p + 10 * W)}};
+}
+[[gnu::always_inline]] inline void store_inertia(const Inertia& I, double* p) {
+  I.mass.store_unaligned(p);
+  store3(I.first_moment, p + W);
+  store3(I.rotational.c0, p + 4 * W);
+  store3(I.rotational.c1, p + 7 * W);
+  store3(I.rotational.c2, p + 10 * W);
+}
+// A link's inertia from the model's 13 numbers, the same in every lane.
 [[gnu::always_inline]] inline Inertia inertia_of(const double* p) {
   return {
       L(p[0]),
@@ -137,17 +148,30 @@ struct Inertia {
   if (dofs == 6) s.bottom = load3(rates + 3 * W);
   return s;
 }
-// tau(k) = H(k) f(k) into the joint's dofs.
-[[gnu::always_inline]] inline void store_hinge_force(int dofs, const double* column, const Six& f,
-                                                     double* tau) {
-  if (dofs == 1) {
-    const L t = L(column[0]) * f.top.x + L(column[1]) * f.top.y + L(column[2]) * f.top.z +
-                L(column[3]) * f.bottom.x + L(column[4]) * f.bottom.y + L(column[5]) * f.bottom.z;
-    t.store_unaligned(tau);
-    return;
-  }
-  if (dofs >= 3) store3(f.top, tau);
-  if (dofs == 6) store3(f.bottom, tau + 3 * W);
+// Column c of H*(k): a 1-dof joint's column, or the unit vector e_c (spherical, floating).
+[[gnu::always_inline]] inline Six hinge_column(int dofs, const double* column, int c) {
+  const L zero(0.0), one(1.0);
+  if (dofs == 1)
+    return {{L(column[0]), L(column[1]), L(column[2])}, {L(column[3]), L(column[4]), L(column[5])}};
+  Six s{{zero, zero, zero}, {zero, zero, zero}};
+  L* entries[6] = {&s.top.x, &s.top.y, &s.top.z, &s.bottom.x, &s.bottom.y, &s.bottom.z};
+  *entries[c] = one;
+  return s;
+}
+// H(k) column c of f: the force's component along hinge column c.
+[[gnu::always_inline]] inline L hinge_component(int dofs, const double* column, int c,
+                                                const Six& f) {
+  if (dofs == 1)
+    return L(column[0]) * f.top.x + L(column[1]) * f.top.y + L(column[2]) * f.top.z +
+           L(column[3]) * f.bottom.x + L(column[4]) * f.bottom.y + L(column[5]) * f.bottom.z;
+  const L* entries[6] = {&f.top.x, &f.top.y, &f.top.z, &f.bottom.x, &f.bottom.y, &f.bottom.z};
+  return *entries[c];
+}
+
+// Node k's R of X_parent_child(q) in the block.
+[[gnu::always_inline]] inline Rotation rotation_at(const Block& block, int k) {
+  const double* R = block.rotation + 9 * W * k;
+  return {load3(R), load3(R + 3 * W), load3(R + 6 * W)};
 }
 
 // Inverse dynamics, part II Algorithm 3.1 as rigid_body_dynamics.cpp's newton_euler: one walk
@@ -158,8 +182,7 @@ void inverse_dynamics(const TreeView& tree, const Block& block) noexcept {
   const V3 gravity{L(block.gravity[0]), L(block.gravity[1]), L(block.gravity[2])};
   for (int i = 0; i < tree.nodes; ++i) {
     const int k = tree.order[i], p = tree.parent[k], dofs = tree.dofs[k];
-    const double* R_k = block.rotation + 9 * W * k;
-    const Rotation R{load3(R_k), load3(R_k + 3 * W), load3(R_k + 6 * W)};
+    const Rotation R = rotation_at(block, k);
     const V3 l = load3(block.translation + 3 * W * k);
     const double* column = tree.hinge + 6 * k;
     const Six relative = hinge_times(dofs, column, block.qd + W * tree.offset[k]);
@@ -184,14 +207,13 @@ void inverse_dynamics(const TreeView& tree, const Block& block) noexcept {
   for (int i = tree.nodes - 1; i >= 0; --i) {
     const int k = tree.order[i], p = tree.parent[k], dofs = tree.dofs[k];
     const Six force = load6(block.work + 18 * W * k + 12 * W);
-    if (dofs > 0)
-      store_hinge_force(dofs, tree.hinge + 6 * k, force, block.tau + W * tree.offset[k]);
+    for (int c = 0; c < dofs; ++c)  // tau(k) = H(k) f(k)
+      hinge_component(dofs, tree.hinge + 6 * k, c, force)
+          .store_unaligned(block.tau + W * (tree.offset[k] + c));
     if (p < 0) continue;
-    const double* R_k = block.rotation + 9 * W * k;
-    const Rotation R{load3(R_k), load3(R_k + 3 * W), load3(R_k + 6 * W)};
     double* parent_force = block.work + 18 * W * p + 12 * W;
     Six parent = load6(parent_force);
-    add_force_to_parent(R, load3(block.translation + 3 * W * k), force, parent);
+    add_force_to_parent(rotation_at(block, k), load3(block.translation + 3 * W * k), force, parent);
     store6(parent, parent_force);
   }
 }
@@ -215,27 +237,10 @@ void inverse_dynamics(const TreeView& tree, const Block& block) noexcept {
   return {{xx, xy, xz}, {xy, yy, yz}, {xz, yz, zz}};
 }
 
-// An inertia (m, h, J) in lanes, stored as 13 entries (m, h, J column by column).
-struct LaneInertia {
-  L mass;
-  V3 first_moment;
-  Rotation rotational;
-};
-[[gnu::always_inline]] inline LaneInertia load_inertia(const double* p) {
-  return {load(p), load3(p + W), {load3(p + 4 * W), load3(p + 7 * W), load3(p + 10 * W)}};
-}
-[[gnu::always_inline]] inline void store_inertia(const LaneInertia& I, double* p) {
-  I.mass.store_unaligned(p);
-  store3(I.first_moment, p + W);
-  store3(I.rotational.c0, p + 4 * W);
-  store3(I.rotational.c1, p + 7 * W);
-  store3(I.rotational.c2, p + 10 * W);
-}
 // phi M phi* added to the parent's (RigidInertia::add_to_parent): with g = R h, turned = R J R^T
 // and u = g + m l / 2, J_p += turned - (l u^T + u l^T) + 2 (u . l) 1, h_p += g + m l, m_p += m.
 [[gnu::always_inline]] inline void add_inertia_to_parent(const Rotation& R, const V3& l,
-                                                         const LaneInertia& I,
-                                                         LaneInertia& parent) {
+                                                         const Inertia& I, Inertia& parent) {
   const Rotation turned = rotate_symmetric(R, I.rotational);
   const V3 g = times(R, I.first_moment);
   const V3 ml = l * I.mass;
@@ -256,31 +261,6 @@ struct LaneInertia {
   parent.first_moment = parent.first_moment + (g + ml);
   parent.mass = parent.mass + I.mass;
 }
-// M x of a lane inertia.
-[[gnu::always_inline]] inline Six times(const LaneInertia& I, const Six& m) {
-  return {times(I.rotational, m.top) + cross(I.first_moment, m.bottom),
-          m.bottom * I.mass - cross(I.first_moment, m.top)};
-}
-// Column c of H*(k): a 1-dof joint's column, or the unit vector e_c (spherical, floating).
-[[gnu::always_inline]] inline Six hinge_column(int dofs, const double* column, int c) {
-  const L zero(0.0), one(1.0);
-  if (dofs == 1)
-    return {{L(column[0]), L(column[1]), L(column[2])}, {L(column[3]), L(column[4]), L(column[5])}};
-  Six s{{zero, zero, zero}, {zero, zero, zero}};
-  L* entries[6] = {&s.top.x, &s.top.y, &s.top.z, &s.bottom.x, &s.bottom.y, &s.bottom.z};
-  *entries[c] = one;
-  return s;
-}
-// H(k) column c of f: the force's component along hinge column c.
-[[gnu::always_inline]] inline L hinge_component(int dofs, const double* column, int c,
-                                                const Six& f) {
-  if (dofs == 1)
-    return L(column[0]) * f.top.x + L(column[1]) * f.top.y + L(column[2]) * f.top.z +
-           L(column[3]) * f.bottom.x + L(column[4]) * f.bottom.y + L(column[5]) * f.bottom.z;
-  const L* entries[6] = {&f.top.x, &f.top.y, &f.top.z, &f.bottom.x, &f.bottom.y, &f.bottom.z};
-  return *entries[c];
-}
-
 // The mass matrix by composite inertias, part II Algorithms 4.1-4.2 as rigid_body_mass_matrix.cpp
 // (link frames, children first): R(k) complete when k is reached; each column X = R(k) H*(k)
 // gives M(k, k) = H(k) X and, carried to every ancestor j (X <- phi(parent, j) X), the block
@@ -289,21 +269,15 @@ struct LaneInertia {
 void mass_matrix(const TreeView& tree, const Block& block) noexcept {
   const int n = tree.dof_count;
   const L zero(0.0);
-  for (int k = 0; k < tree.nodes; ++k) {
-    const Inertia I = inertia_of(tree.inertia + 13 * k);
-    store_inertia({I.mass, I.first_moment, I.rotational}, block.work + 13 * W * k);
-  }
-  const auto rotation_of = [&](int k) {
-    const double* R_k = block.rotation + 9 * W * k;
-    return Rotation{load3(R_k), load3(R_k + 3 * W), load3(R_k + 6 * W)};
-  };
+  for (int k = 0; k < tree.nodes; ++k)
+    store_inertia(inertia_of(tree.inertia + 13 * k), block.work + 13 * W * k);
   const auto put = [&](int row, int column, const L& value) {
     value.store_unaligned(block.mass + (row * n + column) * W);
     value.store_unaligned(block.mass + (column * n + row) * W);
   };
   for (int i = tree.nodes - 1; i >= 0; --i) {
     const int k = tree.order[i], p = tree.parent[k], dofs = tree.dofs[k];
-    const LaneInertia composite = load_inertia(block.work + 13 * W * k);
+    const Inertia composite = load_inertia(block.work + 13 * W * k);
     const double* column_k = tree.hinge + 6 * k;
     for (int c = 0; c < dofs; ++c) {
       Six X = times(composite, hinge_column(dofs, column_k, c));
@@ -313,15 +287,16 @@ void mass_matrix(const TreeView& tree, const Block& block) noexcept {
       for (int j = k; tree.parent[j] >= 0; j = tree.parent[j]) {
         const int up = tree.parent[j];
         Six moved{{zero, zero, zero}, {zero, zero, zero}};
-        add_force_to_parent(rotation_of(j), load3(block.translation + 3 * W * j), X, moved);
+        add_force_to_parent(rotation_at(block, j), load3(block.translation + 3 * W * j), X, moved);
         X = moved;
         for (int r = 0; r < tree.dofs[up]; ++r)
           put(tree.offset[up] + r, dof, hinge_component(tree.dofs[up], tree.hinge + 6 * up, r, X));
       }
     }
     if (p < 0) continue;
-    LaneInertia parent = load_inertia(block.work + 13 * W * p);
-    add_inertia_to_parent(rotation_of(k), load3(block.translation + 3 * W * k), composite, parent);
+    Inertia parent = load_inertia(block.work + 13 * W * p);
+    add_inertia_to_parent(rotation_at(block, k), load3(block.translation + 3 * W * k), composite,
+                          parent);
     store_inertia(parent, block.work + 13 * W * p);
   }
 }

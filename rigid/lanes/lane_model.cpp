@@ -108,10 +108,12 @@ LaneTree::LaneTree(const RigidBodyModel& model)
         for (int r = 0; r < model.joint_dofs(j); ++r) {
           const int row = model.joint_dof_offset(j) + r;
           if (j != k || r <= c)
-            mass_entries_.push_back(std::min(row, column) * dof_count_ + std::max(row, column));
+            mass_entries_.push_back({std::min(row, column), std::max(row, column)});
         }
     }
-  std::sort(mass_entries_.begin(), mass_entries_.end());
+  std::sort(mass_entries_.begin(), mass_entries_.end(), [](const MassEntry& a, const MassEntry& b) {
+    return a.row != b.row ? a.row < b.row : a.column < b.column;
+  });
 }
 
 LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(simd)) {
@@ -123,7 +125,6 @@ LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(si
   qd.assign(dofs * lanes, 0.0);
   qdd.assign(dofs * lanes, 0.0);
   tau.assign(dofs * lanes, 0.0);
-  mass.assign(dofs * dofs * lanes, 0.0);
   work.assign(18 * nodes * lanes, 0.0);
 }
 
@@ -181,6 +182,9 @@ void inverse_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector
 }
 
 void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work) {
+  // Made here, not with the workspace: inverse dynamics never needs its dofs^2 width numbers.
+  const auto dofs = static_cast<std::size_t>(tree.dof_count());
+  if (work.mass.empty()) work.mass.assign(dofs * dofs * static_cast<std::size_t>(work.width), 0.0);
   run_kernel(tree, simd, Eigen::Vector3d::Zero(), work, &lanes::Kernels::mass_matrix,
              "mass_matrix_lanes");
 }

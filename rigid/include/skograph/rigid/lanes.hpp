@@ -55,21 +55,26 @@ class LaneTree {
   const std::vector<int>& offset() const { return offset_; }
   const std::vector<double>& hinge() const { return hinge_; }
   const std::vector<double>& inertia() const { return inertia_; }
-  // The entries of M that are not zero by structure: the pairs (i, j), i <= j, of dofs on one
-  // path to a root, as i * dofs + j (model dof order).
-  const std::vector<int>& mass_entries() const { return mass_entries_; }
+  // The entries of M that are not zero by structure: the pairs (row, column), row <= column, of
+  // dofs on one path to a root (model dof order), sorted.
+  struct MassEntry {
+    int row, column;
+  };
+  const std::vector<MassEntry>& mass_entries() const { return mass_entries_; }
 
  private:
   bool supported_ = true;
   int dof_count_ = 0;
-  std::vector<int> order_, parent_, dofs_, offset_, mass_entries_;
+  std::vector<int> order_, parent_, dofs_, offset_;
+  std::vector<MassEntry> mass_entries_;
   std::vector<double> hinge_, inertia_;
 };
 
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
 // [i * width + lane]: per node the joint transform (rotation 9 entries column by column,
 // translation 3), per dof qd, qdd (inputs) and tau (output), M (entry (i, j) at
-// [(i * dofs + j) * width + lane]), and the recursions' own quantities.
+// [(i * dofs + j) * width + lane]; made by the first mass_matrix_lanes, dofs^2 width numbers), and
+// the recursions' own quantities.
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
@@ -88,7 +93,7 @@ void inverse_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector
                             LaneWork& work);
 // The mass matrix (part II Algorithms 4.1-4.2) of the work.width configurations in `work` into
 // work.mass, exactly symmetric: the entries of tree.mass_entries() and their mirror images; the
-// others, zero by structure, are left as they are (zero since LaneWork was made).
+// others, zero by structure, are left as they are (zero since work.mass was made).
 void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work);
 
 }  // namespace skograph
