@@ -97,7 +97,8 @@ Simd environment_simd() {
 // The rows in blocks of `simd`'s width on the pool (batch.hpp): per block, each lane's
 // configuration set from its row (the last block filled up with copies of the last row, so that
 // a row's bits do not depend on its place) and fill(work, row, lane) called; then
-// compute(lanes) and, for each lane holding a row, scatter(lanes, row, lane).
+// compute(lanes) and, for each lane holding a row, scatter(data, lanes, row, lane), an error named
+// with its row.
 template <class Fill, class Compute, class Scatter>
 void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
                      const Eigen::Ref<const StateRows>& q, int threads, Simd simd, Fill fill,
@@ -119,8 +120,11 @@ void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
       fill(lanes.work, row, lane);
     }
     compute(lanes);
-    for (int lane = 0; lane < width && first + lane < rows; ++lane)
-      scatter(lanes, first + lane, lane);
+    for (int lane = 0; lane < width && first + lane < rows; ++lane) try {
+        scatter(data, lanes, first + lane, lane);
+      } catch (const std::exception& e) {
+        throw Error("row " + std::to_string(first + lane + 1) + ": " + e.what());
+      }
   });
 }
 
@@ -191,6 +195,33 @@ void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& tau, StateRows& qdd,
                             const BatchOptions& options) {
+  const Simd simd = batch_lanes_simd(model, options.simd);
+  if (simd != Simd::kScalar) {
+    check_three_inputs(model, q, qd, tau, "tau", qdd);
+    const DofOrder& order = model.dof_order();
+    const int n = model.dof_count(), width = simd_width(simd);
+    return run_lane_blocks(
+        model, workspaces, q, options.threads, simd,
+        [&](LaneWork& work, long row, int lane) {
+          for (int i = 0; i < n; ++i) {
+            work.qd[lane_entry(i, lane, width)] = qd(row, order.file_dof(i));
+            work.tau[lane_entry(i, lane, width)] = tau(row, order.file_dof(i));
+          }
+        },
+        [&](ModelData::Lanes& lanes) {
+          forward_dynamics_lanes(lanes.tree, simd, options.gravity, lanes.work);
+        },
+        [&](ModelData& data, const ModelData::Lanes& lanes, long row, int lane) {
+          if (lanes.work.singular[static_cast<std::size_t>(lane)] != 0.0) {
+            // A D the lanes' test refused: the single call reports the joint or takes it by LU.
+            forward_dynamics(model, data, row_vector(q, row), row_vector(qd, row),
+                             row_vector(tau, row), options.gravity, row_vector(qdd, row));
+            return;
+          }
+          for (int i = 0; i < n; ++i)
+            qdd(row, order.file_dof(i)) = lanes.work.qdd[lane_entry(i, lane, width)];
+        });
+  }
   three_input_batch(
       model, workspaces, q, qd, tau, "tau", qdd, options.threads,
       [&](ModelData& data, const auto& q_i, const auto& qd_i, const auto& tau_i, auto qdd_i) {
@@ -219,7 +250,7 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
         [&](ModelData::Lanes& lanes) {
           inverse_dynamics_lanes(lanes.tree, simd, options.gravity, lanes.work);
         },
-        [&](const ModelData::Lanes& lanes, long row, int lane) {
+        [&](ModelData&, const ModelData::Lanes& lanes, long row, int lane) {
           for (int i = 0; i < n; ++i)
             tau(row, order.file_dof(i)) = lanes.work.tau[lane_entry(i, lane, width)];
         });
@@ -244,7 +275,7 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
     return run_lane_blocks(
         model, workspaces, q, options.threads, simd, [](LaneWork&, long, int) {},
         [&](ModelData::Lanes& lanes) { mass_matrix_lanes(lanes.tree, simd, lanes.work); },
-        [&](const ModelData::Lanes& lanes, long row, int lane) {
+        [&](ModelData&, const ModelData::Lanes& lanes, long row, int lane) {
           // Zeros, then the entries that are not zero by structure and their mirror images.
           double* out = mass.row(row).data();
           std::fill_n(out, n * n, 0.0);

@@ -108,7 +108,7 @@ Timing time_batch(const Model& model, const std::string& algorithm, long batch, 
   timing.dofs = n;
   timing.independent =
       model.is_closed_chain() ? static_cast<int>(workspaces.lease().data().independent.size()) : n;
-  timing.simd = algorithm != "fd" ? batch_lanes_simd(model, simd) : Simd::kScalar;
+  timing.simd = batch_lanes_simd(model, simd);
   return timing;
 }
 

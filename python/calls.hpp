@@ -147,8 +147,8 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
 
 // per_state, but a 2-D call on a model the SIMD lanes take (model/batch.hpp: batch_lanes_simd)
 // runs as one batch call: batch(model, workspaces, inputs as rows, result rows, threads) fills a
-// rows x (entries per state) matrix, copied into the result. A 1-D call, or a model the lanes do
-// not take, runs per_state's row by row.
+// rows x (entries per state) matrix, copied into the result. A 1-D call, a model the lanes do not
+// take, or a batch that fails runs per_state's row by row.
 template <std::size_t K, class Fn, class Batch>
 py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
                              const ThreadsArgument& threads_argument,
@@ -166,9 +166,13 @@ py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
   }
   (std::make_index_sequence<K>{});
   StateRows out;
-  {
+  try {
     const py::gil_scoped_release release;
     batch(self.model, self.workspaces, rows, out, threads);
+  } catch (const Error&) {
+    // A row's error (a singular mass matrix): the batch again row by row, so that the error names
+    // the row as every call does ("row 3 (index 2): ...").
+    return per_checked_state<K>(self, states, threads, shape, fn);
   }
   std::copy_n(out.data(), states.rows * state_size, result.mutable_data());
   return result;

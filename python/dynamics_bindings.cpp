@@ -32,7 +32,7 @@ void bind_dynamics(ModelClass& model_class) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
             const ClosedChainSolver method = solver_of(solver);
             const std::vector<py::ssize_t> shape{self.model.dof_count()};
-            return per_state<3>(
+            return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, shape,
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                   Eigen::Map<Eigen::VectorXd> qdd(out, s.size);
@@ -42,6 +42,11 @@ void bind_dynamics(ModelClass& model_class) {
                     qdd = forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
                                            method)
                               .acceleration;
+                },
+                [&](const Model& model, WorkspacePool& workspaces, const auto& rows, StateRows& out,
+                    int parts) {  // a tree: both solvers are its articulated-body recursion
+                  forward_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], out,
+                                         {.threads = parts, .gravity = g});
                 });
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),

@@ -1,6 +1,6 @@
 // Batches of states (bench/peers/main.cpp): skograph's batch calls (model/batch.hpp: a tree's
-// inverse dynamics and mass matrix in SIMD lanes, forward dynamics state by state; one thread)
-// beside MuJoCo's one state per call in a loop over the same number of states, on one core.
+// forward and inverse dynamics and mass matrix in SIMD lanes; one thread) beside MuJoCo's one state
+// per call in a loop over the same number of states, on one core.
 //
 // What is timed, per state of a batch of kStates distinct states (q, qd, qdd, tau about the
 // generic state, every 1-dof coordinate moved):

@@ -9,8 +9,8 @@ namespace skograph::lanes {
 // The constants of a tree of rigid links (rigid/lanes.hpp: LaneTree builds them), node ids as in
 // RigidBodyModel. Per node: its parent (-1 at a base), its joint's dof count (0 fixed, 1
 // revolute or prismatic, 3 spherical, 6 floating) and first dof, a 1-dof joint's H* column (6
-// numbers) and the link's inertia (m, h = m c, J about the frame origin: 13 numbers, J column by
-// column). `order` lists the nodes parents first.
+// numbers), the link's inertia (m, h = m c, J about the frame origin: 13 numbers, J column by
+// column) and whether its subtree carries no mass (1 or 0). `order` lists the nodes parents first.
 struct TreeView {
   int nodes = 0;
   int dof_count = 0;
@@ -20,23 +20,38 @@ struct TreeView {
   const int* offset = nullptr;
   const double* hinge = nullptr;
   const double* inertia = nullptr;
+  const int* massless = nullptr;
 };
 
 // W states in lanes: entry (i, lane) of a per-lane quantity at [i * W + lane]. Per node the joint
 // transform X_parent_child(q) as R (9 entries, column by column) and l (3 entries); per dof qd,
-// qdd and the output tau; the output M, entry (i, j) at [(i * dofs + j) * W + lane]; `work` holds
-// V, A and f of every node for inverse dynamics (18 entries per node), the composite inertias for
-// the mass matrix (13).
+// qdd (inverse dynamics' input, forward dynamics' output) and tau (the other way round); the
+// mass matrix's output M, entry (i, j) at [(i * dofs + j) * W + lane]; forward dynamics' output
+// `singular`, one number per lane (1 where the lane's D was singular, else 0). `work` holds the
+// recursions' own quantities: V, A and f for inverse dynamics (18 entries per node), the composite
+// inertias for the mass matrix (13), the articulated-body quantities for forward dynamics
+// (forward_dynamics_entries).
 struct Block {
   const double* rotation = nullptr;
   const double* translation = nullptr;
   const double* qd = nullptr;
-  const double* qdd = nullptr;
+  double* qdd = nullptr;
   const double* gravity = nullptr;  // 3 numbers, the same for every lane
   double* tau = nullptr;
   double* mass = nullptr;
+  double* singular = nullptr;
   double* work = nullptr;
 };
+
+// Lane entries of `work` per lane: inverse dynamics' and the mass matrix's, forward dynamics'
+// (lane_articulated.hpp: per node its pose, V, a, P packed, z and alpha; per dof its columns of
+// H* and P H*, its row of D's factor and its innovation).
+constexpr long work_entries(int nodes) {
+  return 18L * nodes;
+}
+constexpr long forward_dynamics_entries(int nodes, int dofs) {
+  return 57L * nodes + 19L * dofs;
+}
 
 using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;
 
@@ -44,6 +59,7 @@ struct Kernels {
   int width;  // states per register: 4 for AVX2, 8 for AVX-512
   Kernel inverse_dynamics;
   Kernel mass_matrix;
+  Kernel forward_dynamics;
 };
 
 // One table per instruction set, each defined in its own translation unit.

@@ -7,8 +7,8 @@
 // never diverge.
 //
 // Included only by those translation units, after defining SKOGRAPH_LANE_NS (the namespace that
-// names the instruction set) and SKOGRAPH_LANE_ARCH (xsimd's architecture). Everything here has
-// internal linkage but the exported table (lane_abi.hpp).
+// names the instruction set) and SKOGRAPH_LANE_ARCH (xsimd's architecture), which then define the
+// exported table (lane_abi.hpp). Everything here has internal linkage.
 #pragma once
 
 #if !defined(SKOGRAPH_LANE_NS) || !defined(SKOGRAPH_LANE_ARCH)
@@ -302,8 +302,4 @@ void mass_matrix(const TreeView& tree, const Block& block) noexcept {
 }
 
 }  // namespace
-
-extern const Kernels kernels;
-const Kernels kernels = {W, &inverse_dynamics, &mass_matrix};
-
 }  // namespace skograph::lanes::SKOGRAPH_LANE_NS

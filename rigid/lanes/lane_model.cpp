@@ -85,12 +85,14 @@ LaneTree::LaneTree(const RigidBodyModel& model)
       dofs_(static_cast<std::size_t>(model.node_count())),
       offset_(static_cast<std::size_t>(model.node_count())),
       hinge_(6 * static_cast<std::size_t>(model.node_count()), 0.0),
-      inertia_(13 * static_cast<std::size_t>(model.node_count()), 0.0) {
+      inertia_(13 * static_cast<std::size_t>(model.node_count()), 0.0),
+      massless_(static_cast<std::size_t>(model.node_count())) {
   supported_ = supports_lanes(model);
   for (int k = 0; k < model.node_count(); ++k) {
     const auto at = static_cast<std::size_t>(k);
     dofs_[at] = model.joint_dofs(k);
     offset_[at] = model.joint_dof_offset(k);
+    massless_[at] = model.carries_no_mass(k) ? 1 : 0;
     if (dofs_[at] == 1)
       for (int i = 0; i < 6; ++i)
         hinge_[6 * at + static_cast<std::size_t>(i)] = model.hinge_column(k)[i];
@@ -117,15 +119,16 @@ LaneTree::LaneTree(const RigidBodyModel& model)
 }
 
 LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(simd)) {
-  const auto lanes = static_cast<std::size_t>(width);
+  const auto states = static_cast<std::size_t>(width);
   const auto nodes = static_cast<std::size_t>(model.node_count());
   const auto dofs = static_cast<std::size_t>(model.dof_count());
-  rotation.assign(9 * nodes * lanes, 0.0);
-  translation.assign(3 * nodes * lanes, 0.0);
-  qd.assign(dofs * lanes, 0.0);
-  qdd.assign(dofs * lanes, 0.0);
-  tau.assign(dofs * lanes, 0.0);
-  work.assign(18 * nodes * lanes, 0.0);
+  rotation.assign(9 * nodes * states, 0.0);
+  translation.assign(3 * nodes * states, 0.0);
+  qd.assign(dofs * states, 0.0);
+  qdd.assign(dofs * states, 0.0);
+  tau.assign(dofs * states, 0.0);
+  singular.assign(states, 0.0);
+  work.assign(static_cast<std::size_t>(lanes::work_entries(model.node_count())) * states, 0.0);
 }
 
 void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
@@ -156,13 +159,13 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
   const lanes::Kernels& kernels = kernels_of(simd);
   if (kernels.width != work.width)
     throw std::invalid_argument(std::string(name) + ": the workspace was made for another width");
-  const lanes::TreeView view{tree.nodes(),         tree.dof_count(),     tree.order().data(),
-                             tree.parent().data(), tree.dofs().data(),   tree.offset().data(),
-                             tree.hinge().data(),  tree.inertia().data()};
+  const lanes::TreeView view{tree.nodes(),         tree.dof_count(),      tree.order().data(),
+                             tree.parent().data(), tree.dofs().data(),    tree.offset().data(),
+                             tree.hinge().data(),  tree.inertia().data(), tree.massless().data()};
   const double g[3] = {gravity.x(), gravity.y(), gravity.z()};
   const lanes::Block block{
-      work.rotation.data(), work.translation.data(), work.qd.data(),  work.qdd.data(), g,
-      work.tau.data(),      work.mass.data(),        work.work.data()};
+      work.rotation.data(), work.translation.data(), work.qd.data(),       work.qdd.data(), g,
+      work.tau.data(),      work.mass.data(),        work.singular.data(), work.work.data()};
   (kernels.*kernel)(view, block);
 #else
   (void)gravity;
@@ -179,6 +182,16 @@ void inverse_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector
                             LaneWork& work) {
   run_kernel(tree, simd, gravity, work, &lanes::Kernels::inverse_dynamics,
              "inverse_dynamics_lanes");
+}
+
+void forward_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
+                            LaneWork& work) {
+  // Grown here, not with the workspace: the articulated-body quantities are the largest.
+  const auto entries = static_cast<std::size_t>(
+      lanes::forward_dynamics_entries(tree.nodes(), tree.dof_count()) * work.width);
+  if (work.work.size() < entries) work.work.assign(entries, 0.0);
+  run_kernel(tree, simd, gravity, work, &lanes::Kernels::forward_dynamics,
+             "forward_dynamics_lanes");
 }
 
 void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work) {

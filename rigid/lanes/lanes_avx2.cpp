@@ -1,7 +1,14 @@
-// The lane kernels on AVX2: four states per register (compiled with -mavx2, lane_kernels.hpp).
+// The lane kernels on AVX2: four states per register (compiled with -mavx2;
+// lane_kernels.hpp, lane_articulated.hpp).
 #ifndef __AVX2__
 #error "lanes_avx2.cpp needs -mavx2"
 #endif
 #define SKOGRAPH_LANE_NS avx2
 #define SKOGRAPH_LANE_ARCH xsimd::avx2
+#include "lane_articulated.hpp"
 #include "lane_kernels.hpp"
+
+namespace skograph::lanes::SKOGRAPH_LANE_NS {
+extern const Kernels kernels;
+const Kernels kernels = {W, &inverse_dynamics, &mass_matrix, &forward_dynamics};
+}  // namespace skograph::lanes::SKOGRAPH_LANE_NS

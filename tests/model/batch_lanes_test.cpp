@@ -1,11 +1,16 @@
 // Batches in SIMD lanes (model/batch.hpp, rigid/lanes.hpp): a tree's inverse dynamics W states per
 // instruction on AVX2 and AVX-512 agrees with the single-state call to 1e-13 relative (norm-wise:
 // the sum of |tau|, |C| and |M| |qdd| sets the scale, as rounding in either sum does), its mass
-// matrix to 1e-13 |M| (max norm), and exactly symmetric; a row's result is the same bits whatever
-// the threads and its place in the batch; the instruction set is
+// matrix to 1e-13 |M| (max norm), and exactly symmetric, its forward dynamics to 1e-13 cond(M)
+// (relative to |qdd| + (|tau| + |C|) / |M|: a perturbation of the right-hand side's size); a
+// row's result is the same bits whatever the threads and its place in the batch; massless
+// subtrees keep qdd = 0, and a row whose D the lanes find singular is the single call's (its error,
+// or its result by LU for an indefinite D); the instruction set is
 // chosen by the option, then SKOGRAPH_SIMD, then the CPU, and an unknown or unavailable one is a
 // UsageError; models the lanes do not take run state by state, bit for bit.
 #include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <cstdlib>
@@ -85,8 +90,55 @@ void expect_lane_mass_agrees(const Model& model, const StateRows& q, const State
   }
 }
 
-// Inverse dynamics and the mass matrix of a batch on `simd`'s lanes against the single calls, and
-// the same bits on 1, 2 and 3 threads and with the rows shifted by one place.
+// Every row of `qdd` (forward dynamics at q, qd and tau = states.qdd) against the single call:
+// |qdd - qdd_ref| <= 1e-13 cond(M) (|qdd_ref| + (|tau| + |C|) / |M|) in the max norm, cond(M) and
+// |M| from the eigenvalues of M over the dofs that move mass.
+void expect_lane_accelerations_agree(const Model& model, const LaneStates& states,
+                                     const StateRows& qdd, const Eigen::Vector3d& gravity) {
+  ModelData data(model);
+  for (long i = 0; i < states.q.rows(); ++i) {
+    const Eigen::VectorXd q = states.q.row(i).transpose(), qd = states.qd.row(i).transpose(),
+                          tau = states.qdd.row(i).transpose();
+    const Eigen::VectorXd reference = forward_dynamics(model, data, q, qd, tau, gravity);
+    const Eigen::VectorXd bias = bias_forces(model, data, q, qd, gravity);
+    // M over the dofs that move mass (a massless subtree's rows and columns are zero).
+    const Eigen::MatrixXd mass = mass_matrix(model, data, q);
+    std::vector<int> moving;
+    for (int j = 0; j < model.dof_count(); ++j)
+      if (mass(j, j) != 0.0) moving.push_back(j);
+    const Eigen::VectorXd eigenvalues =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(mass(moving, moving)).eigenvalues();
+    const double largest = eigenvalues.maxCoeff(), condition = largest / eigenvalues.minCoeff();
+    const double scale = reference.lpNorm<Eigen::Infinity>() +
+                         (tau.lpNorm<Eigen::Infinity>() + bias.lpNorm<Eigen::Infinity>()) / largest;
+    const double error = (qdd.row(i).transpose() - reference).lpNorm<Eigen::Infinity>();
+    EXPECT_LE(error, 1e-13 * condition * scale)
+        << "row " << i + 1 << " (cond(M) " << condition << "): " << qdd.row(i) << "\n vs "
+        << reference.transpose();
+  }
+}
+
+// Forward dynamics of a batch on `simd`'s lanes against the single call, and the same bits on 2
+// threads and with the rows shifted by one place (tau: states.qdd).
+void check_forward_lanes(const Model& model, Simd simd, const LaneStates& states,
+                         const Eigen::Vector3d& gravity) {
+  WorkspacePool workspaces(model);
+  StateRows qdd, again, shifted;
+  forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd,
+                         {.threads = 1, .gravity = gravity, .simd = simd});
+  expect_lane_accelerations_agree(model, states, qdd, gravity);
+  forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, again,
+                         {.threads = 2, .gravity = gravity, .simd = simd});
+  EXPECT_TRUE((again.array() == qdd.array()).all()) << "2 threads";
+  const long rows = states.q.rows();
+  const auto tail = [&](const StateRows& m) -> StateRows { return m.bottomRows(rows - 1); };
+  forward_dynamics_batch(model, workspaces, tail(states.q), tail(states.qd), tail(states.qdd),
+                         shifted, {.threads = 3, .gravity = gravity, .simd = simd});
+  EXPECT_TRUE((shifted.array() == tail(qdd).array()).all()) << "rows one place earlier";
+}
+
+// Inverse and forward dynamics and the mass matrix of a batch on `simd`'s lanes against the single
+// calls, and the same bits on 1, 2 and 3 threads and with the rows shifted by one place.
 void check_lanes(const Model& model, Simd simd) {
   SCOPED_TRACE(std::string("simd ") + simd_name(simd));
   const long rows = 3 * simd_width(simd) + 1;
@@ -116,11 +168,13 @@ void check_lanes(const Model& model, Simd simd) {
   EXPECT_TRUE((mass_again.array() == mass.array()).all()) << "3 threads";
   mass_matrix_batch(model, workspaces, tail(states.q), mass_shifted, {.threads = 2, .simd = simd});
   EXPECT_TRUE((mass_shifted.array() == tail(mass).array()).all()) << "rows one place earlier";
+
+  check_forward_lanes(model, simd, states, gravity);
 }
 
 class LanesOfExample : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(LanesOfExample, InverseDynamicsAndMassMatrixAgreeWithTheSingleCall) {
+TEST_P(LanesOfExample, DynamicsAndMassMatrixAgreeWithTheSingleCall) {
   const Model model = load_model((kExamples / GetParam()).string());
   ASSERT_TRUE(supports_lanes(model.tree()));
   if (lanes_available().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
@@ -195,6 +249,15 @@ TEST(Lanes, ModelsTheLanesDoNotTakeRunStateByState) {
                            states.qdd.row(i).transpose(), kStandardGravity);
       EXPECT_TRUE((tau.row(i).transpose().array() == single.array()).all()) << "row " << i + 1;
     }
+    StateRows qdd;
+    forward_dynamics_batch(*model, workspaces, states.q, states.qd, states.qdd, qdd,
+                           {.threads = 2, .simd = simd});
+    for (long i = 0; i < 9; ++i) {
+      const Eigen::VectorXd single =
+          forward_dynamics(*model, data, states.q.row(i).transpose(), states.qd.row(i).transpose(),
+                           states.qdd.row(i).transpose(), kStandardGravity);
+      EXPECT_TRUE((qdd.row(i).transpose().array() == single.array()).all()) << "row " << i + 1;
+    }
     StateRows mass;
     mass_matrix_batch(*model, workspaces, states.q, mass, {.threads = 2, .simd = simd});
     const int n = model->dof_count();
@@ -206,6 +269,121 @@ TEST(Lanes, ModelsTheLanesDoNotTakeRunStateByState) {
                       .all())
           << "row " << i + 1;
     }
+  }
+}
+
+// A random tree with a spherical joint whose child link is a leaf, and that link.
+struct SphericalLeaf {
+  Mechanism mechanism;
+  int link = -1;
+};
+SphericalLeaf random_tree_with_a_spherical_leaf(unsigned seed) {
+  std::mt19937 random(seed);
+  testing_support::RandomMechanismOptions options;
+  options.links = 14;
+  options.planar = false;
+  for (;;) {
+    SphericalLeaf tree{testing_support::random_mechanism(options, random)};
+    for (const Joint& joint : tree.mechanism.joints) {
+      const bool leaf = std::none_of(tree.mechanism.joints.begin(), tree.mechanism.joints.end(),
+                                     [&](const Joint& j) { return j.parent == joint.child; });
+      if (joint.type == JointType::kSpherical && leaf) {
+        tree.link = joint.child;
+        return tree;
+      }
+    }
+  }
+}
+
+// Leaves without mass (their subtrees carry none): their joints' qdd = 0 in the lanes as in the
+// single call, the other joints' agree.
+TEST(Lanes, MasslessSubtreesKeepZeroAccelerations) {
+  if (lanes_available().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  std::mt19937 random(17);
+  testing_support::RandomMechanismOptions options;
+  options.links = 16;
+  options.planar = false;
+  Mechanism mechanism = testing_support::random_mechanism(options, random);
+  std::vector<std::string> massless_joints;
+  for (const Joint& joint : mechanism.joints)
+    if (std::none_of(mechanism.joints.begin(), mechanism.joints.end(),
+                     [&](const Joint& j) { return j.parent == joint.child; })) {
+      Link& link = mechanism.links[static_cast<std::size_t>(joint.child)];
+      link.mass = 0.0;
+      link.inertia.setZero();
+      if (joint.type != JointType::kFixed) massless_joints.push_back(joint.name);
+    }
+  ASSERT_FALSE(massless_joints.empty());
+  const Model model = build_model(mechanism, "massless leaves");
+  const LaneStates states = lanes_random_states(model, 13, 8);
+  for (const Simd simd : lanes_available()) {
+    SCOPED_TRACE(simd_name(simd));
+    check_forward_lanes(model, simd, states, kStandardGravity);
+    WorkspacePool workspaces(model);
+    StateRows qdd;
+    forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd, {.simd = simd});
+    const std::vector<std::string>& names = model.dof_names();
+    for (int j = 0; j < model.dof_count(); ++j) {
+      const std::string& name = names[static_cast<std::size_t>(j)];
+      for (const std::string& joint : massless_joints) {
+        if (name == joint || name.rfind(joint + ":", 0) == 0) {
+          EXPECT_TRUE((qdd.col(j).array() == 0.0).all()) << name;
+        }
+      }
+    }
+  }
+}
+
+// A spherical joint that turns a point mass about itself moves no inertia: D = 0 at every state.
+// The lanes find it singular and the row's error is the single call's, named with its row.
+TEST(Lanes, ASingularRowGivesTheSingleCallsError) {
+  if (lanes_available().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  SphericalLeaf tree = random_tree_with_a_spherical_leaf(23);
+  Link& point = tree.mechanism.links[static_cast<std::size_t>(tree.link)];
+  point.inertia.setZero();
+  point.center_of_mass.setZero();
+  const Model model = build_model(tree.mechanism, "point mass");
+  const LaneStates states = lanes_random_states(model, 6, 2);
+  WorkspacePool workspaces(model);
+  StateRows qdd;
+  std::string scalar_error;
+  try {
+    forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd,
+                           {.simd = Simd::kScalar});
+  } catch (const Error& e) {
+    scalar_error = e.what();
+  }
+  ASSERT_NE(scalar_error.find("row 1: joint '"), std::string::npos) << scalar_error;
+  for (const Simd simd : lanes_available()) {
+    try {
+      forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd,
+                             {.threads = 2, .simd = simd});
+      ADD_FAILURE() << simd_name(simd) << ": a singular D was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), scalar_error) << simd_name(simd);
+    }
+  }
+}
+
+// An indefinite rotational inertia (accepted from files with a warning) makes a spherical joint's
+// D indefinite: the lanes' Cholesky factorization refuses it, and the row is the single call's,
+// which takes D by LU: bit for bit.
+TEST(Lanes, AnIndefiniteRowIsTheSingleCalls) {
+  if (lanes_available().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  SphericalLeaf tree = random_tree_with_a_spherical_leaf(29);
+  Link& link = tree.mechanism.links[static_cast<std::size_t>(tree.link)];
+  link.center_of_mass.setZero();
+  link.inertia = Eigen::Vector3d(0.3, 0.2, -0.4).asDiagonal();
+  const Model model = build_model(tree.mechanism, "indefinite");
+  const LaneStates states = lanes_random_states(model, 7, 5);
+  WorkspacePool workspaces(model);
+  StateRows scalar;
+  forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, scalar,
+                         {.simd = Simd::kScalar});
+  for (const Simd simd : lanes_available()) {
+    StateRows qdd;
+    forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd, {.simd = simd});
+    EXPECT_TRUE((qdd.array() == scalar.array()).all()) << simd_name(simd);
   }
 }
 
@@ -281,15 +459,20 @@ TEST(Lanes, Avx2AndAvx512GiveTheSameBits) {
   const Model model = build_model(testing_support::random_mechanism(options, random), "random");
   const LaneStates states = lanes_random_states(model, 19, 4);
   WorkspacePool workspaces(model);
-  StateRows tau2, tau8, mass2, mass8;
+  StateRows tau2, tau8, mass2, mass8, qdd2, qdd8;
   inverse_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, tau2,
                          {.simd = Simd::kAvx2});
   inverse_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, tau8,
                          {.simd = Simd::kAvx512});
   mass_matrix_batch(model, workspaces, states.q, mass2, {.simd = Simd::kAvx2});
   mass_matrix_batch(model, workspaces, states.q, mass8, {.simd = Simd::kAvx512});
+  forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd2,
+                         {.simd = Simd::kAvx2});
+  forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd8,
+                         {.simd = Simd::kAvx512});
   EXPECT_TRUE((tau2.array() == tau8.array()).all());
   EXPECT_TRUE((mass2.array() == mass8.array()).all());
+  EXPECT_TRUE((qdd2.array() == qdd8.array()).all());
 }
 
 }  // namespace

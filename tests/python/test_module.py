@@ -697,13 +697,24 @@ class Batches(unittest.TestCase):
                 single_tau = np.array([model.inverse_dynamics(Q[i], QD[i], X[i]) for i in range(rows)])
                 single_mass = np.array([model.mass_matrix(Q[i]) for i in range(rows)])
                 lanes_tau = model.inverse_dynamics(Q, QD, X)
+                lanes_qdd = model.forward_dynamics(Q, QD, X)
                 for threads in (1, 2, 5):
-                    self.assertTrue(np.array_equal(model.forward_dynamics(Q, QD, X, threads=threads), single))
-                    # A tree's id and mass batches run in SIMD lanes: the same bits on any number
-                    # of threads, the single calls' to rounding (1e-13 of the rows' scale).
+                    # A tree's batches run in SIMD lanes: the same bits on any number of threads,
+                    # the single calls' to rounding (id and mass: 1e-13 of the rows' scale; fd:
+                    # 1e-13 cond(M) of |qdd| + (|tau| + |C|) / |M|). A closed chain's are the
+                    # single calls'.
+                    self.assertTrue(np.array_equal(model.forward_dynamics(Q, QD, X, threads=threads), lanes_qdd))
                     self.assertTrue(np.array_equal(model.inverse_dynamics(Q, QD, X, threads=threads), lanes_tau))
                 np.testing.assert_allclose(lanes_tau, single_tau, rtol=0,
                                            atol=1e-13 * (1 + np.max(np.abs(single_tau))))
+                if model.is_closed_chain:
+                    self.assertTrue(np.array_equal(lanes_qdd, single))
+                for i in range(rows):
+                    eigenvalues = np.linalg.eigvalsh(single_mass[i])
+                    right = np.max(np.abs(X[i])) + np.max(np.abs(model.bias(Q[i], QD[i])))
+                    bound = 1e-13 * eigenvalues[-1] / eigenvalues[0] * (
+                        np.max(np.abs(single[i])) + right / eigenvalues[-1])
+                    self.assertLessEqual(np.max(np.abs(lanes_qdd[i] - single[i])), bound)
                 lanes_mass = model.mass_matrix(Q, threads=3)
                 self.assertTrue(np.array_equal(model.mass_matrix(Q), lanes_mass))
                 np.testing.assert_allclose(lanes_mass, single_mass, rtol=0,
@@ -714,6 +725,7 @@ class Batches(unittest.TestCase):
                 try:
                     self.assertTrue(np.array_equal(model.inverse_dynamics(Q, QD, X, threads=2), single_tau))
                     self.assertTrue(np.array_equal(model.mass_matrix(Q, threads=2), single_mass))
+                    self.assertTrue(np.array_equal(model.forward_dynamics(Q, QD, X, threads=2), single))
                     os.environ["SKOGRAPH_SIMD"] = "avx9"
                     with self.assertRaisesRegex(skograph.Error, "SKOGRAPH_SIMD must be auto, scalar"):
                         model.inverse_dynamics(Q, QD, X)

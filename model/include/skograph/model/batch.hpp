@@ -2,10 +2,12 @@
 // order), the rows split into contiguous parts on a process-wide pool of threads kept between
 // calls (not a thread per call), each part on a workspace leased from a WorkspacePool. On the
 // scalar path every row's result is the single-state call's (model/dynamics.hpp), bit for bit,
-// whatever the threads. A tree's inverse dynamics runs W states per instruction in the lanes of
-// a SIMD register (rigid/lanes.hpp: AVX2, AVX-512, chosen at run time), and so does its mass
-// matrix: a row then agrees with the single-state call to rounding (1e-13 relative), and is the
-// same bits whatever the threads and whatever its place in the batch.
+// whatever the threads. A tree's forward and inverse dynamics and mass matrix run W states per
+// instruction in the lanes of a SIMD register (rigid/lanes.hpp: AVX2, AVX-512, chosen at run
+// time): a row then agrees with the single-state call to rounding (inverse dynamics and the mass
+// matrix 1e-13 relative, forward dynamics 1e-13 cond(M)), and is the same bits whatever the
+// threads and whatever its place in the batch. A row whose joint space inertia the lanes find
+// singular is the single-state call's (its error, or its result by LU).
 //
 //   WorkspacePool workspaces(model);
 //   StateRows qdd(q.rows(), model.dof_count());
@@ -37,8 +39,8 @@ struct BatchOptions {
 // The instruction set a batch with `requested` runs on (BatchOptions::simd). UsageError for an
 // unknown SKOGRAPH_SIMD or an instruction set this CPU does not run.
 Simd batch_simd(Simd requested);
-// What inverse_dynamics_batch and mass_matrix_batch run on for `model`: batch_simd(requested),
-// or kScalar for a model the lanes do not take.
+// What the forward and inverse dynamics and mass matrix batches run on for `model`:
+// batch_simd(requested), or kScalar for a model the lanes do not take.
 Simd batch_lanes_simd(const Model& model, Simd requested);
 // "auto", "scalar", "avx2" or "avx512" as a Simd; UsageError "<what> must be ..." otherwise.
 Simd parse_simd(const std::string& text, const std::string& what);

@@ -13,6 +13,7 @@
 //     ... qd, qdd into work.qd / work.qdd at [dof * width + lane]
 //   }
 //   inverse_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in work.tau
+//   forward_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in, qdd in work.qdd
 //   mass_matrix_lanes(tree, Simd::kAvx2, work);                       // M in work.mass
 #pragma once
 
@@ -55,6 +56,8 @@ class LaneTree {
   const std::vector<int>& offset() const { return offset_; }
   const std::vector<double>& hinge() const { return hinge_; }
   const std::vector<double>& inertia() const { return inertia_; }
+  // Per node 1 where its subtree carries no mass (RigidBodyModel::carries_no_mass), else 0.
+  const std::vector<int>& massless() const { return massless_; }
   // The entries of M that are not zero by structure: the pairs (row, column), row <= column, of
   // dofs on one path to a root (model dof order), sorted.
   struct MassEntry {
@@ -68,17 +71,19 @@ class LaneTree {
   std::vector<int> order_, parent_, dofs_, offset_;
   std::vector<MassEntry> mass_entries_;
   std::vector<double> hinge_, inertia_;
+  std::vector<int> massless_;
 };
 
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
 // [i * width + lane]: per node the joint transform (rotation 9 entries column by column,
-// translation 3), per dof qd, qdd (inputs) and tau (output), M (entry (i, j) at
-// [(i * dofs + j) * width + lane]; made by the first mass_matrix_lanes, dofs^2 width numbers), and
-// the recursions' own quantities.
+// translation 3), per dof qd, qdd and tau (inverse dynamics: qdd in, tau out; forward dynamics:
+// tau in, qdd out), M (entry (i, j) at [(i * dofs + j) * width + lane]; made by the first
+// mass_matrix_lanes, dofs^2 width numbers), per lane whether forward dynamics found it singular,
+// and the recursions' own quantities (grown by the first forward_dynamics_lanes).
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
-  std::vector<double> rotation, translation, qd, qdd, tau, mass, work;
+  std::vector<double> rotation, translation, qd, qdd, tau, mass, singular, work;
 };
 
 // X_parent_child(q) of every node at q (model dof order) into lane `lane` of work.rotation and
@@ -90,6 +95,13 @@ void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, co
 // (kAvx2 or kAvx512, which the CPU must run: best_simd() at least): tau = M(q) qdd + C(q, qd)
 // with gravity g, into work.tau. The tree must be supported().
 void inverse_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
+                            LaneWork& work);
+// Forward dynamics (part II Algorithm 6.1, articulated-body inertias in world axes) of the
+// work.width states in `work`: qdd of q, qd and tau with gravity g into work.qdd. A lane whose
+// D = H P H* fails the single-state singularity test (or is not a number) has work.singular[lane]
+// = 1 and a qdd to discard: recompute that state by the single-state forward_dynamics, which
+// reports the joint (or takes an indefinite D). A massless subtree's joints get qdd = 0.
+void forward_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
                             LaneWork& work);
 // The mass matrix (part II Algorithms 4.1-4.2) of the work.width configurations in `work` into
 // work.mass, exactly symmetric: the entries of tree.mass_entries() and their mirror images; the
