@@ -172,6 +172,26 @@ class BadInput(unittest.TestCase):
             "singular configuration for the chosen independent coordinates 'rocker_joint'")
         self.assertTrue(message.startswith("row 3 (index 2): "), message)
 
+    def test_a_singular_tree_row_is_named_as_a_single_call_names_it(self):
+        # A ball joint turning a point mass about itself moves no inertia: D = 0 at every state.
+        # A tree's batch runs in SIMD lanes; the error is still the single call's, row named.
+        folder = pathlib.Path(tempfile.mkdtemp())
+        path = folder / "ball.yaml"
+        path.write_text("name: ball\nlinks:\n"
+                        "  - {name: cart, mass: 1.0, inertia: {ixx: 0.1, iyy: 0.1, izz: 0.1}}\n"
+                        "  - {name: ball, mass: 0.5, inertia: {ixx: 0, iyy: 0, izz: 0}}\n"
+                        "joints:\n"
+                        "  - {name: slide, type: prismatic, parent: world, child: cart, axis: [1, 0, 0]}\n"
+                        "  - {name: turn, type: spherical, parent: cart, child: ball}\n")
+        model = skograph.load_model(path)
+        n = model.dof_count
+        single = one_line_error(self, lambda: model.forward_dynamics(np.zeros(n), np.zeros(n),
+                                                                      np.zeros(n)), "joint 'turn'")
+        message = one_line_error(
+            self, lambda: model.forward_dynamics(np.zeros((5, n)), np.zeros((5, n)), np.zeros((5, n)),
+                                                 threads=2), "joint 'turn'")
+        self.assertEqual(message, "row 1 (index 0): " + single)
+
 
 class CallsAreFunctionsOfTheirArguments(unittest.TestCase):
     def states(self, model, rows, seed):
