@@ -270,8 +270,6 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
   mass.resize(rows, n * n);
   const Simd simd = batch_lanes_simd(model, options.simd);
   if (simd != Simd::kScalar) {
-    const DofOrder& order = model.dof_order();
-    const int width = simd_width(simd);
     return run_lane_blocks(
         model, workspaces, q, options.threads, simd, [](LaneWork&, long, int) {},
         [&](ModelData::Lanes& lanes) { mass_matrix_lanes(lanes.tree, simd, lanes.work); },
@@ -279,12 +277,11 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
           // Zeros, then the entries that are not zero by structure and their mirror images.
           double* out = mass.row(row).data();
           std::fill_n(out, n * n, 0.0);
-          for (const LaneTree::MassEntry& entry : lanes.tree.mass_entries()) {
-            const double value =
-                lanes.work.mass[lane_entry(entry.row * n + entry.column, lane, width)];
-            const long i = order.file_dof(entry.row), j = order.file_dof(entry.column);
-            out[i * n + j] = value;
-            out[j * n + i] = value;
+          const double* lane_mass = lanes.work.mass.data() + lane;
+          for (const ModelData::Lanes::MassPlacement& entry : lanes.mass_placement) {
+            const double value = lane_mass[entry.from];
+            out[entry.to] = value;
+            out[entry.mirror] = value;
           }
         });
   }

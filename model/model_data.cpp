@@ -27,8 +27,18 @@ MultiplierWorkspace& ModelData::multiplier_workspace(const Model& model) {
   return *multipliers_;
 }
 
+ModelData::Lanes::Lanes(const RigidBodyModel& model, const DofOrder& order, Simd simd)
+    : tree(model), work(model, simd), simd(simd) {
+  const long n = model.dof_count(), width = work.width;
+  for (const LaneTree::MassEntry& entry : tree.mass_entries()) {
+    const long i = order.file_dof(entry.row), j = order.file_dof(entry.column);
+    mass_placement.push_back({(entry.row * n + entry.column) * width, i * n + j, j * n + i});
+  }
+}
+
 ModelData::Lanes& ModelData::lanes(const Model& model, Simd simd) {
-  if (!lanes_ || lanes_->simd != simd) lanes_ = std::make_unique<Lanes>(model.tree(), simd);
+  if (!lanes_ || lanes_->simd != simd)
+    lanes_ = std::make_unique<Lanes>(model.tree(), model.dof_order(), simd);
   return *lanes_;
 }
 

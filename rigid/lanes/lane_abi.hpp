@@ -21,10 +21,20 @@ struct TreeView {
   const double* hinge = nullptr;
   const double* inertia = nullptr;
   const int* massless = nullptr;
+  // How a node's joint transform reaches the lanes (joint_kind): 0 computed per state, 1 a
+  // revolute joint about coordinate axis joint_axis of its frame, 2 a prismatic joint; for kinds
+  // 1 and 2 the joint's origin R0 (9 numbers, column by column), l0 (3) and axis (3) at origin.
+  const int* joint_kind = nullptr;
+  const int* joint_axis = nullptr;
+  const double* origin = nullptr;
 };
 
+inline constexpr int kJointByState = 0, kJointTurn = 1, kJointSlide = 2;
+
 // W states in lanes: entry (i, lane) of a per-lane quantity at [i * W + lane]. Per node the joint
-// transform X_parent_child(q) as R (9 entries, column by column) and l (3 entries); per dof qd,
+// transform X_parent_child(q) as R (9 entries, column by column) and l (3 entries), written by
+// joint_transforms from joint_values (2 entries per node: cos and sin of a turn's signed angle, or
+// a slide's q) where the joint's kind is not kJointByState; per dof qd,
 // qdd (inverse dynamics' input, forward dynamics' output) and tau (the other way round); the
 // mass matrix's output M, entry (i, j) at [(i * dofs + j) * W + lane]; forward dynamics' output
 // `singular`, one number per lane (1 where the lane's D was singular, else 0). `work` holds the
@@ -32,8 +42,9 @@ struct TreeView {
 // inertias for the mass matrix (13), the articulated-body quantities for forward dynamics
 // (forward_dynamics_entries).
 struct Block {
-  const double* rotation = nullptr;
-  const double* translation = nullptr;
+  double* rotation = nullptr;
+  double* translation = nullptr;
+  const double* joint_values = nullptr;
   const double* qd = nullptr;
   double* qdd = nullptr;
   const double* gravity = nullptr;  // 3 numbers, the same for every lane
@@ -57,6 +68,7 @@ using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;
 
 struct Kernels {
   int width;  // states per register: 4 for AVX2, 8 for AVX-512
+  Kernel joint_transforms;
   Kernel inverse_dynamics;
   Kernel mass_matrix;
   Kernel forward_dynamics;

@@ -174,6 +174,42 @@ struct Inertia {
   return {load3(R), load3(R + 3 * W), load3(R + 6 * W)};
 }
 
+// The joint transforms X_parent_child(q) of the nodes whose joints turn about a coordinate axis or
+// slide, from block.joint_values, as configuration_walk.hpp's transform computes them: a turn about
+// axis i of the joint frame by (c, s) of its signed angle keeps R0's column i and turns columns a,
+// b = i + 1, i + 2 (mod 3), c R0_a + s R0_b and c R0_b - s R0_a, with l = l0; a slide keeps R = R0
+// and moves l = l0 + R0 (axis q).
+void joint_transforms(const TreeView& tree, const Block& block) noexcept {
+  for (int k = 0; k < tree.nodes; ++k) {
+    const int kind = tree.joint_kind[k];
+    if (kind == kJointByState) continue;
+    const double* origin = tree.origin + 15 * k;
+    const auto column = [&](int c) {
+      return V3{L(origin[3 * c]), L(origin[3 * c + 1]), L(origin[3 * c + 2])};
+    };
+    const V3 l0{L(origin[9]), L(origin[10]), L(origin[11])};
+    double* R = block.rotation + 9 * W * k;
+    double* l = block.translation + 3 * W * k;
+    const double* values = block.joint_values + 2 * W * k;
+    if (kind == kJointTurn) {
+      const int i = tree.joint_axis[k], a = (i + 1) % 3, b = (i + 2) % 3;
+      const L c = load(values), s = load(values + W);
+      const V3 column_a = column(a), column_b = column(b);
+      store3(column(i), R + 3 * W * i);
+      store3(column_a * c + column_b * s, R + 3 * W * a);
+      store3(column_b * c - column_a * s, R + 3 * W * b);
+      store3(l0, l);
+    } else {
+      const L q = load(values);
+      const Rotation R0{column(0), column(1), column(2)};
+      store3(R0.c0, R);
+      store3(R0.c1, R + 3 * W);
+      store3(R0.c2, R + 6 * W);
+      store3(l0 + times(R0, V3{L(origin[12]) * q, L(origin[13]) * q, L(origin[14]) * q}), l);
+    }
+  }
+}
+
 // Inverse dynamics, part II Algorithm 3.1 as rigid_body_dynamics.cpp's newton_euler: one walk
 // parents first for V, alpha = phi* alpha(p) + V x H* qd + H* qdd (the world's -g at a base) and
 // f = M alpha + V x* M V; one back for tau = H f and f(p) += phi f(k).

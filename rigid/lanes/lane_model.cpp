@@ -1,6 +1,8 @@
 // The baseline side of the lane kernels (rigid/lanes.hpp): the choice of instruction set, the
 // model's constants as plain arrays, the per-state joint transforms and the call of a kernel.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +60,19 @@ const lanes::Kernels& kernels_of(Simd simd) {
 
 }  // namespace
 
+namespace {
+
+// How node k's joint transform reaches the lanes (lane_abi.hpp: TreeView::joint_kind): a revolute
+// joint about a coordinate axis of its frame turns, a prismatic joint slides, in the lanes from
+// one or two numbers per state; any other joint's transform is computed per state.
+int lane_joint_kind(const RigidBodyModel& model, int k) {
+  if (model.coordinate_axis(k) != 0) return lanes::kJointTurn;
+  if (model.joint_geometry(k).type == JointType::kPrismatic) return lanes::kJointSlide;
+  return lanes::kJointByState;
+}
+
+}  // namespace
+
 bool supports_lanes(const RigidBodyModel& model) {
   if (model.has_flexible_links()) return false;
   // The kernels know these joints' hinges: none, one column, or the first 3 or 6 columns of the
@@ -86,13 +101,24 @@ LaneTree::LaneTree(const RigidBodyModel& model)
       offset_(static_cast<std::size_t>(model.node_count())),
       hinge_(6 * static_cast<std::size_t>(model.node_count()), 0.0),
       inertia_(13 * static_cast<std::size_t>(model.node_count()), 0.0),
-      massless_(static_cast<std::size_t>(model.node_count())) {
+      massless_(static_cast<std::size_t>(model.node_count())),
+      joint_kind_(static_cast<std::size_t>(model.node_count())),
+      joint_axis_(static_cast<std::size_t>(model.node_count()), 0),
+      origin_(15 * static_cast<std::size_t>(model.node_count()), 0.0) {
   supported_ = supports_lanes(model);
   for (int k = 0; k < model.node_count(); ++k) {
     const auto at = static_cast<std::size_t>(k);
     dofs_[at] = model.joint_dofs(k);
     offset_[at] = model.joint_dof_offset(k);
     massless_[at] = model.carries_no_mass(k) ? 1 : 0;
+    joint_kind_[at] = lane_joint_kind(model, k);
+    if (joint_kind_[at] != lanes::kJointByState) {
+      joint_axis_[at] = std::abs(model.coordinate_axis(k)) - 1;  // -1 for a slide: unused
+      double* origin = &origin_[15 * at];
+      for (int i = 0; i < 9; ++i) origin[i] = model.origin_rotation(k).data()[i];
+      for (int i = 0; i < 3; ++i) origin[9 + i] = model.origin_translation(k)[i];
+      for (int i = 0; i < 3; ++i) origin[12 + i] = model.joint_geometry(k).axis[i];
+    }
     if (dofs_[at] == 1)
       for (int i = 0; i < 6; ++i)
         hinge_[6 * at + static_cast<std::size_t>(i)] = model.hinge_column(k)[i];
@@ -127,6 +153,7 @@ LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(si
   qd.assign(dofs * states, 0.0);
   qdd.assign(dofs * states, 0.0);
   tau.assign(dofs * states, 0.0);
+  joint_values.assign(2 * nodes * states, 0.0);
   singular.assign(states, 0.0);
   work.assign(static_cast<std::size_t>(lanes::work_entries(model.node_count())) * states, 0.0);
 }
@@ -136,8 +163,23 @@ void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, co
   rigid_detail::ConfigurationWalk walk(model, data, false);
   const std::size_t width = static_cast<std::size_t>(work.width);
   for (const int k : model.parents_first()) {
-    walk.transform(k, q + model.joint_dof_offset(k));
     const auto node = static_cast<std::size_t>(k);
+    const double* qk = q + model.joint_dof_offset(k);
+    double* values = &work.joint_values[2 * width * node + static_cast<std::size_t>(lane)];
+    switch (lane_joint_kind(model, k)) {
+      case lanes::kJointTurn: {  // cos and sin as the walk takes them; the turn in the lanes
+        const double angle = model.coordinate_axis(k) > 0 ? qk[0] : -qk[0];
+        values[0] = std::cos(angle);
+        values[width] = std::sin(angle);
+        continue;
+      }
+      case lanes::kJointSlide:
+        values[0] = qk[0];
+        continue;
+      default:
+        break;
+    }
+    walk.transform(k, qk);
     const double* R = data.rotation[node].data();
     const double* l = data.translation[node].data();
     double* to_rotation = &work.rotation[9 * width * node + static_cast<std::size_t>(lane)];
@@ -159,13 +201,24 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
   const lanes::Kernels& kernels = kernels_of(simd);
   if (kernels.width != work.width)
     throw std::invalid_argument(std::string(name) + ": the workspace was made for another width");
-  const lanes::TreeView view{tree.nodes(),         tree.dof_count(),      tree.order().data(),
-                             tree.parent().data(), tree.dofs().data(),    tree.offset().data(),
-                             tree.hinge().data(),  tree.inertia().data(), tree.massless().data()};
+  const lanes::TreeView view{tree.nodes(),
+                             tree.dof_count(),
+                             tree.order().data(),
+                             tree.parent().data(),
+                             tree.dofs().data(),
+                             tree.offset().data(),
+                             tree.hinge().data(),
+                             tree.inertia().data(),
+                             tree.massless().data(),
+                             tree.joint_kind().data(),
+                             tree.joint_axis().data(),
+                             tree.origin().data()};
   const double g[3] = {gravity.x(), gravity.y(), gravity.z()};
-  const lanes::Block block{
-      work.rotation.data(), work.translation.data(), work.qd.data(),       work.qdd.data(), g,
-      work.tau.data(),      work.mass.data(),        work.singular.data(), work.work.data()};
+  const lanes::Block block{work.rotation.data(), work.translation.data(), work.joint_values.data(),
+                           work.qd.data(),       work.qdd.data(),         g,
+                           work.tau.data(),      work.mass.data(),        work.singular.data(),
+                           work.work.data()};
+  kernels.joint_transforms(view, block);
   (kernels.*kernel)(view, block);
 #else
   (void)gravity;

@@ -10,5 +10,5 @@
 
 namespace skograph::lanes::SKOGRAPH_LANE_NS {
 extern const Kernels kernels;
-const Kernels kernels = {W, &inverse_dynamics, &mass_matrix, &forward_dynamics};
+const Kernels kernels = {W, &joint_transforms, &inverse_dynamics, &mass_matrix, &forward_dynamics};
 }  // namespace skograph::lanes::SKOGRAPH_LANE_NS

@@ -33,10 +33,16 @@ class ModelData {
   // Trees: the batches' lanes on `simd` (rigid/lanes.hpp), the model's constants and a block's
   // workspace, made on first use (again when another instruction set is asked for).
   struct Lanes {
-    Lanes(const RigidBodyModel& tree, Simd simd) : tree(tree), work(tree, simd), simd(simd) {}
+    Lanes(const RigidBodyModel& tree, const DofOrder& order, Simd simd);
     LaneTree tree;
     LaneWork work;
     Simd simd;
+    // Where each entry of tree.mass_entries() goes: from work.mass (lane 0's entry) to a row of
+    // n^2 entries in the file's dof order, at (row, column) and its mirror image (column, row).
+    struct MassPlacement {
+      long from, to, mirror;
+    };
+    std::vector<MassPlacement> mass_placement;
   };
   Lanes& lanes(const Model& model, Simd simd);
   // Independent dof names (file order) of the last closed-chain call; every dof for a tree.

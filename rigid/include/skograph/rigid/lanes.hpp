@@ -58,6 +58,11 @@ class LaneTree {
   const std::vector<double>& inertia() const { return inertia_; }
   // Per node 1 where its subtree carries no mass (RigidBodyModel::carries_no_mass), else 0.
   const std::vector<int>& massless() const { return massless_; }
+  // Per node how its joint transform reaches the lanes, the turn's axis and the joint's origin
+  // and axis (lane_abi.hpp: TreeView).
+  const std::vector<int>& joint_kind() const { return joint_kind_; }
+  const std::vector<int>& joint_axis() const { return joint_axis_; }
+  const std::vector<double>& origin() const { return origin_; }
   // The entries of M that are not zero by structure: the pairs (row, column), row <= column, of
   // dofs on one path to a root (model dof order), sorted.
   struct MassEntry {
@@ -71,23 +76,29 @@ class LaneTree {
   std::vector<int> order_, parent_, dofs_, offset_;
   std::vector<MassEntry> mass_entries_;
   std::vector<double> hinge_, inertia_;
-  std::vector<int> massless_;
+  std::vector<int> massless_, joint_kind_, joint_axis_;
+  std::vector<double> origin_;
 };
 
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
 // [i * width + lane]: per node the joint transform (rotation 9 entries column by column,
-// translation 3), per dof qd, qdd and tau (inverse dynamics: qdd in, tau out; forward dynamics:
-// tau in, qdd out), M (entry (i, j) at [(i * dofs + j) * width + lane]; made by the first
-// mass_matrix_lanes, dofs^2 width numbers), per lane whether forward dynamics found it singular,
-// and the recursions' own quantities (grown by the first forward_dynamics_lanes).
+// translation 3) or, for a joint that turns about a coordinate axis or slides, the numbers the
+// kernels make it from (joint_values: cos and sin of the angle, or q), per dof qd, qdd and tau
+// (inverse dynamics: qdd in, tau out; forward dynamics: tau in, qdd out), M (entry (i, j) at [(i *
+// dofs + j) * width + lane]; made by the first mass_matrix_lanes, dofs^2 width numbers), per lane
+// whether forward dynamics found it singular, and the recursions' own quantities (grown by the
+// first forward_dynamics_lanes).
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
-  std::vector<double> rotation, translation, qd, qdd, tau, mass, singular, work;
+  std::vector<double> rotation, translation, joint_values, qd, qdd, tau, mass, singular, work;
 };
 
-// X_parent_child(q) of every node at q (model dof order) into lane `lane` of work.rotation and
-// work.translation, by the single-state walk (data's transforms are overwritten).
+// The configuration q (model dof order) into lane `lane` of `work`: X_parent_child(q) of every node
+// by the single-state walk into work.rotation and work.translation (data's transforms are
+// overwritten), but for a joint that turns about a coordinate axis of its frame or slides only
+// the cos and sin of its angle, or its q, into work.joint_values: the kernels make those
+// transforms in the lanes, as the walk would.
 void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
                             int lane, LaneWork& work);
 
