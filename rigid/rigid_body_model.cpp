@@ -169,15 +169,19 @@ RigidBodyModel::RigidBodyModel(Mechanism mechanism) : mechanism_(std::move(mecha
     const Eigen::Matrix3d c = cross_matrix(link.center_of_mass);
     inertia.rotational = link.inertia - link.mass * c * c;
     rigid_inertia_.push_back(inertia);
-    const double zeros[6] = {0, 0, 0, 0, 0, 0};
-    hinge_column_.push_back(joint_dofs_[k] == 1
-                                ? Vector6d(joint_hinge_transpose(geometry_[k], zeros).col(0))
-                                : Vector6d::Zero());
     signed char axis = 0;
     if (joint.type == JointType::kRevolute || joint.type == JointType::kContinuous)
       for (int i = 0; i < 3; ++i)
         if (std::abs(std::abs(geometry_[k].axis(i)) - 1.0) < 1e-15)
           axis = static_cast<signed char>(geometry_[k].axis(i) > 0 ? i + 1 : -(i + 1));
+    // Such an axis is taken as the coordinate axis itself (its other components, up to 4e-8, are
+    // a file's rounding): the walk turns about it exactly, and so do H* and every recursion.
+    if (axis != 0)
+      geometry_[k].axis = (axis > 0 ? 1.0 : -1.0) * Eigen::Vector3d::Unit(std::abs(axis) - 1);
+    const double zeros[6] = {0, 0, 0, 0, 0, 0};
+    hinge_column_.push_back(joint_dofs_[k] == 1
+                                ? Vector6d(joint_hinge_transpose(geometry_[k], zeros).col(0))
+                                : Vector6d::Zero());
     coordinate_axis_.push_back(axis);
     const bool unturned_origin = joint.origin.linear() == Eigen::Matrix3d::Identity();
     turn_axis_.push_back(

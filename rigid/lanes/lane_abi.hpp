@@ -38,9 +38,9 @@ inline constexpr int kJointByState = 0, kJointTurn = 1, kJointSlide = 2;
 // qdd (inverse dynamics' input, forward dynamics' output) and tau (the other way round); the
 // mass matrix's output M, entry (i, j) at [(i * dofs + j) * W + lane]; forward dynamics' output
 // `singular`, one number per lane (1 where the lane's D was singular, else 0). `work` holds the
-// recursions' own quantities: V, A and f for inverse dynamics (18 entries per node), the composite
-// inertias for the mass matrix (13), the articulated-body quantities for forward dynamics
-// (forward_dynamics_entries).
+// recursions' own quantities: V, A and f for inverse dynamics (18 entries per node), the world
+// poses, composite inertias and H* columns for the mass matrix (mass_matrix_entries), the
+// articulated-body quantities for forward dynamics (forward_dynamics_entries).
 struct Block {
   double* rotation = nullptr;
   double* translation = nullptr;
@@ -54,14 +54,18 @@ struct Block {
   double* work = nullptr;
 };
 
-// Lane entries of `work` per lane: inverse dynamics' and the mass matrix's, forward dynamics'
-// (lane_articulated.hpp: per node its pose, V, a, P packed, z and alpha; per dof its columns of
-// H* and P H*, its row of D's factor and its innovation).
+// Lane entries of `work` per lane: inverse dynamics', forward dynamics' (lane_articulated.hpp: per
+// node its pose, V, a, P packed, z and alpha; per dof its columns of H* and P H*, its row of D's
+// factor and its innovation) and the mass matrix's (lane_composite.hpp: per node its pose and
+// composite inertia; per dof its column of H*).
 constexpr long work_entries(int nodes) {
   return 18L * nodes;
 }
 constexpr long forward_dynamics_entries(int nodes, int dofs) {
   return 57L * nodes + 19L * dofs;
+}
+constexpr long mass_matrix_entries(int nodes, int dofs) {
+  return 25L * nodes + 6L * dofs;
 }
 
 using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;

@@ -10,7 +10,7 @@
 // the single-state call, which reports the joint or takes an indefinite D by LU.
 #pragma once
 
-#include "lane_kernels.hpp"
+#include "lane_world.hpp"
 
 namespace skograph::lanes::SKOGRAPH_LANE_NS {
 namespace {
@@ -39,32 +39,6 @@ struct Symmetric6 {
   for (int i = 0; i < kPacked; ++i) s.entry[i].store_unaligned(p + i * W);
 }
 
-// A six-vector as six entries, [angular; linear].
-struct Column {
-  L at[6];
-};
-[[gnu::always_inline]] inline Column column_of(const Six& s) {
-  return {{s.top.x, s.top.y, s.top.z, s.bottom.x, s.bottom.y, s.bottom.z}};
-}
-[[gnu::always_inline]] inline Six six_of(const Column& c) {
-  return {{c.at[0], c.at[1], c.at[2]}, {c.at[3], c.at[4], c.at[5]}};
-}
-[[gnu::always_inline]] inline Column load_column(const double* p) {
-  Column c;
-#pragma GCC unroll 21
-  for (int i = 0; i < 6; ++i) c.at[i] = load(p + i * W);
-  return c;
-}
-[[gnu::always_inline]] inline void store_column(const Column& c, double* p) {
-#pragma GCC unroll 21
-  for (int i = 0; i < 6; ++i) c.at[i].store_unaligned(p + i * W);
-}
-[[gnu::always_inline]] inline L dot(const Column& a, const Column& b) {
-  L sum = a.at[0] * b.at[0];
-#pragma GCC unroll 21
-  for (int i = 1; i < 6; ++i) sum = sum + a.at[i] * b.at[i];
-  return sum;
-}
 [[gnu::always_inline]] inline Column times(const Symmetric6& P, const Column& v) {
   Column out;
 #pragma GCC unroll 21
@@ -95,22 +69,6 @@ struct Column {
   return P;
 }
 
-// Column c of a joint's H* in world axes about the tree's origin, the link at (R, l): a 1-dof
-// joint's column moved out (rigid_kernels.hpp: motion_to_outer), or the unit vector e_c of a
-// spherical or floating joint's child frame moved out.
-[[gnu::always_inline]] inline Column world_hinge_column(int dofs, const double* column, int c,
-                                                        const Rotation& R, const V3& l) {
-  const L zero(0.0);
-  if (dofs == 1) {
-    const V3 top = times(R, V3{L(column[0]), L(column[1]), L(column[2])});
-    const V3 bottom = times(R, V3{L(column[3]), L(column[4]), L(column[5])}) + cross(l, top);
-    return column_of({top, bottom});
-  }
-  const V3* axes[3] = {&R.c0, &R.c1, &R.c2};
-  if (c < 3) return column_of({*axes[c], cross(l, *axes[c])});
-  return column_of({{zero, zero, zero}, *axes[c - 3]});
-}
-
 // The per-lane state of the recursion, node k at articulated + kNodeEntries W k: its world pose
 // (R 9, l 3), V, a = V x H* qd, P (packed), z and alpha; dof i at articulated + kNodeEntries W
 // nodes + kDofEntries W i: its column of H*, of P H*, its row of D's factor and its innovation.
@@ -136,23 +94,12 @@ struct Articulated {
   const L zero(0.0);
   for (int i = 0; i < tree.nodes; ++i) {
     const int k = tree.order[i], p = tree.parent[k], dofs = tree.dofs[k];
-    const Rotation joint = rotation_at(block, k);
-    const V3 joint_l = load3(block.translation + 3 * W * k);
     double* node = at.node(k);
     Rotation R;
     V3 l;
+    world_pose(block, k, p < 0 ? nullptr : at.node(p) + kPose * W, R, l);
     Six velocity{{zero, zero, zero}, {zero, zero, zero}};
-    if (p < 0) {
-      R = joint;
-      l = {zero, zero, zero};  // the base link's origin is its tree's
-    } else {
-      const double* parent = at.node(p);
-      const Rotation Rp{load3(parent + kPose * W), load3(parent + (kPose + 3) * W),
-                        load3(parent + (kPose + 6) * W)};
-      R = {times(Rp, joint.c0), times(Rp, joint.c1), times(Rp, joint.c2)};
-      l = load3(parent + (kPose + 9) * W) + times(Rp, joint_l);
-      velocity = load6(parent + kVelocity * W);
-    }
+    if (p >= 0) velocity = load6(at.node(p) + kVelocity * W);
     Column relative{{zero, zero, zero, zero, zero, zero}};
     for (int c = 0; c < dofs; ++c) {
       const Column h = world_hinge_column(dofs, tree.hinge + 6 * k, c, R, l);
@@ -162,13 +109,8 @@ struct Articulated {
       for (int e = 0; e < 6; ++e) relative.at[e] = relative.at[e] + h.at[e] * rate;
     }
     velocity = velocity + six_of(relative);
-    Inertia moved{
-        zero, {zero, zero, zero}, {{zero, zero, zero}, {zero, zero, zero}, {zero, zero, zero}}};
-    add_inertia_to_parent(R, l, inertia_of(tree.inertia + 13 * k), moved);
-    store3(R.c0, node + kPose * W);
-    store3(R.c1, node + (kPose + 3) * W);
-    store3(R.c2, node + (kPose + 6) * W);
-    store3(l, node + (kPose + 9) * W);
+    const Inertia moved = world_inertia(tree, k, R, l);
+    store_pose(R, l, node + kPose * W);
     store6(velocity, node + kVelocity * W);
     store6(cross_motion(velocity, six_of(relative)), node + kCoriolis * W);
     store_symmetric(matrix_of(moved), node + kInertia * W);

@@ -1,10 +1,11 @@
 // The rigid-body recursions over W states at once, one state per lane of a SIMD register, written
 // once over the lane type L (xsimd::batch<double, arch>) and compiled once per instruction set
-// (lanes_avx2.cpp, lanes_avx512.cpp). The arithmetic is that of rigid_body_dynamics.cpp's
-// single-state recursions (rigid/rigid_kernels.hpp) in the link frames, with the joint transforms
-// computed per state beforehand by the baseline code (rigid/lanes/lane_model.cpp), so that no
-// trigonometry runs here. Control flow depends only on the model, never on the state: the lanes
-// never diverge.
+// (lanes_avx2.cpp, lanes_avx512.cpp): the lane types and spatial algebra, the joint transforms of
+// joints that turn about a coordinate axis or slide (from the cosine and sine, or q, the baseline
+// code computed per state: rigid/lanes/lane_model.cpp; other joints' transforms come whole), and
+// inverse dynamics as rigid_body_dynamics.cpp's single-state recursion in the link frames
+// (rigid/rigid_kernels.hpp). No trigonometry runs here. Control flow depends only on the model,
+// never on the state: the lanes never diverge.
 //
 // Included only by those translation units, after defining SKOGRAPH_LANE_NS (the namespace that
 // names the instruction set) and SKOGRAPH_LANE_ARCH (xsimd's architecture), which then define the
@@ -297,45 +298,5 @@ void inverse_dynamics(const TreeView& tree, const Block& block) noexcept {
   parent.first_moment = parent.first_moment + (g + ml);
   parent.mass = parent.mass + I.mass;
 }
-// The mass matrix by composite inertias, part II Algorithms 4.1-4.2 as rigid_body_mass_matrix.cpp
-// (link frames, children first): R(k) complete when k is reached; each column X = R(k) H*(k)
-// gives M(k, k) = H(k) X and, carried to every ancestor j (X <- phi(parent, j) X), the block
-// M(j, k) = H(j) X; then R(k) joins its parent's. Entries of dofs on no common path are not
-// written (they stay zero).
-void mass_matrix(const TreeView& tree, const Block& block) noexcept {
-  const int n = tree.dof_count;
-  const L zero(0.0);
-  for (int k = 0; k < tree.nodes; ++k)
-    store_inertia(inertia_of(tree.inertia + 13 * k), block.work + 13 * W * k);
-  const auto put = [&](int row, int column, const L& value) {
-    value.store_unaligned(block.mass + (row * n + column) * W);
-    value.store_unaligned(block.mass + (column * n + row) * W);
-  };
-  for (int i = tree.nodes - 1; i >= 0; --i) {
-    const int k = tree.order[i], p = tree.parent[k], dofs = tree.dofs[k];
-    const Inertia composite = load_inertia(block.work + 13 * W * k);
-    const double* column_k = tree.hinge + 6 * k;
-    for (int c = 0; c < dofs; ++c) {
-      Six X = times(composite, hinge_column(dofs, column_k, c));
-      const int dof = tree.offset[k] + c;
-      for (int r = 0; r <= c; ++r)
-        put(tree.offset[k] + r, dof, hinge_component(dofs, column_k, r, X));
-      for (int j = k; tree.parent[j] >= 0; j = tree.parent[j]) {
-        const int up = tree.parent[j];
-        Six moved{{zero, zero, zero}, {zero, zero, zero}};
-        add_force_to_parent(rotation_at(block, j), load3(block.translation + 3 * W * j), X, moved);
-        X = moved;
-        for (int r = 0; r < tree.dofs[up]; ++r)
-          put(tree.offset[up] + r, dof, hinge_component(tree.dofs[up], tree.hinge + 6 * up, r, X));
-      }
-    }
-    if (p < 0) continue;
-    Inertia parent = load_inertia(block.work + 13 * W * p);
-    add_inertia_to_parent(rotation_at(block, k), load3(block.translation + 3 * W * k), composite,
-                          parent);
-    store_inertia(parent, block.work + 13 * W * p);
-  }
-}
-
 }  // namespace
 }  // namespace skograph::lanes::SKOGRAPH_LANE_NS

@@ -199,8 +199,16 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
                                 ": the model has planar joints or flexible links");
 #ifdef SKOGRAPH_HAVE_LANE_KERNELS
   const lanes::Kernels& kernels = kernels_of(simd);
-  if (kernels.width != work.width)
-    throw std::invalid_argument(std::string(name) + ": the workspace was made for another width");
+  const auto nodes = static_cast<std::size_t>(tree.nodes()),
+             dofs = static_cast<std::size_t>(tree.dof_count()),
+             width = static_cast<std::size_t>(work.width);
+  if (kernels.width != work.width || work.rotation.size() != 9 * nodes * width ||
+      work.translation.size() != 3 * nodes * width ||
+      work.joint_values.size() != 2 * nodes * width || work.qd.size() != dofs * width ||
+      work.qdd.size() != dofs * width || work.tau.size() != dofs * width ||
+      work.singular.size() != width)
+    throw std::invalid_argument(std::string(name) +
+                                ": the workspace was made for another model or width");
   const lanes::TreeView view{tree.nodes(),
                              tree.dof_count(),
                              tree.order().data(),
@@ -250,7 +258,11 @@ void forward_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector
 void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work) {
   // Made here, not with the workspace: inverse dynamics never needs its dofs^2 width numbers.
   const auto dofs = static_cast<std::size_t>(tree.dof_count());
-  if (work.mass.empty()) work.mass.assign(dofs * dofs * static_cast<std::size_t>(work.width), 0.0);
+  if (work.mass.size() != dofs * dofs * static_cast<std::size_t>(work.width))
+    work.mass.assign(dofs * dofs * static_cast<std::size_t>(work.width), 0.0);
+  const auto entries = static_cast<std::size_t>(
+      lanes::mass_matrix_entries(tree.nodes(), tree.dof_count()) * work.width);
+  if (work.work.size() < entries) work.work.assign(entries, 0.0);
   run_kernel(tree, simd, Eigen::Vector3d::Zero(), work, &lanes::Kernels::mass_matrix,
              "mass_matrix_lanes");
 }

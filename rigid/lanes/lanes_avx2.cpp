@@ -1,11 +1,13 @@
 // The lane kernels on AVX2: four states per register (compiled with -mavx2;
-// lane_kernels.hpp, lane_articulated.hpp).
+// lane_kernels.hpp, lane_articulated.hpp,
+// lane_composite.hpp).
 #ifndef __AVX2__
 #error "lanes_avx2.cpp needs -mavx2"
 #endif
 #define SKOGRAPH_LANE_NS avx2
 #define SKOGRAPH_LANE_ARCH xsimd::avx2
 #include "lane_articulated.hpp"
+#include "lane_composite.hpp"
 #include "lane_kernels.hpp"
 
 namespace skograph::lanes::SKOGRAPH_LANE_NS {

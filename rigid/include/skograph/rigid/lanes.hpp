@@ -2,9 +2,11 @@
 // (W = 4 on AVX2, 8 on AVX-512), the instruction set chosen at run time, so that one portable
 // binary uses what the CPU has (docs/library.md, "SIMD lanes"). The lane kernels (rigid/lanes/)
 // read the model's constants as plain arrays (LaneTree) and the states transposed into lanes
-// (LaneWork); the joint transforms are computed per state by the single-state code
-// (set_lane_configuration) before a kernel runs. Results agree with the single-state recursions to
-// rounding (1e-13 relative), not bit for bit: the products are summed in another order.
+// (LaneWork); set_lane_configuration computes the joint transforms per state by the single-state
+// code, but for the joints that turn about a coordinate axis or slide only the numbers the lanes
+// make them from. Results agree with the single-state recursions to rounding (inverse dynamics and
+// the mass matrix 1e-13 relative, forward dynamics 1e-13 cond(M)), not bit for bit: the products
+// are summed in another order.
 //
 //   LaneTree tree(model);                      // once per model
 //   LaneWork work(model, Simd::kAvx2);         // once per thread
@@ -95,8 +97,8 @@ struct LaneWork {
 };
 
 // The configuration q (model dof order) into lane `lane` of `work`: X_parent_child(q) of every node
-// by the single-state walk into work.rotation and work.translation (data's transforms are
-// overwritten), but for a joint that turns about a coordinate axis of its frame or slides only
+// by the single-state walk into work.rotation and work.translation (data's transforms of those
+// nodes are overwritten, the others' left as they were), but for a joint that turns about a coordinate axis of its frame or slides only
 // the cos and sin of its angle, or its q, into work.joint_values: the kernels make those
 // transforms in the lanes, as the walk would.
 void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
