@@ -71,7 +71,7 @@ void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, lon
 Eigen::Map<const Eigen::VectorXd> row_vector(const Eigen::Ref<const StateRows>& rows, long i) {
   return {rows.row(i).data(), rows.cols()};
 }
-Eigen::Map<Eigen::VectorXd> row_vector(StateRows& rows, long i) {
+Eigen::Map<Eigen::VectorXd> row_vector(Eigen::Ref<StateRows>& rows, long i) {
   return {rows.row(i).data(), rows.cols()};
 }
 
@@ -162,42 +162,44 @@ Simd batch_lanes_simd(const Model& model, Simd requested) {
 
 namespace {
 
-// The checks of batch.hpp on three state inputs (q, qd and a third named `third`), then `out`
-// sized to their rows.
+// The given output storage: `rows` x `columns`, else UsageError.
+void check_output(const Eigen::Ref<StateRows>& out, long rows, long columns, const char* name) {
+  if (out.rows() != rows || out.cols() != columns)
+    throw UsageError(std::string(name) + " is " + std::to_string(out.rows()) + " x " +
+                     std::to_string(out.cols()) + ", not " + std::to_string(rows) + " x " +
+                     std::to_string(columns));
+}
+
+// The checks of batch.hpp on three state inputs (q, qd and a third named `third`).
 void check_three_inputs(const Model& model, const Eigen::Ref<const StateRows>& q,
                         const Eigen::Ref<const StateRows>& qd,
-                        const Eigen::Ref<const StateRows>& third, const char* third_name,
-                        StateRows& out) {
+                        const Eigen::Ref<const StateRows>& third, const char* third_name) {
   const long rows = q.rows();
   check_rows(model, q, rows, "q");
   check_rows(model, qd, rows, "qd");
   check_rows(model, third, rows, third_name);
-  out.resize(rows, model.dof_count());
 }
 
-// A call of three state inputs per row into `out`, checked first (check_three_inputs).
+// A call of three state inputs per row into `out`, the inputs checked before.
 template <class Call>
-void three_input_batch(const Model& model, WorkspacePool& workspaces,
-                       const Eigen::Ref<const StateRows>& q, const Eigen::Ref<const StateRows>& qd,
-                       const Eigen::Ref<const StateRows>& third, const char* third_name,
-                       StateRows& out, int threads, Call call) {
+void three_input_batch(WorkspacePool& workspaces, const Eigen::Ref<const StateRows>& q,
+                       const Eigen::Ref<const StateRows>& qd,
+                       const Eigen::Ref<const StateRows>& third, Eigen::Ref<StateRows>& out,
+                       int threads, Call call) {
   const long rows = q.rows();
-  check_three_inputs(model, q, qd, third, third_name, out);
   run_rows(workspaces, rows, threads, [&](ModelData& data, long i) {
     call(data, row_vector(q, i), row_vector(qd, i), row_vector(third, i), row_vector(out, i));
   });
 }
 
-}  // namespace
-
-void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
-                            const Eigen::Ref<const StateRows>& q,
-                            const Eigen::Ref<const StateRows>& qd,
-                            const Eigen::Ref<const StateRows>& tau, StateRows& qdd,
-                            const BatchOptions& options) {
+// Forward dynamics of checked rows into `qdd` of their shape.
+void forward_dynamics_rows(const Model& model, WorkspacePool& workspaces,
+                           const Eigen::Ref<const StateRows>& q,
+                           const Eigen::Ref<const StateRows>& qd,
+                           const Eigen::Ref<const StateRows>& tau, Eigen::Ref<StateRows> qdd,
+                           const BatchOptions& options) {
   const Simd simd = batch_lanes_simd(model, options.simd);
   if (simd != Simd::kScalar) {
-    check_three_inputs(model, q, qd, tau, "tau", qdd);
     const DofOrder& order = model.dof_order();
     const int n = model.dof_count(), width = simd_width(simd);
     return run_lane_blocks(
@@ -223,20 +225,20 @@ void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
         });
   }
   three_input_batch(
-      model, workspaces, q, qd, tau, "tau", qdd, options.threads,
+      workspaces, q, qd, tau, qdd, options.threads,
       [&](ModelData& data, const auto& q_i, const auto& qd_i, const auto& tau_i, auto qdd_i) {
         forward_dynamics(model, data, q_i, qd_i, tau_i, options.gravity, qdd_i);
       });
 }
 
-void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
-                            const Eigen::Ref<const StateRows>& q,
-                            const Eigen::Ref<const StateRows>& qd,
-                            const Eigen::Ref<const StateRows>& qdd, StateRows& tau,
-                            const BatchOptions& options) {
+// Inverse dynamics of checked rows into `tau` of their shape.
+void inverse_dynamics_rows(const Model& model, WorkspacePool& workspaces,
+                           const Eigen::Ref<const StateRows>& q,
+                           const Eigen::Ref<const StateRows>& qd,
+                           const Eigen::Ref<const StateRows>& qdd, Eigen::Ref<StateRows> tau,
+                           const BatchOptions& options) {
   const Simd simd = batch_lanes_simd(model, options.simd);
   if (simd != Simd::kScalar) {
-    check_three_inputs(model, q, qd, qdd, "qdd", tau);
     const DofOrder& order = model.dof_order();
     const int n = model.dof_count(), width = simd_width(simd);
     return run_lane_blocks(
@@ -256,18 +258,17 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
         });
   }
   three_input_batch(
-      model, workspaces, q, qd, qdd, "qdd", tau, options.threads,
+      workspaces, q, qd, qdd, tau, options.threads,
       [&](ModelData& data, const auto& q_i, const auto& qd_i, const auto& qdd_i, auto tau_i) {
         inverse_dynamics(model, data, q_i, qd_i, qdd_i, options.gravity, tau_i);
       });
 }
 
-void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
-                       const Eigen::Ref<const StateRows>& q, StateRows& mass,
-                       const BatchOptions& options) {
+// The mass matrices of checked rows into `mass` of their shape (rows x dofs^2).
+void mass_matrix_rows(const Model& model, WorkspacePool& workspaces,
+                      const Eigen::Ref<const StateRows>& q, Eigen::Ref<StateRows> mass,
+                      const BatchOptions& options) {
   const long rows = q.rows(), n = model.dof_count();
-  check_rows(model, q, rows, "q");
-  mass.resize(rows, n * n);
   const Simd simd = batch_lanes_simd(model, options.simd);
   if (simd != Simd::kScalar) {
     return run_lane_blocks(
@@ -292,6 +293,64 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
     mass_matrix(model, data, row_vector(q, i), matrix);
     matrix.transposeInPlace();
   });
+}
+
+}  // namespace
+
+void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& tau, StateRows& qdd,
+                            const BatchOptions& options) {
+  check_three_inputs(model, q, qd, tau, "tau");
+  qdd.resize(q.rows(), model.dof_count());
+  forward_dynamics_rows(model, workspaces, q, qd, tau, qdd, options);
+}
+
+void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& tau, Eigen::Ref<StateRows> qdd,
+                            const BatchOptions& options) {
+  check_three_inputs(model, q, qd, tau, "tau");
+  check_output(qdd, q.rows(), model.dof_count(), "qdd");
+  forward_dynamics_rows(model, workspaces, q, qd, tau, qdd, options);
+}
+
+void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& qdd, StateRows& tau,
+                            const BatchOptions& options) {
+  check_three_inputs(model, q, qd, qdd, "qdd");
+  tau.resize(q.rows(), model.dof_count());
+  inverse_dynamics_rows(model, workspaces, q, qd, qdd, tau, options);
+}
+
+void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& qdd, Eigen::Ref<StateRows> tau,
+                            const BatchOptions& options) {
+  check_three_inputs(model, q, qd, qdd, "qdd");
+  check_output(tau, q.rows(), model.dof_count(), "tau");
+  inverse_dynamics_rows(model, workspaces, q, qd, qdd, tau, options);
+}
+
+void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
+                       const Eigen::Ref<const StateRows>& q, StateRows& mass,
+                       const BatchOptions& options) {
+  check_rows(model, q, q.rows(), "q");
+  mass.resize(q.rows(), static_cast<long>(model.dof_count()) * model.dof_count());
+  mass_matrix_rows(model, workspaces, q, mass, options);
+}
+
+void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
+                       const Eigen::Ref<const StateRows>& q, Eigen::Ref<StateRows> mass,
+                       const BatchOptions& options) {
+  check_rows(model, q, q.rows(), "q");
+  check_output(mass, q.rows(), static_cast<long>(model.dof_count()) * model.dof_count(), "mass");
+  mass_matrix_rows(model, workspaces, q, mass, options);
 }
 
 }  // namespace skograph

@@ -28,6 +28,9 @@
   "the file's dof order; threads: None (one thread) or the number of worker threads for a "   \
   "batch."
 #define SKOGRAPH_DOC_GRAVITY " gravity: (3,) in m/s^2, default (0, 0, -9.81)."
+#define SKOGRAPH_DOC_OUT                                                                \
+  " out: None (a new array) or an array of the result's shape (float64, C-contiguous, " \
+  "writeable, sharing no memory with the inputs) to write the result into and return."
 #define SKOGRAPH_DOC_NAME " name: a frame (Model.frames, or a joint's name for its child link)."
 #define SKOGRAPH_DOC_FRAME \
   SKOGRAPH_DOC_NAME " frame: 'world' axes (about the frame's origin) or the frame's 'local' ones."
@@ -61,12 +64,16 @@ struct NamesTag {
 struct ThreadsTag {
   static constexpr auto name = py::detail::const_name("Optional[int]");
 };
+struct OutTag {
+  static constexpr auto name = py::detail::const_name("Optional[numpy.ndarray]");
+};
 using ArrayArgument = Loose<ArrayLikeTag>;
 using OptionalArrayArgument = Loose<OptionalArrayLikeTag>;
 using PathArgument = Loose<PathTag>;
 using OptionalPathArgument = Loose<OptionalPathTag>;
 using NamesArgument = Loose<NamesTag>;
 using ThreadsArgument = Loose<ThreadsTag>;
+using OutArgument = Loose<OutTag>;
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 

@@ -104,6 +104,42 @@ inline py::array_t<double> state_results(bool batch, long rows,
   return py::array_t<double>(result_shape);
 }
 
+// The result as state_results shapes it, or `out` when given: a writeable C-contiguous float64
+// array of exactly that shape that shares no memory with the inputs, written in place (NumPy's
+// out= idiom: a loop of batches then allocates nothing). UsageError otherwise.
+template <std::size_t K>
+py::array_t<double> results_into(const py::object& out, const CheckedStates<K>& states,
+                                 const std::vector<py::ssize_t>& shape, long& state_size) {
+  if (out.is_none()) return state_results(states.batch, states.rows, shape, state_size);
+  std::vector<py::ssize_t> expected;
+  if (states.batch) expected.push_back(states.rows);
+  expected.insert(expected.end(), shape.begin(), shape.end());
+  state_size = 1;
+  for (const py::ssize_t extent : shape) state_size *= static_cast<long>(extent);
+  std::string wanted = "(";
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    wanted += (i ? ", " : "") + std::to_string(expected[i]);
+  wanted += expected.size() == 1 ? ",)" : ")";
+  const std::string what = "out must be a writeable C-contiguous float64 array of shape " + wanted;
+  if (!py::isinstance<py::array>(out)) throw UsageError(what);
+  const auto given = py::reinterpret_borrow<py::array>(out);
+  if (!given.dtype().equal(py::dtype::of<double>()) || !given.writeable() ||
+      !(given.flags() & py::array::c_style) ||
+      given.ndim() != static_cast<py::ssize_t>(expected.size()))
+    throw UsageError(what);
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (given.shape(static_cast<py::ssize_t>(i)) != expected[i]) throw UsageError(what);
+  const auto* begin = static_cast<const char*>(given.data());
+  const auto* end = begin + given.nbytes();
+  for (std::size_t k = 0; k < K; ++k) {
+    const auto* input = reinterpret_cast<const char*>(states.pointers[k]);
+    const auto* input_end = input + states.rows * states.size * static_cast<long>(sizeof(double));
+    if (input < end && begin < input_end)
+      throw UsageError("out must not share memory with an input");
+  }
+  return py::reinterpret_borrow<py::array_t<double>>(out);
+}
+
 // body() with a batch row's error named: "row 3 (index 2): ...".
 template <class Body>
 void naming_the_row(bool batch, long i, Body body) {
@@ -121,9 +157,10 @@ void naming_the_row(bool batch, long i, Body body) {
 // (rows, *shape) for a batch.
 template <std::size_t K, class Fn>
 py::array per_checked_state(PyModel& self, const CheckedStates<K>& states, int threads,
-                            const std::vector<py::ssize_t>& shape, Fn fn) {
+                            const std::vector<py::ssize_t>& shape, Fn fn,
+                            const py::object& given = py::none()) {
   long state_size = 0;
-  py::array_t<double> result = state_results(states.batch, states.rows, shape, state_size);
+  py::array_t<double> result = results_into<K>(given, states, shape, state_size);
   double* out = result.mutable_data();
   auto row = [&](ModelData& data, long i) {
     naming_the_row(states.batch, i,
@@ -146,35 +183,36 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
 }
 
 // per_state, but a 2-D call on a model the SIMD lanes take (model/batch.hpp: batch_lanes_simd)
-// runs as one batch call: batch(model, workspaces, inputs as rows, result rows, threads) fills a
-// rows x (entries per state) matrix, copied into the result. A 1-D call, a model the lanes do not
+// runs as one batch call: batch(model, workspaces, inputs as rows, result rows, threads) fills the
+// result array in place, mapped as rows x (entries per state). A 1-D call, a model the lanes do not
 // take, or a batch that fails runs per_state's row by row.
 template <std::size_t K, class Fn, class Batch>
 py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
                              const ThreadsArgument& threads_argument,
-                             const std::vector<py::ssize_t>& shape, Fn fn, Batch batch) {
+                             const std::vector<py::ssize_t>& shape, Fn fn, Batch batch,
+                             const py::object& given = py::none()) {
   const int threads = threads_of(threads_argument);
   const CheckedStates<K> states = checked_states<K>(self, inputs);
   if (!states.batch || batch_lanes_simd(self.model, Simd::kAuto) == Simd::kScalar)
-    return per_checked_state<K>(self, states, threads, shape, fn);
+    return per_checked_state<K>(self, states, threads, shape, fn, given);
   long state_size = 0;
-  py::array_t<double> result = state_results(true, states.rows, shape, state_size);
+  py::array_t<double> result = results_into<K>(given, states, shape, state_size);
   std::array<Eigen::Map<const StateRows>, K> rows = [&]<std::size_t... I>(
       std::index_sequence<I...>) {
     return std::array<Eigen::Map<const StateRows>, K>{
         Eigen::Map<const StateRows>(states.pointers[I], states.rows, states.size)...};
   }
   (std::make_index_sequence<K>{});
-  StateRows out;
+  // The batch writes the result array in place.
+  Eigen::Map<StateRows> out(result.mutable_data(), states.rows, state_size);
   try {
     const py::gil_scoped_release release;
-    batch(self.model, self.workspaces, rows, out, threads);
+    batch(self.model, self.workspaces, rows, Eigen::Ref<StateRows>(out), threads);
   } catch (const Error&) {
     // A row's error (a singular mass matrix): the batch again row by row, so that the error names
     // the row as every call does ("row 3 (index 2): ...").
-    return per_checked_state<K>(self, states, threads, shape, fn);
+    return per_checked_state<K>(self, states, threads, shape, fn, given);
   }
-  std::copy_n(out.data(), states.rows * state_size, result.mutable_data());
   return result;
 }
 

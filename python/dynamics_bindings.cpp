@@ -28,14 +28,14 @@ void bind_dynamics(ModelClass& model_class) {
           "forward_dynamics",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
              const ArrayArgument& tau, const OptionalArrayArgument& gravity,
-             const ThreadsArgument& threads, const std::string& solver) {
+             const ThreadsArgument& threads, const std::string& solver, const OutArgument& out) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
             const ClosedChainSolver method = solver_of(solver);
             const std::vector<py::ssize_t> shape{self.model.dof_count()};
             return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, shape,
-                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
-                  Eigen::Map<Eigen::VectorXd> qdd(out, s.size);
+                [&](const Model& model, ModelData& data, const RowState<3>& s, double* row_out) {
+                  Eigen::Map<Eigen::VectorXd> qdd(row_out, s.size);
                   if (method == ClosedChainSolver::kEmbedding)
                     forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g, qdd);
                   else
@@ -43,19 +43,23 @@ void bind_dynamics(ModelClass& model_class) {
                                            method)
                               .acceleration;
                 },
-                [&](const Model& model, WorkspacePool& workspaces, const auto& rows, StateRows& out,
+                [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
+                    Eigen::Ref<StateRows> result,
                     int parts) {  // a tree: both solvers are its articulated-body recursion
-                  forward_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], out,
+                  forward_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], result,
                                          {.threads = parts, .gravity = g});
-                });
+                },
+                out.value);
           },
           py::arg("q"), py::arg("qd"), py::arg("tau"), py::arg("gravity") = py::none(),
           py::arg("threads") = py::none(), py::arg("solver") = "embedding",
+          py::arg("out") = py::none(),
           "The accelerations qdd, of the shape of q, for the forces tau acting on every joint. For "
           "closed chains, solver is 'embedding' (minimal coordinates) or 'multipliers' (the "
           "augmented system M qdd + C = tau + G* lambda, G qdd + Gdot qd "
           "= 0); the two agree." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES
-          " Raises skograph.Error for a singular mass matrix or a loop that cannot close.")
+          " Raises skograph.Error for a singular mass matrix or a loop that cannot "
+          "close." SKOGRAPH_DOC_OUT)
       .def(
           "multiplier_dynamics",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
@@ -84,48 +88,51 @@ void bind_dynamics(ModelClass& model_class) {
           "inverse_dynamics",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,
              const ArrayArgument& qdd, const OptionalArrayArgument& gravity,
-             const ThreadsArgument& threads) {
+             const ThreadsArgument& threads, const OutArgument& out) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
             return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {self.model.dof_count()},
-                [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                [&](const Model& model, ModelData& data, const RowState<3>& s, double* row_out) {
                   inverse_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
-                                   Eigen::Map<Eigen::VectorXd>(out, s.size));
+                                   Eigen::Map<Eigen::VectorXd>(row_out, s.size));
                 },
-                [&](const Model& model, WorkspacePool& workspaces, const auto& rows, StateRows& out,
-                    int parts) {
-                  inverse_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], out,
+                [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
+                    Eigen::Ref<StateRows> result, int parts) {
+                  inverse_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], result,
                                          {.threads = parts, .gravity = g});
-                });
+                },
+                out.value);
           },
           py::arg("q"), py::arg("qd"), py::arg("qdd"), py::arg("gravity") = py::none(),
-          py::arg("threads") = py::none(),
+          py::arg("threads") = py::none(), py::arg("out") = py::none(),
           "The forces tau, of the shape of q, that give the accelerations qdd at (q, qd). For "
           "closed chains, these are the actuator forces for qdd's independent entries, nonzero at "
           "the independent dofs only (forward_dynamics of them gives qdd "
-          "back)." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES)
+          "back)." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES SKOGRAPH_DOC_OUT)
       .def(
           "mass_matrix",
-          [](PyModel& self, const ArrayArgument& q, const ThreadsArgument& threads) {
+          [](PyModel& self, const ArrayArgument& q, const ThreadsArgument& threads,
+             const OutArgument& out) {
             const py::ssize_t n = self.model.dof_count();
             return per_state_in_lanes<1>(
                 self, {{{"q", q}}}, threads, {n, n},
-                [](const Model& model, ModelData& data, const RowState<1>& s, double* out) {
+                [](const Model& model, ModelData& data, const RowState<1>& s, double* row_out) {
                   // Through the workspace's matrix, then row-major into NumPy.
                   Eigen::MatrixXd& mass = data.state.matrix;
                   mass.resize(s.size, s.size);
                   mass_matrix(model, data, s.vector(0), mass);
-                  write_row_major(mass, out);
+                  write_row_major(mass, row_out);
                 },
-                [](const Model& model, WorkspacePool& workspaces, const auto& rows, StateRows& out,
-                   int parts) {
-                  mass_matrix_batch(model, workspaces, rows[0], out, {.threads = parts});
-                });
+                [](const Model& model, WorkspacePool& workspaces, const auto& rows,
+                   Eigen::Ref<StateRows> result, int parts) {
+                  mass_matrix_batch(model, workspaces, rows[0], result, {.threads = parts});
+                },
+                out.value);
           },
-          py::arg("q"), py::arg("threads") = py::none(),
+          py::arg("q"), py::arg("threads") = py::none(), py::arg("out") = py::none(),
           "The mass matrix M(q) by composite inertias: (dofs, dofs), symmetric positive definite, "
           "in the file's dof order, or (rows, dofs, dofs) for a 2-D q. A closed chain's M is its "
-          "spanning tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_DOC_STATES)
+          "spanning tree's (reduced_mass_matrix gives M_R)." SKOGRAPH_DOC_STATES SKOGRAPH_DOC_OUT)
       .def(
           "bias",
           [](PyModel& self, const ArrayArgument& q, const ArrayArgument& qd,

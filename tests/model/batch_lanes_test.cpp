@@ -479,6 +479,45 @@ TEST(Lanes, AnIndefiniteRowIsTheSingleCalls) {
   }
 }
 
+// The batches write into given storage (a map of another library's array, as the Python module
+// maps NumPy's) the bits they give into a StateRows, on every path; a wrong shape is a UsageError.
+TEST(Lanes, BatchesWriteIntoGivenStorage) {
+  const Model model = load_model((kExamples / "humanoid.yaml").string());
+  const int n = model.dof_count();
+  const long rows = 13;
+  const LaneStates states = lanes_random_states(model, rows, 12);
+  WorkspacePool workspaces(model);
+  std::vector<Simd> simds = lanes_available();
+  simds.push_back(Simd::kScalar);
+  for (const Simd simd : simds) {
+    SCOPED_TRACE(simd_name(simd));
+    const BatchOptions options{.threads = 2, .simd = simd};
+    StateRows qdd, tau, mass;
+    forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, qdd, options);
+    inverse_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, tau, options);
+    mass_matrix_batch(model, workspaces, states.q, mass, options);
+    std::vector<double> storage(static_cast<std::size_t>(rows * n * n), -1.0);
+    Eigen::Map<StateRows> given(storage.data(), rows, n);
+    forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, given, options);
+    EXPECT_TRUE((given.array() == qdd.array()).all());
+    inverse_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, given, options);
+    EXPECT_TRUE((given.array() == tau.array()).all());
+    Eigen::Map<StateRows> given_mass(storage.data(), rows, n * n);
+    mass_matrix_batch(model, workspaces, states.q, given_mass, options);
+    EXPECT_TRUE((given_mass.array() == mass.array()).all());
+    Eigen::Map<StateRows> short_of_a_row(storage.data(), rows - 1, n);
+    try {
+      forward_dynamics_batch(model, workspaces, states.q, states.qd, states.qdd, short_of_a_row,
+                             options);
+      ADD_FAILURE() << "a short output was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "qdd is 12 x " + std::to_string(n) + ", not 13 x " + std::to_string(n));
+    }
+    EXPECT_THROW(mass_matrix_batch(model, workspaces, states.q, given, options), UsageError);
+  }
+}
+
 // The option, then SKOGRAPH_SIMD, then the CPU's best; unknown or unavailable names refused.
 // SKOGRAPH_SIMD for the scope of a test, restored as it was however the test ends.
 class SimdEnvironment {

@@ -740,6 +740,37 @@ class Batches(unittest.TestCase):
                 with self.assertRaises(skograph.Error):
                     model.forward_dynamics(Q, QD[:3], X)
 
+    def test_out_is_written_in_place(self):
+        # NumPy's out= idiom: the result written into a given array, returned, the same bits.
+        rng = np.random.default_rng(5)
+        for name in ("humanoid.yaml", "fourbar_chain.yaml"):
+            with self.subTest(model=name):
+                model = skograph.load_model(os.path.join(MODELS, name))
+                n, rows = model.dof_count, 9
+                Q = rng.uniform(-0.3, 0.3, (rows, n)) if not model.is_closed_chain else \
+                    np.tile(model.read_state(os.path.join(MODELS, "fourbar_chain_state.json"))["q"], (rows, 1))
+                QD, X = rng.normal(size=(rows, n)), rng.normal(size=(rows, n))
+                for call, args, shape in ((model.forward_dynamics, (Q, QD, X), (rows, n)),
+                                          (model.inverse_dynamics, (Q, QD, X), (rows, n)),
+                                          (model.mass_matrix, (Q,), (rows, n, n)),
+                                          (model.forward_dynamics, (Q[0], QD[0], X[0]), (n,))):
+                    out = np.full(shape, np.nan)
+                    result = call(*args, threads=2, out=out)
+                    self.assertIs(result, out)
+                    self.assertTrue(np.array_equal(out, call(*args, threads=2)))
+                wrong = {"float32": np.zeros((rows, n), np.float32), "shape": np.zeros((rows - 1, n)),
+                         "strided": np.zeros((rows, 2 * n))[:, ::2], "list": [[0.0] * n] * rows}
+                readonly = np.zeros((rows, n))
+                readonly.flags.writeable = False
+                wrong["readonly"] = readonly
+                for what, out in wrong.items():
+                    with self.subTest(out=what):
+                        with self.assertRaisesRegex(skograph.Error, r"^out must be a writeable C-contiguous "
+                                                    rf"float64 array of shape \({rows}, {n}\)$"):
+                            model.forward_dynamics(Q, QD, X, out=out)
+                with self.assertRaisesRegex(skograph.Error, "^out must not share memory with an input$"):
+                    model.inverse_dynamics(Q, QD, X, out=X)
+
     def test_a_forked_process_batches_on_its_own_workers(self):
         # multiprocessing's and Dask's forked workers: the child has none of the parent's pool
         # threads and starts its own; its rows are the parent's, bit for bit.

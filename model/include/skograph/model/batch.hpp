@@ -71,4 +71,21 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
                        const Eigen::Ref<const StateRows>& q, StateRows& mass,
                        const BatchOptions& options = {});
 
+// The same into given storage (a map of another library's array: the Python module writes
+// NumPy's this way): the output must already have q's rows and dofs columns (dofs^2 for the mass
+// matrix), else UsageError "qdd is 3 x 7, not 4 x 7"; nothing is allocated for it.
+void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& tau, Eigen::Ref<StateRows> qdd,
+                            const BatchOptions& options = {});
+void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
+                            const Eigen::Ref<const StateRows>& q,
+                            const Eigen::Ref<const StateRows>& qd,
+                            const Eigen::Ref<const StateRows>& qdd, Eigen::Ref<StateRows> tau,
+                            const BatchOptions& options = {});
+void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
+                       const Eigen::Ref<const StateRows>& q, Eigen::Ref<StateRows> mass,
+                       const BatchOptions& options = {});
+
 }  // namespace skograph
