@@ -34,33 +34,10 @@ std::string diagram_title(const ReportInput& input, viz::DiagramKind kind) {
 
 namespace {
 
-// A joint type's letter on the diagrams' tree edges.
-const char* joint_glyph(JointType type) {
-  switch (type) {
-    case JointType::kFixed:
-      return "fixed";
-    case JointType::kRevolute:
-    case JointType::kContinuous:
-      return "R";
-    case JointType::kPrismatic:
-      return "P";
-    case JointType::kPlanar:
-      return "Pl";
-    case JointType::kSpherical:
-      return "S";
-    case JointType::kFloating:
-      return "F";
-  }
-  return "?";
-}
-
-const char* glyph_meaning(const std::string& glyph) {
-  if (glyph == "R") return "R revolute";
-  if (glyph == "P") return "P prismatic";
-  if (glyph == "Pl") return "Pl planar";
-  if (glyph == "S") return "S spherical";
-  if (glyph == "F") return "F floating (6 dofs)";
-  return "fixed: welded, fused into its parent body for the dynamics";
+// A loop's type in the words of the tree's joint types (a weld is a fixed joint): the diagrams
+// name joint types one way.
+const char* loop_joint_type_name(LoopType type) {
+  return type == LoopType::kWeld ? joint_type_name(JointType::kFixed) : loop_type_name(type);
 }
 
 // The standard digraph's edges (rigid/mechanism_graph.hpp: joints in joint order, then loops, then
@@ -69,7 +46,6 @@ const char* glyph_meaning(const std::string& glyph) {
 viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::string>& independent,
                           const std::string& source) {
   viz::EdgeNotes notes;
-  std::vector<std::string> glyphs;
   // Independent dofs per joint: named_dofs gives offsets in the joints' order.
   std::vector<int> independent_dofs(mechanism.joints.size(), 0);
   try {
@@ -82,39 +58,39 @@ viz::EdgeNotes edge_notes(const Mechanism& mechanism, const std::vector<std::str
   } catch (const std::invalid_argument&) {  // names not of this mechanism: nothing marked
     std::fill(independent_dofs.begin(), independent_dofs.end(), 0);
   }
-  bool flexible = false;
+  bool flexible = false, fixed = false;
   for (std::size_t j = 0; j < mechanism.joints.size(); ++j) {
     const Joint& joint = mechanism.joints[j];
-    const char* glyph = joint_glyph(joint.type);
     notes.role.push_back(viz::EdgeRole::kTreeJoint);
-    std::string text = joint.name + " (" + glyph;
+    std::vector<std::string> lines{joint.name,
+                                   std::string("(") + joint_type_name(joint.type) + ")"};
     const int dofs = joint_dof_count(joint.type), marked = independent_dofs[j];
     if (marked > 0 && marked < dofs)
-      text += ", " + std::to_string(marked) + " of " + std::to_string(dofs) + " independent";
+      lines.push_back(std::to_string(marked) + " of " + std::to_string(dofs) + " independent");
     // The joint into a flexible link: its node carries the link's modal coordinates too.
     if (const int modes = child_mode_count(mechanism, static_cast<int>(j)); modes > 0) {
-      text += ", flexible child: " + std::to_string(modes) + (modes == 1 ? " mode" : " modes");
+      lines.push_back("flexible child: " + std::to_string(modes) +
+                      (modes == 1 ? " mode" : " modes"));
       flexible = true;
     }
-    notes.label.push_back(text + ")");
+    notes.label.push_back(lines);
     notes.marked.push_back(marked > 0);
-    if (std::find(glyphs.begin(), glyphs.end(), glyph) == glyphs.end()) glyphs.emplace_back(glyph);
+    fixed = fixed || joint.type == JointType::kFixed;
   }
   for (const LoopClosure& loop : mechanism.loops) {
     notes.role.push_back(viz::EdgeRole::kLoop);
-    notes.label.push_back(loop.name + " (" + loop_type_name(loop.type) + ")");
+    notes.label.push_back({loop.name, std::string("(") + loop_joint_type_name(loop.type) + ")"});
     notes.marked.push_back(false);
   }
   for (const Coupling& coupling : mechanism.couplings) {
     notes.role.push_back(viz::EdgeRole::kCoupling);
-    notes.label.push_back(coupling.name);
+    notes.label.push_back({coupling.name});
     notes.marked.push_back(false);
   }
-  std::string line = "tree edges: joint name (type:";
-  for (const char* glyph : {"R", "P", "Pl", "S", "F", "fixed"})
-    if (std::find(glyphs.begin(), glyphs.end(), glyph) != glyphs.end())
-      line += std::string(line.back() == ':' ? " " : ", ") + glyph_meaning(glyph);
-  if (!glyphs.empty()) notes.legend.push_back(line + ")");
+  if (!mechanism.joints.empty())
+    notes.legend.push_back(
+        std::string("tree edges: the joint's name and (type)") +
+        (fixed ? "; a fixed joint is welded, fused into its parent body for the dynamics" : ""));
   if (flexible)
     notes.legend.push_back(
         "flexible child: the link the joint carries is flexible, its node 6 + modes wide");
@@ -162,9 +138,10 @@ Picture diagram_picture(const ReportInput& input, viz::DiagramKind kind, viz::Im
     if (marks) independent = independent_for_diagrams(input, embedding);
     notes = edge_notes(*input.mechanism, independent.first, independent.second);
   }
-  const std::string dot =
-      viz::diagram(kind, input.graph, input.analysis, diagram_title(input, kind),
-                   input.mechanism ? &notes : nullptr);
+  const std::string dot = viz::diagram(
+      kind, input.graph, input.analysis, diagram_title(input, kind),
+      input.mechanism ? &notes : nullptr,
+      format == viz::ImageFormat::kDot ? viz::EdgeLabels::kOnEdges : viz::EdgeLabels::kLabelNodes);
   return {viz::render_dot(dot, format), {}};
 }
 

@@ -1,7 +1,9 @@
 #include "skograph/viz/diagrams.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -53,6 +55,69 @@ std::string label(const std::vector<std::string>& lines) {
   return "\"" + joined + "\"";
 }
 
+// Text inside a Graphviz HTML-like label: markup characters as entities, and bytes that are not
+// UTF-8 (or control characters) as U+FFFD, since the HTML parser refuses them and a name may hold
+// any bytes.
+std::string html_text(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80) {
+      switch (text[i]) {
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        default:
+          out += byte < 0x20 || byte == 0x7f ? "&#xFFFD;" : std::string(1, text[i]);
+      }
+      ++i;
+      continue;
+    }
+    // A sequence's length from its lead byte; overlong, surrogate or out-of-range ones refused.
+    const std::size_t length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 0;
+    bool valid = length > 0 && byte <= 0xf4 && byte >= 0xc2 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (valid && length >= 3) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      valid = !(byte == 0xe0 && second < 0xa0) && !(byte == 0xed && second >= 0xa0) &&
+              !(byte == 0xf0 && second < 0x90) && !(byte == 0xf4 && second >= 0x90);
+    }
+    if (!valid) {
+      out += "&#xFFFD;";
+      ++i;
+      continue;
+    }
+    out.append(text, i, length);
+    i += length;
+  }
+  return out;
+}
+
+// An edge's label as an HTML-like table, one row per line: the cells' padding keeps the text off
+// the edge it labels, and Graphviz sizes the whole table as one box in the layout.
+std::string html_label(const std::vector<std::string>& lines) {
+  std::string out = "<<TABLE BORDER=\"0\" CELLPADDING=\"3\" CELLSPACING=\"0\">";
+  for (const std::string& line : lines) out += "<TR><TD>" + html_text(line) + "</TD></TR>";
+  return out + "</TABLE>>";
+}
+
+// Attributes as DOT writes them in brackets: "a=1, b=2".
+std::string joined(const std::vector<std::string>& attributes) {
+  std::string out;
+  for (const std::string& attribute : attributes) out += (out.empty() ? "" : ", ") + attribute;
+  return out;
+}
+
 // The caption: the title, then one left-justified line per legend entry.
 std::string caption(const std::string& title, const std::vector<std::string>& legend) {
   std::string text;
@@ -64,7 +129,7 @@ void write_header(std::ostringstream& dot, const std::string& title,
                   const std::vector<std::string>& legend) {
   dot << "digraph " << quoted(title) << " {\n"
       << "  graph [fontname=\"DejaVu Sans\", fontsize=10, labelloc=b, labeljust=l, nodesep=0.3, "
-         "ranksep=0.45, label="
+         "ranksep=0.45, mclimit=4, label="
       << caption(title, legend) << "];\n"
       << "  node [fontname=\"DejaVu Sans\", fontsize=11, shape=ellipse, style=filled, fillcolor=\""
       << kNodeFill << "\", color=\"" << kNodeLine << "\", margin=\"0.06,0.03\"];\n"
@@ -151,7 +216,8 @@ std::optional<DiagramKind> parse_diagram_kind(const std::string& name) {
 // Part I section 2 (the standard digraph, Fig. 6 conventions) and constraint-embedding §4.2 (cut
 // edges, aggregation sub-graphs).
 std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
-                            const std::string& title, const EdgeNotes* notes) {
+                            const std::string& title, const EdgeNotes* notes,
+                            EdgeLabels edge_labels) {
   const bool labelled = has_labels(graph, notes);
   const SpanningTree& spanning = analysis.spanning;
   const bool numbered = spanning.exists;
@@ -190,34 +256,12 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
     if (v == inertial) statement += ", style=solid";
     return statement + "];\n";
   };
-  std::vector<bool> in_cluster(graph.node_count(), false);
   std::vector<int> depth(static_cast<std::size_t>(spanning.tree.size()), 0);
+  std::vector<bool> is_cut(graph.edges().size(), false);
   if (numbered) {
     // Depth in the spanning tree: level order visits parents first.
     for (const auto& [parent, child] : spanning.edges)
       depth[static_cast<std::size_t>(child)] = depth[static_cast<std::size_t>(parent)] + 1;
-    const std::vector<int> number = aggregate_numbers(analysis);
-    for (size_t a = 0; a < analysis.aggregates.size(); ++a) {
-      // The label at the bottom: edges from the world come in at the top.
-      dot << "  subgraph " << quoted("cluster_aggregate_" + std::to_string(a + 1)) << " {\n"
-          << "    graph [label=" << quoted("aggregate " + std::to_string(number[a]))
-          << ", style=\"rounded,dashed\", color=\"" << kAggregateLine << "\", fontcolor=\""
-          << kAggregateLine << "\", labelloc=b, labeljust=c];\n";
-      // Members in the digraph's order, so the layout keeps the file's left-to-right order.
-      std::vector<int> members = analysis.aggregates[a].nodes;
-      std::sort(members.begin(), members.end());
-      for (int v : members) {
-        in_cluster[v] = true;
-        dot << "    " << node_statement(v);
-      }
-      dot << "  }\n";
-    }
-  }
-  for (int v = 0; v < graph.node_count(); ++v)
-    if (!in_cluster[v]) dot << "  " << node_statement(v);
-
-  std::vector<bool> is_cut(graph.edges().size(), false);
-  if (numbered) {
     // Cut edges are listed in input order, so one forward pass marks them.
     size_t next = 0;
     for (size_t e = 0; e < graph.edges().size() && next < spanning.cut_edges.size(); ++e)
@@ -226,46 +270,126 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
         ++next;
       }
   }
+  // A cut edge towards a deeper node shapes the layout like a tree edge: every such edge and
+  // every tree edge goes one level deeper or more, so they close no cycle of the drawing's ranks,
+  // and with minimum length 1 the edge is never flat. Any other cut edge would fold the tree's
+  // levels: it stays out of the layout.
+  auto shapes_layout = [&](std::size_t e) {
+    const auto [from, to] = graph.edges()[e];
+    return !is_cut[e] ||
+           depth[static_cast<std::size_t>(from)] < depth[static_cast<std::size_t>(to)];
+  };
+  auto has_label = [&](std::size_t e) { return labelled && !notes->label[e].empty(); };
+  // The aggregate (cluster) each node is drawn in, -1 for none.
+  std::vector<int> cluster_of(static_cast<std::size_t>(graph.node_count()), -1);
+  if (numbered)
+    for (std::size_t a = 0; a < analysis.aggregates.size(); ++a)
+      for (int v : analysis.aggregates[a].nodes)
+        cluster_of[static_cast<std::size_t>(v)] = static_cast<int>(a);
+  // Some labelled edges are drawn through a plain-text node carrying the label, which the layout
+  // keeps clear of other labels and edges like any node:
+  // - an edge with an end in an aggregate, its label node in that aggregate's cluster when both
+  //   ends are, else outside any: Graphviz 2.43 sizes a cluster by its nodes, and an edge's own
+  //   label may stick out across the cluster's dashed outline;
+  // - a cut edge out of the layout, its label node placed below both ends (each end -> label node
+  //   shapes the layout, the head's half drawn backwards with its arrow at the head), so the edge
+  //   folds no level of the tree. Its own label cannot do: Graphviz 2.43's dot frees a labelled
+  //   flat edge (same rank, constraint=false) twice, and an external label (xlabel) is placed
+  //   after the layout, where it may cover other labels or edges.
+  auto through_label_node = [&](std::size_t e) {
+    const auto [from, to] = graph.edges()[e];
+    return has_label(e) && edge_labels == EdgeLabels::kLabelNodes &&
+           (!shapes_layout(e) || cluster_of[static_cast<std::size_t>(from)] >= 0 ||
+            cluster_of[static_cast<std::size_t>(to)] >= 0);
+  };
+  auto label_cluster = [&](std::size_t e) {
+    const auto [from, to] = graph.edges()[e];
+    const int cluster = cluster_of[static_cast<std::size_t>(from)];
+    return cluster == cluster_of[static_cast<std::size_t>(to)] ? cluster : -1;
+  };
+  std::set<std::string> taken;
+  for (int v = 0; v < graph.node_count(); ++v) taken.insert(graph.name(v));
+  std::vector<std::string> label_node(graph.edges().size());
+  for (std::size_t e = 0; e < graph.edges().size(); ++e) {
+    if (!through_label_node(e)) continue;
+    std::string name = "label of edge " + std::to_string(e + 1);
+    while (taken.count(name) > 0) name += "'";
+    taken.insert(name);
+    label_node[e] = name;
+  }
+  auto label_colour = [&](std::size_t e) {
+    if (is_cut[e]) return notes->role[e] == EdgeRole::kCoupling ? kCoupling : kCutEdge;
+    return e < notes->marked.size() && notes->marked[e] ? kMarkedEdge : kEdgeText;
+  };
+  // The label nodes drawn in `cluster` (-1: none), each with its indent.
+  auto label_node_statements = [&](int cluster, const std::string& indent) {
+    std::string statements;
+    for (std::size_t e = 0; e < graph.edges().size(); ++e)
+      if (!label_node[e].empty() && label_cluster(e) == cluster)
+        statements += indent + quoted(label_node[e]) +
+                      " [shape=plaintext, style=\"\", margin=0, width=0, height=0, fontsize=9, "
+                      "fontcolor=\"" +
+                      label_colour(e) + "\", label=" + html_label(notes->label[e]) + "];\n";
+    return statements;
+  };
+
+  if (numbered) {
+    const std::vector<int> number = aggregate_numbers(analysis);
+    for (size_t a = 0; a < analysis.aggregates.size(); ++a) {
+      // The label at the bottom left, out of the way of the edges: those from the world come in at
+      // the top, and those leaving the cluster go down from its members.
+      dot << "  subgraph " << quoted("cluster_aggregate_" + std::to_string(a + 1)) << " {\n"
+          << "    graph [label=" << quoted("aggregate " + std::to_string(number[a]))
+          << ", style=\"rounded,dashed\", color=\"" << kAggregateLine << "\", fontcolor=\""
+          << kAggregateLine << "\", labelloc=b, labeljust=l];\n";
+      // Members in the digraph's order, so the layout keeps the file's left-to-right order.
+      std::vector<int> members = analysis.aggregates[a].nodes;
+      std::sort(members.begin(), members.end());
+      for (int v : members) dot << "    " << node_statement(v);
+      dot << label_node_statements(static_cast<int>(a), "    ") << "  }\n";
+    }
+  }
+  for (int v = 0; v < graph.node_count(); ++v)
+    if (cluster_of[static_cast<std::size_t>(v)] < 0) dot << "  " << node_statement(v);
+  dot << label_node_statements(-1, "  ");
+
   for (size_t e = 0; e < graph.edges().size(); ++e) {
     const auto [from, to] = graph.edges()[e];
-    dot << "  " << quoted(graph.name(from)) << " -> " << quoted(graph.name(to));
     std::vector<std::string> attributes;
     const bool coupling = labelled && notes->role[e] == EdgeRole::kCoupling;
     const bool marked = labelled && e < notes->marked.size() && notes->marked[e];
-    // A cut edge towards a deeper node shapes the layout like a tree edge: every such edge and
-    // every tree edge goes one level deeper or more, so they close no cycle of the drawing's
-    // ranks, and with minimum length 1 the edge is never flat. Any other cut edge would fold the
-    // tree's levels: it stays out of the layout.
-    const bool shapes_layout =
-        !is_cut[e] || depth[static_cast<std::size_t>(from)] < depth[static_cast<std::size_t>(to)];
     if (is_cut[e]) {
       attributes.push_back(std::string("color=\"") + (coupling ? kCoupling : kCutEdge) + "\"");
       attributes.push_back("penwidth=2");
       attributes.push_back(from == inertial || coupling ? "style=\"dashed,bold\"" : "style=bold");
-      if (!shapes_layout) attributes.push_back("constraint=false");
-      if (labelled)
-        attributes.push_back(std::string("fontcolor=\"") + (coupling ? kCoupling : kCutEdge) +
-                             "\"");
     } else if (marked) {
       add_marked_style(attributes, from == inertial);
     } else if (from == inertial) {
       attributes.push_back("style=dashed");
     }
-    if (labelled && !notes->label[e].empty()) {
-      // A cut edge out of the layout takes an external label: Graphviz 2.43's dot frees a
-      // labelled flat edge (same rank, constraint=false) twice in gvFreeLayout (found by ASan
-      // and valgrind); an xlabel does not take part in the layout.
-      attributes.push_back((shapes_layout ? "label=" : "xlabel=") + label({notes->label[e]}));
+    const std::string tail = quoted(graph.name(from)), head = quoted(graph.name(to));
+    if (!label_node[e].empty()) {
+      // Tail down to the label node; then on to the head, or (out of the layout) the head down to
+      // the label node, drawn back up to the head.
+      const std::string middle = quoted(label_node[e]);
+      const std::string style = attributes.empty() ? "" : joined(attributes) + ", ";
+      dot << "  " << tail << " -> " << middle << " [" << style << "arrowhead=none];\n";
+      if (shapes_layout(e))
+        dot << "  " << middle << " -> " << head
+            << (attributes.empty() ? "" : " [" + joined(attributes) + "]") << ";\n";
+      else
+        dot << "  " << head << " -> " << middle << " [" << style << "dir=back];\n";
+      continue;
+    }
+    if (!shapes_layout(e)) attributes.push_back("constraint=false");
+    if (has_label(e)) {
+      attributes.push_back(std::string("fontcolor=\"") + label_colour(e) + "\"");
+      // A flat edge's own label would crash Graphviz 2.43's layout (above): an external one.
+      attributes.push_back((shapes_layout(e) ? "label=" : "xlabel=") + html_label(notes->label[e]));
       attributes.push_back("fontsize=9");
-      if (!is_cut[e])
-        attributes.push_back(std::string("fontcolor=\"") + (marked ? kMarkedEdge : kEdgeText) +
-                             "\"");
     }
-    if (!attributes.empty()) {
-      dot << " [";
-      for (size_t i = 0; i < attributes.size(); ++i) dot << (i ? ", " : "") << attributes[i];
-      dot << "]";
-    }
+    dot << "  " << tail << " -> " << head;
+    if (!attributes.empty()) dot << " [" << joined(attributes) << "]";
     dot << ";\n";
   }
   dot << "}\n";
@@ -286,7 +410,7 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
   if (!spanning.cut_edges.empty())
     legend.push_back(std::to_string(spanning.cut_edges.size()) + " cut edge(s) left out");
   // Each tree edge's label and mark: the first digraph edge between its ends that is a joint.
-  std::map<Edge, std::pair<std::string, bool>> edge_label;
+  std::map<Edge, std::pair<std::vector<std::string>, bool>> edge_label;
   if (labelled) {
     for (const std::string& line : notes->legend) legend.push_back(line);
     for (std::size_t e = 0; e < graph.edges().size(); ++e)
@@ -314,7 +438,7 @@ std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& a
       attributes.emplace_back("style=dashed");
     }
     if (it != edge_label.end() && !it->second.first.empty()) {
-      attributes.push_back("label=" + label({it->second.first}));
+      attributes.push_back("label=" + html_label(it->second.first));
       attributes.emplace_back("fontsize=9");
       attributes.push_back(std::string("fontcolor=\"") + (marked ? kMarkedEdge : kEdgeText) + "\"");
     }
@@ -419,10 +543,10 @@ std::string segment_tree_diagram(const Digraph& graph, const DigraphAnalysis& an
 }
 
 std::string diagram(DiagramKind kind, const Digraph& graph, const DigraphAnalysis& analysis,
-                    const std::string& title, const EdgeNotes* notes) {
+                    const std::string& title, const EdgeNotes* notes, EdgeLabels edge_labels) {
   switch (kind) {
     case DiagramKind::kDigraph:
-      return digraph_diagram(graph, analysis, title, notes);
+      return digraph_diagram(graph, analysis, title, notes, edge_labels);
     case DiagramKind::kSpanningTree:
       return spanning_tree_diagram(graph, analysis, title, notes);
     case DiagramKind::kAggregated:

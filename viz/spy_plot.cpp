@@ -22,7 +22,8 @@ constexpr double kLegendBand = 28;
 constexpr double kTitleSize = 13;
 constexpr double kLegendSize = 11;
 constexpr double kTickSize = 9;
-constexpr double kTickGap = 4;       // between a label and the matrix
+constexpr double kTickLength = 2.5;  // the tick mark at the matrix's edge
+constexpr double kTickGap = 7;  // between a label and the matrix: a clear gap after the tick mark
 constexpr double kTickSpacing = 11;  // least distance between two labels' centres
 constexpr std::size_t kLabelChars = 24;
 
@@ -208,9 +209,9 @@ void draw_ticks(cairo_t* cr, const std::vector<SpyTick>& ticks, const Geometry& 
     cairo_rotate(cr, -M_PI / 2);
     cairo_show_text(cr, tick.text.c_str());
     cairo_restore(cr);
-    cairo_move_to(cr, geometry.left - 2.5, std::round(y) + 0.5);
+    cairo_move_to(cr, geometry.left - kTickLength, std::round(y) + 0.5);
     cairo_line_to(cr, geometry.left, std::round(y) + 0.5);
-    cairo_move_to(cr, std::round(x) + 0.5, geometry.top - 2.5);
+    cairo_move_to(cr, std::round(x) + 0.5, geometry.top - kTickLength);
     cairo_line_to(cr, std::round(x) + 0.5, geometry.top);
   }
   cairo_stroke(cr);

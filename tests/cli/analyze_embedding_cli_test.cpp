@@ -182,18 +182,22 @@ TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
       run_cli("render " + model_file("fourbar.yaml") + " --what digraph -o " + dot.string()).status,
       0);
   const std::string text = slurp(dot);
+  const std::string table = "<TABLE BORDER=\"0\" CELLPADDING=\"3\" CELLSPACING=\"0\">";
   EXPECT_NE(text.find("\"coupler\" -> \"rocker\" [color=\"#d62728\", penwidth=2, style=bold, "
-                      "constraint=false, fontcolor=\"#d62728\", xlabel=\"pin_c (revolute)\""),
+                      "constraint=false, fontcolor=\"#d62728\", xlabel=<" +
+                      table + "<TR><TD>pin_c</TD></TR><TR><TD>(revolute)</TD></TR></TABLE>>"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("\"rotor\" -> \"crank\" [color=\"#6a3d9a\", penwidth=2, "
-                      "style=\"dashed,bold\", constraint=false, fontcolor=\"#6a3d9a\", "
-                      "xlabel=\"gearbox\""),
+                      "style=\"dashed,bold\", constraint=false, fontcolor=\"#6a3d9a\", xlabel=<" +
+                      table + "<TR><TD>gearbox</TD></TR></TABLE>>"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\"crank\" -> \"coupler\" [label=\"coupler_joint (R)\""), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("tree edges: joint name (type: R revolute)"), std::string::npos);
+  const std::string coupler_joint = "\"crank\" -> \"coupler\" [fontcolor=\"#555555\", label=<" +
+                                    table +
+                                    "<TR><TD>coupler_joint</TD></TR><TR><TD>(continuous)</TD>";
+  EXPECT_NE(text.find(coupler_joint), std::string::npos) << text;
+  EXPECT_NE(text.find("tree edges: the joint's name and (type)"), std::string::npos);
   EXPECT_NE(text.find("purple, dashed: gear couplings"), std::string::npos);
   // The spanning tree keeps the joint types; its cut edges are left out.
   ASSERT_EQ(
@@ -201,7 +205,9 @@ TEST(AnalyzeEmbeddingCli, DiagramsNameCutEdgesAndShowJointTypes) {
           .status,
       0);
   const std::string tree = slurp(dot);
-  EXPECT_NE(tree.find("\"crank\" -> \"coupler\" [label=\"coupler_joint (R)\""), std::string::npos)
+  EXPECT_NE(tree.find("\"crank\" -> \"coupler\" [label=<" + table +
+                      "<TR><TD>coupler_joint</TD></TR><TR><TD>(continuous)</TD>"),
+            std::string::npos)
       << tree;
   EXPECT_EQ(tree.find("pin_c"), std::string::npos);
   std::filesystem::remove(dot);

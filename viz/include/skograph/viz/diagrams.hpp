@@ -27,17 +27,24 @@ namespace skograph::viz {
 enum class DiagramKind { kDigraph, kSpanningTree, kAggregated, kSegments };
 
 // What a model says about its digraph's edges (built by the caller, e.g. from a mechanism): per
-// edge of graph.edges() its role and a short label (a joint's name and type, a loop's or a
-// coupling's name), whether it is marked (drawn bold blue: the joints of a closed chain's
-// independent coordinates), and the legend lines that explain the labels and the marks. Empty
-// vectors: no labels; `marked` may be empty (nothing marked).
+// edge of graph.edges() its role and its label's lines (a joint's name, then its type in
+// parentheses and any further notes; a loop's or a coupling's name), whether it is marked (drawn
+// bold blue: the joints of a closed chain's independent coordinates), and the legend lines that
+// explain the labels and the marks. Empty vectors: no labels; `marked` may be empty (nothing
+// marked).
 enum class EdgeRole { kTreeJoint, kLoop, kCoupling };
 struct EdgeNotes {
   std::vector<EdgeRole> role;
-  std::vector<std::string> label;
+  std::vector<std::vector<std::string>> label;
   std::vector<bool> marked;
   std::vector<std::string> legend;
 };
+
+// Where the digraph's edge labels go. kLabelNodes, for drawing: an edge with an end in an aggregate
+// and a cut edge out of the layout are drawn through a plain-text node carrying the label, which
+// Graphviz keeps clear of other labels, edges and cluster outlines. kOnEdges, for DOT text: every
+// label on its own edge, so that the text reads back as the same digraph.
+enum class EdgeLabels { kLabelNodes, kOnEdges };
 
 // "digraph", "spanning-tree", "aggregated", "segments".
 const char* diagram_kind_name(DiagramKind kind);
@@ -46,7 +53,8 @@ std::optional<DiagramKind> parse_diagram_kind(const std::string& name);
 // The digraph itself, edges in input order. Without a spanning tree (a cycle no root enters) the
 // nodes carry their names only. `title` becomes the graph's name and the first caption line.
 std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
-                            const std::string& title, const EdgeNotes* notes = nullptr);
+                            const std::string& title, const EdgeNotes* notes = nullptr,
+                            EdgeLabels edge_labels = EdgeLabels::kLabelNodes);
 // The spanning tree (virtual root drawn with a dashed outline), edges in the tree's level order.
 std::string spanning_tree_diagram(const Digraph& graph, const DigraphAnalysis& analysis,
                                   const std::string& title, const EdgeNotes* notes = nullptr);
@@ -63,6 +71,7 @@ std::string segment_tree_diagram(const Digraph& graph, const DigraphAnalysis& an
 // One of the above. The three tree diagrams need a spanning tree: std::invalid_argument saying
 // why there is none otherwise.
 std::string diagram(DiagramKind kind, const Digraph& graph, const DigraphAnalysis& analysis,
-                    const std::string& title, const EdgeNotes* notes = nullptr);
+                    const std::string& title, const EdgeNotes* notes = nullptr,
+                    EdgeLabels edge_labels = EdgeLabels::kLabelNodes);
 
 }  // namespace skograph::viz
