@@ -14,6 +14,7 @@ CMAKE_ARGS ?=
 # python3-distributed run its state-sweep example, mypy's stubgen and stubtest write and check
 # its type stubs, python3-venv, -pip, -setuptools, -wheel and -build install it by pip and as a
 # wheel (pyproject.toml); python3-pil measures the pictures' labels by the font's own metrics.
+# libjs-three is three.js, which skograph view's pages inline (compiled into the program).
 # libmujoco-dev (with libqhull-dev, which its CMake config names) compiles MJCF files;
 # libsdformat-dev reads SDF; libtinyxml2-dev gives their element lines. libsimbody-dev is the
 # peer with exact constraints the closed-chain peer tests compare with (tests/peers).
@@ -21,6 +22,7 @@ DEB_PACKAGES := cmake g++ make pkg-config \
   libboost-graph-dev libeigen3-dev libsuitesparse-dev libgraphviz-dev graphviz \
   libcairo2-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev \
   libyaml-cpp-dev libxsimd-dev liburdfdom-dev libtinyxml-dev libconsole-bridge-dev fonts-dejavu-core \
+  libjs-three \
   libmujoco-dev libqhull-dev libsdformat-dev libtinyxml2-dev \
   python3-scipy python3-numpy pybind11-dev python3-dask python3-distributed libsimbody-dev mypy \
   python3-venv python3-pip python3-setuptools python3-wheel python3-build python3-pil

@@ -22,6 +22,7 @@
 #if SKOGRAPH_HAVE_VIZ
 #include "analyze_command.hpp"
 #include "render_command.hpp"
+#include "view_command.hpp"
 #endif
 
 namespace skograph::cli {
@@ -107,6 +108,11 @@ constexpr CommandHelp kCommands[] = {
      "                        the constraint-embedded model and its M_R at the state; digraphs\n"
      "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, "
      "diagrams\n"},
+    {"view",
+     "  view MODEL [--state S.json | --trajectory T.csv] [--out view.html]\n"
+     "                        the mechanism in 3D, one page that opens offline: links as\n"
+     "                        their inertia boxes, joints, loops' frames in one colour each,\n"
+     "                        the centre of mass; a trajectory (simulate --out) played back\n"},
     {"demo",
      "  demo [--out DIR] [--size PIXELS]\n"
      "                        analyze the built-in geared four-bar into DIR (default out/demo)\n"},
@@ -129,7 +135,7 @@ constexpr const char* kOneLineUsage =
     "kinematics "
     "operators bench export"
 #if SKOGRAPH_HAVE_VIZ
-    " render analyze demo"
+    " render analyze view demo"
 #endif
     " (skograph help, skograph COMMAND --help)\n";
 
@@ -268,8 +274,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (command == "render") status = render_command(rest, out, err);
     if (command == "analyze") status = analyze_command(rest, out, err);
     if (command == "demo") status = demo_command(rest, out, err);
+    if (command == "view") status = view_command(rest, out, err);
 #else
-    if (command == "render" || command == "analyze" || command == "demo")
+    if (command == "render" || command == "analyze" || command == "demo" || command == "view")
       throw UsageError(
           "this skograph was built without its viz layer (Graphviz and cairo were "
           "not found, or SKOGRAPH_VIZ=OFF), so it draws no pictures");

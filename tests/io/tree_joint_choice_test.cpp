@@ -39,12 +39,7 @@ const std::string kTip2 = R"(  <joint name="tip2" type="continuous" independent=
 )";
 constexpr double kTip2Yaw = -1.8545904360032246;
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const std::size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using io_test::replaced;
 
 Model model_of(const std::string& text, const std::string& name, const ReadOptions& options = {}) {
   return build_model(parse_urdf(text, name, options), name);

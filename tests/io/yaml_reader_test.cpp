@@ -147,11 +147,7 @@ loops:
                      "in its urdf: " + bad_urdf + ":1: malformed XML");
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using io_test::replaced;
 
 TEST(YamlReader, EachKindOfBadInputNamesTheFileAndLine) {
   struct Case {

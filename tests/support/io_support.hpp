@@ -24,6 +24,14 @@ inline std::string write_file(const std::string& name, const std::string& text) 
   return path.string();
 }
 
+// `text` with the first `from` replaced by `to`; a failure when there is none.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
 // Runs `read` and expects an InputError naming `source` at `line` whose message contains `problem`.
 template <class Read>
 void expect_input_error(Read read, const std::string& source, int line,

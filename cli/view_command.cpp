@@ -1,0 +1,88 @@
+#include "view_command.hpp"
+
+#include <filesystem>
+
+#include "dynamics_report.hpp"
+#include "skograph/cli/exit_status.hpp"
+#include "skograph/graph/output_file.hpp"
+#include "skograph/io/trajectory_file.hpp"
+#include "skograph/model/state.hpp"
+#include "skograph/report/view_scene.hpp"
+#include "usage.hpp"
+#include "warnings.hpp"
+
+namespace skograph::cli {
+
+namespace {
+
+constexpr const char* kViewUsage =
+    "usage: skograph view MODEL [--state S.json | --trajectory T.csv] [--out view.html] "
+    "[--strict] [--loops LOOPS.yaml] [--independent JOINT,...] [--base LINK]";
+
+struct ViewRequest {
+  std::string file, state_file, trajectory_file, output = "view.html";
+  ReadOptions read;
+};
+
+ViewRequest parse_view_arguments(const std::vector<std::string>& args) {
+  ViewRequest request;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--state") {
+      request.state_file = require_value(args, i, kViewUsage);
+    } else if (arg == "--trajectory") {
+      request.trajectory_file = require_value(args, i, kViewUsage);
+    } else if (arg == "--out" || arg == "-o") {
+      request.output = require_value(args, i, kViewUsage);
+    } else if (!parse_model_option(args, i, request.read, kViewUsage)) {
+      positional_argument(arg, request.file, kViewUsage, "input");
+    }
+  }
+  require_argument(request.file, kViewUsage, "input");
+  if (!request.state_file.empty() && !request.trajectory_file.empty())
+    throw UsageError(std::string("--state and --trajectory do not go together: the page shows "
+                                 "one state or the trajectory's (") +
+                     kViewUsage + ")");
+  return request;
+}
+
+}  // namespace
+
+int view_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const ViewRequest request = parse_view_arguments(args);
+  const Model model = load_model(request.file, request.read);
+  keep_warnings(model);
+  report::ViewFrames frames;
+  if (!request.trajectory_file.empty()) {
+    const skograph::Trajectory trajectory =
+        read_trajectory_file(request.trajectory_file, model.dof_names());
+    frames.times = trajectory.time;
+    frames.q = trajectory.q;
+    frames.source = request.trajectory_file;
+    frames.first_line = 2;  // the header is line 1
+  } else {
+    const ModelState state = load_state(request.state_file, model);
+    frames.times = {0.0};
+    frames.q = state.q.transpose();
+  }
+  std::string page;
+  try {
+    // The whole page is made before the file is touched; then temp file + rename.
+    page =
+        report::view_html(model, std::filesystem::path(request.file).filename().string(), frames);
+  } catch (const InputError&) {
+    throw;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {  // the state's loops cannot be closed
+    throw closure_failure(request.file, request.state_file, e, model.mechanism());
+  }
+  write_command_output(request.output, page, out);
+  if (!is_standard_output(request.output))
+    print_line(err, "view",
+               "wrote " + request.output + " (" + std::to_string(frames.times.size()) +
+                   (frames.times.size() == 1 ? " frame)" : " frames)"));
+  return kExitOk;
+}
+
+}  // namespace skograph::cli
