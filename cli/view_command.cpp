@@ -48,7 +48,7 @@ ViewRequest parse_view_arguments(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int view_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int view_command(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
   const ViewRequest request = parse_view_arguments(args);
   const Model model = load_model(request.file, request.read);
   keep_warnings(model);
@@ -79,9 +79,8 @@ int view_command(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   write_command_output(request.output, page, out);
   if (!is_standard_output(request.output))
-    print_line(err, "view",
-               "wrote " + request.output + " (" + std::to_string(frames.times.size()) +
-                   (frames.times.size() == 1 ? " frame)" : " frames)"));
+    out << "wrote " << request.output << " (" << frames.times.size()
+        << (frames.times.size() == 1 ? " frame)\n" : " frames)\n");
   return kExitOk;
 }
 

@@ -58,4 +58,5 @@ PYBIND11_MODULE(_skograph, m) {
   bind_operators(model_class);
   bind_sparse(model_class);
   bind_pictures(m);
+  bind_view(model_class);
 }

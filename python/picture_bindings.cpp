@@ -2,6 +2,7 @@
 // graph report, one picture, analyze's folder, as the program makes them.
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,11 @@
 #include "skograph/report/graph_report.hpp"
 #include "skograph/report/report_input.hpp"
 #if SKOGRAPH_HAVE_VIZ
+#include "skograph/io/trajectory_file.hpp"
+#include "skograph/model/state.hpp"
 #include "skograph/report/analysis.hpp"
 #include "skograph/report/pictures.hpp"
+#include "skograph/report/view_scene.hpp"
 #endif
 
 namespace skograph::python {
@@ -107,9 +111,106 @@ py::list analyze_call(const PathArgument& path, const PathArgument& out,
   }
   return messages(file, warnings, notes);
 }
+
+// `skograph view`: the page of the model at q (one state, or the zero state when None) or along
+// the trajectory file; written to `path` (temp file + rename), or returned when path is None.
+py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::object& q,
+                     const OptionalPathArgument& trajectory) {
+  const std::string out = optional_path(path.value, "path");
+  const std::string trajectory_file = optional_path(trajectory.value, "trajectory");
+  if (!trajectory_file.empty() && !q.is_none())
+    throw UsageError(
+        "q and trajectory do not go together: the page shows one state or the "
+        "trajectory's");
+  report::ViewFrames frames;
+  if (trajectory_file.empty()) {
+    frames.times = {0.0};
+    frames.q = (q.is_none() ? read_model_state("", self.model).q : state_vector(q, "q", self.model))
+                   .transpose();
+  }
+  std::string page;
+  {
+    const py::gil_scoped_release release;
+    if (!trajectory_file.empty()) {
+      const Trajectory read = read_trajectory_file(trajectory_file, self.model.dof_names());
+      frames.times = read.time;
+      frames.q = read.q;
+      frames.source = trajectory_file;
+      frames.first_line = 2;
+    }
+    page = report::view_html(self.model,
+                             std::filesystem::path(self.model.file()).filename().string(), frames);
+    if (!out.empty()) write_output_file(out, page);
+  }
+  if (!out.empty()) return py::none();
+  return py::str(page);
+}
+
+// Model.show: the page in an iframe (its scripts stay in it) as IPython.display.HTML, or without
+// IPython as skograph._ViewHTML (the same data and _repr_html_).
+py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgument& trajectory) {
+  const std::string page =
+      view_call(self, OptionalPathArgument{py::none()}, q, trajectory).cast<std::string>();
+  std::string data = "<iframe srcdoc=\"";
+  for (char c : page) {
+    switch (c) {
+      case '&':
+        data += "&amp;";
+        break;
+      case '<':
+        data += "&lt;";
+        break;
+      case '>':
+        data += "&gt;";
+        break;
+      case '"':
+        data += "&quot;";
+        break;
+      case '\'':
+        data += "&#x27;";
+        break;
+      default:
+        data += c;
+    }
+  }
+  data += "\" style=\"width: 100%; height: 560px; border: 0\"></iframe>";
+  try {
+    return py::module_::import("IPython.display").attr("HTML")(data);
+  } catch (const py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;
+  }
+  return py::module_::import("skograph").attr("_ViewHTML")(data);
+}
 #endif
 
 }  // namespace
+
+void bind_view(ModelClass& model_class) {
+#if SKOGRAPH_HAVE_VIZ
+  model_class.def("_view", &view_call, py::arg("path"), py::arg("q"), py::arg("trajectory"));
+  model_class.def("show", &show_call, py::arg("q") = py::none(), py::arg("trajectory") = py::none(),
+                  "The 3D view of the model at q (shape (dofs,); None: the zero state) or along "
+                  "a trajectory file (as skograph simulate --out writes it), for Jupyter: "
+                  "IPython.display.HTML holding skograph.view's page in an iframe (without "
+                  "IPython, an object with the same .data and _repr_html_). Raises "
+                  "skograph.Error for bad input.");
+#else
+  auto without_viz = [](const char* call) {
+    return [call](PyModel&, const py::object&, const py::object&, const py::object&) -> py::object {
+      throw UsageError(std::string("this skograph was built without its viz layer, so it has no ") +
+                       call);
+    };
+  };
+  model_class.def("_view", without_viz("view"), py::arg("path"), py::arg("q"),
+                  py::arg("trajectory"));
+  model_class.def(
+      "show",
+      [](PyModel&, const py::object&, const py::object&) -> py::object {
+        throw UsageError("this skograph was built without its viz layer, so it has no show");
+      },
+      py::arg("q") = py::none(), py::arg("trajectory") = py::none());
+#endif
+}
 
 void bind_pictures(py::module_& module) {
   module.def("_graph_report", &graph_report_call, py::arg("path"), py::arg("strict"),

@@ -32,5 +32,6 @@ void bind_closed_chains(ModelClass& model_class);                     // closed 
 void bind_operators(ModelClass& model_class);                         // part II's operators
 void bind_sparse(ModelClass& model_class);                            // sparse matrices
 void bind_pictures(pybind11::module_& module);                        // reports and pictures
+void bind_view(ModelClass& model_class);                              // the 3D view
 
 }  // namespace skograph::python

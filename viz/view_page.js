@@ -34,7 +34,7 @@
   camera.up.set(0, 0, 1);
   const fixedCamera = scene.camera;  // a test's fixed camera: {"position", "target"}
   camera.position.copy(fixedCamera ? new THREE.Vector3(...fixedCamera.position)
-                                   : centre.clone().add(new THREE.Vector3(1.2, -2.0, 0.9).multiplyScalar(size)));
+                                   : centre.clone().add(new THREE.Vector3(0.85, -1.45, 0.65).multiplyScalar(size)));
   const controls = new THREE.OrbitControls(camera, renderer.domElement);
   controls.target.copy(fixedCamera ? new THREE.Vector3(...fixedCamera.target) : centre);
   controls.update();

@@ -19,7 +19,7 @@ from ._skograph import Error, Model, __version__, have_viz, load_model
 from . import _skograph
 
 __all__ = ["Error", "Model", "__version__", "load_model", "analyze_graph", "render", "analyze",
-           "forward_dynamics", "inverse_dynamics", "mass_matrix", "bias"]
+           "view", "forward_dynamics", "inverse_dynamics", "mass_matrix", "bias"]
 
 
 def _model_from_state(state):
@@ -63,6 +63,28 @@ def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=Fal
     _warn(_skograph._analyze(path, out, state, 800 if size is None else size,
                              5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
                              independent, loops))
+
+
+def view(model, path, q=None, trajectory=None):
+    """Writes the 3D view of `model` to the HTML file `path`, as `skograph view` does: one page
+    that opens offline (three.js inlined), the mechanism at q (shape (dofs,); None: the zero
+    state) or played along `trajectory` (a CSV file as `skograph simulate --out` writes it).
+    Closed chains are assembled first. path and trajectory: str or os.PathLike."""
+    _needs_viz("view")
+    model._view(path, q, trajectory)
+
+
+class _ViewHTML:
+    """What Model.show returns when IPython is not installed: the page in an iframe, shown by
+    Jupyter through _repr_html_ (IPython.display.HTML's protocol)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def _repr_html_(self):
+        return self.data
+
+
 
 
 # Module-level forms of the dynamics calls: functions of the module pickle by name, so

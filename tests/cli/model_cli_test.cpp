@@ -179,10 +179,10 @@ TEST(ModelCli, EveryExampleModelRunsThroughGraphAndDynamics) {
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(SKOGRAPH_SOURCE_DIR) + "/examples/models")) {
     const std::string path = entry.path().string();
-    // States, loop files (NAME_loops.yaml) and files included by other models (include/) are not
-    // models.
-    if (entry.path().extension() == ".json" || entry.is_directory() ||
-        path.ends_with("_loops.yaml"))
+    // States, trajectories, loop files (NAME_loops.yaml) and files included by other models
+    // (include/) are not models.
+    if (entry.path().extension() == ".json" || entry.path().extension() == ".csv" ||
+        entry.is_directory() || path.ends_with("_loops.yaml"))
       continue;
     SCOPED_TRACE(path);
     const CliRun graph = run_cli("graph " + path + " --json");

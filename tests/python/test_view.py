@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""skograph.view and Model.show against `skograph view`: the same page byte for byte for the same
+state or trajectory, and the program's error lines as skograph.Error.
+
+usage: test_view.py SOURCE_DIR WORK_DIR (PYTHONPATH: the module; SKOGRAPH_CLI: the program)"""
+import html
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+import skograph
+
+SOURCE, WORK = sys.argv[1], sys.argv[2]
+CLI = os.environ["SKOGRAPH_CLI"]
+MODELS = os.path.join(SOURCE, "examples", "models")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+class View(unittest.TestCase):
+    def program_page(self, *args):
+        out = os.path.join(WORK, "program.html")
+        run = subprocess.run([CLI, "view", *args, "--out", out], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return read(out)
+
+    def test_the_page_is_the_programs(self):
+        os.makedirs(WORK, exist_ok=True)
+        model_file = os.path.join(MODELS, "stewart_platform.yaml")
+        model = skograph.load_model(model_file)
+        mine = os.path.join(WORK, "mine.html")
+        skograph.view(model, mine)
+        self.assertEqual(read(mine), self.program_page(model_file))
+        # A state: the zero state's q given explicitly is the same page.
+        skograph.view(model, mine, q=np.zeros(len(model.dofs)))
+        self.assertEqual(read(mine), self.program_page(model_file))
+        fourbar = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
+        trajectory = os.path.join(MODELS, "fourbar_trajectory.csv")
+        skograph.view(fourbar, mine, trajectory=trajectory)
+        self.assertEqual(read(mine), self.program_page(os.path.join(MODELS, "fourbar.yaml"),
+                                                       "--trajectory", trajectory))
+
+    def test_show_holds_the_page_in_an_iframe(self):
+        model = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
+        shown = model.show()
+        self.assertTrue(shown.data.startswith('<iframe srcdoc="'))
+        self.assertEqual(shown._repr_html_(), shown.data)
+        page = html.unescape(shown.data[len('<iframe srcdoc="'):shown.data.index('" style=')])
+        self.assertEqual(page.encode(), self.program_page(os.path.join(MODELS, "fourbar.yaml")))
+
+    def test_bad_input_is_the_programs_line(self):
+        model = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
+        bad = os.path.join(WORK, "bad.csv")
+        os.makedirs(WORK, exist_ok=True)
+        with open(bad, "w") as f:
+            f.write("t,crank_joint\n0,1\n")
+        out = os.path.join(WORK, "never.html")
+        with self.assertRaises(skograph.Error) as raised:
+            skograph.view(model, out, trajectory=bad)
+        run = subprocess.run([CLI, "view", os.path.join(MODELS, "fourbar.yaml"), "--trajectory",
+                              bad, "--out", out], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertEqual("skograph view: " + str(raised.exception) + "\n", run.stderr)
+        self.assertFalse(os.path.exists(out))
+        with self.assertRaises(skograph.Error):
+            skograph.view(model, out, q=np.zeros(len(model.dofs)), trajectory=bad)
+        with self.assertRaises(skograph.Error):
+            skograph.view(model, out, q=np.zeros(3))
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]])
