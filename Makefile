@@ -2,7 +2,8 @@
 #   make demo   installs what is missing, builds, and runs `skograph demo`: report and pictures of
 #               the built-in geared four-bar in out/demo
 #   make test   installs what is missing, builds, and runs the whole test suite (ctest)
-#   (make test-browser: analyze's index.html in headless chromium, installed on demand)
+#   (make test-browser: analyze's index.html and view's pages in headless chromium, installed on
+#   demand with chromedriver and Selenium)
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= 2
@@ -61,11 +62,13 @@ test: build
 
 # analyze's index.html in Debian's chromium, headless: the page runs its script with
 # no console message and its screenshot is not blank. Not part of `make test` (chromium is large).
-BROWSER_PACKAGES := chromium
+BROWSER_PACKAGES := chromium chromium-driver python3-selenium
 test-browser: build
 	@$(call install_missing,$(BROWSER_PACKAGES))
 	/usr/bin/python3 tests/browser/html_report_browser.py $(abspath $(BUILD_DIR))/bin/skograph \
 	  $(CURDIR) $(abspath $(BUILD_DIR))/browser_work
+	/usr/bin/python3 tests/browser/view_browser.py $(abspath $(BUILD_DIR))/bin/skograph \
+	  $(CURDIR) $(abspath $(BUILD_DIR))/browser_view_work
 
 # Only the program the demo runs (a fresh machine builds in a few minutes, not the whole tree).
 demo: configure
