@@ -109,10 +109,12 @@ constexpr CommandHelp kCommands[] = {
      "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, "
      "diagrams\n"},
     {"view",
-     "  view MODEL [--state S.json | --trajectory T.csv] [--out view.html]\n"
+     "  view MODEL [--state S.json [--sweep DOF=LO:HI:N] | --trajectory T.csv]\n"
+     "       [--out view.html]\n"
      "                        the mechanism in 3D, one page that opens offline: links as\n"
      "                        their inertia boxes, joints, loops' frames in one colour each,\n"
-     "                        the centre of mass; a trajectory (simulate --out) played back\n"},
+     "                        the centre of mass; a trajectory (simulate --out) played back,\n"
+     "                        or N closed configurations along one independent coordinate\n"},
     {"demo",
      "  demo [--out DIR] [--size PIXELS]\n"
      "                        analyze the built-in geared four-bar into DIR (default out/demo)\n"},

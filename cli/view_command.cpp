@@ -1,6 +1,7 @@
 #include "view_command.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
@@ -16,11 +17,13 @@ namespace skograph::cli {
 namespace {
 
 constexpr const char* kViewUsage =
-    "usage: skograph view MODEL [--state S.json | --trajectory T.csv] [--out view.html] "
+    "usage: skograph view MODEL [--state S.json [--sweep DOF=LO:HI:N] | --trajectory T.csv] "
+    "[--out view.html] "
     "[--strict] [--loops LOOPS.yaml] [--independent JOINT,...] [--base LINK]";
 
 struct ViewRequest {
   std::string file, state_file, trajectory_file, output = "view.html";
+  std::optional<report::ViewSweep> sweep;
   ReadOptions read;
 };
 
@@ -30,6 +33,8 @@ ViewRequest parse_view_arguments(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     if (arg == "--state") {
       request.state_file = require_value(args, i, kViewUsage);
+    } else if (arg == "--sweep") {
+      request.sweep = report::parse_view_sweep(require_value(args, i, kViewUsage), "--sweep");
     } else if (arg == "--trajectory") {
       request.trajectory_file = require_value(args, i, kViewUsage);
     } else if (arg == "--out" || arg == "-o") {
@@ -43,6 +48,9 @@ ViewRequest parse_view_arguments(const std::vector<std::string>& args) {
     throw UsageError(std::string("--state and --trajectory do not go together: the page shows "
                                  "one state or the trajectory's (") +
                      kViewUsage + ")");
+  if (request.sweep && !request.trajectory_file.empty())
+    throw UsageError(std::string("--sweep and --trajectory do not go together (") + kViewUsage +
+                     ")");
   return request;
 }
 
@@ -67,6 +75,8 @@ int view_command(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   std::string page;
   try {
+    if (request.sweep)
+      frames = report::sweep_frames(model, frames.q.row(0).transpose(), *request.sweep);
     // The whole page is made before the file is touched; then temp file + rename.
     page =
         report::view_html(model, std::filesystem::path(request.file).filename().string(), frames);

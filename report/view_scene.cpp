@@ -3,11 +3,14 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
+#include "skograph/graph/text_input.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/model/state.hpp"
 
@@ -123,6 +126,7 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames) {
   Json times = Json::array();
   for (double t : frames.times) times.push_back(t);
   json["times"] = times;
+  json["variable"] = frames.variable;
   double scale = 0.0;
   Json links = Json::array();
   for (const Link& link : mechanism.links) {
@@ -175,10 +179,109 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames) {
     scene.legend.push_back({kLoopColours[k % std::size(kLoopColours)],
                             "loop " + mechanism.loops[k].name + " (cut joint): its two frames"});
   scene.legend.push_back({kComColour, "centre of mass"});
+  scene.notes = frames.notes;
   scene.notes.push_back(
       "Drawn without the model's visual geometry: each link as the box of its inertia, each "
       "joint as a ball on a rod from its parent's frame.");
   return scene;
+}
+
+ViewSweep parse_view_sweep(const std::string& text, const std::string& option) {
+  const std::string form =
+      option + " takes DOF=LO:HI:N (e.g. crank_joint=0:6.28:60), not '" + printable(text) + "'";
+  const std::size_t equals = text.rfind('=');
+  if (equals == std::string::npos || equals == 0) throw UsageError(form);
+  ViewSweep sweep;
+  sweep.dof = text.substr(0, equals);
+  std::vector<std::string> parts(1);
+  for (char c : text.substr(equals + 1)) {
+    if (c == ':')
+      parts.emplace_back();
+    else
+      parts.back() += c;
+  }
+  if (parts.size() != 3) throw UsageError(form);
+  auto number = [&](const std::string& part, double& value) {
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (error != std::errc() || end != part.data() + part.size() || !std::isfinite(value))
+      throw UsageError(form);
+  };
+  double count = 0.0;
+  number(parts[0], sweep.low);
+  number(parts[1], sweep.high);
+  number(parts[2], count);
+  if (count != std::floor(count) || count < 2 || count > 10000)
+    throw UsageError(option +
+                     ": N is the number of configurations, a whole number from 2 to "
+                     "10000, not '" +
+                     printable(parts[2]) + "'");
+  sweep.count = static_cast<int>(count);
+  return sweep;
+}
+
+ViewFrames sweep_frames(const Model& model, const Eigen::VectorXd& q, const ViewSweep& sweep) {
+  const std::vector<std::string>& dofs = model.dof_names();
+  const auto found = std::find(dofs.begin(), dofs.end(), sweep.dof);
+  if (found == dofs.end()) {
+    std::string list;
+    for (const std::string& dof : dofs) list += (list.empty() ? "" : ", ") + dof;
+    throw UsageError("--sweep: '" + printable(sweep.dof) + "' is not a dof of the model (" +
+                     printable(list) + ")");
+  }
+  const auto dof = static_cast<Eigen::Index>(found - dofs.begin());
+  ModelData data(model);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.dof_count());
+  Eigen::VectorXd current = q;
+  if (model.is_closed_chain()) {
+    current = close_state(model, data, q, zero).q;
+    const std::vector<std::string>& independent = data.independent;
+    if (std::find(independent.begin(), independent.end(), sweep.dof) == independent.end()) {
+      std::string list;
+      for (const std::string& name : independent) list += (list.empty() ? "" : ", ") + name;
+      throw UsageError("--sweep: '" + printable(sweep.dof) +
+                       "' is a dependent coordinate at the state (the independent ones: " +
+                       printable(list) + "); make it independent with --independent");
+    }
+  }
+  ViewFrames frames;
+  frames.variable = sweep.dof;
+  std::vector<Eigen::VectorXd> rows;
+  for (int k = 0; k < sweep.count; ++k) {
+    const double value = sweep.low + (sweep.high - sweep.low) * k / (sweep.count - 1);
+    current(dof) = value;
+    std::string failure;
+    if (model.is_closed_chain()) {
+      try {
+        const Eigen::VectorXd closed = close_state(model, data, current, zero).q;
+        // The loops closed only by moving the swept coordinate: not a configuration of the sweep.
+        if (std::abs(closed(dof) - value) > 1e-9 * std::max(1.0, std::abs(value)))
+          failure = "the loops close only with " + sweep.dof + " moved";
+        else
+          current = closed;
+      } catch (const InputError&) {
+        throw;
+      } catch (const UsageError&) {
+        throw;
+      } catch (const Error& e) {
+        failure = e.what();
+      }
+    }
+    std::ostringstream at;
+    at << sweep.dof << " = " << value;
+    if (!failure.empty()) {
+      if (rows.empty())
+        throw UsageError("--sweep: the loops cannot be closed at " + at.str() + " (" + failure +
+                         ")");
+      frames.notes.push_back("Assembly fails from " + at.str() + " on: " + failure + ".");
+      break;
+    }
+    rows.push_back(current);
+    frames.times.push_back(value);
+  }
+  frames.q.resize(static_cast<Eigen::Index>(rows.size()), model.dof_count());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    frames.q.row(static_cast<Eigen::Index>(r)) = rows[r].transpose();
+  return frames;
 }
 
 std::string view_html(const Model& model, const std::string& title, const ViewFrames& frames) {

@@ -157,7 +157,9 @@
       placeRod(loops[k].gap, a, b, 0.5 * ball);
     });
     com.position.set(...scene.com[f]);
-    document.getElementById("time").textContent = "t = " + scene.times[f].toFixed(3) + " s";
+    // The slider runs over time (seconds) or over a swept coordinate.
+    document.getElementById("time").textContent = scene.variable + " = " + scene.times[f].toFixed(3) +
+      (scene.variable === "t" ? " s" : "");
   }
 
   // Playback: the slider picks a frame; play advances the time at the chosen speed.

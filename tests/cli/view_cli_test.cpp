@@ -162,6 +162,60 @@ TEST(ViewCli, ATrajectoryIsPlayedRowByRowWithItsLoopsClosed) {
   EXPECT_NE(scene["poses"][0], scene["poses"][times.size() - 1]);
 }
 
+// A sweep of the four-bar's crank: one closed configuration per value, the crank turned by the
+// value from the first frame's; the delta robot's arm stops where the loops no longer close with
+// it, and the page says from which value.
+TEST(ViewCli, ASweepAssemblesAClosedConfigurationPerValue) {
+  const auto page_path = io_test::scratch_dir() / "sweep.html";
+  ASSERT_EQ(run_cli("view " + example_model("fourbar.yaml") + " --sweep crank_joint=0:3:31 --out " +
+                    page_path.string())
+                .status,
+            0);
+  const json scene = scene_of(page_text(page_path));
+  EXPECT_EQ(scene["variable"], "crank_joint");
+  ASSERT_EQ(scene["times"].size(), 31u);
+  expect_loops_closed(scene, 1e-5);
+  std::size_t crank = 0;
+  while (scene["links"][crank]["name"] != "crank") ++crank;
+  auto turn = [&](std::size_t f) {
+    const json& p = scene["poses"][f][crank];
+    return Eigen::Quaterniond(p[6].get<double>(), p[3].get<double>(), p[4].get<double>(),
+                              p[5].get<double>())
+        .normalized();
+  };
+  for (std::size_t f = 0; f < 31; ++f) {
+    EXPECT_NEAR(scene["times"][f].get<double>(), 0.1 * static_cast<double>(f), 1e-12);
+    EXPECT_NEAR(turn(f).angularDistance(turn(0)), 0.1 * static_cast<double>(f), 1e-5) << f;
+  }
+
+  ASSERT_EQ(run_cli("view " + example_model("delta_robot.yaml") + " --sweep arm1=0:3:31 --out " +
+                    page_path.string())
+                .status,
+            0);
+  const std::string page = page_text(page_path);
+  const json delta = scene_of(page);
+  expect_loops_closed(delta, 1e-5);
+  const std::size_t shown = delta["times"].size();
+  ASSERT_GT(shown, 1u);
+  ASSERT_LT(shown, 31u);
+  std::ostringstream next;
+  next << "Assembly fails from arm1 = " << 0.1 * static_cast<double>(shown);
+  EXPECT_NE(page.find(next.str()), std::string::npos) << next.str();
+
+  const std::string model = example_model("fourbar.yaml");
+  expect_one_line_error(run_cli("view " + model + " --sweep coupler_joint=0:1:5"),
+                        "'coupler_joint' is a dependent coordinate at the state");
+  expect_one_line_error(run_cli("view " + model + " --sweep crank=0:1:5"),
+                        "'crank' is not a dof of the model");
+  expect_one_line_error(run_cli("view " + model + " --sweep crank_joint=0:1"),
+                        "--sweep takes DOF=LO:HI:N");
+  expect_one_line_error(run_cli("view " + model + " --sweep crank_joint=0:1:1"),
+                        "a whole number from 2 to 10000");
+  expect_one_line_error(run_cli("view " + model + " --sweep crank_joint=0:1:5 --trajectory " +
+                                example_model("fourbar_trajectory.csv")),
+                        "--sweep and --trajectory do not go together");
+}
+
 TEST(ViewCli, BadInputIsOneLineAndLeavesNoPage) {
   const auto page_path = io_test::scratch_dir() / "bad.html";
   const std::string model = example_model("fourbar.yaml");

@@ -27,7 +27,27 @@ struct ViewFrames {
   Eigen::MatrixXd q;
   std::string source;
   int first_line = 0;
+  // What `times` are: "t" (seconds), or the dof a sweep runs along. The page shows
+  // "NAME = value" beside its slider.
+  std::string variable = "t";
+  std::vector<std::string> notes;  // shown on the page (where a sweep stopped)
 };
+
+// A sweep along one coordinate: `count` values from `low` to `high` of the dof `dof` (a dof name:
+// "joint", or "joint:i" of a multi-dof joint).
+struct ViewSweep {
+  std::string dof;
+  double low = 0.0, high = 0.0;
+  int count = 0;
+};
+// "DOF=LO:HI:N" (N from 2 to 10 000, LO and HI finite); UsageError naming `option` otherwise.
+ViewSweep parse_view_sweep(const std::string& text, const std::string& option);
+// The closed configurations along the sweep from q (file order), each from the last: the dof set
+// to each value, the model's other independent coordinates held, the loops closed. Where the
+// loops cannot be closed with the dof at a value (or only by moving it), the sweep stops there
+// and a note says from which value. UsageError when the dof is not the model's, or (closed
+// chains) not one of its independent coordinates at q, or when the loops close at no value.
+ViewFrames sweep_frames(const Model& model, const Eigen::VectorXd& q, const ViewSweep& sweep);
 
 struct ViewScene {
   std::string json;
