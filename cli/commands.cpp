@@ -109,7 +109,7 @@ constexpr CommandHelp kCommands[] = {
      "                        over N nodes (default 5000, 0: no limit) get DOT, not SVG, "
      "diagrams\n"},
     {"view",
-     "  view MODEL [--state S.json [--sweep DOF=LO:HI:N] | --trajectory T.csv]\n"
+     "  view MODEL [--state S.json] [--sweep DOF=LO:HI:N | --trajectory T.csv]\n"
      "       [--out view.html]\n"
      "                        the mechanism in 3D, one page that opens offline: links as\n"
      "                        their inertia boxes, joints, loops' frames in one colour each,\n"

@@ -17,7 +17,7 @@ namespace skograph::cli {
 namespace {
 
 constexpr const char* kViewUsage =
-    "usage: skograph view MODEL [--state S.json [--sweep DOF=LO:HI:N] | --trajectory T.csv] "
+    "usage: skograph view MODEL [--state S.json] [--sweep DOF=LO:HI:N | --trajectory T.csv] "
     "[--out view.html] "
     "[--strict] [--loops LOOPS.yaml] [--independent JOINT,...] [--base LINK]";
 

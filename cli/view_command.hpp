@@ -1,5 +1,6 @@
-// skograph view MODEL [--state S.json | --trajectory T.csv] [--out view.html]: the 3D view of the
-// mechanism as one self-contained HTML page (report/view_scene.hpp).
+// skograph view MODEL [--state S.json] [--sweep DOF=LO:HI:N | --trajectory T.csv]
+// [--out view.html]: the 3D view of the mechanism as one self-contained HTML page
+// (report/view_scene.hpp).
 #pragma once
 
 #include <ostream>

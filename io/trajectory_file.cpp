@@ -13,7 +13,7 @@ namespace skograph {
 
 namespace {
 
-// The comma-separated fields of one line, spaces around each trimmed (a trailing '\r' too).
+// The comma-separated fields of one line, spaces and tabs around each trimmed.
 std::vector<std::string_view> csv_fields(std::string_view line) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;
@@ -23,18 +23,21 @@ std::vector<std::string_view> csv_fields(std::string_view line) {
         line.substr(start, comma == std::string_view::npos ? line.npos : comma - start);
     while (!field.empty() && (field.front() == ' ' || field.front() == '\t'))
       field.remove_prefix(1);
-    while (!field.empty() && (field.back() == ' ' || field.back() == '\t' || field.back() == '\r'))
-      field.remove_suffix(1);
+    while (!field.empty() && (field.back() == ' ' || field.back() == '\t')) field.remove_suffix(1);
     fields.push_back(field);
     if (comma == std::string_view::npos) return fields;
     start = comma + 1;
   }
 }
 
+// The most rows a trajectory may have: a page holds every row's poses (about 60 bytes per link
+// and row), and 100 000 rows of a 60-link robot are already 360 MB.
+constexpr int kMaxRows = 100000;
+
 // A whole field as a finite number; std::from_chars reads the C locale's form whatever the
 // process's locale.
 bool parse_trajectory_number(std::string_view field, double& value) {
-  if (!field.empty() && field.front() == '+') field.remove_prefix(1);
+  if (field.size() > 1 && field.front() == '+' && field[1] != '-') field.remove_prefix(1);
   const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
   return error == std::errc() && end == field.data() + field.size() && std::isfinite(value);
 }
@@ -52,6 +55,7 @@ Trajectory parse_trajectory(const std::string& text, const std::string& source,
     if (rest.empty()) return false;
     const std::size_t end = rest.find('\n');
     line = rest.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF line ends
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     ++line_number;
     return true;
@@ -88,11 +92,17 @@ Trajectory parse_trajectory(const std::string& text, const std::string& source,
     }
 
   std::vector<double> values;  // row-major, header.size() per row
+  std::string previous_time;   // the last row's t as written
   while (next_line(line)) {
-    if (line.empty() || line == "\r") {
-      if (rest.empty()) break;  // the newline that ends the last row
+    if (line.empty()) {
+      // Blank lines may end the file, not come between rows.
+      if (rest.find_first_not_of("\r\n") == std::string_view::npos) break;
       throw InputError(source, line_number, "an empty line among the rows");
     }
+    if (static_cast<int>(trajectory.time.size()) == kMaxRows)
+      throw InputError(source, line_number,
+                       "more than " + std::to_string(kMaxRows) +
+                           " rows, the most a page shows (keep every k-th row)");
     const std::vector<std::string_view> row = csv_fields(line);
     if (row.size() != header.size())
       throw InputError(source, line_number,
@@ -108,10 +118,11 @@ Trajectory parse_trajectory(const std::string& text, const std::string& source,
     }
     const double t = values[values.size() - row.size()];
     if (!trajectory.time.empty() && t < trajectory.time.back())
-      throw InputError(source, line_number,
-                       "the time goes back (t = " + std::string(row[0]) + " after " +
-                           std::to_string(trajectory.time.back()) + ")");
+      throw InputError(
+          source, line_number,
+          "the time goes back (t = " + std::string(row[0]) + " after " + previous_time + ")");
     trajectory.time.push_back(t);
+    previous_time = row[0];
   }
   if (trajectory.time.empty()) throw InputError(source, 1, "a header and no rows");
   const auto rows = static_cast<Eigen::Index>(trajectory.time.size());

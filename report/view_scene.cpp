@@ -22,7 +22,8 @@ using Json = nlohmann::ordered_json;
 
 // Six significant digits: the page needs no more, and a long trajectory stays small.
 double rounded(double value) {
-  if (value == 0.0 || !std::isfinite(value)) return 0.0;
+  // (Below 1e-300 the scale would overflow; such a value is 0 on any page.)
+  if (!(std::abs(value) >= 1e-300) || !std::isfinite(value)) return 0.0;
   const double scale =
       std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::abs(value)))));
   return std::round(value * scale) / scale;
@@ -95,16 +96,16 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames) {
       // One assembly and one sweep for every link.
       motions = frame_motions(model, data, q, zero, zero, link_names, FrameAxes::kWorld);
       centre = center_of_mass(model, data, q);
+      if (row == 0 && model.is_closed_chain()) {
+        close_state(model, data, q, zero);  // data.independent at the first frame
+        independent = independent_joints(mechanism, data.independent);
+      }
     } catch (const InputError&) {
       throw;
     } catch (const Error& e) {
       if (frames.source.empty()) throw;
       throw InputError(frames.source, frames.first_line + static_cast<int>(row),
                        std::string("this row cannot be shown: ") + e.what());
-    }
-    if (row == 0 && model.is_closed_chain()) {
-      close_state(model, data, q, zero);  // data.independent at the first frame
-      independent = independent_joints(mechanism, data.independent);
     }
     Json frame = Json::array();
     for (std::size_t l = 0; l < mechanism.links.size(); ++l) {
@@ -170,7 +171,8 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames) {
   json["scale"] = rounded(scale);
 
   ViewScene scene;
-  scene.json = json.dump();
+  // A file name need not be UTF-8 (names read from files are checked): bad bytes become U+FFFD.
+  scene.json = json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   scene.legend.push_back({kBodyColour, "links: boxes of their mass and principal inertias"});
   scene.legend.push_back({kJointColour, "joints (rods from the parent's frame)"});
   if (!independent.empty())

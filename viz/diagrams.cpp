@@ -92,6 +92,13 @@ std::string html_text(const std::string& text) {
       valid = !(byte == 0xe0 && second < 0xa0) && !(byte == 0xed && second >= 0xa0) &&
               !(byte == 0xf0 && second < 0x90) && !(byte == 0xf4 && second >= 0x90);
     }
+    // U+FFFE and U+FFFF are UTF-8 but not XML, which the HTML-like labels are read as.
+    if (valid && length == 3 && byte == 0xef && static_cast<unsigned char>(text[i + 1]) == 0xbf &&
+        static_cast<unsigned char>(text[i + 2]) >= 0xbe) {
+      out += "&#xFFFD;";
+      i += 3;
+      continue;
+    }
     if (!valid) {
       out += "&#xFFFD;";
       ++i;

@@ -30,7 +30,8 @@ std::string escaped_html(const std::string& text) {
 }
 
 // Text inside a <script> element ends at the first "</script": every "</" of a script is written
-// "<\/", which JSON and JavaScript strings read as "</" (three.js holds none outside strings).
+// "<\/", which JavaScript strings read as "</" (three.js and the viewer hold none outside
+// strings, and no "<!--").
 std::string script_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
@@ -38,6 +39,16 @@ std::string script_text(const std::string& text) {
     out += text[i];
     if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
   }
+  return out;
+}
+
+// JSON inside a <script> element: every "<" (JSON has one only inside strings) written "\u003c",
+// so that no name can end the element or open "<!--" (which would make the parser pass over
+// the page's own "</script>").
+std::string json_script_text(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (char c : json) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
   return out;
 }
 
@@ -85,8 +96,8 @@ std::string view_page(const std::string& title, const std::string& scene_json,
       "<div id=\"tooltip\"></div>\n";
   page += "<script>" + script_text(embedded::three_js()) + "</script>\n";
   page += "<script>" + script_text(embedded::orbit_controls_js()) + "</script>\n";
-  page +=
-      "<script type=\"application/json\" id=\"scene\">" + script_text(scene_json) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"scene\">" + json_script_text(scene_json) +
+          "</script>\n";
   page += "<script>" + script_text(embedded::view_page_js()) + "</script>\n</body>\n</html>\n";
   return page;
 }

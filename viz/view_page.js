@@ -32,11 +32,9 @@
   // z up, as the models are written.
   const camera = new THREE.PerspectiveCamera(35, 1, size * 1e-3, size * 100);
   camera.up.set(0, 0, 1);
-  const fixedCamera = scene.camera;  // a test's fixed camera: {"position", "target"}
-  camera.position.copy(fixedCamera ? new THREE.Vector3(...fixedCamera.position)
-                                   : centre.clone().add(new THREE.Vector3(0.85, -1.45, 0.65).multiplyScalar(size)));
+  camera.position.copy(centre.clone().add(new THREE.Vector3(0.85, -1.45, 0.65).multiplyScalar(size)));
   const controls = new THREE.OrbitControls(camera, renderer.domElement);
-  controls.target.copy(fixedCamera ? new THREE.Vector3(...fixedCamera.target) : centre);
+  controls.target.copy(centre);
   controls.update();
 
   function material(colour, opacity) {
@@ -138,12 +136,14 @@
     scene.joints.forEach((joint, j) => {
       const item = joints[j];
       const child = linkPose(f, joint.child).position;
-      const anchor = joint.parent < 0 ? new THREE.Vector3(...joint.origin) : worldPoint(f, joint.parent, [0, 0, 0]);
+      // The rod from the parent's frame (the world's origin for a joint on the world) to the joint.
+      const anchor = worldPoint(f, joint.parent, [0, 0, 0]);
       const origin = worldPoint(f, joint.parent, joint.origin);
       item.ball.position.copy(child);
       // A floating joint's base is not held by a rod to the world.
       placeRod(item.rod, joint.type === "floating" ? origin : anchor, origin, 0.35 * ball);
       placeRod(item.slide, origin, child, 0.6 * ball);  // a prismatic joint's travel
+      if (joint.type !== "prismatic") item.slide.visible = false;
       if (item.axis) {
         item.axis.position.copy(child);
         item.axis.setDirection(new THREE.Vector3(...joint.axis).applyQuaternion(linkPose(f, joint.child).quaternion).normalize());
@@ -178,16 +178,19 @@
     playing = !playing;
     play.textContent = playing ? "pause" : "play";
     if (frame === scene.times.length - 1) setFrame(0);
-    clock = scene.times[frame];
+    clock = playAt(frame);
     last = null;
     if (playing) requestAnimationFrame(step);
   });
+  // Playback runs a trajectory at its times; a sweep (whose values may go down) at ten
+  // configurations a second.
+  const playAt = (f) => (scene.variable === "t" ? scene.times[f] : f / 10);
   function step(now) {
     if (!playing) return;
     if (last !== null) clock += (now - last) / 1000 * Number(document.getElementById("speed").value);
     last = now;
     let f = frame;
-    while (f + 1 < scene.times.length && scene.times[f + 1] <= clock) ++f;
+    while (f + 1 < scene.times.length && playAt(f + 1) <= clock) ++f;
     setFrame(f);
     if (f === scene.times.length - 1) {
       playing = false;

@@ -71,6 +71,8 @@ def view(model, path, q=None, trajectory=None):
     state) or played along `trajectory` (a CSV file as `skograph simulate --out` writes it).
     Closed chains are assembled first. path and trajectory: str or os.PathLike."""
     _needs_viz("view")
+    if path is None:
+        raise Error("view needs a path to write the page to (Model.show returns it for Jupyter)")
     model._view(path, q, trajectory)
 
 
@@ -83,8 +85,6 @@ class _ViewHTML:
 
     def _repr_html_(self):
         return self.data
-
-
 
 
 # Module-level forms of the dynamics calls: functions of the module pickle by name, so

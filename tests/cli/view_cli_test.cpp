@@ -29,16 +29,13 @@ std::string page_text(const std::filesystem::path& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// The scene embedded in the page ("<\/" written for "</" inside the script element).
+// The scene embedded in the page.
 json scene_of(const std::string& page) {
   const std::string open = "<script type=\"application/json\" id=\"scene\">";
   const std::size_t start = page.find(open);
   if (start == std::string::npos) return nullptr;
   const std::size_t end = page.find("</script>", start);
-  std::string text = page.substr(start + open.size(), end - start - open.size());
-  for (std::size_t at = text.find("<\\/"); at != std::string::npos; at = text.find("<\\/", at))
-    text.erase(at + 1, 1);
-  return json::parse(text);
+  return json::parse(page.substr(start + open.size(), end - start - open.size()));
 }
 
 Eigen::Vector3d vector3(const json& value) {

@@ -72,6 +72,8 @@ class View(unittest.TestCase):
             skograph.view(model, out, q=np.zeros(len(model.dofs)), trajectory=bad)
         with self.assertRaises(skograph.Error):
             skograph.view(model, out, q=np.zeros(3))
+        with self.assertRaises(skograph.Error):
+            skograph.view(model, None)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // The 3D view of a model (`skograph view`): the scene of its links, joints and loops at one or
 // more closed states, and the self-contained page that draws and plays it (viz/view_page.hpp).
-// The scene's JSON keys (docs/pictures.md): "title"; "times" (one per frame); "links" [{"name",
+// The scene's JSON keys (docs/pictures.md): "title"; "times" (one per frame); "variable" ("t",
+// or the dof a sweep runs along); "links" [{"name",
 // "mass", "box": {"size", "center", "quaternion"} or null}] (the box of the link's mass and
 // principal inertias, in its frame); "poses" (per frame, per link: [x, y, z, qx, qy, qz, qw] of
 // the link frame in the world); "joints" [{"name", "type", "parent" (link index, -1 the world),

@@ -14,7 +14,8 @@ struct LegendEntry {
   std::string text;
 };
 
-// `scene_json` is the scene (any JSON text: "</" is escaped so it cannot end its script element);
+// `scene_json` is the scene (any JSON text: each "<" is written "\u003c" so that it cannot end
+// its script element);
 // `legend` and `notes` are shown beside the view, HTML-escaped.
 std::string view_page(const std::string& title, const std::string& scene_json,
                       const std::vector<LegendEntry>& legend,
