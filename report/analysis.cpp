@@ -16,6 +16,7 @@
 #include "skograph/report/html_report.hpp"
 #include "skograph/report/json_output.hpp"
 #include "skograph/report/pictures.hpp"
+#include "skograph/report/view_scene.hpp"
 #include "skograph/viz/factor_pattern.hpp"
 
 namespace skograph::report {
@@ -177,6 +178,25 @@ SparsityReport sparsity_report(const ReportInput& input) {
 
 }  // namespace
 
+// A model's 3D view at the state (report/view_scene.hpp), view.html beside the pictures; a state
+// whose loops cannot be closed, or a model the view cannot draw, leaves it out with a note.
+void add_view(const ReportInput& input, const AnalysisOptions& options, AnalysisFiles& made,
+              std::vector<std::pair<std::string, std::string>>& pictures) {
+  try {
+    const Model model = input_model(input);
+    ViewFrames frames;
+    frames.times = {0.0};
+    frames.q = read_model_state(options.state_file, model).q.transpose();
+    pictures.emplace_back(
+        "view.html",
+        view_html(model, std::filesystem::path(input.source).filename().string(), frames));
+  } catch (const InputError&) {
+    throw;  // the state file: as every other part of the report reads it
+  } catch (const Error& e) {
+    made.notes.push_back(input.source + ": no view.html (" + e.what() + ")");
+  }
+}
+
 AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& options) {
   const std::string& state_file = options.state_file;
   const int pixels = options.pixels;
@@ -258,6 +278,7 @@ AnalysisFiles analysis_files(const ReportInput& input, const AnalysisOptions& op
     if (embedding && embedding->closed)
       add_picture("sparsity-M_R.png",
                   reduced_mass_picture(input, *embedding, viz::ImageFormat::kPng, pixels));
+    if (input.mechanism) add_view(input, options, made, pictures);
   } else {
     made.notes.push_back("no spanning tree (" + input.analysis.spanning.reason +
                          "): only the digraph is drawn");

@@ -79,6 +79,9 @@ std::string caption(const std::string& name) {
   if (name == "sparsity-M_R.png")
     return "The mass matrix in the closed chain's independent coordinates: one block per "
            "aggregate.";
+  if (name == "view.html")
+    return "The mechanism in 3D at the state: links as the boxes of their inertia, each loop's two "
+           "frames in one colour, the centre of mass. Drag to turn, wheel to zoom.";
   return "";
 }
 
@@ -130,6 +133,7 @@ figcaption { margin-bottom: 0.5em; }
 .zoom { border: 1px solid #ccc; overflow: hidden; cursor: grab; }
 .zoom svg { width: 100%; height: auto; max-height: 85vh; display: block; margin: 0 auto; }
 img { max-width: 100%; height: auto; }
+iframe.view { width: 100%; height: 560px; border: 1px solid #ccc; }
 .hint { color: #666; font-size: 0.85em; }
 )";
 
@@ -178,6 +182,10 @@ std::string html_report(const std::string& report_text, const nlohmann::ordered_
       const std::size_t start = bytes.find("<svg");
       html << "<div class=\"zoom\">\n"
            << (start == std::string::npos ? std::string() : bytes.substr(start)) << "</div>\n";
+    } else if (ends_with(file, ".html")) {
+      // The view's own page, kept apart from this one's scripts and styles.
+      html << "<iframe class=\"view\" title=\"" << escaped(file) << "\" srcdoc=\"" << escaped(bytes)
+           << "\"></iframe>\n";
     } else if (ends_with(file, ".png")) {
       html << "<img alt=\"" << escaped(file) << "\" src=\"data:image/png;base64," << base64(bytes)
            << "\">\n";

@@ -65,7 +65,9 @@ def main():
     program, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
     chromium = sys.argv[4] if len(sys.argv) > 4 else "chromium"
     shutil.rmtree(work, ignore_errors=True)
-    base = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    # WebGL (the 3D view in its iframe) through SwiftShader, as make test-browser's other pages.
+    base = [chromium, "--headless=new", "--no-sandbox", "--use-angle=swiftshader",
+            "--enable-unsafe-swiftshader", "--hide-scrollbars",
             "--enable-logging=stderr", "--v=0", "--window-size=1280,1600"]
     failures = []
     for model, options in MODELS:

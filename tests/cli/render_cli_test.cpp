@@ -198,10 +198,15 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
       run_cli("analyze " + example("models/fourbar.yaml") + " --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
   const std::vector<std::string> expected{
-      "aggregated.svg", "digraph.svg",    "index.html",        "report.json",
-      "report.txt",     "segments.svg",   "spanning-tree.svg", "sparsity-A.png",
-      "sparsity-E.png", "sparsity-L.png", "sparsity-M.png",    "sparsity-M_R.png"};
+      "aggregated.svg", "digraph.svg",       "index.html",     "report.json",    "report.txt",
+      "segments.svg",   "spanning-tree.svg", "sparsity-A.png", "sparsity-E.png", "sparsity-L.png",
+      "sparsity-M.png", "sparsity-M_R.png",  "view.html"};
   EXPECT_EQ(files_in(dir), expected);
+  // index.html holds the 3D view (view.html) in an iframe, escaped as an attribute.
+  const std::string index = slurp(dir / "index.html");
+  EXPECT_NE(index.find("<iframe class=\"view\" title=\"view.html\" srcdoc=\"&lt;!DOCTYPE html&gt;"),
+            std::string::npos);
+  EXPECT_NE(slurp(dir / "view.html").find("id=\"scene\""), std::string::npos);
   for (const std::string svg : {"digraph", "spanning-tree", "aggregated", "segments"})
     EXPECT_EQ(skograph::test::xml_problem(slurp(dir / (svg + ".svg"))), "") << svg;
   for (const std::string matrix : {"M", "E", "A", "L"})
@@ -217,7 +222,7 @@ TEST(AnalyzeCli, WritesTheReportAndEveryPicture) {
   EXPECT_EQ(report["sparsity"]["M"]["nonzeros"], 6);
   EXPECT_EQ(report["sparsity"]["E"]["rows"], 24);
   EXPECT_EQ(report["sparsity"]["segments"], 3);
-  EXPECT_EQ(report["pictures"].size(), 9u);  // with sparsity-M_R.png of the embedded model
+  EXPECT_EQ(report["pictures"].size(), 10u);  // with sparsity-M_R.png and view.html
   EXPECT_NE(slurp(dir / "report.txt").find("aggregation sub-graphs"), std::string::npos);
   std::filesystem::remove_all(scratch_dir() / "analysis");
 }
@@ -228,9 +233,9 @@ TEST(AnalyzeCli, ATreeModelsDigraphIsDrawnOnce) {
   const auto dir = scratch_dir() / "analysis" / "arm7";
   const CliRun run = run_cli("analyze " + example("models/arm7.urdf") + " --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
-  const std::vector<std::string> expected{"digraph.svg",    "index.html",     "report.json",
-                                          "report.txt",     "segments.svg",   "sparsity-A.png",
-                                          "sparsity-E.png", "sparsity-L.png", "sparsity-M.png"};
+  const std::vector<std::string> expected{
+      "digraph.svg",    "index.html",     "report.json",    "report.txt",     "segments.svg",
+      "sparsity-A.png", "sparsity-E.png", "sparsity-L.png", "sparsity-M.png", "view.html"};
   EXPECT_EQ(files_in(dir), expected);
   EXPECT_NE(slurp(dir / "report.txt")
                 .find("(no spanning-tree or aggregated diagram: without cut edges both are the "
@@ -273,9 +278,9 @@ TEST(AnalyzeCli, DigraphsOverTheDiagramLimitGetDotDiagramsAndANote) {
             std::string::npos)
       << run.err;
   const std::vector<std::string> expected{
-      "aggregated.dot", "digraph.dot",    "index.html",        "report.json",
-      "report.txt",     "segments.dot",   "spanning-tree.dot", "sparsity-A.png",
-      "sparsity-E.png", "sparsity-L.png", "sparsity-M.png",    "sparsity-M_R.png"};
+      "aggregated.dot", "digraph.dot",       "index.html",     "report.json",    "report.txt",
+      "segments.dot",   "spanning-tree.dot", "sparsity-A.png", "sparsity-E.png", "sparsity-L.png",
+      "sparsity-M.png", "sparsity-M_R.png",  "view.html"};
   EXPECT_EQ(files_in(dir), expected);
   const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
   EXPECT_EQ(report["pictures"][0], "digraph.dot");
@@ -323,10 +328,10 @@ TEST(DemoCli, AnalyzesTheBuiltInGearedFourBar) {
   const CliRun run = run_cli("demo --out " + dir.string());
   ASSERT_EQ(run.status, 0) << run.err;
   // One line, as analyze prints: the report is in the files.
-  EXPECT_EQ(run.out, "wrote 12 files to " + dir.string() +
+  EXPECT_EQ(run.out, "wrote 13 files to " + dir.string() +
                          ": report.txt report.json index.html digraph.svg spanning-tree.svg "
                          "aggregated.svg segments.svg sparsity-M.png sparsity-E.png sparsity-A.png "
-                         "sparsity-L.png sparsity-M_R.png\n");
+                         "sparsity-L.png sparsity-M_R.png view.html\n");
   EXPECT_NE(slurp(dir / "report.txt").find("aggregation sub-graphs"), std::string::npos);
   const auto report = nlohmann::json::parse(slurp(dir / "report.json"));
   EXPECT_EQ(report["name"], "fourbar");
