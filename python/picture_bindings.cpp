@@ -151,28 +151,7 @@ py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::
 py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgument& trajectory) {
   const std::string page =
       view_call(self, OptionalPathArgument{py::none()}, q, trajectory).cast<std::string>();
-  std::string data = "<iframe srcdoc=\"";
-  for (char c : page) {
-    switch (c) {
-      case '&':
-        data += "&amp;";
-        break;
-      case '<':
-        data += "&lt;";
-        break;
-      case '>':
-        data += "&gt;";
-        break;
-      case '"':
-        data += "&quot;";
-        break;
-      case '\'':
-        data += "&#x27;";
-        break;
-      default:
-        data += c;
-    }
-  }
+  std::string data = "<iframe srcdoc=\"" + html_escaped(page);
   data += "\" style=\"width: 100%; height: 560px; border: 0\"></iframe>";
   try {
     return py::module_::import("IPython.display").attr("HTML")(data);

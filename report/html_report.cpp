@@ -1,35 +1,13 @@
 #include "skograph/report/html_report.hpp"
 
+#include "skograph/graph/text_input.hpp"
+
 #include <sstream>
 #include <string_view>
 
 namespace skograph::report {
 
 namespace {
-
-std::string escaped(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string base64(std::string_view bytes) {
   static constexpr char kDigits[] =
@@ -144,9 +122,9 @@ std::string html_report(const std::string& report_text, const nlohmann::ordered_
   std::ostringstream html;
   const std::string name = report.value("name", std::string("model"));
   html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-       << "<title>skograph analyze: " << escaped(name) << "</title>\n<style>" << kStyle
-       << "</style>\n</head>\n<body>\n<h1>skograph analyze: " << escaped(name) << "</h1>\n"
-       << "<p>" << escaped(report.value("source", std::string())) << "</p>\n";
+       << "<title>skograph analyze: " << html_escaped(name) << "</title>\n<style>" << kStyle
+       << "</style>\n</head>\n<body>\n<h1>skograph analyze: " << html_escaped(name) << "</h1>\n"
+       << "<p>" << html_escaped(report.value("source", std::string())) << "</p>\n";
 
   // report.txt: a top-level line followed by indented lines is a table of its own (h2 + pre);
   // the other top-level lines form the summary.
@@ -163,11 +141,12 @@ std::string html_report(const std::string& report_text, const nlohmann::ordered_
       const std::size_t colon = line.find(": ");
       const std::string key = colon == std::string::npos ? line : line.substr(0, colon);
       const std::string value = colon == std::string::npos ? "" : line.substr(colon + 2);
-      summary << "<tr><td>" << escaped(key) << "</td><td>" << escaped(value) << "</td></tr>\n";
+      summary << "<tr><td>" << html_escaped(key) << "</td><td>" << html_escaped(value)
+              << "</td></tr>\n";
       continue;
     }
-    sections << "<h2>" << escaped(line) << "</h2>\n<pre>";
-    for (std::size_t k = i + 1; k < end; ++k) sections << escaped(lines[k].substr(2)) << "\n";
+    sections << "<h2>" << html_escaped(line) << "</h2>\n<pre>";
+    for (std::size_t k = i + 1; k < end; ++k) sections << html_escaped(lines[k].substr(2)) << "\n";
     sections << "</pre>\n";
     i = end - 1;
   }
@@ -176,23 +155,24 @@ std::string html_report(const std::string& report_text, const nlohmann::ordered_
   html << "<h2>Pictures</h2>\n<p class=\"hint\">Diagrams: drag to pan, wheel to zoom, double-click "
           "to reset; each picture's name links to its file.</p>\n";
   for (const auto& [file, bytes] : pictures) {
-    html << "<figure id=\"" << escaped(file) << "\">\n<figcaption><a href=\"" << escaped(file)
-         << "\">" << escaped(file) << "</a>: " << escaped(caption(file)) << "</figcaption>\n";
+    html << "<figure id=\"" << html_escaped(file) << "\">\n<figcaption><a href=\""
+         << html_escaped(file) << "\">" << html_escaped(file)
+         << "</a>: " << html_escaped(caption(file)) << "</figcaption>\n";
     if (ends_with(file, ".svg")) {
       const std::size_t start = bytes.find("<svg");
       html << "<div class=\"zoom\">\n"
            << (start == std::string::npos ? std::string() : bytes.substr(start)) << "</div>\n";
     } else if (ends_with(file, ".html")) {
       // The view's own page, kept apart from this one's scripts and styles.
-      html << "<iframe class=\"view\" title=\"" << escaped(file) << "\" srcdoc=\"" << escaped(bytes)
-           << "\"></iframe>\n";
+      html << "<iframe class=\"view\" title=\"" << html_escaped(file) << "\" srcdoc=\""
+           << html_escaped(bytes) << "\"></iframe>\n";
     } else if (ends_with(file, ".png")) {
-      html << "<img alt=\"" << escaped(file) << "\" src=\"data:image/png;base64," << base64(bytes)
-           << "\">\n";
+      html << "<img alt=\"" << html_escaped(file) << "\" src=\"data:image/png;base64,"
+           << base64(bytes) << "\">\n";
     } else {
-      html << "<p>Too large to lay out here: the DOT text is in <a href=\"" << escaped(file)
-           << "\">" << escaped(file) << "</a> (Graphviz draws it: dot -Tsvg " << escaped(file)
-           << ").</p>\n";
+      html << "<p>Too large to lay out here: the DOT text is in <a href=\"" << html_escaped(file)
+           << "\">" << html_escaped(file) << "</a> (Graphviz draws it: dot -Tsvg "
+           << html_escaped(file) << ").</p>\n";
     }
     html << "</figure>\n";
   }

@@ -1,33 +1,11 @@
 #include "skograph/viz/view_page.hpp"
 
 #include "embedded_scripts.hpp"
+#include "skograph/graph/text_input.hpp"
 
 namespace skograph::viz {
 
 namespace {
-
-std::string escaped_html(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // Text inside a <script> element ends at the first "</script": every "</" of a script is written
 // "<\/", which JavaScript strings read as "</" (three.js and the viewer hold none outside
@@ -76,16 +54,16 @@ std::string view_page(const std::string& title, const std::string& scene_json,
                       const std::vector<LegendEntry>& legend,
                       const std::vector<std::string>& notes) {
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  page += "<title>" + escaped_html(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n";
-  page += "<body>\n<div id=\"view\"></div>\n<div id=\"side\">\n<h1>" + escaped_html(title) +
+  page += "<title>" + html_escaped(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n";
+  page += "<body>\n<div id=\"view\"></div>\n<div id=\"side\">\n<h1>" + html_escaped(title) +
           "</h1>\n<ul id=\"legend\">\n";
   for (const LegendEntry& entry : legend)
-    page += "<li><span class=\"swatch\" style=\"background:" + escaped_html(entry.colour) +
-            "\"></span>" + escaped_html(entry.text) + "</li>\n";
+    page += "<li><span class=\"swatch\" style=\"background:" + html_escaped(entry.colour) +
+            "\"></span>" + html_escaped(entry.text) + "</li>\n";
   page += "</ul>\n<label><input type=\"checkbox\" id=\"show-frames\"> link frames</label><br>\n";
   page += "<label><input type=\"checkbox\" id=\"show-axes\"> joint axes</label>\n";
   for (const std::string& note : notes)
-    page += "<p class=\"note\">" + escaped_html(note) + "</p>\n";
+    page += "<p class=\"note\">" + html_escaped(note) + "</p>\n";
   page +=
       "</div>\n<div id=\"bar\"><button id=\"play\">play</button>"
       "<input type=\"range\" id=\"frame\" min=\"0\" max=\"0\" step=\"1\" value=\"0\">"

@@ -13,6 +13,10 @@ namespace skograph {
 // characters kept.
 std::string printable(std::string_view text);
 
+// `text` for HTML text or a double-quoted attribute: & < > " as entities, everything else as it
+// is (the pages skograph writes: analyze's index.html, the 3D view).
+std::string html_escaped(std::string_view text);
+
 // Throws InputError(source, line, ...) at the first NUL byte ("NUL byte: not a text file") or the
 // first byte that is not well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
 // above U+10FFFF; a sequence cut short by the end of the file is reported too). A byte-order
