@@ -18,12 +18,13 @@ namespace {
 
 constexpr const char* kViewUsage =
     "usage: skograph view MODEL [--state S.json] [--sweep DOF=LO:HI:N | --trajectory T.csv] "
-    "[--out view.html] "
+    "[--out view.html] [--package-path DIR]... "
     "[--strict] [--loops LOOPS.yaml] [--independent JOINT,...] [--base LINK]";
 
 struct ViewRequest {
   std::string file, state_file, trajectory_file, output = "view.html";
   std::optional<report::ViewSweep> sweep;
+  std::vector<std::string> package_paths;
   ReadOptions read;
 };
 
@@ -39,6 +40,8 @@ ViewRequest parse_view_arguments(const std::vector<std::string>& args) {
       request.trajectory_file = require_value(args, i, kViewUsage);
     } else if (arg == "--out" || arg == "-o") {
       request.output = require_value(args, i, kViewUsage);
+    } else if (arg == "--package-path") {
+      request.package_paths.push_back(require_value(args, i, kViewUsage));
     } else if (!parse_model_option(args, i, request.read, kViewUsage)) {
       positional_argument(arg, request.file, kViewUsage, "input");
     }
@@ -66,20 +69,23 @@ int view_command(const std::vector<std::string>& args, std::ostream& out, std::o
         read_trajectory_file(request.trajectory_file, model.dof_names());
     frames.times = trajectory.time;
     frames.q = trajectory.q;
+    frames.extra_names = trajectory.extra;
+    frames.extra_values = trajectory.extra_values;
     frames.source = request.trajectory_file;
     frames.first_line = 2;  // the header is line 1
   } else {
     const ModelState state = load_state(request.state_file, model);
     frames.times = {0.0};
     frames.q = state.q.transpose();
+    frames.open_when_unclosed = !request.sweep;
   }
   std::string page;
   try {
     if (request.sweep)
       frames = report::sweep_frames(model, frames.q.row(0).transpose(), *request.sweep);
     // The whole page is made before the file is touched; then temp file + rename.
-    page =
-        report::view_html(model, std::filesystem::path(request.file).filename().string(), frames);
+    page = report::view_html(model, std::filesystem::path(request.file).filename().string(), frames,
+                             request.package_paths);
   } catch (const InputError&) {
     throw;
   } catch (const UsageError&) {

@@ -44,7 +44,7 @@ foreach(layer IN LISTS SKOGRAPH_LAYERS)
 endforeach()
 set(SKOGRAPH_PC_REQUIRES "eigen3")
 set(SKOGRAPH_PC_PLAIN_LIBS "-lurdfdom_model -ltinyxml -lconsole_bridge -lyaml-cpp -lmujoco \
--lsdformat12 -ltinyxml2 -lcholmod -lsuitesparseconfig -lboost_graph")
+-lsdformat12 -lignition-math6 -ltinyxml2 -lcholmod -lsuitesparseconfig -lboost_graph")
 if(SKOGRAPH_HAVE_VIZ)
   string(APPEND SKOGRAPH_PC_PLAIN_LIBS " -lcgraph -lgvc -lcairo")
 endif()

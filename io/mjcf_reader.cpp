@@ -113,7 +113,8 @@ ModelPointer compile(const std::string& path, std::vector<std::string>& warnings
 // inertia from one of them (a mesh geom and no <inertial>, or inertiafromgeom="true"), if any.
 // Only the document itself is read (not its includes).
 struct MeshCheck {
-  std::vector<std::string> missing;  // the <mesh file> values, as written
+  std::vector<std::string> missing;        // the <mesh file> values, as written
+  std::vector<std::string> missing_names;  // the names of those <mesh> assets
   std::string body_needing_mesh;
 };
 MeshCheck check_meshes(const std::string& path) {
@@ -131,7 +132,7 @@ MeshCheck check_meshes(const std::string& path) {
   }
   const std::filesystem::path base =
       std::filesystem::path(path).parent_path() / std::filesystem::path(meshdir);
-  std::vector<std::string> missing_names;
+  std::vector<std::string>& missing_names = check.missing_names;
   for (const tinyxml2::XMLElement* asset = root->FirstChildElement("asset"); asset;
        asset = asset->NextSiblingElement("asset"))
     for (const tinyxml2::XMLElement* mesh = asset->FirstChildElement("mesh"); mesh;
@@ -255,12 +256,17 @@ class MjcfConverter {
     if (bodies <= 1) fail({path_, 0}, "the model has no bodies besides the world");
     for (int b = 1; b < bodies; ++b) add_body(b);
     add_sites();
+    add_visuals();
     add_equalities();
     audit_.report(mechanism_);
     return std::move(mechanism_);
   }
 
   std::vector<std::string>& warnings() { return mechanism_.warnings; }
+  // Mesh assets whose files were missing (placeholders): name -> the file as written.
+  void set_missing_meshes(std::vector<std::pair<std::string, std::string>> missing) {
+    missing_meshes_ = std::move(missing);
+  }
 
  private:
   int link_of_body(int b) const { return b == 0 ? -1 : body_link_[b]; }
@@ -369,6 +375,78 @@ class MjcfConverter {
     }
   }
 
+  // The geoms MuJoCo's viewer shows by default (groups 0 to 2) on the bodies, in their links'
+  // frames: a box's size is twice MuJoCo's half sides, a cylinder's and a capsule's length twice
+  // the half length; an ellipsoid is a unit sphere scaled by its radii; a mesh takes MuJoCo's
+  // own vertices (already in the geom's frame), or its file when that was missing.
+  void add_visuals() {
+    for (int g = 0; g < model_->ngeom; ++g) {
+      const int b = model_->geom_bodyid[g];
+      if (b == 0 || model_->geom_group[g] > 2) continue;
+      const mjtNum* size = model_->geom_size + 3 * g;
+      Visual visual;
+      switch (model_->geom_type[g]) {
+        case mjGEOM_BOX:
+          visual.shape = VisualShape::kBox;
+          visual.size = 2.0 * vector_at(size);
+          break;
+        case mjGEOM_SPHERE:
+          visual.shape = VisualShape::kSphere;
+          visual.size = {size[0], 0.0, 0.0};
+          break;
+        case mjGEOM_ELLIPSOID:
+          visual.shape = VisualShape::kSphere;
+          visual.size = {1.0, 0.0, 0.0};
+          visual.scale = vector_at(size);
+          break;
+        case mjGEOM_CYLINDER:
+          visual.shape = VisualShape::kCylinder;
+          visual.size = {size[0], 2.0 * size[1], 0.0};
+          break;
+        case mjGEOM_CAPSULE:
+          visual.shape = VisualShape::kCapsule;
+          visual.size = {size[0], 2.0 * size[1], 0.0};
+          break;
+        case mjGEOM_MESH:
+          if (!mesh_visual(model_->geom_dataid[g], visual)) continue;
+          break;
+        default:  // planes, height fields: not bodies' shapes
+          continue;
+      }
+      visual.origin =
+          body_in_link(b) * frame_at(model_->geom_pos + 3 * g, model_->geom_quat + 4 * g);
+      const int material = model_->geom_matid[g];
+      const float* rgba =
+          material >= 0 ? model_->mat_rgba + 4 * material : model_->geom_rgba + 4 * g;
+      visual.rgba = {rgba[0], rgba[1], rgba[2], rgba[3]};
+      Link& link = mechanism_.links[static_cast<std::size_t>(link_of_body(b))];
+      io::check_visual({path_, 0},
+                       "link '" + link.name + "' visual " + std::to_string(link.visuals.size() + 1),
+                       visual);
+      link.visuals.push_back(std::move(visual));
+    }
+  }
+
+  bool mesh_visual(int mesh, Visual& visual) const {
+    if (mesh < 0 || mesh >= model_->nmesh) return false;
+    visual.shape = VisualShape::kMesh;
+    const char* name = mj_id2name(model_, mjOBJ_MESH, mesh);
+    visual.mesh_file = name ? name : "";
+    for (const auto& [missing_name, file] : missing_meshes_)
+      if (missing_name == visual.mesh_file) {
+        visual.mesh_file = file;  // the placeholder is not the mesh: the view says it is missing
+        return true;
+      }
+    auto triangles = std::make_shared<TriangleMesh>();
+    const float* vertices = model_->mesh_vert + 3 * model_->mesh_vertadr[mesh];
+    triangles->vertices.assign(vertices, vertices + 3 * model_->mesh_vertnum[mesh]);
+    const int* faces = model_->mesh_face + 3 * model_->mesh_faceadr[mesh];
+    for (int i = 0; i < 3 * model_->mesh_facenum[mesh]; ++i)
+      triangles->triangles.push_back(static_cast<std::uint32_t>(faces[i]));
+    visual.triangles = std::move(triangles);
+    return true;
+  }
+
   void add_equalities() {
     const std::vector<int> lines = equality_lines(path_);
     for (int e = 0; e < model_->neq; ++e) {
@@ -454,6 +532,7 @@ class MjcfConverter {
   std::vector<int> body_link_;
   std::vector<Eigen::Isometry3d> in_link_;
   std::vector<int> joint_index_;  // MuJoCo joint id -> skograph joint index
+  std::vector<std::pair<std::string, std::string>> missing_meshes_;
 };
 
 }  // namespace
@@ -463,6 +542,7 @@ Mechanism read_mjcf_file(const std::string& path, const ReadOptions& options) {
   io::read_xml_file(path);
   std::vector<std::string> warnings;
   ModelPointer model;
+  std::vector<std::pair<std::string, std::string>> missing_meshes;
   try {
     model = compile(path, warnings);
   } catch (const InputError& e) {
@@ -493,6 +573,8 @@ Mechanism read_mjcf_file(const std::string& path, const ReadOptions& options) {
                   bytes.size());
       names += (names.empty() ? "" : ", ") + file;
     }
+    for (std::size_t i = 0; i < meshes.missing.size(); ++i)
+      missing_meshes.emplace_back(meshes.missing_names[i], meshes.missing[i]);
     warnings.clear();
     model = compile(path, warnings, vfs.get());
     warnings.insert(warnings.begin(),
@@ -500,6 +582,7 @@ Mechanism read_mjcf_file(const std::string& path, const ReadOptions& options) {
                         "): placeholder geometry; the dynamics take every body's <inertial>");
   }
   MjcfConverter converter(model.get(), path, options.strict);
+  converter.set_missing_meshes(std::move(missing_meshes));
   Mechanism mechanism = converter.convert();
   for (const std::string& warning : warnings)
     mechanism.warnings.push_back(warning.find("mesh file(s) missing") != std::string::npos

@@ -6,13 +6,22 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sdf/Box.hh>
+#include <sdf/Capsule.hh>
 #include <sdf/Console.hh>
+#include <sdf/Cylinder.hh>
+#include <sdf/Ellipsoid.hh>
 #include <sdf/Frame.hh>
+#include <sdf/Geometry.hh>
 #include <sdf/Joint.hh>
 #include <sdf/JointAxis.hh>
 #include <sdf/Link.hh>
+#include <sdf/Material.hh>
+#include <sdf/Mesh.hh>
 #include <sdf/Model.hh>
 #include <sdf/Root.hh>
+#include <sdf/Sphere.hh>
+#include <sdf/Visual.hh>
 #include <sdf/World.hh>
 #include <set>
 #include <vector>
@@ -329,6 +338,7 @@ class SdfConverter {
       // The link's name names the SDF link frame, wherever the joint frame put the link frame.
       mechanism_.links[static_cast<std::size_t>(link_of_[k])].declared_frame = in_link_[k];
       add_inertial(k);
+      add_visuals(k);
     }
     for (const int k : roots_) {
       Joint joint;
@@ -411,6 +421,57 @@ class SdfConverter {
     const sdf::Errors errors = axis->ResolveXyz(xyz);  // in the joint frame
     if (!errors.empty()) fail_with_sdformat_error(path_, outline_, errors);
     return io::unit_axis(where, owner, Eigen::Vector3d(xyz.X(), xyz.Y(), xyz.Z()));
+  }
+
+  // Link k's <visual> elements in its skograph link frame: boxes, cylinders, spheres, capsules,
+  // ellipsoids (a unit sphere scaled by the radii) and meshes, with their material's diffuse
+  // colour. Planes and height maps are not a body's shape.
+  void add_visuals(int k) {
+    const sdf::Link& source = *model_.LinkByIndex(static_cast<uint64_t>(k));
+    Link& link = mechanism_.links[link_of_[k]];
+    const auto line = outline_.link_line.find(source.Name());
+    const SourceLocation where{path_, line == outline_.link_line.end() ? 0 : line->second};
+    for (uint64_t v = 0; v < source.VisualCount(); ++v) {
+      const sdf::Visual& sdf_visual = *source.VisualByIndex(v);
+      const sdf::Geometry* geometry = sdf_visual.Geom();
+      if (!geometry) continue;
+      Visual visual;
+      auto vector_of = [](const ignition::math::Vector3d& value) {
+        return Eigen::Vector3d(value.X(), value.Y(), value.Z());
+      };
+      if (const sdf::Box* box = geometry->BoxShape()) {
+        visual.shape = VisualShape::kBox;
+        visual.size = vector_of(box->Size());
+      } else if (const sdf::Cylinder* cylinder = geometry->CylinderShape()) {
+        visual.shape = VisualShape::kCylinder;
+        visual.size = {cylinder->Radius(), cylinder->Length(), 0.0};
+      } else if (const sdf::Capsule* capsule = geometry->CapsuleShape()) {
+        visual.shape = VisualShape::kCapsule;
+        visual.size = {capsule->Radius(), capsule->Length(), 0.0};
+      } else if (const sdf::Sphere* sphere = geometry->SphereShape()) {
+        visual.shape = VisualShape::kSphere;
+        visual.size = {sphere->Radius(), 0.0, 0.0};
+      } else if (const sdf::Ellipsoid* ellipsoid = geometry->EllipsoidShape()) {
+        visual.shape = VisualShape::kSphere;
+        visual.size = {1.0, 0.0, 0.0};
+        visual.scale = vector_of(ellipsoid->Radii());
+      } else if (const sdf::Mesh* mesh = geometry->MeshShape()) {
+        visual.shape = VisualShape::kMesh;
+        visual.mesh_file = mesh->Uri();
+        visual.scale = vector_of(mesh->Scale());
+      } else {
+        continue;
+      }
+      visual.origin = in_link_[k] * link_pose_[k].inverse() * resolve(sdf_visual.SemanticPose());
+      if (const sdf::Material* material = sdf_visual.Material()) {
+        const ignition::math::Color colour = material->Diffuse();
+        visual.rgba = {colour.R(), colour.G(), colour.B(), colour.A()};
+      }
+      io::check_visual(
+          where, "link '" + source.Name() + "' visual " + std::to_string(link.visuals.size() + 1),
+          visual);
+      link.visuals.push_back(std::move(visual));
+    }
   }
 
   void add_inertial(int k) {

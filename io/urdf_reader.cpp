@@ -66,6 +66,54 @@ void require_finite_pose(const SourceLocation& where, const std::string& what,
     fail(where, what + " rpy has a component that is not a finite number");
 }
 
+// A link's <visual> elements: boxes, cylinders, spheres and meshes (urdfdom knows no other
+// shape), each with its <origin> and its material's colour.
+std::vector<Visual> visuals_of(const urdf::Link& urdf_link, const SourceLocation& where) {
+  std::vector<Visual> visuals;
+  for (const urdf::VisualSharedPtr& urdf_visual : urdf_link.visual_array) {
+    if (!urdf_visual || !urdf_visual->geometry) continue;
+    const std::string owner =
+        "link '" + urdf_link.name + "' visual " + std::to_string(visuals.size() + 1);
+    require_finite_pose(where, owner, urdf_visual->origin);
+    Visual visual;
+    visual.origin = frame_of(urdf_visual->origin);
+    const urdf::Geometry& geometry = *urdf_visual->geometry;
+    switch (geometry.type) {
+      case urdf::Geometry::BOX:
+        visual.shape = VisualShape::kBox;
+        visual.size = vector_of(static_cast<const urdf::Box&>(geometry).dim);
+        break;
+      case urdf::Geometry::CYLINDER: {
+        const auto& cylinder = static_cast<const urdf::Cylinder&>(geometry);
+        visual.shape = VisualShape::kCylinder;
+        visual.size = {cylinder.radius, cylinder.length, 0.0};
+        break;
+      }
+      case urdf::Geometry::SPHERE:
+        visual.shape = VisualShape::kSphere;
+        visual.size = {static_cast<const urdf::Sphere&>(geometry).radius, 0.0, 0.0};
+        break;
+      case urdf::Geometry::MESH: {
+        const auto& mesh = static_cast<const urdf::Mesh&>(geometry);
+        visual.shape = VisualShape::kMesh;
+        visual.mesh_file = mesh.filename;
+        visual.scale = vector_of(mesh.scale);
+        break;
+      }
+    }
+    if (urdf_visual->material) {
+      const urdf::Color& c = urdf_visual->material->color;
+      // urdfdom gives a material without <color> (a texture, a name only) opaque black: taken as
+      // no colour, so the picture's own shows (and black parts stay visible).
+      if (!(c.r == 0.0f && c.g == 0.0f && c.b == 0.0f && c.a == 1.0f))
+        visual.rgba = {c.r, c.g, c.b, c.a};
+    }
+    io::check_visual(where, owner, visual);
+    visuals.push_back(std::move(visual));
+  }
+  return visuals;
+}
+
 JointType joint_type_of(int urdf_type) {
   switch (urdf_type) {
     case urdf::Joint::REVOLUTE:
@@ -302,6 +350,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
         fail(where, "link '" + name + "' inertia has an entry that is not a finite number");
       audit.check(where, link);
     }
+    if (urdf_link) link.visuals = visuals_of(*urdf_link, {source, line});
     mechanism.links.push_back(link);
   }
 

@@ -112,10 +112,30 @@ py::list analyze_call(const PathArgument& path, const PathArgument& out,
   return messages(file, warnings, notes);
 }
 
+// --package-path's folders: None, one str or os.PathLike, or an iterable of them.
+std::vector<std::string> package_paths_of(const py::object& value) {
+  std::vector<std::string> folders;
+  if (value.is_none()) return folders;
+  const py::object fspath = py::module_::import("os").attr("fspath");
+  if (py::isinstance<py::str>(value) || py::hasattr(value, "__fspath__")) {
+    folders.push_back(fspath(value).cast<std::string>());
+    return folders;
+  }
+  try {
+    for (const py::handle item : py::iter(value))
+      folders.push_back(fspath(item).cast<std::string>());
+  } catch (const py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw UsageError("package_path takes a folder (str or os.PathLike) or a list of folders");
+  }
+  return folders;
+}
+
 // `skograph view`: the page of the model at q (one state, or the zero state when None) or along
 // the trajectory file; written to `path` (temp file + rename), or returned when path is None.
 py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::object& q,
-                     const OptionalPathArgument& trajectory) {
+                     const OptionalPathArgument& trajectory, const py::object& package_path) {
+  const std::vector<std::string> package_paths = package_paths_of(package_path);
   const std::string out = optional_path(path.value, "path");
   const std::string trajectory_file = optional_path(trajectory.value, "trajectory");
   if (!trajectory_file.empty() && !q.is_none())
@@ -127,6 +147,7 @@ py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::
     frames.times = {0.0};
     frames.q = (q.is_none() ? read_model_state("", self.model).q : state_vector(q, "q", self.model))
                    .transpose();
+    frames.open_when_unclosed = true;
   }
   std::string page;
   {
@@ -135,11 +156,14 @@ py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::
       const Trajectory read = read_trajectory_file(trajectory_file, self.model.dof_names());
       frames.times = read.time;
       frames.q = read.q;
+      frames.extra_names = read.extra;
+      frames.extra_values = read.extra_values;
       frames.source = trajectory_file;
       frames.first_line = 2;
     }
-    page = report::view_html(self.model,
-                             std::filesystem::path(self.model.file()).filename().string(), frames);
+    page =
+        report::view_html(self.model, std::filesystem::path(self.model.file()).filename().string(),
+                          frames, package_paths);
     if (!out.empty()) write_output_file(out, page);
   }
   if (!out.empty()) return py::none();
@@ -148,9 +172,11 @@ py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::
 
 // Model.show: the page in an iframe (its scripts stay in it) as IPython.display.HTML, or without
 // IPython as skograph._ViewHTML (the same data and _repr_html_).
-py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgument& trajectory) {
+py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgument& trajectory,
+                     const py::object& package_path) {
   const std::string page =
-      view_call(self, OptionalPathArgument{py::none()}, q, trajectory).cast<std::string>();
+      view_call(self, OptionalPathArgument{py::none()}, q, trajectory, package_path)
+          .cast<std::string>();
   std::string data = "<iframe srcdoc=\"" + html_escaped(page);
   data += "\" style=\"width: 100%; height: 560px; border: 0\"></iframe>";
   try {
@@ -166,28 +192,33 @@ py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgum
 
 void bind_view(ModelClass& model_class) {
 #if SKOGRAPH_HAVE_VIZ
-  model_class.def("_view", &view_call, py::arg("path"), py::arg("q"), py::arg("trajectory"));
+  model_class.def("_view", &view_call, py::arg("path"), py::arg("q"), py::arg("trajectory"),
+                  py::arg("package_path"));
   model_class.def("show", &show_call, py::arg("q") = py::none(), py::arg("trajectory") = py::none(),
+                  py::arg("package_path") = py::none(),
                   "The 3D view of the model at q (shape (dofs,); None: the zero state) or along "
-                  "a trajectory file (as skograph simulate --out writes it), for Jupyter: "
+                  "a trajectory file (as skograph simulate --out writes it), mesh files of "
+                  "package:// names looked for in package_path (a folder or a list), for Jupyter: "
                   "IPython.display.HTML holding skograph.view's page in an iframe (without "
                   "IPython, an object with the same .data and _repr_html_). Raises "
                   "skograph.Error for bad input.");
 #else
   auto without_viz = [](const char* call) {
-    return [call](PyModel&, const py::object&, const py::object&, const py::object&) -> py::object {
+    return [call](PyModel&, const py::object&, const py::object&, const py::object&,
+                  const py::object&) -> py::object {
       throw UsageError(std::string("this skograph was built without its viz layer, so it has no ") +
                        call);
     };
   };
   model_class.def("_view", without_viz("view"), py::arg("path"), py::arg("q"),
-                  py::arg("trajectory"));
+                  py::arg("trajectory"), py::arg("package_path"));
   model_class.def(
       "show",
-      [](PyModel&, const py::object&, const py::object&) -> py::object {
+      [](PyModel&, const py::object&, const py::object&, const py::object&) -> py::object {
         throw UsageError("this skograph was built without its viz layer, so it has no show");
       },
-      py::arg("q") = py::none(), py::arg("trajectory") = py::none());
+      py::arg("q") = py::none(), py::arg("trajectory") = py::none(),
+      py::arg("package_path") = py::none());
 #endif
 }
 

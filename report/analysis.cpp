@@ -179,7 +179,8 @@ SparsityReport sparsity_report(const ReportInput& input) {
 }  // namespace
 
 // A model's 3D view at the state (report/view_scene.hpp), view.html beside the pictures; a state
-// whose loops cannot be closed, or a model the view cannot draw, leaves it out with a note.
+// whose loops cannot be closed is drawn open; a model the view cannot draw is left out with a
+// note.
 void add_view(const ReportInput& input, const AnalysisOptions& options, AnalysisFiles& made,
               std::vector<std::pair<std::string, std::string>>& pictures) {
   try {
@@ -187,6 +188,7 @@ void add_view(const ReportInput& input, const AnalysisOptions& options, Analysis
     ViewFrames frames;
     frames.times = {0.0};
     frames.q = read_model_state(options.state_file, model).q.transpose();
+    frames.open_when_unclosed = true;
     pictures.emplace_back(
         "view.html",
         view_html(model, std::filesystem::path(input.source).filename().string(), frames));

@@ -143,6 +143,11 @@ Mechanism fuse_fixed_bodies(const Mechanism& mechanism) {
     FusedBody& b = bodies[new_index[body[k]]];
     const Link& link = mechanism.links[k];
     b.parts.push_back(k);
+    if (body[k] != k)  // a fused link's visuals move onto its body
+      for (Visual visual : link.visuals) {
+        visual.origin = pose_in_body[k] * visual.origin;
+        result.links[new_index[body[k]]].visuals.push_back(std::move(visual));
+      }
     b.mass += link.mass;
     b.first_moment += link.mass * (pose_in_body[k] * link.center_of_mass);
   }

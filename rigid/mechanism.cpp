@@ -43,6 +43,22 @@ const char* joint_type_name(JointType type) {
   return "fixed";
 }
 
+const char* visual_shape_name(VisualShape shape) {
+  switch (shape) {
+    case VisualShape::kBox:
+      return "box";
+    case VisualShape::kCylinder:
+      return "cylinder";
+    case VisualShape::kSphere:
+      return "sphere";
+    case VisualShape::kCapsule:
+      return "capsule";
+    case VisualShape::kMesh:
+      return "mesh";
+  }
+  return "box";
+}
+
 const char* loop_type_name(LoopType type) {
   switch (type) {
     case LoopType::kRevolute:
@@ -130,6 +146,7 @@ void move_link_frame(Mechanism& mechanism, int k, const Eigen::Isometry3d& moved
   link.center_of_mass = to_new * link.center_of_mass;
   link.inertia = to_new.linear() * link.inertia * to_new.linear().transpose();
   link.declared_frame = to_new * link.declared_frame;
+  for (Visual& visual : link.visuals) visual.origin = to_new * visual.origin;
   for (Frame& frame : mechanism.frames)
     if (frame.link == k) frame.pose = to_new * frame.pose;
   for (LoopClosure& loop : mechanism.loops) {

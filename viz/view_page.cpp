@@ -44,6 +44,9 @@ html, body { margin: 0; height: 100%; font: 13px "DejaVu Sans", sans-serif; colo
 #bar { position: absolute; left: 0; right: 260px; bottom: 0; height: 44px; display: flex;
        align-items: center; gap: 10px; padding: 0 10px; border-top: 1px solid #ddd; }
 #frame { flex: 1; }
+#joints h2 { font-size: 13px; margin: 10px 0 4px 0; }
+#joints label { display: block; font-size: 11px; margin: 2px 0; word-break: break-all; }
+#joints input { width: 100%; margin: 0; }
 #tooltip { position: fixed; display: none; background: #fff; border: 1px solid #999;
            padding: 2px 5px; pointer-events: none; }
 )css";
@@ -65,7 +68,7 @@ std::string view_page(const std::string& title, const std::string& scene_json,
   for (const std::string& note : notes)
     page += "<p class=\"note\">" + html_escaped(note) + "</p>\n";
   page +=
-      "</div>\n<div id=\"bar\"><button id=\"play\">play</button>"
+      "<div id=\"joints\"></div>\n</div>\n<div id=\"bar\"><button id=\"play\">play</button>"
       "<input type=\"range\" id=\"frame\" min=\"0\" max=\"0\" step=\"1\" value=\"0\">"
       "<span id=\"time\"></span><label>speed <select id=\"speed\">"
       "<option value=\"0.25\">0.25x</option><option value=\"0.5\">0.5x</option>"

@@ -63,23 +63,83 @@
     mesh.scale.set(radius, length, radius);
   }
 
-  // Link frames: poses[frame][link] = [px, py, pz, qx, qy, qz, qw].
-  const linkPose = (frame, link) => {
-    const p = scene.poses[frame][link];
+  // Link frames: a pose per link, [px, py, pz, qx, qy, qz, qw] (scene.poses[frame], or the
+  // forward kinematics of the joint sliders).
+  const linkPose = (poses, link) => {
+    const p = poses[link];
     return { position: new THREE.Vector3(p[0], p[1], p[2]), quaternion: new THREE.Quaternion(p[3], p[4], p[5], p[6]) };
   };
-  // A point given in a link's frame (link -1: the world), in the world at a frame.
-  const worldPoint = (frame, link, point) => {
+  // A point given in a link's frame (link -1: the world), in the world.
+  const worldPoint = (poses, link, point) => {
     const local = new THREE.Vector3(...point);
     if (link < 0) return local;
-    const pose = linkPose(frame, link);
+    const pose = linkPose(poses, link);
     return local.applyQuaternion(pose.quaternion).add(pose.position);
   };
 
-  // Inertia boxes: one per link with mass (the box of the link's mass and principal inertias).
+  // Inertia boxes: one per link with mass (the box of the link's mass and principal inertias),
+  // drawn where the link has no visual geometry or misses a mesh file.
   const boxes = scene.links.map((link) => {
-    if (!link.box) return null;
+    if (!link.box || (link.visuals.length > 0 && link.missing.length === 0)) return null;
     return named(new THREE.Mesh(cube, material(colours.body, 0.35)), link.name);
+  });
+  // Visual geometry: per link a group at the link's frame holding each visual in its own frame
+  // (sizes as rigid/visual.hpp gives them; three.js's cylinders run along y, turned onto z).
+  const meshGeometries = scene.meshes.map((mesh) => {
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute("position", new THREE.BufferAttribute(new Float32Array(mesh.vertices), 3));
+    geometry.setIndex(new THREE.BufferAttribute(new Uint32Array(mesh.triangles), 1));
+    geometry.computeVertexNormals();
+    return geometry;
+  });
+  const alongZ = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(1, 0, 0), Math.PI / 2);
+  function shapeOf(visual, look, name) {
+    const part = (geometry) => {
+      const mesh = new THREE.Mesh(geometry, look);
+      mesh.userData.name = name;
+      pickable.push(mesh);
+      return mesh;
+    };
+    const [a, b, c] = visual.size;
+    const group = new THREE.Group();
+    if (visual.shape === "box") {
+      const box = part(cube);
+      box.scale.set(a, b, c);
+      group.add(box);
+    } else if (visual.shape === "sphere") {
+      const round = part(sphere);
+      round.scale.setScalar(a);
+      group.add(round);
+    } else if (visual.shape === "cylinder" || visual.shape === "capsule") {
+      const body = part(cylinder);
+      group.add(body);
+      body.scale.set(a, b, a);
+      body.quaternion.copy(alongZ);
+      if (visual.shape === "capsule")
+        for (const end of [-0.5, 0.5]) {
+          const cap = part(sphere);
+          cap.scale.setScalar(a);
+          cap.position.set(0, 0, end * b);
+          group.add(cap);
+        }
+    } else if (visual.shape === "mesh") {
+      group.add(part(meshGeometries[visual.mesh]));
+    }
+    return group;
+  }
+  const linkGroups = scene.links.map((link) => {
+    const group = new THREE.Group();
+    link.visuals.forEach((visual) => {
+      const look = material(visual.colour || colours.visual, Math.min(visual.opacity, 0.85));
+      look.side = THREE.DoubleSide;  // meshes of either winding
+      const item = shapeOf(visual, look, link.name);
+      item.position.set(...visual.position);
+      item.quaternion.set(...visual.quaternion);
+      item.scale.multiply(new THREE.Vector3(...visual.scale));
+      group.add(item);
+    });
+    world.add(group);
+    return group;
   });
   // Triads of the link frames (toggled).
   const triads = scene.links.map(() => {
@@ -117,28 +177,44 @@
     });
     return { markers: markers, gap: named(new THREE.Mesh(cylinder, material(colour, 1)), label) };
   });
+  // Loop forces (a trajectory's loop force columns): an arrow per loop at its child frame, the
+  // longest force of the whole trajectory a quarter of the mechanism's size.
+  let largestForce = 0;
+  for (const forces of scene.loop_forces)
+    for (const force of forces)
+      if (force) largestForce = Math.max(largestForce, new THREE.Vector3(...force).length());
+  const forceArrows = scene.loops.map(() => {
+    const arrow = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1,
+                                        colours.force, 2.5 * ball, 1.5 * ball);
+    arrow.visible = false;
+    world.add(arrow);
+    return arrow;
+  });
   const com = named(new THREE.Mesh(sphere, material(colours.com, 1)), "centre of mass");
   com.scale.setScalar(1.8 * ball);
 
-  // Everything at frame f.
-  function show(f) {
+  // Everything at the link poses `poses` and the centre of mass `centre`.
+  let forcesNow = null;  // the loop forces of the frame shown (none while sliders move a tree)
+  function draw(poses, centre) {
     scene.links.forEach((link, l) => {
-      const pose = linkPose(f, l);
+      const pose = linkPose(poses, l);
       triads[l].position.copy(pose.position);
       triads[l].quaternion.copy(pose.quaternion);
+      linkGroups[l].position.copy(pose.position);
+      linkGroups[l].quaternion.copy(pose.quaternion);
       if (boxes[l]) {
         const box = link.box;
-        boxes[l].position.copy(worldPoint(f, l, box.center));
+        boxes[l].position.copy(worldPoint(poses, l, box.center));
         boxes[l].quaternion.copy(pose.quaternion).multiply(new THREE.Quaternion(...box.quaternion));
         boxes[l].scale.set(...box.size);
       }
     });
     scene.joints.forEach((joint, j) => {
       const item = joints[j];
-      const child = linkPose(f, joint.child).position;
+      const child = linkPose(poses, joint.child).position;
       // The rod from the parent's frame (the world's origin for a joint on the world) to the joint.
-      const anchor = worldPoint(f, joint.parent, [0, 0, 0]);
-      const origin = worldPoint(f, joint.parent, joint.origin);
+      const anchor = worldPoint(poses, joint.parent, [0, 0, 0]);
+      const origin = worldPoint(poses, joint.parent, joint.origin);
       item.ball.position.copy(child);
       // A floating joint's base is not held by a rod to the world.
       placeRod(item.rod, joint.type === "floating" ? origin : anchor, origin, 0.35 * ball);
@@ -146,20 +222,123 @@
       if (joint.type !== "prismatic") item.slide.visible = false;
       if (item.axis) {
         item.axis.position.copy(child);
-        item.axis.setDirection(new THREE.Vector3(...joint.axis).applyQuaternion(linkPose(f, joint.child).quaternion).normalize());
+        item.axis.setDirection(new THREE.Vector3(...joint.axis).applyQuaternion(linkPose(poses, joint.child).quaternion).normalize());
       }
     });
     scene.loops.forEach((loop, k) => {
-      const a = worldPoint(f, loop.parent, loop.parent_origin);
-      const b = worldPoint(f, loop.child, loop.child_origin);
+      const a = worldPoint(poses, loop.parent, loop.parent_origin);
+      const b = worldPoint(poses, loop.child, loop.child_origin);
       loops[k].markers[0].position.copy(a);
       loops[k].markers[1].position.copy(b);
       placeRod(loops[k].gap, a, b, 0.5 * ball);
     });
-    com.position.set(...scene.com[f]);
+    com.position.set(...centre);
+    scene.loops.forEach((loop, k) => {
+      const force = forcesNow && forcesNow[k];
+      const length = force ? new THREE.Vector3(...force).length() : 0;
+      forceArrows[k].visible = length > 0 && largestForce > 0;
+      if (!forceArrows[k].visible) return;
+      forceArrows[k].position.copy(worldPoint(poses, loop.child, loop.child_origin));
+      forceArrows[k].setDirection(new THREE.Vector3(...force).divideScalar(length));
+      forceArrows[k].setLength(Math.max(0.25 * size * length / largestForce, 3 * ball), 2.5 * ball, 1.5 * ball);
+    });
+  }
+
+  // Everything at frame f.
+  function show(f) {
+    forcesNow = scene.loop_forces[f];
+    draw(scene.poses[f], scene.com[f]);
     // The slider runs over time (seconds) or over a swept coordinate.
     document.getElementById("time").textContent = scene.variable + " = " + scene.times[f].toFixed(3) +
       (scene.variable === "t" ? " s" : "");
+    if (scene.sliders) setJointSliders(scene.q[f]);
+  }
+
+  // A tree's joints moved one by one (scene.sliders): forward kinematics in the page, each link
+  // frame its parent's times the joint's origin times its motion (rigid/mechanism.hpp):
+  // revolute and continuous a turn q about the axis, prismatic a slide q along it, spherical the
+  // rotation vector q, floating the position q[3..5] then the rotation vector q[0..2].
+  const jointQ = [];  // the sliders' q
+  const turnOf = (vector) => {
+    const v = new THREE.Vector3(...vector), angle = v.length();
+    return angle > 0 ? new THREE.Quaternion().setFromAxisAngle(v.divideScalar(angle), angle)
+                     : new THREE.Quaternion();
+  };
+  function forwardKinematics(q) {
+    const poses = new Array(scene.links.length);
+    const byParent = new Map();
+    scene.joints.forEach((joint) => {
+      if (!byParent.has(joint.parent)) byParent.set(joint.parent, []);
+      byParent.get(joint.parent).push(joint);
+    });
+    const place = (parentPosition, parentTurn, joint) => {
+      const values = joint.dofs.map((i) => q[i]);
+      const turn = parentTurn.clone().multiply(new THREE.Quaternion(...joint.origin_quaternion));
+      const position = new THREE.Vector3(...joint.origin).applyQuaternion(parentTurn).add(parentPosition);
+      if (joint.type === "revolute" || joint.type === "continuous") {
+        turn.multiply(new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(...joint.axis).normalize(), values[0]));
+      } else if (joint.type === "prismatic") {
+        position.add(new THREE.Vector3(...joint.axis).multiplyScalar(values[0]).applyQuaternion(turn));
+      } else if (joint.type === "spherical") {
+        turn.multiply(turnOf(values));
+      } else if (joint.type === "floating") {
+        position.add(new THREE.Vector3(values[3], values[4], values[5]).applyQuaternion(turn));
+        turn.multiply(turnOf(values.slice(0, 3)));
+      }
+      poses[joint.child] = [position.x, position.y, position.z, turn.x, turn.y, turn.z, turn.w];
+      for (const next of byParent.get(joint.child) || []) place(position, turn, next);
+    };
+    for (const joint of byParent.get(-1) || []) place(new THREE.Vector3(), new THREE.Quaternion(), joint);
+    // The centre of mass: each link's mass at its centre.
+    const centre = new THREE.Vector3();
+    let mass = 0;
+    scene.links.forEach((link, l) => {
+      if (!link.box || !poses[l]) return;
+      centre.add(worldPoint(poses, l, link.box.center).multiplyScalar(link.mass));
+      mass += link.mass;
+    });
+    if (mass > 0) centre.divideScalar(mass);
+    return { poses: poses, centre: [centre.x, centre.y, centre.z] };
+  }
+  const sliderInputs = [];
+  function setJointSliders(q) {
+    q.forEach((value, i) => {
+      jointQ[i] = value;
+      if (sliderInputs[i]) sliderInputs[i].value = String(value);
+    });
+  }
+  if (scene.sliders) {
+    const panel = document.getElementById("joints");
+    const heading = document.createElement("h2");
+    heading.textContent = "joints";
+    panel.appendChild(heading);
+    scene.joints.forEach((joint) => {
+      joint.dofs.forEach((dof, k) => {
+        const label = document.createElement("label");
+        const input = document.createElement("input");
+        input.type = "range";
+        input.id = "dof-" + dof;
+        const start = scene.q[0][dof];
+        // Turns over a full turn, slides over their limits or the mechanism's size.
+        const turning = joint.type !== "prismatic" && !(joint.type === "floating" && k >= 3);
+        const range = joint.limits || (turning ? [-Math.PI, Math.PI] : [start - size, start + size]);
+        input.min = String(Math.min(range[0], start));
+        input.max = String(Math.max(range[1], start));
+        input.step = String((range[1] - range[0]) / 1000);
+        input.value = String(start);
+        input.addEventListener("input", () => {
+          jointQ[dof] = Number(input.value);
+          const moved = forwardKinematics(jointQ);
+          forcesNow = null;
+          draw(moved.poses, moved.centre);
+          render();
+        });
+        label.textContent = scene.dof_names[dof];
+        label.appendChild(input);
+        panel.appendChild(label);
+        sliderInputs[dof] = input;
+      });
+    });
   }
 
   // Playback: the slider picks a frame; play advances the time at the chosen speed.
@@ -239,6 +418,12 @@
   // For tests and scripts: the pixel a world point is drawn at, and the frame to show.
   window.skographView = {
     setFrame: setFrame,
+    // Moves dof i (0-based, the file's order) to value as its slider does.
+    setDof: (i, value) => {
+      sliderInputs[i].value = String(value);
+      sliderInputs[i].dispatchEvent(new Event("input"));
+    },
+    boxesShown: () => boxes.filter((box) => box && box.visible).length,
     pixelOf: (point) => {
       const p = new THREE.Vector3(...point).project(camera);
       const rect = renderer.domElement.getBoundingClientRect();

@@ -131,6 +131,72 @@ def main():
         subprocess.run([program, "view", "examples/models/humanoid.yaml", "--out", page],
                        cwd=source, check=True, capture_output=True)
         check_page(driver, page, failures, "humanoid")
+
+        # A tree's sliders: joint2 and joint4 moved in the page put link7 where
+        # `skograph kinematics` puts it at that state.
+        page = os.path.join(work, "arm7.html")
+        subprocess.run([program, "view", "examples/models/arm7.urdf", "--state",
+                        "examples/models/arm7_state.json", "--out", page], cwd=source, check=True,
+                       capture_output=True)
+        check_page(driver, page, failures, "arm7 sliders")
+        scene = json.loads(driver.execute_script(
+            "return document.getElementById('scene').textContent"))
+        q = dict(zip(scene["dof_names"], scene["q"][0]))
+        q["joint2"], q["joint4"] = 0.4, -1.2
+        for dof in ("joint2", "joint4"):
+            driver.execute_script("skographView.setDof(arguments[0], arguments[1])",
+                                  scene["dof_names"].index(dof), q[dof])
+        moved_state = os.path.join(work, "arm7_moved.json")
+        with open(moved_state, "w") as out:
+            json.dump({"q": q}, out)
+        point = frame_position(program, source, "examples/models/arm7.urdf", moved_state, "link7")
+        x, y = driver.execute_script("return skographView.pixelOf(arguments[0])", point)
+        shot = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
+        joint_grey = lambda p: abs(p[0] - 0x96) < 30 and abs(p[1] - 0x96) < 30 and abs(p[2] - 0x96) < 30
+        if not near(shot, x, y, joint_grey, radius=4):
+            failures.append(f"arm7: link7's joint is not at ({x:.0f}, {y:.0f}) after the sliders moved")
+        old = frame_position(program, source, "examples/models/arm7.urdf",
+                             "examples/models/arm7_state.json", "link7")
+        ox, oy = driver.execute_script("return skographView.pixelOf(arguments[0])", old)
+        if abs(ox - x) + abs(oy - y) < 10:
+            failures.append("arm7: the sliders did not move link7 on screen")
+
+        # Visual geometry: the double pendulum's meshes (STL, OBJ, COLLADA) and shapes in their
+        # colours; the brass bob (a sphere) where its link's frame puts it.
+        page = os.path.join(work, "double_pendulum.html")
+        subprocess.run([program, "view", "examples/models/double_pendulum.urdf", "--out", page],
+                       cwd=source, check=True, capture_output=True)
+        shot = check_page(driver, page, failures, "double_pendulum")
+        scene = json.loads(driver.execute_script(
+            "return document.getElementById('scene').textContent"))
+        if len(scene["meshes"]) != 3:
+            failures.append(f"double_pendulum: {len(scene['meshes'])} meshes, not 3")
+        bob = frame_position(program, source, "examples/models/double_pendulum.urdf", None,
+                             "lower_arm")
+        bob[2] -= 0.3  # the sphere's centre, 0.3 m below the frame at the zero state
+        x, y = driver.execute_script("return skographView.pixelOf(arguments[0])", bob)
+        brass = lambda p: p[0] > 120 and p[1] > 80 and p[2] < 90 and p[0] > p[2] + 60
+        if not near(shot, x, y, brass, radius=4):
+            failures.append(f"double_pendulum: the brass bob is not at ({x:.0f}, {y:.0f})")
+
+        # A missing mesh: the note names it and the link's inertia box is drawn instead.
+        model = os.path.join(work, "missing_mesh.urdf")
+        with open(os.path.join(source, "examples/models/double_pendulum.urdf")) as text:
+            urdf = text.read().replace('filename="meshes/rod.stl"', 'filename="absent.stl"')
+        urdf = urdf.replace('filename="meshes/',
+                            'filename="' + os.path.join(source, "examples/models/meshes") + "/")
+        with open(model, "w") as out:
+            out.write(urdf)
+        page = os.path.join(work, "missing_mesh.html")
+        subprocess.run([program, "view", model, "--out", page], cwd=source, check=True,
+                       capture_output=True)
+        check_page(driver, page, failures, "missing mesh")
+        notes = driver.find_element("tag name", "body").text
+        if "1 mesh file is missing (absent.stl)" not in notes:
+            failures.append("missing mesh: no note naming absent.stl")
+        boxes = driver.execute_script("return skographView.boxesShown()")
+        if boxes < 2:
+            failures.append(f"missing mesh: {boxes} inertia boxes drawn, not the two arms'")
     finally:
         driver.quit()
     for failure in failures:

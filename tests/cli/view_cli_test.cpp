@@ -15,6 +15,7 @@
 #include "skograph/model/state.hpp"
 #include "support/cli_support.hpp"
 #include "support/source_paths.hpp"
+#include "support/view_support.hpp"
 
 namespace skograph {
 namespace {
@@ -23,24 +24,9 @@ using cli_test::example_model;
 using cli_test::expect_one_line_error;
 using cli_test::run_cli;
 using nlohmann::json;
-
-std::string page_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// The scene embedded in the page.
-json scene_of(const std::string& page) {
-  const std::string open = "<script type=\"application/json\" id=\"scene\">";
-  const std::size_t start = page.find(open);
-  if (start == std::string::npos) return nullptr;
-  const std::size_t end = page.find("</script>", start);
-  return json::parse(page.substr(start + open.size(), end - start - open.size()));
-}
-
-Eigen::Vector3d vector3(const json& value) {
-  return {value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
-}
+using view_test::page_text;
+using view_test::scene_of;
+using view_test::vector3;
 
 // A point given in a link's frame (-1: the world) in the world, by the scene's pose of the link.
 Eigen::Vector3d world_point(const json& poses, int link, const json& point) {

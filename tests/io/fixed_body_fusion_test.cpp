@@ -211,6 +211,41 @@ TEST(FixedBodyFusion, LoopsOnFusedLinksMoveToTheBodyWithTheSameFrame) {
       reference.loops[0].parent_origin.matrix(), 1e-14));
 }
 
+TEST(FixedBodyFusion, VisualsOfFusedLinksMoveToTheBodyAtTheSamePlace) {
+  // A flange welded on the four-bar's rocker by two fixed joints carries a box: on the fused body
+  // the box sits at the composed origins times its own frame, after the body's own visuals.
+  Mechanism framed = read_mechanism_file(std::string(SKOGRAPH_SOURCE_DIR) +
+                                         "/examples/models/fourbar_terminal_cut.yaml");
+  const int rocker = framed.find_link("rocker");
+  ASSERT_GE(rocker, 0);
+  Visual own;
+  own.size = {0.1, 0.1, 0.1};
+  framed.links[static_cast<std::size_t>(rocker)].visuals.push_back(own);
+  const Eigen::Isometry3d first =
+      Eigen::Translation3d(0.05, 0.02, 0) * Eigen::AngleAxisd(0.4, Eigen::Vector3d::UnitZ());
+  const Eigen::Isometry3d second =
+      Eigen::Translation3d(0.0, 0.1, 0.03) * Eigen::AngleAxisd(-1.1, Eigen::Vector3d::UnitX());
+  framed.links.push_back({"flange", 0.0});
+  framed.links.push_back({"plate", 0.0});
+  const int flange = static_cast<int>(framed.links.size()) - 2, plate = flange + 1;
+  framed.joints.push_back({"to_flange", JointType::kFixed, rocker, flange, first});
+  framed.joints.push_back({"to_plate", JointType::kFixed, flange, plate, second});
+  Visual box;
+  box.size = {0.2, 0.3, 0.4};
+  box.origin = Eigen::Translation3d(0.3, 0, 0) * Eigen::AngleAxisd(0.7, Eigen::Vector3d::UnitY());
+  box.rgba = {0.1, 0.2, 0.3, 1.0};
+  framed.links[static_cast<std::size_t>(plate)].visuals.push_back(box);
+
+  const Mechanism fused = fuse_fixed_bodies(framed);
+  const Link& body = fused.links[static_cast<std::size_t>(fused.find_link("rocker"))];
+  ASSERT_EQ(body.visuals.size(), 2u);
+  EXPECT_EQ(body.visuals[0].size, own.size);
+  EXPECT_EQ(body.visuals[1].size, box.size);
+  EXPECT_EQ(body.visuals[1].rgba, box.rgba);
+  EXPECT_TRUE(
+      body.visuals[1].origin.matrix().isApprox((first * second * box.origin).matrix(), 1e-14));
+}
+
 TEST(FixedBodyFusion, AllStaticMechanismsKeepTheirRootAndCoupledFixedJointsStay) {
   // A quadrotor's URDF: everything welded; the root stays a (static) body.
   const Mechanism quad = parse_urdf(R"(<robot name="quad">

@@ -46,6 +46,36 @@ class View(unittest.TestCase):
         self.assertEqual(read(mine), self.program_page(os.path.join(MODELS, "fourbar.yaml"),
                                                        "--trajectory", trajectory))
 
+    def test_package_paths_and_meshes_are_the_programs(self):
+        # A URDF naming its mesh through package://: package_path as one folder, a list, or a
+        # pathlib.Path gives the program's page with --package-path.
+        import pathlib
+        folder = os.path.join(WORK, "packages", "pendulum_meshes")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(MODELS, "meshes", "fin.obj"), "rb") as mesh, \
+                open(os.path.join(folder, "fin.obj"), "wb") as copy:
+            copy.write(mesh.read())
+        with open(os.path.join(MODELS, "double_pendulum.urdf")) as text:
+            urdf = text.read().replace('"meshes/fin.obj"', '"package://pendulum_meshes/fin.obj"')
+        model_file = os.path.join(WORK, "pendulum_package.urdf")
+        with open(model_file, "w") as out:
+            out.write(urdf.replace('"meshes/', '"' + os.path.join(MODELS, "meshes") + "/"))
+        model = skograph.load_model(model_file)
+        packages = os.path.join(WORK, "packages")
+        expected = self.program_page(model_file, "--package-path", packages)
+        self.assertIn(b'"file":"package://pendulum_meshes/fin.obj"', expected)
+        mine = os.path.join(WORK, "mine_package.html")
+        for given in (packages, [packages], pathlib.Path(packages), ["/nonexistent", packages]):
+            skograph.view(model, mine, package_path=given)
+            self.assertEqual(read(mine), expected if given != ["/nonexistent", packages] else
+                             self.program_page(model_file, "--package-path", "/nonexistent",
+                                               "--package-path", packages))
+        # Without it the mesh is missing: the program's page without the option.
+        skograph.view(model, mine)
+        self.assertEqual(read(mine), self.program_page(model_file))
+        with self.assertRaises(skograph.Error):
+            skograph.view(model, mine, package_path=3)
+
     def test_show_holds_the_page_in_an_iframe(self):
         model = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
         shown = model.show()

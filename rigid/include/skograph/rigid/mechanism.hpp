@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "skograph/rigid/modal_body.hpp"
+#include "skograph/rigid/visual.hpp"
 
 namespace skograph {
 
@@ -45,6 +46,8 @@ struct Link {
   Eigen::Isometry3d declared_frame = Eigen::Isometry3d::Identity();
   // The modal data of a flexible link (docs/flexible-bodies.md); null for a rigid link.
   std::shared_ptr<const ModalBody> flexible;
+  // What the link looks like (pictures only), each visual's frame in this link frame.
+  std::vector<Visual> visuals;
 };
 
 struct Joint {
