@@ -132,17 +132,21 @@ void check_tree(const std::string& source, const Mechanism& mechanism,
   }
 }
 
-void check_visual(const SourceLocation& where, const std::string& owner, const Visual& visual) {
-  const std::string shape = visual_shape_name(visual.shape);
-  require_finite(where, owner + " position", Eigen::Vector3d(visual.origin.translation()));
-  if (!visual.origin.linear().allFinite())
-    fail(where, owner + " orientation has a component that is not a finite number");
-  require_finite(where, owner + " " + shape + " size", visual.size);
-  require_finite(where, owner + " mesh scale", visual.scale);
-  if ((visual.size.array() < 0.0).any()) fail(where, owner + " " + shape + " has a negative size");
-  if (!visual.rgba.allFinite() || (visual.rgba(3) >= 0.0 && ((visual.rgba.array() < 0.0).any() ||
-                                                             (visual.rgba.array() > 1.0).any())))
-    fail(where, owner + " colour has a component outside [0, 1]");
+bool usable_visual(Mechanism& mechanism, const std::string& owner, Visual& visual) {
+  std::string problem;
+  if (!visual.origin.matrix().allFinite())
+    problem = "its pose has a number that is not finite";
+  else if (!visual.size.allFinite() || !visual.scale.allFinite())
+    problem = "its size or scale has a number that is not finite";
+  else if ((visual.size.array() < 0.0).any())
+    problem = std::string("its ") + visual_shape_name(visual.shape) + " has a negative size";
+  if (!problem.empty()) {
+    mechanism.warnings.push_back(owner + " is not drawn: " + problem);
+    return false;
+  }
+  if (!visual.rgba.allFinite()) visual.rgba = {0.0, 0.0, 0.0, -1.0};  // no colour
+  if (visual.rgba(3) >= 0.0) visual.rgba = visual.rgba.cwiseMax(0.0).cwiseMin(1.0);
+  return true;
 }
 
 }  // namespace skograph::io

@@ -49,9 +49,10 @@ class InertiaAudit {
 Eigen::Vector3d unit_axis(const SourceLocation& where, const std::string& owner,
                           const Eigen::Vector3d& axis);
 
-// A visual's numbers are finite, its sizes and scale not negative, its colour in [0, 1]; `owner`
-// names it in the message ("link 'arm' visual 2").
-void check_visual(const SourceLocation& where, const std::string& owner, const Visual& visual);
+// Visuals are pictures only, so a bad one never stops a model: true when the visual's numbers are
+// finite and its sizes not negative (its colour clamped into [0, 1]); otherwise false, and one
+// warning "OWNER is not drawn: PROBLEM" (`owner`: "link 'arm' visual 2 (line 14)").
+bool usable_visual(Mechanism& mechanism, const std::string& owner, Visual& visual);
 
 // Every link is the child of exactly one joint and reaches the world through its ancestors (no
 // cycle among the tree joints). joint_lines[j] / link_lines[k] are the lines of joint j / link k

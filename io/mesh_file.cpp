@@ -18,6 +18,9 @@ namespace skograph {
 
 namespace {
 
+// Vertices in one mesh: three per triangle at most.
+constexpr std::size_t kMaxVertices = 3 * kMaxMeshTriangles;
+
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
@@ -188,23 +191,18 @@ class ColladaReader {
     root_ = document.RootElement();
     if (!root_ || std::strcmp(root_->Name(), "COLLADA") != 0)
       throw InputError(source_, root_ ? root_->GetLineNum() : 1, "not a COLLADA document");
-    to_z_up_.setIdentity();
+    in_metres_.setIdentity();
     if (const tinyxml2::XMLElement* asset = root_->FirstChildElement("asset")) {
       if (const tinyxml2::XMLElement* unit = asset->FirstChildElement("unit")) {
         if (const char* meter = unit->Attribute("meter")) {
           double value = 0.0;
           if (!number_of(meter, value) || !(value > 0.0))
             throw InputError(source_, unit->GetLineNum(), "<unit meter> is not a positive number");
-          to_z_up_ = Eigen::Scaling(value) * to_z_up_;
+          in_metres_ = Eigen::Scaling(value) * in_metres_;
         }
       }
-      if (const tinyxml2::XMLElement* up = asset->FirstChildElement("up_axis")) {
-        const std::string axis = up->GetText() ? std::string(up->GetText()) : "";
-        if (axis.find("Y_UP") != std::string::npos)
-          to_z_up_ = Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitX()) * to_z_up_;
-        else if (axis.find("X_UP") != std::string::npos)
-          to_z_up_ = Eigen::AngleAxisd(-M_PI / 2, Eigen::Vector3d::UnitY()) * to_z_up_;
-      }
+      // <up_axis> is not applied: URDF meshes are made to look right in RViz, which ignores it
+      // (and keeps <unit>).
     }
     index_ids(root_);
   }
@@ -214,10 +212,10 @@ class ColladaReader {
     if (scene) {
       for (const tinyxml2::XMLElement* node = scene->FirstChildElement("node"); node;
            node = node->NextSiblingElement("node"))
-        add_node(node, to_z_up_);
+        add_node(node, in_metres_);
     } else {  // no scene: every geometry where it is
       for (const auto& [id, element] : ids_)
-        if (std::strcmp(element->Name(), "geometry") == 0) add_geometry(element, to_z_up_);
+        if (std::strcmp(element->Name(), "geometry") == 0) add_geometry(element, in_metres_);
     }
     if (mesh_.triangles.empty()) throw InputError(source_, 0, "no triangles in the COLLADA file");
     return std::move(mesh_);
@@ -285,6 +283,9 @@ class ColladaReader {
                            " levels through <instance_node>");
     for (const tinyxml2::XMLElement* child = node->FirstChildElement(); child;
          child = child->NextSiblingElement()) {
+      if (++visited_ > 1'000'000)
+        throw InputError(source_, child->GetLineNum(),
+                         "more than 1000000 scene elements walked (through <instance_node>)");
       const std::string name = child->Name();
       if (name == "matrix") {
         const std::vector<double> m = numbers(child, 16);
@@ -329,7 +330,7 @@ class ColladaReader {
         if (const tinyxml2::XMLElement* accessor = common->FirstChildElement("accessor"))
           stride = accessor->IntAttribute("stride", 3);
       if (stride < 3 || stride > 16)
-        throw InputError(source_, source->GetLineNum(), "positions with a stride below 3");
+        throw InputError(source_, source->GetLineNum(), "positions with a stride outside 3 to 16");
       std::vector<Eigen::Vector3d> points;
       for (std::size_t i = 0; i + 2 < values.size(); i += static_cast<std::size_t>(stride))
         points.emplace_back(values[i], values[i + 1], values[i + 2]);
@@ -338,9 +339,17 @@ class ColladaReader {
     throw InputError(source_, vertices->GetLineNum(), "<vertices> without a POSITION input");
   }
 
-  void add_geometry(const tinyxml2::XMLElement* geometry, const Eigen::Affine3d& frame) {
+  // A geometry's points and triangles in its own frame, read once however often it is
+  // instantiated.
+  struct ParsedGeometry {
+    std::vector<Eigen::Vector3d> points;
+    std::vector<std::uint32_t> triangles;  // indices into points
+  };
+  const ParsedGeometry& parsed(const tinyxml2::XMLElement* geometry) {
+    if (const auto found = parsed_.find(geometry); found != parsed_.end()) return found->second;
+    ParsedGeometry& result = parsed_[geometry];
     const tinyxml2::XMLElement* mesh = geometry->FirstChildElement("mesh");
-    if (!mesh) return;  // splines, convex meshes: not drawn
+    if (!mesh) return result;  // splines, convex meshes: not drawn
     for (const tinyxml2::XMLElement* primitive = mesh->FirstChildElement(); primitive;
          primitive = primitive->NextSiblingElement()) {
       const std::string kind = primitive->Name();
@@ -403,26 +412,48 @@ class ColladaReader {
              p = p->NextSiblingElement("p"))
           polygons.push_back(indices(p));
       }
-      // Each primitive's vertices once, moved into the file's frame.
-      const auto first = static_cast<std::uint32_t>(mesh_.vertices.size() / 3);
+      // Each primitive's points once.
       std::size_t triangles = 0;
       for (const auto& polygon : polygons)
         triangles += polygon.size() >= 3 ? polygon.size() - 2 : 0;
-      require_room(mesh_, triangles, source_, primitive->GetLineNum());
-      for (const Eigen::Vector3d& point : points) add_vertex(mesh_, frame * point);
+      if (result.triangles.size() / 3 + triangles > kMaxMeshTriangles ||
+          result.points.size() + points.size() > kMaxVertices)
+        throw InputError(source_, primitive->GetLineNum(), too_many());
+      const auto first = static_cast<std::uint32_t>(result.points.size());
+      result.points.insert(result.points.end(), points.begin(), points.end());
       for (const auto& polygon : polygons)
         for (std::size_t k = 1; k + 1 < polygon.size(); ++k)
           for (const long long index : {polygon[0], polygon[k], polygon[k + 1]})
-            mesh_.triangles.push_back(first + static_cast<std::uint32_t>(index));
+            result.triangles.push_back(first + static_cast<std::uint32_t>(index));
     }
+    return result;
+  }
+
+  // An instance of the geometry, moved into the file's frame, within the mesh's bounds.
+  void add_geometry(const tinyxml2::XMLElement* geometry, const Eigen::Affine3d& frame) {
+    const ParsedGeometry& geometry_data = parsed(geometry);
+    const std::size_t first = mesh_.vertices.size() / 3;
+    if (mesh_.triangles.size() / 3 + geometry_data.triangles.size() / 3 > kMaxMeshTriangles ||
+        first + geometry_data.points.size() > kMaxVertices)
+      throw InputError(source_, geometry->GetLineNum(), too_many());
+    for (const Eigen::Vector3d& point : geometry_data.points) add_vertex(mesh_, frame * point);
+    for (const std::uint32_t index : geometry_data.triangles)
+      mesh_.triangles.push_back(static_cast<std::uint32_t>(first) + index);
+  }
+
+  static std::string too_many() {
+    return "more than " + std::to_string(kMaxMeshTriangles) + " triangles or " +
+           std::to_string(kMaxVertices) + " vertices in one mesh";
   }
 
   std::string source_;
   const tinyxml2::XMLElement* root_ = nullptr;
   std::map<std::string, const tinyxml2::XMLElement*> ids_;
-  Eigen::Affine3d to_z_up_;
+  Eigen::Affine3d in_metres_;
   TriangleMesh mesh_;
+  std::map<const tinyxml2::XMLElement*, ParsedGeometry> parsed_;
   int instanced_nodes_ = 0;
+  long long visited_ = 0;  // node children walked, instances included
 };
 
 TriangleMesh collada(std::string_view text, const std::string& source) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <regex>
@@ -115,6 +116,7 @@ ModelPointer compile(const std::string& path, std::vector<std::string>& warnings
 struct MeshCheck {
   std::vector<std::string> missing;        // the <mesh file> values, as written
   std::vector<std::string> missing_names;  // the names of those <mesh> assets
+  std::vector<std::string> missing_paths;  // those files relative to the model's folder
   std::string body_needing_mesh;
 };
 MeshCheck check_meshes(const std::string& path) {
@@ -144,6 +146,10 @@ MeshCheck check_meshes(const std::string& path) {
           std::filesystem::path(file).is_absolute() ? std::filesystem::path(file) : base / file;
       if (std::filesystem::exists(where, error)) continue;
       check.missing.emplace_back(file);
+      // As the view looks for it: relative to the model's folder, through meshdir.
+      check.missing_paths.push_back(std::filesystem::path(file).is_absolute()
+                                        ? std::string(file)
+                                        : (std::filesystem::path(meshdir) / file).string());
       const char* name = mesh->Attribute("name");
       missing_names.push_back(name ? name : std::filesystem::path(file).stem().string());
     }
@@ -415,19 +421,23 @@ class MjcfConverter {
       }
       visual.origin =
           body_in_link(b) * frame_at(model_->geom_pos + 3 * g, model_->geom_quat + 4 * g);
+      // The geom's rgba when it is not MuJoCo's default, else its material's (MuJoCo's rule).
       const int material = model_->geom_matid[g];
-      const float* rgba =
-          material >= 0 ? model_->mat_rgba + 4 * material : model_->geom_rgba + 4 * g;
+      const float* rgba = model_->geom_rgba + 4 * g;
+      const bool default_rgba =
+          rgba[0] == 0.5f && rgba[1] == 0.5f && rgba[2] == 0.5f && rgba[3] == 1.0f;
+      if (material >= 0 && default_rgba) rgba = model_->mat_rgba + 4 * material;
       visual.rgba = {rgba[0], rgba[1], rgba[2], rgba[3]};
       Link& link = mechanism_.links[static_cast<std::size_t>(link_of_body(b))];
-      io::check_visual({path_, 0},
-                       "link '" + link.name + "' visual " + std::to_string(link.visuals.size() + 1),
-                       visual);
-      link.visuals.push_back(std::move(visual));
+      const char* name = mj_id2name(model_, mjOBJ_GEOM, g);
+      const std::string owner =
+          "geom " + (name && name[0] ? "'" + std::string(name) + "'" : std::to_string(g + 1)) +
+          " of body '" + object_name(model_, mjOBJ_BODY, b, "") + "'";
+      if (io::usable_visual(mechanism_, owner, visual)) link.visuals.push_back(std::move(visual));
     }
   }
 
-  bool mesh_visual(int mesh, Visual& visual) const {
+  bool mesh_visual(int mesh, Visual& visual) {
     if (mesh < 0 || mesh >= model_->nmesh) return false;
     visual.shape = VisualShape::kMesh;
     const char* name = mj_id2name(model_, mjOBJ_MESH, mesh);
@@ -437,12 +447,17 @@ class MjcfConverter {
         visual.mesh_file = file;  // the placeholder is not the mesh: the view says it is missing
         return true;
       }
+    if (const auto found = meshes_.find(mesh); found != meshes_.end()) {
+      visual.triangles = found->second;  // one copy for every geom that shows the mesh
+      return true;
+    }
     auto triangles = std::make_shared<TriangleMesh>();
     const float* vertices = model_->mesh_vert + 3 * model_->mesh_vertadr[mesh];
     triangles->vertices.assign(vertices, vertices + 3 * model_->mesh_vertnum[mesh]);
     const int* faces = model_->mesh_face + 3 * model_->mesh_faceadr[mesh];
     for (int i = 0; i < 3 * model_->mesh_facenum[mesh]; ++i)
       triangles->triangles.push_back(static_cast<std::uint32_t>(faces[i]));
+    meshes_[mesh] = triangles;
     visual.triangles = std::move(triangles);
     return true;
   }
@@ -533,6 +548,7 @@ class MjcfConverter {
   std::vector<Eigen::Isometry3d> in_link_;
   std::vector<int> joint_index_;  // MuJoCo joint id -> skograph joint index
   std::vector<std::pair<std::string, std::string>> missing_meshes_;
+  std::map<int, std::shared_ptr<const TriangleMesh>> meshes_;  // MuJoCo mesh id -> triangles
 };
 
 }  // namespace
@@ -574,7 +590,7 @@ Mechanism read_mjcf_file(const std::string& path, const ReadOptions& options) {
       names += (names.empty() ? "" : ", ") + file;
     }
     for (std::size_t i = 0; i < meshes.missing.size(); ++i)
-      missing_meshes.emplace_back(meshes.missing_names[i], meshes.missing[i]);
+      missing_meshes.emplace_back(meshes.missing_names[i], meshes.missing_paths[i]);
     warnings.clear();
     model = compile(path, warnings, vfs.get());
     warnings.insert(warnings.begin(),

@@ -463,14 +463,16 @@ class SdfConverter {
         continue;
       }
       visual.origin = in_link_[k] * link_pose_[k].inverse() * resolve(sdf_visual.SemanticPose());
+      // sdformat gives a material without <diffuse> (a script, a PBR block) opaque black: taken
+      // as no colour, as the URDF reader does.
       if (const sdf::Material* material = sdf_visual.Material()) {
         const ignition::math::Color colour = material->Diffuse();
-        visual.rgba = {colour.R(), colour.G(), colour.B(), colour.A()};
+        if (!(colour.R() == 0.0f && colour.G() == 0.0f && colour.B() == 0.0f && colour.A() == 1.0f))
+          visual.rgba = {colour.R(), colour.G(), colour.B(), colour.A()};
       }
-      io::check_visual(
-          where, "link '" + source.Name() + "' visual " + std::to_string(link.visuals.size() + 1),
-          visual);
-      link.visuals.push_back(std::move(visual));
+      const std::string owner = "link '" + source.Name() + "' (line " + std::to_string(where.line) +
+                                ") visual '" + sdf_visual.Name() + "'";
+      if (io::usable_visual(mechanism_, owner, visual)) link.visuals.push_back(std::move(visual));
     }
   }
 

@@ -68,13 +68,13 @@ void require_finite_pose(const SourceLocation& where, const std::string& what,
 
 // A link's <visual> elements: boxes, cylinders, spheres and meshes (urdfdom knows no other
 // shape), each with its <origin> and its material's colour.
-std::vector<Visual> visuals_of(const urdf::Link& urdf_link, const SourceLocation& where) {
+std::vector<Visual> visuals_of(const urdf::Link& urdf_link, int line, Mechanism& mechanism) {
   std::vector<Visual> visuals;
+  int number = 0;
   for (const urdf::VisualSharedPtr& urdf_visual : urdf_link.visual_array) {
     if (!urdf_visual || !urdf_visual->geometry) continue;
-    const std::string owner =
-        "link '" + urdf_link.name + "' visual " + std::to_string(visuals.size() + 1);
-    require_finite_pose(where, owner, urdf_visual->origin);
+    const std::string owner = "link '" + urdf_link.name + "' (line " + std::to_string(line) +
+                              ") visual " + std::to_string(++number);
     Visual visual;
     visual.origin = frame_of(urdf_visual->origin);
     const urdf::Geometry& geometry = *urdf_visual->geometry;
@@ -108,8 +108,7 @@ std::vector<Visual> visuals_of(const urdf::Link& urdf_link, const SourceLocation
       if (!(c.r == 0.0f && c.g == 0.0f && c.b == 0.0f && c.a == 1.0f))
         visual.rgba = {c.r, c.g, c.b, c.a};
     }
-    io::check_visual(where, owner, visual);
-    visuals.push_back(std::move(visual));
+    if (io::usable_visual(mechanism, owner, visual)) visuals.push_back(std::move(visual));
   }
   return visuals;
 }
@@ -350,7 +349,7 @@ Mechanism parse_urdf(const std::string& text, const std::string& source,
         fail(where, "link '" + name + "' inertia has an entry that is not a finite number");
       audit.check(where, link);
     }
-    if (urdf_link) link.visuals = visuals_of(*urdf_link, {source, line});
+    if (urdf_link) link.visuals = visuals_of(*urdf_link, line, mechanism);
     mechanism.links.push_back(link);
   }
 

@@ -122,7 +122,23 @@ py::dict mechanism_dict(const Mechanism& mechanism) {
         coupling.further_joints, coupling.further_ratios, coupling.offset, coupling.source_line));
   for (const Frame& frame : mechanism.frames)
     frames.append(py::make_tuple(frame.name, frame.link, pose_list(frame.pose), frame.joint_alias));
+  // The links' visuals (pictures only), per link: a key older readers pass over.
+  py::list visuals;
+  for (const Link& link : mechanism.links) {
+    py::list of_link;
+    for (const Visual& visual : link.visuals) {
+      py::object triangles = py::none();
+      if (visual.triangles)
+        triangles = py::make_tuple(visual.triangles->vertices, visual.triangles->triangles);
+      of_link.append(py::make_tuple(static_cast<int>(visual.shape), doubles(visual.size.data(), 3),
+                                    visual.mesh_file, doubles(visual.scale.data(), 3),
+                                    pose_list(visual.origin), doubles(visual.rgba.data(), 4),
+                                    triangles));
+    }
+    visuals.append(of_link);
+  }
   out["links"] = links;
+  out["visuals"] = visuals;
   out["joints"] = joints;
   out["loops"] = loops;
   out["couplings"] = couplings;
@@ -151,6 +167,42 @@ Mechanism mechanism_of(const py::dict& in) {
     link.declared_frame = pose_of(t[4]);
     if (t.size() > 5) link.flexible = modal_body_of(t[5]);  // rigid before modal data travelled
     mechanism.links.push_back(link);
+  }
+  if (in.contains("visuals")) {
+    const py::list visuals = in["visuals"].cast<py::list>();
+    if (visuals.size() != mechanism.links.size())
+      throw std::invalid_argument("not a pickled skograph.Model: visuals for " +
+                                  std::to_string(visuals.size()) + " links where " +
+                                  std::to_string(mechanism.links.size()) + " belong");
+    for (std::size_t k = 0; k < mechanism.links.size(); ++k)
+      for (const py::handle item : visuals[k]) {
+        const py::tuple t = item.cast<py::tuple>();
+        Visual visual;
+        const int shape = t[0].cast<int>();
+        if (shape < 0 || shape > static_cast<int>(VisualShape::kMesh))
+          throw std::invalid_argument("not a pickled skograph.Model: a visual of shape " +
+                                      std::to_string(shape));
+        visual.shape = static_cast<VisualShape>(shape);
+        visual.size = vector_of(t[1]);
+        visual.mesh_file = t[2].cast<std::string>();
+        visual.scale = vector_of(t[3]);
+        visual.origin = pose_of(t[4]);
+        const std::vector<double> rgba = numbers_of(t[5], 4);
+        visual.rgba = Eigen::Vector4d(rgba[0], rgba[1], rgba[2], rgba[3]);
+        if (!t[6].is_none()) {
+          const py::tuple mesh = t[6].cast<py::tuple>();
+          auto triangles = std::make_shared<TriangleMesh>();
+          triangles->vertices = mesh[0].cast<std::vector<float>>();
+          triangles->triangles = mesh[1].cast<std::vector<std::uint32_t>>();
+          const std::size_t vertices = triangles->vertices.size() / 3;
+          for (const std::uint32_t index : triangles->triangles)
+            if (index >= vertices)
+              throw std::invalid_argument(
+                  "not a pickled skograph.Model: a mesh triangle names no vertex");
+          visual.triangles = std::move(triangles);
+        }
+        mechanism.links[k].visuals.push_back(std::move(visual));
+      }
   }
   for (const py::handle item : in["joints"]) {
     const py::tuple t = item.cast<py::tuple>();

@@ -192,8 +192,11 @@ void add_view(const ReportInput& input, const AnalysisOptions& options, Analysis
     pictures.emplace_back(
         "view.html",
         view_html(model, std::filesystem::path(input.source).filename().string(), frames));
-  } catch (const InputError&) {
-    throw;  // the state file: as every other part of the report reads it
+  } catch (const InputError& e) {
+    // The state file: as every other part of the report reads it. A mesh file the model names
+    // that cannot be read costs the view only.
+    if (e.source() == input.source || e.source() == options.state_file) throw;
+    made.notes.push_back(input.source + ": no view.html (" + e.what() + ")");
   } catch (const Error& e) {
     made.notes.push_back(input.source + ": no view.html (" + e.what() + ")");
   }

@@ -52,9 +52,10 @@ Eigen::Isometry3d visual_in_world(const json& scene, int link, const json& visua
          pose_of(visual["position"], visual["quaternion"]);
 }
 
-// An arm whose second link, on a hinge 1 m above the base, carries a 0.1 x 0.2 x 0.3 box
-// centred at (0.1, 0, 0.2) in its frame and turned a quarter about z, red: in the world at
-// q = 0 the box's centre is at (0.1, 0, 1.2), its axes turned a quarter about z.
+// An arm whose second link, on a hinge about its y axis 1 m above the base and turned 0.5 rad
+// about z, carries a 0.1 x 0.2 x 0.3 box centred at (0.1, 0, 0.2) in its frame and turned a
+// quarter about z, red: at hinge = 0.7 the box's frame in the world is
+// T(0, 0, 1) Rz(0.5) Ry(0.7) T(0.1, 0, 0.2) Rz(pi / 2).
 const char* kBoxUrdf = R"(<?xml version="1.0"?>
 <robot name="box_arm">
   <material name="red"><color rgba="1 0 0 1"/></material>
@@ -63,13 +64,13 @@ const char* kBoxUrdf = R"(<?xml version="1.0"?>
     <inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
     <visual><origin xyz="0.1 0 0.2" rpy="0 0 1.5707963267948966"/><geometry><box size="0.1 0.2 0.3"/></geometry><material name="red"/></visual>
   </link>
-  <joint name="hinge" type="continuous"><parent link="base"/><child link="arm"/><origin xyz="0 0 1"/><axis xyz="0 1 0"/></joint>
+  <joint name="hinge" type="continuous"><parent link="base"/><child link="arm"/><origin xyz="0 0 1" rpy="0 0 0.5"/><axis xyz="0 1 0"/></joint>
 </robot>
 )";
 const char* kBoxMjcf = R"(<mujoco model="box_arm">
   <worldbody>
     <body name="base"><inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>
-      <body name="arm" pos="0 0 1">
+      <body name="arm" pos="0 0 1" euler="0 0 28.64788975654116">
         <joint name="hinge" type="hinge" axis="0 1 0"/>
         <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>
         <geom type="box" size="0.05 0.1 0.15" pos="0.1 0 0.2" euler="0 0 90" rgba="1 0 0 1"/>
@@ -83,7 +84,7 @@ const char* kBoxSdf = R"(<?xml version="1.0"?>
   <model name="box_arm">
     <link name="base"><inertial><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial></link>
     <link name="arm">
-      <pose>0 0 1 0 0 0</pose>
+      <pose>0 0 1 0 0 0.5</pose>
       <inertial><mass>1</mass><inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial>
       <visual name="box"><pose>0.1 0 0.2 0 0 1.5707963267948966</pose>
         <geometry><box><size>0.1 0.2 0.3</size></box></geometry>
@@ -96,14 +97,16 @@ const char* kBoxSdf = R"(<?xml version="1.0"?>
 )";
 
 TEST(ViewGeometry, TheSameBoxInUrdfMjcfAndSdfLandsWhereItsNumbersPutIt) {
-  const Eigen::Vector3d centre(0.1, 0.0, 1.2);
-  const Eigen::Matrix3d turn =
-      Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  const Eigen::Isometry3d expected =
+      Eigen::Translation3d(0, 0, 1) * Eigen::AngleAxisd(0.5, Eigen::Vector3d::UnitZ()) *
+      Eigen::AngleAxisd(0.7, Eigen::Vector3d::UnitY()) * Eigen::Translation3d(0.1, 0, 0.2) *
+      Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ());
+  const std::string state = io_test::write_file("box_arm_state.json", R"({"q": {"hinge": 0.7}})");
   for (const auto& [name, text] :
        {std::pair{"box_arm.urdf", kBoxUrdf}, std::pair{"box_arm.xml", kBoxMjcf},
         std::pair{"box_arm.sdf", kBoxSdf}}) {
     SCOPED_TRACE(name);
-    const json scene = geometry_scene(io_test::write_file(name, text));
+    const json scene = geometry_scene(io_test::write_file(name, text), " --state " + state);
     const int arm = link_named(scene, "arm");
     const json& visuals = scene["links"][static_cast<std::size_t>(arm)]["visuals"];
     ASSERT_EQ(visuals.size(), 1u);
@@ -112,10 +115,61 @@ TEST(ViewGeometry, TheSameBoxInUrdfMjcfAndSdfLandsWhereItsNumbersPutIt) {
     EXPECT_LT((vector3(box["size"]) - Eigen::Vector3d(0.1, 0.2, 0.3)).norm(), 1e-6);
     EXPECT_EQ(box["colour"], "#ff0000");
     const Eigen::Isometry3d frame = visual_in_world(scene, arm, box);
-    EXPECT_LT((frame.translation() - centre).norm(), 1e-5);
-    EXPECT_LT((frame.linear() - turn).norm(), 1e-5);
+    EXPECT_LT((frame.translation() - expected.translation()).norm(), 1e-5);
+    EXPECT_LT((frame.linear() - expected.linear()).norm(), 1e-5);
     EXPECT_TRUE(scene["links"][static_cast<std::size_t>(arm)]["missing"].empty());
   }
+}
+
+TEST(ViewGeometry, ABadVisualIsLeftOutWithAWarningAndTheModelStillLoads) {
+  // A negative box size: the box is not drawn (one warning), the cylinder beside it is; dynamics
+  // runs as without visuals.
+  std::string text = kBoxUrdf;
+  text = io_test::replaced(text, R"(<box size="0.1 0.2 0.3"/>)", R"(<box size="0.1 -0.2 0.3"/>)");
+  text = io_test::replaced(
+      text, "</link>\n  <joint",
+      R"(<visual><geometry><cylinder radius="0.1" length="0.2"/></geometry></visual></link>
+  <joint)");
+  const std::string model = io_test::write_file("bad_visual.urdf", text);
+  const fs::path page = io_test::scratch_dir() / "bad_visual.html";
+  const cli_test::CliRun run = run_cli("view " + model + " --out " + page.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("link 'arm' (line 5) visual 1 is not drawn: its box has a negative size"),
+            std::string::npos)
+      << run.err;
+  const json scene = scene_of(page_text(page));
+  const json& visuals =
+      scene["links"][static_cast<std::size_t>(link_named(scene, "arm"))]["visuals"];
+  ASSERT_EQ(visuals.size(), 1u);
+  EXPECT_EQ(visuals[0]["shape"], "cylinder");
+  EXPECT_EQ(run_cli("dynamics " + model + " --json").status, 0);
+}
+
+TEST(ViewGeometry, AMujocoGeomsOwnColourOutranksItsMaterial) {
+  // MuJoCo: a geom's rgba other than the default (0.5 0.5 0.5 1) takes precedence over its
+  // material; with the default the material's colour shows; colours past 1 are clamped.
+  const std::string model = io_test::write_file("coloured.xml", R"(<mujoco model="coloured">
+  <asset><material name="blue" rgba="0 0 1 1"/></asset>
+  <worldbody>
+    <body name="carrier">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>
+      <geom type="sphere" size="0.1" material="blue" rgba="0 1 0 1"/>
+      <geom type="sphere" size="0.1" pos="0.3 0 0" material="blue"/>
+      <geom type="sphere" size="0.1" pos="0.6 0 0"/>
+      <geom type="sphere" size="0.1" pos="0.9 0 0" rgba="1.5 0.2 0 1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)");
+  const json scene = geometry_scene(model);
+  const json& visuals =
+      scene["links"][static_cast<std::size_t>(link_named(scene, "carrier"))]["visuals"];
+  ASSERT_EQ(visuals.size(), 4u);
+  EXPECT_EQ(visuals[3]["colour"], "#ff3300");
+  EXPECT_EQ(visuals[0]["colour"], "#00ff00");
+  EXPECT_EQ(visuals[1]["colour"], "#0000ff");
+  EXPECT_EQ(visuals[2]["colour"], "#808080");
 }
 
 // A tetrahedron as an OBJ file.

@@ -129,13 +129,12 @@ TEST(MeshFile, ColladaMovesItsTrianglesThroughNodesUnitAndUpAxis) {
   // Z up, metres, no transform: the vertices as written.
   expect_tetrahedron(read_mesh_file(write_file("plain.dae", collada_text("", "", kTetraTriangles))),
                      Eigen::Affine3d::Identity());
-  // Millimetres, Y up, a node translated then turned 90 degrees about z, then scaled.
+  // Millimetres, a node translated then turned 90 degrees about z, then scaled; Y_UP is not
+  // applied (as RViz, for which URDF meshes are made, does not).
   const std::string asset = R"(<unit meter="0.001" name="millimetre"/><up_axis>Y_UP</up_axis>)";
   const std::string transform =
       R"(<translate>10 20 30</translate><rotate>0 0 1 90</rotate><scale>1 2 1</scale>)";
-  // Y up becomes z up by a quarter turn about x (y -> z, z -> -y).
-  const Eigen::Affine3d expected = Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitX()) *
-                                   Eigen::Scaling(0.001) * Eigen::Translation3d(10, 20, 30) *
+  const Eigen::Affine3d expected = Eigen::Scaling(0.001) * Eigen::Translation3d(10, 20, 30) *
                                    Eigen::AngleAxisd(M_PI / 2, Eigen::Vector3d::UnitZ()) *
                                    Eigen::Scaling(1.0, 2.0, 1.0);
   expect_tetrahedron(
@@ -148,6 +147,20 @@ TEST(MeshFile, ColladaMovesItsTrianglesThroughNodesUnitAndUpAxis) {
 <vcount>3 3 3 3</vcount><p>0 2 1 0 1 3 0 3 2 1 2 3</p></polylist>)";
   expect_tetrahedron(read_mesh_file(write_file("matrix.dae", collada_text("", matrix, polylist))),
                      Eigen::Affine3d(Eigen::Translation3d(5, 0, 0)));
+}
+
+TEST(MeshFile, AGeometryInstancedTwiceIsPlacedTwice) {
+  const std::string twice = replaced(
+      collada_text("", "", kTetraTriangles),
+      R"(<node id="inner"><instance_geometry url="#tetra-mesh"/></node>)",
+      R"(<node id="inner"><instance_geometry url="#tetra-mesh"/></node><node id="again"><translate>0 0 7</translate><instance_geometry url="#tetra-mesh"/></node>)");
+  const TriangleMesh mesh = read_mesh_file(write_file("twice.dae", twice));
+  ASSERT_EQ(mesh.triangles.size(), 24u);
+  TriangleMesh first = mesh, second = mesh;
+  first.triangles.resize(12);
+  second.triangles.erase(second.triangles.begin(), second.triangles.begin() + 12);
+  expect_tetrahedron(first, Eigen::Affine3d::Identity());
+  expect_tetrahedron(second, Eigen::Affine3d(Eigen::Translation3d(0, 0, 7)));
 }
 
 TEST(MeshFile, MalformedFilesAreOneInputErrorNamingFileAndLine) {

@@ -76,6 +76,18 @@ class View(unittest.TestCase):
         with self.assertRaises(skograph.Error):
             skograph.view(model, mine, package_path=3)
 
+    def test_a_pickled_model_draws_the_same_page(self):
+        # The visuals travel with the model (shapes, colours, meshes MuJoCo loaded).
+        import pickle
+        os.makedirs(WORK, exist_ok=True)
+        for name in ("double_pendulum.urdf", "delta_robot.xml"):
+            model = skograph.load_model(os.path.join(MODELS, name))
+            first, second = os.path.join(WORK, "first.html"), os.path.join(WORK, "second.html")
+            skograph.view(model, first)
+            skograph.view(pickle.loads(pickle.dumps(model)), second)
+            self.assertEqual(read(first), read(second), name)
+            self.assertIn(b'"visuals":[{', read(first), name)
+
     def test_show_holds_the_page_in_an_iframe(self):
         model = skograph.load_model(os.path.join(MODELS, "fourbar.yaml"))
         shown = model.show()

@@ -6,7 +6,8 @@
 //            forms); a polygon is split into a fan of triangles; other statements are skipped
 //   COLLADA  every <triangles>, <polylist> and <polygons> of the <geometry> elements the
 //            visual scene instantiates, through its nodes' <matrix>, <translate>, <rotate> and
-//            <scale>, in metres (<unit meter>), Y_UP and X_UP turned to Z up
+//            <scale>, in metres (<unit meter>); <up_axis> is not applied (RViz, for which
+//            URDF meshes are made, ignores it)
 // Errors throw skograph::InputError(file, line, problem) (line 0 for binary files).
 #pragma once
 
@@ -18,7 +19,8 @@
 
 namespace skograph {
 
-// At most this many triangles in one mesh file (a robot's link has thousands).
+// At most this many triangles (and three times as many vertices) in one mesh file (a robot's
+// link has thousands).
 inline constexpr std::size_t kMaxMeshTriangles = 1'000'000;
 
 TriangleMesh parse_mesh(std::string_view bytes, const std::string& source);

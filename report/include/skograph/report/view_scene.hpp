@@ -7,7 +7,8 @@
 //     "position", "quaternion", "colour" (#rrggbb or null), "opacity", "mesh" (an index into
 //     "meshes")}] (in its frame; rigid/visual.hpp gives the sizes), "missing" (the mesh files
 //     not found)}];
-//   "meshes" [{"file", "vertices" (x, y, z flat), "triangles" (indices flat)}];
+//   "meshes" [{"file" (as the model names it; a MuJoCo mesh's asset name), "vertices" (x, y, z
+//     flat), "triangles" (indices flat)}];
 //   "poses" (per frame, per link: [x, y, z, qx, qy, qz, qw] of the link frame in the world);
 //   "joints" [{"name", "type", "parent" (link index, -1 the world), "child", "origin" and
 //     "origin_quaternion" (the joint frame in the parent's frame), "axis" (in the child's frame,
