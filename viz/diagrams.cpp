@@ -294,7 +294,8 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
       for (int v : analysis.aggregates[a].nodes)
         cluster_of[static_cast<std::size_t>(v)] = static_cast<int>(a);
   // Some labelled edges are drawn through a plain-text node carrying the label, which the layout
-  // keeps clear of other labels and edges like any node:
+  // keeps clear of other labels and edges like any node (with a margin around its text: without
+  // one the router's splines graze the text of the densest robots' label nodes):
   // - an edge with an end in an aggregate, its label node in that aggregate's cluster when both
   //   ends are, else outside any: Graphviz 2.43 sizes a cluster by its nodes, and an edge's own
   //   label may stick out across the cluster's dashed outline;
@@ -333,10 +334,11 @@ std::string digraph_diagram(const Digraph& graph, const DigraphAnalysis& analysi
     std::string statements;
     for (std::size_t e = 0; e < graph.edges().size(); ++e)
       if (!label_node[e].empty() && label_cluster(e) == cluster)
-        statements += indent + quoted(label_node[e]) +
-                      " [shape=plaintext, style=\"\", margin=0, width=0, height=0, fontsize=9, "
-                      "fontcolor=\"" +
-                      label_colour(e) + "\", label=" + html_label(notes->label[e]) + "];\n";
+        statements +=
+            indent + quoted(label_node[e]) +
+            " [shape=plaintext, style=\"\", margin=\"0.05,0.03\", width=0, height=0, fontsize=9, "
+            "fontcolor=\"" +
+            label_colour(e) + "\", label=" + html_label(notes->label[e]) + "];\n";
     return statements;
   };
 

@@ -89,14 +89,17 @@ TEST(Diagrams, CutEdgesTowardsDeeperNodesShapeTheLayout) {
            "  \"w\" -> \"label of edge 3\" [style=dashed, arrowhead=none];\n"})
     EXPECT_NE(drawn.find(expected), std::string::npos) << expected << drawn;
   // Label nodes of edges inside the aggregate in its cluster; w -> c's outside; markup escaped.
-  EXPECT_NE(cluster.find("    \"label of edge 5\" [shape=plaintext, style=\"\", margin=0, width=0, "
-                         "height=0, fontsize=9, fontcolor=\"#d62728\", label=" +
-                         table + "<TR><TD>u&lt;p&gt;&amp;</TD></TR></TABLE>>];\n"),
-            std::string::npos)
+  EXPECT_NE(
+      cluster.find(
+          "    \"label of edge 5\" [shape=plaintext, style=\"\", margin=\"0.05,0.03\", width=0, "
+          "height=0, fontsize=9, fontcolor=\"#d62728\", label=" +
+          table + "<TR><TD>u&lt;p&gt;&amp;</TD></TR></TABLE>>];\n"),
+      std::string::npos)
       << drawn;
-  EXPECT_NE(cluster.find("\"label of edge 2\" [shape=plaintext, style=\"\", margin=0, width=0, "
-                         "height=0, fontsize=9, fontcolor=\"#08519c\", label=" +
-                         table + "<TR><TD>j2</TD></TR><TR><TD>(revolute)</TD></TR></TABLE>>];\n"),
+  EXPECT_NE(cluster.find(
+                "\"label of edge 2\" [shape=plaintext, style=\"\", margin=\"0.05,0.03\", width=0, "
+                "height=0, fontsize=9, fontcolor=\"#08519c\", label=" +
+                table + "<TR><TD>j2</TD></TR><TR><TD>(revolute)</TD></TR></TABLE>>];\n"),
             std::string::npos)
       << drawn;
   EXPECT_EQ(cluster.find("\"label of edge 3\""), std::string::npos) << drawn;

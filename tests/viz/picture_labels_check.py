@@ -31,16 +31,6 @@ REFERENCE_SIZE = 100  # the font is measured at 100 px and scaled
 WIDTH_MARGIN = 1.03
 ASCENT, DESCENT = 0.76, 0.24  # DejaVu Sans' cap height and descender, in em
 TICK_CLEARANCE = 3.0  # px between a spy plot's label and any tick mark
-# Where Graphviz 2.43's edge router still grazes a label: the densest digraphs of the published
-# robots (kangaroo_like's 100 and more edges in many crossing loops, talos' 50 links). The most such problems each
-# picture may have; any other problem anywhere fails.
-KNOWN_CROSSINGS = {
-    "battobot_6d_digraph.svg": 1,
-    "digit_like_2legs_6D_digraph.svg": 1,
-    "kangaroo_like_digraph.svg": 2,
-    "kangaroo_like_2legs_digraph.svg": 3,
-    "true_talos_2_legs_digraph.svg": 1,
-}
 # Why a model may have no picture of a kind (any other refusal fails the check).
 PICTURES_A_MODEL_HAS_NOT = ("--matrix M_R needs a MODEL with loops or couplings",
                             "the embedded model of a closed chain with flexible links is not built")
@@ -232,11 +222,6 @@ def main():
             check = spy_plot_problems if "sparsity" in job else graphviz_problems
             problems = check(out)
             picture = os.path.basename(out)
-            allowed = KNOWN_CROSSINGS.get(picture, 0)
-            crossings = sum(1 for p in problems if p.startswith("edge "))
-            if allowed and crossings == len(problems) and crossings <= allowed:
-                print(f"  {picture}: {crossings} known crossing(s) of Graphviz's router")
-                continue
             failures += [f"{picture}: {problem}" for problem in problems]
     print(f"{pictures} pictures read, {len(failures)} problems")
     for failure in failures[:60]:
