@@ -168,6 +168,7 @@ constexpr const char* kJointColour = "#969696";
 constexpr const char* kIndependentColour = "#08519c";
 constexpr const char* kComColour = "#ffb000";
 constexpr const char* kForceColour = "#e7298a";
+constexpr const char* kAggregateColour = "#d94801";  // the diagrams' aggregate outlines
 constexpr const char* kLoopColours[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                         "#17becf", "#e377c2", "#8c564b", "#bcbd22"};
 
@@ -355,18 +356,37 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames,
              {"parent_origin", point_json(loop.parent_origin.translation())},
              {"child_origin", point_json(loop.child_origin.translation())}});
   json["loops"] = std::move(loops);
+  // The aggregates of constraint embedding (closed chains assembled): the source links of each,
+  // the bodies of its joints and the links fused into them.
+  Json aggregates = Json::array();
+  if (const ClosedChainModel* closed = model.closed_chain(); closed && opened.empty()) {
+    const Mechanism& built = closed->mechanism();
+    for (int a = 0; a < closed->aggregate_count(); ++a) {
+      std::set<int> bodies;
+      for (const int node : closed->aggregate_nodes(a))
+        bodies.insert(built.joints[static_cast<std::size_t>(node)].child);
+      Json members = Json::array();
+      for (std::size_t l = 0; l < mechanism.links.size(); ++l) {
+        const std::string& name = mechanism.links[l].name;
+        int link = built.find_link(name);
+        if (link < 0)
+          for (const Frame& frame : built.frames)
+            if (frame.name == name && !frame.joint_alias) link = frame.link;
+        if (link >= 0 && bodies.count(link) > 0) members.push_back(l);
+      }
+      aggregates.push_back(Json{{"links", std::move(members)}});
+    }
+  }
+  const std::size_t aggregate_count = aggregates.size();
+  json["aggregates"] = std::move(aggregates);
   json["loop_forces"] = std::move(loop_forces);
   json["com"] = std::move(com);
   Json loop_colours = Json::array();
   for (const char* colour : kLoopColours) loop_colours.push_back(colour);
-  json["colours"] = Json{{"body", kBodyColour},
-                         {"visual", kVisualColour},
-                         {"rod", kRodColour},
-                         {"joint", kJointColour},
-                         {"independent", kIndependentColour},
-                         {"com", kComColour},
-                         {"force", kForceColour},
-                         {"loops", loop_colours}};
+  json["colours"] =
+      Json{{"body", kBodyColour},   {"visual", kVisualColour},           {"rod", kRodColour},
+           {"joint", kJointColour}, {"independent", kIndependentColour}, {"com", kComColour},
+           {"force", kForceColour}, {"aggregate", kAggregateColour},     {"loops", loop_colours}};
   json["scale"] = rounded(scale);
 
   ViewScene scene;
@@ -384,6 +404,13 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames,
   scene.legend.push_back({kJointColour, "joints (rods from the parent's frame)"});
   if (!independent.empty())
     scene.legend.push_back({kIndependentColour, "joints of the independent coordinates"});
+  if (aggregate_count > 0)
+    scene.legend.push_back({kAggregateColour, aggregate_count == 1
+                                                  ? "the aggregate of constraint embedding (a box "
+                                                    "around its links)"
+                                                  : "the " + std::to_string(aggregate_count) +
+                                                        " aggregates of constraint embedding "
+                                                        "(a box around each one's links)"});
   for (std::size_t k = 0; k < mechanism.loops.size(); ++k)
     scene.legend.push_back({kLoopColours[k % std::size(kLoopColours)],
                             "loop " + mechanism.loops[k].name + " (cut joint): its two frames"});

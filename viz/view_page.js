@@ -190,6 +190,12 @@
     world.add(arrow);
     return arrow;
   });
+  // Aggregates (closed chains): a box around each one's link frames and joints.
+  const aggregateBoxes = scene.aggregates.map(() => {
+    const helper = new THREE.Box3Helper(new THREE.Box3(), colours.aggregate);
+    world.add(helper);
+    return helper;
+  });
   const com = named(new THREE.Mesh(sphere, material(colours.com, 1)), "centre of mass");
   com.scale.setScalar(1.8 * ball);
 
@@ -233,6 +239,11 @@
       placeRod(loops[k].gap, a, b, 0.5 * ball);
     });
     com.position.set(...centre);
+    scene.aggregates.forEach((aggregate, a) => {
+      const box = aggregateBoxes[a].box.makeEmpty();
+      for (const l of aggregate.links) box.expandByPoint(linkPose(poses, l).position);
+      box.expandByScalar(4 * ball);
+    });
     scene.loops.forEach((loop, k) => {
       const force = forcesNow && forcesNow[k];
       const length = force ? new THREE.Vector3(...force).length() : 0;

@@ -99,6 +99,11 @@ def main():
         reds = sum(1 for p in shot.getdata() if p[0] > 150 and p[1] < 90 and p[2] < 90)
         if reds < 20:
             failures.append(f"stewart_platform: the first loop's colour is missing ({reds} pixels)")
+        # The aggregate's box in the diagrams' aggregate colour (#d94801).
+        oranges = sum(1 for p in shot.getdata()
+                      if abs(p[0] - 0xd9) < 30 and abs(p[1] - 0x48) < 30 and p[2] < 40)
+        if oranges < 50:
+            failures.append(f"stewart_platform: the aggregate's box is missing ({oranges} pixels)")
 
         # A trajectory: the slider moves the crank's joint ball.
         page = os.path.join(work, "fourbar.html")

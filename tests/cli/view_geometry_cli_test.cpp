@@ -9,6 +9,7 @@
 #include <Eigen/Geometry>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -477,6 +478,34 @@ TEST(ViewMotion, ATrajectorysLoopForcesAreArrowsInTheWorldsAxes) {
   EXPECT_GT(row, 3u);
   // Without force columns there are no arrows.
   EXPECT_EQ(geometry_scene(model)["loop_forces"], json::parse("[[null]]"));
+}
+
+TEST(ViewMotion, EachAggregateOfAClosedChainIsMarkedWithTheGraphsLinks) {
+  // The view's aggregates (from the closed-chain model) hold the links the graph report's
+  // aggregation of the digraph gives each aggregate.
+  for (const char* name :
+       {"fourbar.yaml", "stewart_platform.yaml", "delta_robot.yaml", "geared_links.yaml"}) {
+    SCOPED_TRACE(name);
+    const std::string model = SKOGRAPH_SOURCE_DIR "/examples/models/" + std::string(name);
+    const json scene = geometry_scene(model);
+    const cli_test::CliRun graph = run_cli("graph " + model + " --json");
+    ASSERT_EQ(graph.status, 0) << graph.err;
+    std::set<std::set<std::string>> expected, drawn;
+    const json report = json::parse(graph.out);
+    for (const json& aggregate : report["aggregates"])
+      expected.insert(aggregate["nodes"].get<std::set<std::string>>());
+    for (const json& aggregate : scene["aggregates"]) {
+      std::set<std::string> links;
+      for (const json& link : aggregate["links"])
+        links.insert(scene["links"][link.get<std::size_t>()]["name"].get<std::string>());
+      drawn.insert(links);
+    }
+    EXPECT_FALSE(expected.empty());
+    EXPECT_EQ(drawn, expected);
+  }
+  // A tree has none.
+  EXPECT_TRUE(
+      geometry_scene(SKOGRAPH_SOURCE_DIR "/examples/models/arm7.urdf")["aggregates"].empty());
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 //   "sliders" (true for a tree the page moves joint by joint); "dof_names"; "q" (per frame, the
 //     state's q, when "sliders");
 //   "loops" [{"name", "type", "parent", "child", "parent_origin", "child_origin"}];
+//   "aggregates" [{"links"}] (constraint embedding's aggregates of a closed chain: the links of
+//     each);
 //   "loop_forces" (per frame, per loop: the force the loop joint exerts on its child link, in
 //     the world's axes, newtons; null for a loop the frames have no force columns of);
 //   "com" (per frame); "colours"; "scale".
