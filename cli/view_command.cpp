@@ -6,7 +6,6 @@
 #include "dynamics_report.hpp"
 #include "skograph/cli/exit_status.hpp"
 #include "skograph/graph/output_file.hpp"
-#include "skograph/io/trajectory_file.hpp"
 #include "skograph/model/state.hpp"
 #include "skograph/report/view_scene.hpp"
 #include "usage.hpp"
@@ -65,14 +64,7 @@ int view_command(const std::vector<std::string>& args, std::ostream& out, std::o
   keep_warnings(model);
   report::ViewFrames frames;
   if (!request.trajectory_file.empty()) {
-    const skograph::Trajectory trajectory =
-        read_trajectory_file(request.trajectory_file, model.dof_names());
-    frames.times = trajectory.time;
-    frames.q = trajectory.q;
-    frames.extra_names = trajectory.extra;
-    frames.extra_values = trajectory.extra_values;
-    frames.source = request.trajectory_file;
-    frames.first_line = 2;  // the header is line 1
+    frames = report::trajectory_frames(model, request.trajectory_file);
   } else {
     const ModelState state = load_state(request.state_file, model);
     frames.times = {0.0};

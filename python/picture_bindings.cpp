@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -134,7 +135,8 @@ std::vector<std::string> package_paths_of(const py::object& value) {
 // `skograph view`: the page of the model at q (one state, or the zero state when None) or along
 // the trajectory file; written to `path` (temp file + rename), or returned when path is None.
 py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::object& q,
-                     const OptionalPathArgument& trajectory, const py::object& package_path) {
+                     const OptionalPathArgument& trajectory, const py::object& package_path,
+                     const py::object& sweep) {
   const std::vector<std::string> package_paths = package_paths_of(package_path);
   const std::string out = optional_path(path.value, "path");
   const std::string trajectory_file = optional_path(trajectory.value, "trajectory");
@@ -142,25 +144,25 @@ py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::
     throw UsageError(
         "q and trajectory do not go together: the page shows one state or the "
         "trajectory's");
+  if (!sweep.is_none() && !trajectory_file.empty())
+    throw UsageError("sweep and trajectory do not go together");
+  if (!sweep.is_none() && !py::isinstance<py::str>(sweep))
+    throw UsageError("sweep takes a str 'DOF=LO:HI:N' (e.g. 'crank_joint=0:6.28:60')");
+  const std::optional<report::ViewSweep> swept =
+      sweep.is_none() ? std::nullopt
+                      : std::optional(report::parse_view_sweep(sweep.cast<std::string>(), "sweep"));
   report::ViewFrames frames;
   if (trajectory_file.empty()) {
     frames.times = {0.0};
     frames.q = (q.is_none() ? read_model_state("", self.model).q : state_vector(q, "q", self.model))
                    .transpose();
-    frames.open_when_unclosed = true;
+    frames.open_when_unclosed = !swept;
   }
   std::string page;
   {
     const py::gil_scoped_release release;
-    if (!trajectory_file.empty()) {
-      const Trajectory read = read_trajectory_file(trajectory_file, self.model.dof_names());
-      frames.times = read.time;
-      frames.q = read.q;
-      frames.extra_names = read.extra;
-      frames.extra_values = read.extra_values;
-      frames.source = trajectory_file;
-      frames.first_line = 2;
-    }
+    if (!trajectory_file.empty()) frames = report::trajectory_frames(self.model, trajectory_file);
+    if (swept) frames = report::sweep_frames(self.model, frames.q.row(0).transpose(), *swept);
     page =
         report::view_html(self.model, std::filesystem::path(self.model.file()).filename().string(),
                           frames, package_paths);
@@ -173,9 +175,9 @@ py::object view_call(PyModel& self, const OptionalPathArgument& path, const py::
 // Model.show: the page in an iframe (its scripts stay in it) as IPython.display.HTML, or without
 // IPython as skograph._ViewHTML (the same data and _repr_html_).
 py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgument& trajectory,
-                     const py::object& package_path) {
+                     const py::object& package_path, const py::object& sweep) {
   const std::string page =
-      view_call(self, OptionalPathArgument{py::none()}, q, trajectory, package_path)
+      view_call(self, OptionalPathArgument{py::none()}, q, trajectory, package_path, sweep)
           .cast<std::string>();
   std::string data = "<iframe srcdoc=\"" + html_escaped(page);
   data += "\" style=\"width: 100%; height: 560px; border: 0\"></iframe>";
@@ -193,11 +195,12 @@ py::object show_call(PyModel& self, const py::object& q, const OptionalPathArgum
 void bind_view(ModelClass& model_class) {
 #if SKOGRAPH_HAVE_VIZ
   model_class.def("_view", &view_call, py::arg("path"), py::arg("q"), py::arg("trajectory"),
-                  py::arg("package_path"));
+                  py::arg("package_path"), py::arg("sweep"));
   model_class.def("show", &show_call, py::arg("q") = py::none(), py::arg("trajectory") = py::none(),
-                  py::arg("package_path") = py::none(),
-                  "The 3D view of the model at q (shape (dofs,); None: the zero state) or along "
-                  "a trajectory file (as skograph simulate --out writes it), mesh files of "
+                  py::arg("package_path") = py::none(), py::arg("sweep") = py::none(),
+                  "The 3D view of the model at q (shape (dofs,); None: the zero state), along "
+                  "a trajectory file (as skograph simulate --out writes it) or along a sweep "
+                  "'DOF=LO:HI:N' from q (as --sweep), mesh files of "
                   "package:// names looked for in package_path (a folder or a list), for Jupyter: "
                   "IPython.display.HTML holding skograph.view's page in an iframe (without "
                   "IPython, an object with the same .data and _repr_html_). Raises "
@@ -205,20 +208,21 @@ void bind_view(ModelClass& model_class) {
 #else
   auto without_viz = [](const char* call) {
     return [call](PyModel&, const py::object&, const py::object&, const py::object&,
-                  const py::object&) -> py::object {
+                  const py::object&, const py::object&) -> py::object {
       throw UsageError(std::string("this skograph was built without its viz layer, so it has no ") +
                        call);
     };
   };
   model_class.def("_view", without_viz("view"), py::arg("path"), py::arg("q"),
-                  py::arg("trajectory"), py::arg("package_path"));
+                  py::arg("trajectory"), py::arg("package_path"), py::arg("sweep"));
   model_class.def(
       "show",
-      [](PyModel&, const py::object&, const py::object&, const py::object&) -> py::object {
+      [](PyModel&, const py::object&, const py::object&, const py::object&,
+         const py::object&) -> py::object {
         throw UsageError("this skograph was built without its viz layer, so it has no show");
       },
       py::arg("q") = py::none(), py::arg("trajectory") = py::none(),
-      py::arg("package_path") = py::none());
+      py::arg("package_path") = py::none(), py::arg("sweep") = py::none());
 #endif
 }
 

@@ -13,6 +13,7 @@
 
 #include "skograph/graph/text_input.hpp"
 #include "skograph/io/mesh_file.hpp"
+#include "skograph/io/trajectory_file.hpp"
 #include "skograph/model/kinematics.hpp"
 #include "skograph/model/state.hpp"
 
@@ -450,6 +451,18 @@ ViewScene view_scene(const Model& model, const ViewFrames& frames,
                           ".");
   }
   return scene;
+}
+
+ViewFrames trajectory_frames(const Model& model, const std::string& path) {
+  const Trajectory trajectory = read_trajectory_file(path, model.dof_names());
+  ViewFrames frames;
+  frames.times = trajectory.time;
+  frames.q = trajectory.q;
+  frames.extra_names = trajectory.extra;
+  frames.extra_values = trajectory.extra_values;
+  frames.source = path;
+  frames.first_line = 2;  // the header is line 1
+  return frames;
 }
 
 ViewSweep parse_view_sweep(const std::string& text, const std::string& option) {

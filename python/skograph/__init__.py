@@ -65,17 +65,18 @@ def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=Fal
                              independent, loops))
 
 
-def view(model, path, q=None, trajectory=None, package_path=None):
+def view(model, path, q=None, trajectory=None, package_path=None, sweep=None):
     """Writes the 3D view of `model` to the HTML file `path`, as `skograph view` does: one page
     that opens offline (three.js inlined), the mechanism at q (shape (dofs,); None: the zero
-    state) or played along `trajectory` (a CSV file as `skograph simulate --out` writes it).
+    state), played along `trajectory` (a CSV file as `skograph simulate --out` writes it), or
+    along `sweep` 'DOF=LO:HI:N' from q (N closed configurations, as --sweep).
     Closed chains are assembled first. The model file's visual geometry is drawn; mesh files
     named package://PKG/... are looked for in package_path (a folder or a list of folders, as
     --package-path), then above the model's folder. path and trajectory: str or os.PathLike."""
     _needs_viz("view")
     if path is None:
         raise Error("view needs a path to write the page to (Model.show returns it for Jupyter)")
-    model._view(path, q, trajectory, package_path)
+    model._view(path, q, trajectory, package_path, sweep)
 
 
 class _ViewHTML:

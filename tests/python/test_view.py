@@ -76,6 +76,21 @@ class View(unittest.TestCase):
         with self.assertRaises(skograph.Error):
             skograph.view(model, mine, package_path=3)
 
+    def test_a_sweep_is_the_programs(self):
+        os.makedirs(WORK, exist_ok=True)
+        model_file = os.path.join(MODELS, "delta_robot.yaml")
+        model = skograph.load_model(model_file)
+        mine = os.path.join(WORK, "mine_sweep.html")
+        skograph.view(model, mine, sweep="arm1=0:3:31")
+        self.assertEqual(read(mine), self.program_page(model_file, "--sweep", "arm1=0:3:31"))
+        self.assertIn(b"Assembly fails from arm1 = 1.2 on", read(mine))
+        for bad in ("arm1=0:3", "nothing=0:1:3", 3):
+            with self.assertRaises(skograph.Error):
+                skograph.view(model, mine, sweep=bad)
+        with self.assertRaises(skograph.Error):
+            skograph.view(model, mine, sweep="arm1=0:3:31",
+                          trajectory=os.path.join(MODELS, "fourbar_trajectory.csv"))
+
     def test_a_pickled_model_draws_the_same_page(self):
         # The visuals travel with the model (shapes, colours, meshes MuJoCo loaded).
         import pickle

@@ -55,6 +55,10 @@ struct ViewFrames {
   bool open_when_unclosed = false;
 };
 
+// The rows of a trajectory file (io/trajectory_file.hpp) as frames: times, q in the model's dof
+// order, the other columns kept (loop forces), rows named by their lines for errors.
+ViewFrames trajectory_frames(const Model& model, const std::string& path);
+
 // A sweep along one coordinate: `count` values from `low` to `high` of the dof `dof` (a dof name:
 // "joint", or "joint:i" of a multi-dof joint).
 struct ViewSweep {
