@@ -38,6 +38,21 @@ std::vector<std::string_view> words_of(std::string_view text) {
   return words;
 }
 
+// Calls read(line, words) for each line of `text` that has words (lines 1-based).
+template <class Read>
+void for_each_line(std::string_view text, Read read) {
+  int line = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    ++line;
+    const std::vector<std::string_view> words = words_of(text.substr(start, end - start));
+    start = end + 1;
+    if (!words.empty()) read(line, words);
+  }
+}
+
 bool number_of(std::string_view word, double& value) {
   if (!word.empty() && word.front() == '+') word.remove_prefix(1);
   const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), value);
@@ -92,15 +107,8 @@ TriangleMesh binary_stl(std::string_view bytes, const std::string& source) {
 TriangleMesh ascii_stl(std::string_view text, const std::string& source) {
   check_text_bytes(text, source);
   TriangleMesh mesh;
-  int line = 0, corners = 3, facet_line = 0;  // corners of the current facet
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    ++line;
-    const std::vector<std::string_view> words = words_of(text.substr(start, end - start));
-    start = end + 1;
-    if (words.empty()) continue;
+  int corners = 3, facet_line = 0;  // corners of the current facet
+  for_each_line(text, [&](int line, const std::vector<std::string_view>& words) {
     if (words[0] == "facet") {
       if (corners != 3)
         throw InputError(source, facet_line, "a facet without exactly three vertices");
@@ -117,7 +125,7 @@ TriangleMesh ascii_stl(std::string_view text, const std::string& source) {
       mesh.triangles.push_back(static_cast<std::uint32_t>(mesh.vertices.size() / 3));
       add_vertex(mesh, p);
     }
-  }
+  });
   if (corners != 3) throw InputError(source, facet_line, "a facet without exactly three vertices");
   if (mesh.triangles.empty()) throw InputError(source, 1, "no facet in an ASCII STL file");
   return mesh;
@@ -138,16 +146,8 @@ TriangleMesh stl(std::string_view bytes, const std::string& source) {
 TriangleMesh obj(std::string_view text, const std::string& source) {
   check_text_bytes(text, source);
   TriangleMesh mesh;
-  int line = 0;
-  std::size_t start = 0;
   std::vector<std::uint32_t> polygon;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    ++line;
-    const std::vector<std::string_view> words = words_of(text.substr(start, end - start));
-    start = end + 1;
-    if (words.empty()) continue;
+  for_each_line(text, [&](int line, const std::vector<std::string_view>& words) {
     if (words[0] == "v") {
       Eigen::Vector3d p;
       if (words.size() < 4 || words.size() > 7 || !number_of(words[1], p.x()) ||
@@ -178,7 +178,7 @@ TriangleMesh obj(std::string_view text, const std::string& source) {
       for (std::size_t k = 1; k + 1 < polygon.size(); ++k)
         mesh.triangles.insert(mesh.triangles.end(), {polygon[0], polygon[k], polygon[k + 1]});
     }
-  }
+  });
   if (mesh.triangles.empty()) throw InputError(source, 0, "no face in an OBJ file");
   return mesh;
 }

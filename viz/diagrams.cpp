@@ -1,5 +1,7 @@
 #include "skograph/viz/diagrams.hpp"
 
+#include "skograph/graph/text_input.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -63,22 +65,8 @@ std::string html_text(const std::string& text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto byte = static_cast<unsigned char>(text[i]);
     if (byte < 0x80) {
-      switch (text[i]) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        default:
-          out += byte < 0x20 || byte == 0x7f ? "&#xFFFD;" : std::string(1, text[i]);
-      }
+      out += byte < 0x20 || byte == 0x7f ? std::string("&#xFFFD;")
+                                         : html_escaped(std::string_view(text).substr(i, 1));
       ++i;
       continue;
     }

@@ -31,15 +31,6 @@ inline Eigen::Vector3d vector3(const nlohmann::json& value) {
 
 // A pose the scene writes as [x, y, z, qx, qy, qz, qw], or as a position and an [x, y, z, w]
 // quaternion.
-inline Eigen::Isometry3d pose_of(const nlohmann::json& pose) {
-  Eigen::Isometry3d result = Eigen::Isometry3d::Identity();
-  result.translation() = vector3(pose);
-  result.linear() = Eigen::Quaterniond(pose[6].get<double>(), pose[3].get<double>(),
-                                       pose[4].get<double>(), pose[5].get<double>())
-                        .normalized()
-                        .toRotationMatrix();
-  return result;
-}
 inline Eigen::Isometry3d pose_of(const nlohmann::json& position, const nlohmann::json& quaternion) {
   Eigen::Isometry3d result = Eigen::Isometry3d::Identity();
   result.translation() = vector3(position);
@@ -48,6 +39,10 @@ inline Eigen::Isometry3d pose_of(const nlohmann::json& position, const nlohmann:
                         .normalized()
                         .toRotationMatrix();
   return result;
+}
+inline Eigen::Isometry3d pose_of(const nlohmann::json& pose) {
+  return pose_of(nlohmann::json::array({pose[0], pose[1], pose[2]}),
+                 nlohmann::json::array({pose[3], pose[4], pose[5], pose[6]}));
 }
 
 }  // namespace view_test
