@@ -17,6 +17,7 @@
 
 namespace skograph {
 
+using kernels::cross3;
 using kernels::cross_force;
 using kernels::cross_motion;
 using kernels::RigidInertia;
@@ -36,13 +37,117 @@ RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity,
   const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
   const Eigen::Vector3d& h = inertia.first_moment;
   const Eigen::Matrix3d& J = inertia.rotational;
-  const Eigen::Matrix3d turn = cross_matrix(w) * J;  // [w] J; J [w] = -([w] J)* (J symmetric)
+  Eigen::Matrix3d turn;  // [w] J, column by column; J [w] = -([w] J)* (J symmetric)
+  for (int c = 0; c < 3; ++c) turn.col(c) = cross3(w, J.col(c));
   RateTerm rate;
-  rate.force = momentum.tail<3>();
-  rate.angular = turn + turn.transpose() - v * h.transpose() - h * v.transpose() -
-                 cross_matrix(momentum.head<3>());
+  rate.angular = turn + turn.transpose() - v * h.transpose() - h * v.transpose();
   rate.angular.diagonal().array() += 2.0 * h.dot(v);
+  // - [n], n the momentum's angular half
+  const Eigen::Vector3d n = momentum.head<3>();
+  Eigen::Matrix3d& P = rate.angular;
+  P(0, 1) += n[2];
+  P(1, 0) -= n[2];
+  P(0, 2) -= n[1];
+  P(2, 0) += n[1];
+  P(1, 2) += n[0];
+  P(2, 1) -= n[0];
+  rate.force = momentum.tail<3>();
   return rate;
+}
+
+// B x = [P x_w; -2 f x x_w] (RateTerm::times written out, so that it inlines here).
+[[gnu::always_inline]] inline Vector6d rate_times(const RateTerm& rate, const Vector6d& x) {
+  Vector6d out;
+  out.head<3>().noalias() = rate.angular * x.head<3>();
+  out.tail<3>() = -2.0 * cross3(rate.force, x.head<3>());
+  return out;
+}
+
+// The angular half of B* s = [P* s_w + 2 f x s_v; 0] (its linear half is always zero).
+[[gnu::always_inline]] inline Eigen::Vector3d rate_transposed_times(const RateTerm& rate,
+                                                                    const Vector6d& s) {
+  Eigen::Vector3d out = 2.0 * cross3(rate.force, s.tail<3>());
+  out.noalias() += rate.angular.transpose() * s.head<3>();
+  return out;
+}
+
+// Which half of a world column is exactly zero: a turn about an axis through O has no linear
+// half, a slide no angular half. The pair loop then takes 3-long products where a 6-long one
+// would add exact zeros (the same sums, up to their order).
+enum class ColumnShape { kFull, kAngular, kLinear };
+
+ColumnShape shape_of(const Vector6d& column) {
+  if (column.tail<3>().isZero(0.0)) return ColumnShape::kAngular;
+  if (column.head<3>().isZero(0.0)) return ColumnShape::kLinear;
+  return ColumnShape::kFull;
+}
+
+// column . x for a column of the given shape, x read from 6 doubles.
+template <ColumnShape Shape>
+[[gnu::always_inline]] inline double column_dot(const Vector6d& column, const double* x) {
+  if constexpr (Shape == ColumnShape::kAngular)
+    return column[0] * x[0] + column[1] * x[1] + column[2] * x[2];
+  else if constexpr (Shape == ColumnShape::kLinear)
+    return column[3] * x[3] + column[4] * x[4] + column[5] * x[5];
+  else
+    return column.dot(Eigen::Map<const Vector6d>(x));
+}
+
+// Where fill_descendant_pairs reads the per-dof vectors (6 doubles per preorder position) and
+// writes the three n x n outputs (column-major).
+struct PairColumns {
+  const double *s, *velocity_by_q, *acceleration_by_q, *acceleration_by_qd;  // s, dV, dA, dW
+  const double *inertia_column, *rate_product, *configuration_product, *rate_column;  // t1..t4
+  const int* dof_at;
+  double *dtau_dq, *dtau_dqd, *mass;
+  Eigen::Index n;
+};
+
+// Dof a against the dofs b of its node's descendants (docs/derivatives.md, "The passes"): a's row
+// at b's columns and b's rows at a's column of dtau/dq, dtau/dqd and M, five dot products per pair.
+// Root: a's node hangs from the world, so dV_a = 0 and dA_a = (-g) x s_a has no angular half.
+// InOrder: the preorder positions are the dofs themselves (dof_at[b] = b, as the model layer
+// numbers them), so that the compiler walks the outputs by plain strides.
+template <ColumnShape Shape, bool Root, bool InOrder>
+void fill_descendant_pairs(const PairColumns& at, int a, int begin, int end) {
+  const Vector6d s = Eigen::Map<const Vector6d>(at.s + 6 * a);
+  const Vector6d dV = Eigen::Map<const Vector6d>(at.velocity_by_q + 6 * a);
+  const Vector6d dA = Eigen::Map<const Vector6d>(at.acceleration_by_q + 6 * a);
+  const Vector6d dW = Eigen::Map<const Vector6d>(at.acceleration_by_qd + 6 * a);
+  const Eigen::Index row = InOrder ? a : at.dof_at[a], n = at.n;
+  const bool linear_root = Root && Shape == ColumnShape::kLinear;  // dV = dA = 0
+  for (int b = begin; b < end; ++b) {
+    const Eigen::Index other = InOrder ? b : at.dof_at[b];
+    const double* t1 = at.inertia_column + 6 * b;
+    const double* t4 = at.rate_column + 6 * b;
+    at.dtau_dq[row + other * n] = column_dot<Shape>(s, at.configuration_product + 6 * b);
+    at.dtau_dqd[row + other * n] = column_dot<Shape>(s, at.rate_product + 6 * b);
+    at.mass[row + other * n] = at.mass[other + row * n] = column_dot<Shape>(s, t1);
+    if constexpr (!linear_root) {
+      double by_q;
+      if constexpr (Root)
+        by_q = column_dot<ColumnShape::kLinear>(dA, t1);
+      else
+        by_q =
+            dA.dot(Eigen::Map<const Vector6d>(t1)) + dV[0] * t4[0] + dV[1] * t4[1] + dV[2] * t4[2];
+      at.dtau_dq[other + row * n] = by_q;
+    }
+    double by_qd = dW.dot(Eigen::Map<const Vector6d>(t1));
+    if constexpr (Shape != ColumnShape::kLinear)
+      by_qd += s[0] * t4[0] + s[1] * t4[1] + s[2] * t4[2];
+    at.dtau_dqd[other + row * n] = by_qd;
+  }
+}
+
+template <ColumnShape Shape>
+void fill_descendant_pairs(const PairColumns& at, bool root, bool in_order, int a, int begin,
+                           int end) {
+  if (root)
+    fill_descendant_pairs<Shape, true, false>(at, a, begin, end);
+  else if (in_order)
+    fill_descendant_pairs<Shape, false, true>(at, a, begin, end);
+  else
+    fill_descendant_pairs<Shape, false, false>(at, a, begin, end);
 }
 
 // Forward, parents first (docs/derivatives.md, "The passes"): A(k) = A(p) + H* qdd + a(k) with
@@ -102,7 +207,11 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
       dV.col(at) = cross_motion(held_velocity, hinge.col(c));
       dA.col(at) =
           cross_motion(held_acceleration, hinge.col(c)) + cross_motion(held_velocity, dV.col(at));
-      dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
+      // One dof: V = V(p) + s qd and s x s = 0, so (V + V(p)) x s = 2 V(p) x s = 2 dV.
+      if (dofs == 1 && !planar)
+        dW.col(at) = 2.0 * dV.col(at);
+      else
+        dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
     }
     const Eigen::Isometry3d& pose = data.link_pose[k];
     const RigidInertia world_inertia =
@@ -119,7 +228,22 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
   auto& t1 = work.inertia_column;
   auto& t2 = work.rate_product;
   auto& t3 = work.configuration_product;
-  auto& t4 = work.rate_column;
+  auto& t4 = work.rate_column;  // only its angular half is written: B* s has no linear half
+  const PairColumns pairs{s.data(),
+                          dV.data(),
+                          dA.data(),
+                          dW.data(),
+                          t1.data(),
+                          t2.data(),
+                          t3.data(),
+                          t4.data(),
+                          dof_at.data(),
+                          result.dtau_dq.data(),
+                          result.dtau_dqd.data(),
+                          result.mass.data(),
+                          n};
+  bool in_order = true;
+  for (int i = 0; i < n; ++i) in_order = in_order && dof_at[i] == i;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k], dofs = model.joint_dofs(k);
     const RigidInertia& Y = work.composite_inertia[k];
@@ -127,34 +251,48 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
     const Vector6d& F = work.force[k];
     const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
     const JointType type = model.joint_geometry(k).type;
+    const bool one_dof = dofs == 1 && type != JointType::kPlanar;  // dW = 2 dV
     for (int a = first; a < first + dofs; ++a) {
       t1.col(a) = Y.times(s.col(a));
-      t4.col(a) = B.transposed_times(s.col(a));
-      t2.col(a) = Y.times(dW.col(a)) + B.times(s.col(a));
-      t3.col(a) = Y.times(dA.col(a)) + B.times(dV.col(a));
+      t4.col(a).head<3>() = rate_transposed_times(B, s.col(a));
+      if (one_dof) {
+        const Vector6d inertia_by_q = Y.times(dV.col(a));
+        t2.col(a) = 2.0 * inertia_by_q + rate_times(B, s.col(a));
+      } else {
+        t2.col(a) = Y.times(dW.col(a)) + rate_times(B, s.col(a));
+      }
+      t3.col(a) = Y.times(dA.col(a)) + rate_times(B, dV.col(a));
       result.tau[dof_at[a]] = s.col(a).dot(F);
     }
     // What the ancestors' rows read: their columns do not move this node's, so its force turns.
     for (int a = first; a < first + dofs; ++a) t3.col(a) += cross_force(s.col(a), F);
+    // A base's columns see a still parent (dV = 0), except a planar joint's turn, which the
+    // slides carry.
+    const bool root = p < 0 && type != JointType::kPlanar;
     for (int a = first; a < first + dofs; ++a) {
       const int row = dof_at[a];
       for (int b = first; b < first + dofs; ++b) {
         const int column = dof_at[b];
+        const double turn_by_q = t4.col(a).head<3>().dot(dV.col(b).head<3>());
+        const double turn_by_qd = t4.col(a).head<3>().dot(s.col(b).head<3>());
         result.dtau_dq(row, column) = rigid_detail::moves_within(type, b - first, a - first)
-                                          ? t1.col(a).dot(dA.col(b)) + t4.col(a).dot(dV.col(b))
+                                          ? t1.col(a).dot(dA.col(b)) + turn_by_q
                                           : s.col(a).dot(t3.col(b));
-        result.dtau_dqd(row, column) = t1.col(a).dot(dW.col(b)) + t4.col(a).dot(s.col(b));
+        result.dtau_dqd(row, column) = t1.col(a).dot(dW.col(b)) + turn_by_qd;
         result.mass(row, column) = s.col(a).dot(t1.col(b));
       }
       // Descendants' columns (their node is the deeper one) and descendants' rows (this column
       // moves them; their own composites are in their t1 and t4).
-      for (int b = first + dofs; b < end; ++b) {
-        const int other = dof_at[b];
-        result.dtau_dq(row, other) = s.col(a).dot(t3.col(b));
-        result.dtau_dqd(row, other) = s.col(a).dot(t2.col(b));
-        result.mass(row, other) = result.mass(other, row) = s.col(a).dot(t1.col(b));
-        result.dtau_dq(other, row) = t1.col(b).dot(dA.col(a)) + t4.col(b).dot(dV.col(a));
-        result.dtau_dqd(other, row) = t1.col(b).dot(dW.col(a)) + t4.col(b).dot(s.col(a));
+      switch (shape_of(s.col(a))) {
+        case ColumnShape::kAngular:
+          fill_descendant_pairs<ColumnShape::kAngular>(pairs, root, in_order, a, first + dofs, end);
+          break;
+        case ColumnShape::kLinear:
+          fill_descendant_pairs<ColumnShape::kLinear>(pairs, root, in_order, a, first + dofs, end);
+          break;
+        case ColumnShape::kFull:
+          fill_descendant_pairs<ColumnShape::kFull>(pairs, root, in_order, a, first + dofs, end);
+          break;
       }
     }
     if (p >= 0) {
