@@ -16,8 +16,8 @@ namespace {
 
 constexpr const char* kAnalyzeUsage =
     "usage: skograph analyze MODEL|FILE.dot --out DIR [--size PIXELS] [--state S.json] "
-    "[--max-diagram-nodes N] [--strict] [--independent JOINT,...] [--loops LOOPS.yaml] [--base "
-    "LINK]";
+    "[--max-diagram-nodes N] [--package-path DIR]... [--strict] [--independent JOINT,...] "
+    "[--loops LOOPS.yaml] [--base LINK]";
 constexpr const char* kDemoUsage = "usage: skograph demo [--out DIR] [--size PIXELS]";
 
 struct AnalyzeRequest {
@@ -35,12 +35,14 @@ AnalyzeRequest parse_analyze_arguments(const std::vector<std::string>& args, boo
     if (!demo && parse_model_option(args, i, request.read, usage)) continue;
     const std::string& arg = args[i];
     if (arg == "--out" || arg == "-o" || arg == "--size" ||
-        ((arg == "--state" || arg == "--max-diagram-nodes") && !demo)) {
+        ((arg == "--state" || arg == "--max-diagram-nodes" || arg == "--package-path") && !demo)) {
       const std::string& value = require_value(args, i, usage);
       if (arg == "--size") {
         request.options.pixels = parse_integer("--size", value, 16, 8192, "pixels");
       } else if (arg == "--state") {
         request.options.state_file = value;
+      } else if (arg == "--package-path") {
+        request.options.package_paths.push_back(value);
       } else if (arg == "--max-diagram-nodes") {
         request.options.max_diagram_nodes =
             parse_integer("--max-diagram-nodes", value, 0, 1000000000, "nodes");

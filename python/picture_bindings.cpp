@@ -88,31 +88,6 @@ py::list render_call(const PathArgument& path, const PathArgument& output, const
   return messages(file, warnings, picture.notes);
 }
 
-// `skograph analyze`: the report and every picture into `out`; returns the messages.
-py::list analyze_call(const PathArgument& path, const PathArgument& out,
-                      const OptionalPathArgument& state, int size, int max_diagram_nodes,
-                      bool strict, const NamesArgument& independent,
-                      const OptionalPathArgument& loops) {
-  const std::string file = path_of(path.value, "path"), folder = path_of(out.value, "out");
-  report::AnalysisOptions options;
-  options.state_file = optional_path(state.value, "state");
-  options.pixels = size;
-  options.max_diagram_nodes = max_diagram_nodes;
-  const ReadOptions reading = read_options(strict, optional_names(independent.value, "independent"),
-                                           optional_path(loops.value, "loops"));
-  std::vector<std::string> warnings, notes;
-  {
-    const py::gil_scoped_release release;
-    const report::ReportInput input = report::load_report_input(file, reading);
-    const report::AnalysisFiles made = report::analysis_files(input, options);
-    report::write_analysis(made, folder);
-    warnings = input.warnings();
-    warnings.insert(warnings.end(), made.warnings.begin(), made.warnings.end());
-    notes = made.notes;
-  }
-  return messages(file, warnings, notes);
-}
-
 // --package-path's folders: None, one str or os.PathLike, or an iterable of them.
 std::vector<std::string> package_paths_of(const py::object& value) {
   std::vector<std::string> folders;
@@ -130,6 +105,32 @@ std::vector<std::string> package_paths_of(const py::object& value) {
     throw UsageError("package_path takes a folder (str or os.PathLike) or a list of folders");
   }
   return folders;
+}
+
+// `skograph analyze`: the report and every picture into `out`; returns the messages.
+py::list analyze_call(const PathArgument& path, const PathArgument& out,
+                      const OptionalPathArgument& state, int size, int max_diagram_nodes,
+                      bool strict, const NamesArgument& independent,
+                      const OptionalPathArgument& loops, const py::object& package_path) {
+  const std::string file = path_of(path.value, "path"), folder = path_of(out.value, "out");
+  report::AnalysisOptions options;
+  options.state_file = optional_path(state.value, "state");
+  options.pixels = size;
+  options.max_diagram_nodes = max_diagram_nodes;
+  options.package_paths = package_paths_of(package_path);
+  const ReadOptions reading = read_options(strict, optional_names(independent.value, "independent"),
+                                           optional_path(loops.value, "loops"));
+  std::vector<std::string> warnings, notes;
+  {
+    const py::gil_scoped_release release;
+    const report::ReportInput input = report::load_report_input(file, reading);
+    const report::AnalysisFiles made = report::analysis_files(input, options);
+    report::write_analysis(made, folder);
+    warnings = input.warnings();
+    warnings.insert(warnings.end(), made.warnings.begin(), made.warnings.end());
+    notes = made.notes;
+  }
+  return messages(file, warnings, notes);
 }
 
 // `skograph view`: the page of the model at q (one state, or the zero state when None) or along
@@ -235,7 +236,7 @@ void bind_pictures(py::module_& module) {
              py::arg("size"), py::arg("strict"), py::arg("loops"));
   module.def("_analyze", &analyze_call, py::arg("path"), py::arg("out"), py::arg("state"),
              py::arg("size"), py::arg("max_diagram_nodes"), py::arg("strict"),
-             py::arg("independent"), py::arg("loops"));
+             py::arg("independent"), py::arg("loops"), py::arg("package_path"));
 #endif
 }
 

@@ -189,9 +189,9 @@ void add_view(const ReportInput& input, const AnalysisOptions& options, Analysis
     frames.times = {0.0};
     frames.q = read_model_state(options.state_file, model).q.transpose();
     frames.open_when_unclosed = true;
-    pictures.emplace_back(
-        "view.html",
-        view_html(model, std::filesystem::path(input.source).filename().string(), frames));
+    pictures.emplace_back("view.html",
+                          view_html(model, std::filesystem::path(input.source).filename().string(),
+                                    frames, options.package_paths));
   } catch (const InputError& e) {
     // The state file: as every other part of the report reads it. A mesh file the model names
     // that cannot be read costs the view only.

@@ -56,13 +56,14 @@ def render(path, output, what, matrix=None, ordering=None, state=None, format=No
 
 
 def analyze(path, out, state=None, size=None, max_diagram_nodes=None, strict=False,
-            independent=None, loops=None):
+            independent=None, loops=None, package_path=None):
     """Writes the report and every picture into the folder `out`, as
-    `skograph analyze PATH --out OUT` does."""
+    `skograph analyze PATH --out OUT` does; view.html's package:// meshes are looked for in
+    package_path (a folder or a list of folders, as --package-path)."""
     _needs_viz("analyze")
     _warn(_skograph._analyze(path, out, state, 800 if size is None else size,
                              5000 if max_diagram_nodes is None else max_diagram_nodes, strict,
-                             independent, loops))
+                             independent, loops, package_path))
 
 
 def view(model, path, q=None, trajectory=None, package_path=None, sweep=None):

@@ -227,6 +227,33 @@ TEST(ViewGeometry, MeshesAreFoundThroughPackagePathsAndKeepTheirVertices) {
   EXPECT_TRUE(scene["links"][static_cast<std::size_t>(body)]["missing"].empty());
 }
 
+TEST(ViewGeometry, AnalyzeFindsViewMeshesThroughPackagePaths) {
+  // analyze's view.html is the page `view` makes at the same state with the same folders: the
+  // package:// mesh drawn with them, missing (inertia box and note) without.
+  const fs::path root = io_test::scratch_dir() / "analyze_packages";
+  fs::create_directories(root / "shapes_meshes" / "meshes");
+  std::ofstream(root / "shapes_meshes" / "meshes" / "tetra.obj") << kTetraObj;
+  const std::string model = io_test::write_file(
+      "analyze_shapes.urdf", shapes_urdf("package://shapes_meshes/meshes/tetra.obj"));
+  for (const std::string& packages :
+       {std::string(" --package-path ") + root.string(), std::string()}) {
+    const fs::path folder = io_test::scratch_dir() / "analyze_shapes";
+    fs::remove_all(folder);
+    const cli_test::CliRun analyzed =
+        run_cli("analyze " + model + " --out " + folder.string() + packages);
+    ASSERT_EQ(analyzed.status, 0) << analyzed.err;
+    const fs::path page = io_test::scratch_dir() / "analyze_shapes_view.html";
+    const cli_test::CliRun viewed = run_cli("view " + model + " --out " + page.string() + packages);
+    ASSERT_EQ(viewed.status, 0) << viewed.err;
+    const std::string text = page_text(folder / "view.html");
+    EXPECT_EQ(text, page_text(page));
+    const json scene = scene_of(text);
+    const json& link = scene["links"][static_cast<std::size_t>(link_named(scene, "body"))];
+    EXPECT_EQ(link["visuals"].size(), packages.empty() ? 2u : 3u);
+    EXPECT_EQ(link["missing"].size(), packages.empty() ? 1u : 0u);
+  }
+}
+
 TEST(ViewGeometry, AMissingMeshLeavesTheInertiaBoxAndOneNoteNamingIt) {
   const std::string model = io_test::write_file(
       "missing_mesh.urdf", shapes_urdf("package://nowhere_to_be_found/meshes/part.stl"));

@@ -75,6 +75,12 @@ class View(unittest.TestCase):
         self.assertEqual(read(mine), self.program_page(model_file))
         with self.assertRaises(skograph.Error):
             skograph.view(model, mine, package_path=3)
+        # analyze's view.html: the same page, with package_path as --package-path.
+        folder = os.path.join(WORK, "analyzed_package")
+        skograph.analyze(model_file, folder, package_path=pathlib.Path(packages))
+        self.assertEqual(read(os.path.join(folder, "view.html")), expected)
+        with self.assertRaises(skograph.Error):
+            skograph.analyze(model_file, folder, package_path=3)
 
     def test_a_sweep_is_the_programs(self):
         os.makedirs(WORK, exist_ok=True)

@@ -30,6 +30,7 @@ struct AnalysisOptions {
   int pixels = 800;        // spy plots: at most this many pixels a side
   std::string state_file;  // closed chains: the state of the embedding (empty: zero, closed)
   int max_diagram_nodes = kDefaultMaxDiagramNodes;  // above: diagrams as DOT text; 0: no limit
+  std::vector<std::string> package_paths;  // view.html's meshes: where package:// names are
 };
 
 // For a MODEL with loops or couplings the report gains the constraint-embedded model at
