@@ -190,28 +190,37 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
     for (int c = 0; c < dofs; ++c) acceleration.noalias() += hinge.col(c) * qdd[offset + c];
     work.acceleration[k] = acceleration;
     const bool planar = model.joint_geometry(k).type == JointType::kPlanar;
-    for (int c = 0; c < dofs; ++c) {
+    for (int c = 0; c < dofs && !planar; ++c) {
+      const int at = first + c;
+      const Vector6d column = hinge.col(c);
+      const Vector6d velocity_by_q = cross_motion(parent_velocity, column);
+      s.col(at) = column;
+      dV.col(at) = velocity_by_q;
+      dA.col(at) =
+          cross_motion(parent_acceleration, column) + cross_motion(parent_velocity, velocity_by_q);
+      // One dof: V = V(p) + s qd and s x s = 0, so (V + V(p)) x s = 2 V(p) x s = 2 dV.
+      if (dofs == 1)
+        dW.col(at) = 2.0 * velocity_by_q;
+      else
+        dW.col(at) = cross_motion(velocity + parent_velocity, column);
+    }
+    for (int c = 0; c < dofs && planar; ++c) {
       Vector6d held_velocity = parent_velocity, held_acceleration = parent_acceleration;
-      Vector6d carrier = velocity;
-      if (planar && c < 2) {
-        carrier = parent_velocity;  // x and y are fixed in the joint frame
-      } else if (planar) {
+      Vector6d carrier = parent_velocity;  // x and y are fixed in the joint frame
+      if (c == 2) {
         // theta turns the child about the point the x and y translations carried it to.
         const Vector6d slide = hinge.col(0) * qd[offset] + hinge.col(1) * qd[offset + 1];
         held_velocity += slide;
         held_acceleration += hinge.col(0) * qdd[offset] + hinge.col(1) * qdd[offset + 1] +
                              cross_motion(parent_velocity, slide);
+        carrier = velocity;
       }
       const int at = first + c;
       s.col(at) = hinge.col(c);
       dV.col(at) = cross_motion(held_velocity, hinge.col(c));
       dA.col(at) =
           cross_motion(held_acceleration, hinge.col(c)) + cross_motion(held_velocity, dV.col(at));
-      // One dof: V = V(p) + s qd and s x s = 0, so (V + V(p)) x s = 2 V(p) x s = 2 dV.
-      if (dofs == 1 && !planar)
-        dW.col(at) = 2.0 * dV.col(at);
-      else
-        dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
+      dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
     }
     const Eigen::Isometry3d& pose = data.link_pose[k];
     const RigidInertia world_inertia =
