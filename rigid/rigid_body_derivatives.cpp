@@ -260,16 +260,10 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
     const Vector6d& F = work.force[k];
     const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
     const JointType type = model.joint_geometry(k).type;
-    const bool one_dof = dofs == 1 && type != JointType::kPlanar;  // dW = 2 dV
     for (int a = first; a < first + dofs; ++a) {
       t1.col(a) = Y.times(s.col(a));
       t4.col(a).head<3>() = rate_transposed_times(B, s.col(a));
-      if (one_dof) {
-        const Vector6d inertia_by_q = Y.times(dV.col(a));
-        t2.col(a) = 2.0 * inertia_by_q + rate_times(B, s.col(a));
-      } else {
-        t2.col(a) = Y.times(dW.col(a)) + rate_times(B, s.col(a));
-      }
+      t2.col(a) = Y.times(dW.col(a)) + rate_times(B, s.col(a));
       t3.col(a) = Y.times(dA.col(a)) + rate_times(B, dV.col(a));
       result.tau[dof_at[a]] = s.col(a).dot(F);
     }
