@@ -343,21 +343,15 @@ std::span<const int> ancestors_of(const DerivativeWorkspace& work, int i) {
 double* lower_of(DerivativeWorkspace& work, int i) {
   return work.lower.data() + work.ancestor_offsets[static_cast<std::size_t>(i)];
 }
+const double* lower_of(const DerivativeWorkspace& work, int i) {
+  return work.lower.data() + work.ancestor_offsets[static_cast<std::size_t>(i)];
+}
 
 // target[c] -= factor source[c] for c in [0, count): one row's update by a multiple of another
 // (the compiler vectorizes the plain loop; the rows never overlap).
 void subtract_multiple(double* __restrict target, const double* __restrict source, double factor,
                        int count) {
   for (int c = 0; c < count; ++c) target[c] -= factor * source[c];
-}
-
-// target[c] -= factor source[c] for c in [0, 2 pairs): the same on whole pairs of doubles, as the
-// interleaved right sides store them (no tail to finish).
-void subtract_multiple_of_pairs(double* __restrict target, const double* __restrict source,
-                                double factor, int pairs) {
-  using Pair = Eigen::Array2d;
-  for (int c = 0; c < 2 * pairs; c += 2)
-    Eigen::Map<Pair>(target + c) -= factor * Eigen::Map<const Pair>(source + c);
 }
 
 // row[c] <- pivot row[c] - sum_t lower[t] rows[path[t]][c] for the Width columns from c (rows of
@@ -419,56 +413,84 @@ void factor_along_the_tree(DerivativeWorkspace& work, const Eigen::MatrixXd& mas
   }
 }
 
-// work.rows <- M^-1 work.rows (dtau/dq and dtau/dqd interleaved, column c of each at 2 c and
-// 2 c + 1, so that a run of columns is one run of pairs) with the factor of
-// factor_along_the_tree: L* v = b children first, D w = v, L x = w parents first; each step a
-// whole row of the right sides. dtau/dq and dtau/dqd have the tree's pattern (entry (i, c) zero
-// unless one of i, c is the other's ancestor), so while L* v = b runs, row i is nonzero only at
-// its ancestors and at columns i to its last descendant (work.pattern_runs): the first half-solve
-// reads those only.
-void solve_along_the_tree(DerivativeWorkspace& work) {
-  auto& rows = work.rows;
-  const auto n = static_cast<int>(rows.rows());
-  const Eigen::Index stride = rows.cols();
-  double* const data = rows.data();
-  for (int i = n - 1; i >= 0; --i) {
-    const std::span<const int> path = ancestors_of(work, i);
-    const double* lower = lower_of(work, i);
-    const double* source = data + i * stride;
-    const auto at = static_cast<std::size_t>(i);
-    for (std::size_t t = 0; t < path.size(); ++t) {
-      double* target = data + path[t] * stride;
-      for (int r = work.pattern_offsets[at]; r < work.pattern_offsets[at + 1]; ++r) {
-        const int begin = work.pattern_runs[static_cast<std::size_t>(2 * r)];
-        const int count = work.pattern_runs[static_cast<std::size_t>(2 * r + 1)] - begin;
-        subtract_multiple_of_pairs(target + 2 * begin, source + 2 * begin, lower[t], count);
-      }
-    }
+// M^-1 into inverse (n x n, column-major), from the factor of factor_along_the_tree: L* V = 1
+// children first, D W = V, L X = W parents first, reading only what can be nonzero. L* v = e_i
+// leaves v nonzero at i's descendants only (i to its last descendant), and row i of X from
+// column i on needs only the rows above it from column i on; so the solve runs on the upper
+// triangle, kept row by row, which is the lower triangle of the column-major storage, and the
+// upper one is mirrored from it at the end.
+void invert_along_the_tree(const DerivativeWorkspace& work, double* inverse, int n) {
+  for (int i = 0; i < n; ++i) {
+    double* row = inverse + Eigen::Index{i} * n;
+    std::fill(row + i, row + n, 0.0);
+    row[i] = 1.0;
   }
-  for (int i = 0; i < n; ++i)
-    combine_with_ancestors(data + i * stride, work.inverse_pivot[i], data, stride,
-                           ancestors_of(work, i), lower_of(work, i), 0, 2 * n);
-}
-
-// work.inverse's upper triangle <- M^-1's, the same solve on the identity reading only what can
-// be nonzero: L* v = e_i leaves row i nonzero at i's descendants only (columns i to its last
-// descendant), and row i of M^-1 from column i on needs only the rows above it from column i on.
-void invert_along_the_tree(DerivativeWorkspace& work) {
-  auto& x = work.inverse;
-  const auto n = static_cast<int>(x.rows());
-  double* const data = x.data();
-  x.setIdentity();
   for (int i = n - 1; i >= 0; --i) {
     const int width = work.dof_last_descendant[static_cast<std::size_t>(i)] - i + 1;
     const std::span<const int> path = ancestors_of(work, i);
     const double* lower = lower_of(work, i);
     for (std::size_t t = 0; t < path.size(); ++t)
-      subtract_multiple(data + Eigen::Index{path[t]} * n + i, data + Eigen::Index{i} * n + i,
+      subtract_multiple(inverse + Eigen::Index{path[t]} * n + i, inverse + Eigen::Index{i} * n + i,
                         lower[t], width);
   }
   for (int i = 0; i < n; ++i)
-    combine_with_ancestors(data + Eigen::Index{i} * n, work.inverse_pivot[i], data, n,
+    combine_with_ancestors(inverse + Eigen::Index{i} * n, work.inverse_pivot[i], inverse, n,
                            ancestors_of(work, i), lower_of(work, i), i, n);
+  for (int c = 1; c < n; ++c)
+    for (int r = 0; r < c; ++r) inverse[Eigen::Index{c} * n + r] = inverse[Eigen::Index{r} * n + c];
+}
+
+// Rows [r, r + Width) of column j of -M^-1 dtau/dq and -M^-1 dtau/dqd: sum over the column's
+// nonzeros k (j's ancestors, then j to its last descendant) of -dtau(k, j) M^-1(:, k), both
+// sums held in registers while the columns of M^-1 (contiguous, M^-1 being symmetric) stream
+// past once for the two.
+template <int Width>
+void multiply_chunk(const double* inverse, Eigen::Index n, std::span<const int> path, int first,
+                    int last, const double* by_q, const double* by_qd, double* out_q,
+                    double* out_qd, int r) {
+  using Chunk = Eigen::Array<double, Width, 1>;
+  Chunk sum_q = Chunk::Zero(), sum_qd = Chunk::Zero();
+  const auto add = [&](int k) {
+    const Chunk column = Eigen::Map<const Chunk>(inverse + k * n + r);
+    sum_q -= by_q[k] * column;
+    sum_qd -= by_qd[k] * column;
+  };
+  for (const int k : path) add(k);
+  for (int k = first; k <= last; ++k) add(k);
+  Eigen::Map<Chunk>(out_q + r) = sum_q;
+  Eigen::Map<Chunk>(out_qd + r) = sum_qd;
+}
+
+// dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd column by column over dtau's tree
+// pattern: entry (k, j) is zero unless one of k, j is the other's ancestor, so column j needs
+// M^-1's columns at j's ancestors and at j to its last descendant (exactly its descendants when
+// the dofs are numbered depth first, a superset holding zeros otherwise); each output column
+// written once, eight rows at a time, then four, two and one.
+void multiply_on_the_pattern(const DerivativeWorkspace& work, const Eigen::MatrixXd& inverse,
+                             const Eigen::MatrixXd& dtau_dq, const Eigen::MatrixXd& dtau_dqd,
+                             Eigen::MatrixXd& dqdd_dq, Eigen::MatrixXd& dqdd_dqd) {
+  const auto n = static_cast<int>(inverse.rows());
+  for (int j = 0; j < n; ++j) {
+    const std::span<const int> path = ancestors_of(work, j);
+    const int last = work.dof_last_descendant[static_cast<std::size_t>(j)];
+    const double* by_q = dtau_dq.col(j).data();
+    const double* by_qd = dtau_dqd.col(j).data();
+    double* out_q = dqdd_dq.col(j).data();
+    double* out_qd = dqdd_dqd.col(j).data();
+    const double* m = inverse.data();
+    int r = 0;
+    for (; r + 8 <= n; r += 8)
+      multiply_chunk<8>(m, n, path, j, last, by_q, by_qd, out_q, out_qd, r);
+    if (r + 4 <= n) {
+      multiply_chunk<4>(m, n, path, j, last, by_q, by_qd, out_q, out_qd, r);
+      r += 4;
+    }
+    if (r + 2 <= n) {
+      multiply_chunk<2>(m, n, path, j, last, by_q, by_qd, out_q, out_qd, r);
+      r += 2;
+    }
+    if (r < n) multiply_chunk<1>(m, n, path, j, last, by_q, by_qd, out_q, out_qd, r);
+  }
 }
 
 }  // namespace
@@ -512,21 +534,14 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   }
   if (massive == n && work.parents_first) {
     factor_along_the_tree(work, inverse.mass);
-    // Every dof moves mass: dtau/dq and dtau/dqd interleaved, then the identity, through M's
-    // tree-sparse factor, each O(n x the dofs' summed depths) instead of the O(n^3) of M^-1 and
-    // two dense products.
-    using Interleaved =
-        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
-                   Eigen::Stride<Eigen::Dynamic, 2>>;
-    const Eigen::Stride<Eigen::Dynamic, 2> pairs(2 * n, 2);
-    Interleaved by_q(work.rows.data(), n, n, pairs), by_qd(work.rows.data() + 1, n, n, pairs);
-    by_q = inverse.dtau_dq;
-    by_qd = inverse.dtau_dqd;
-    solve_along_the_tree(work);
-    result.dqdd_dq = -by_q;
-    result.dqdd_dqd = -by_qd;
-    invert_along_the_tree(work);
-    result.dqdd_dtau = work.inverse.selfadjointView<Eigen::Upper>();
+    // Every dof moves mass: M^-1 through M's tree-sparse factor (O(n x the dofs' summed depths)
+    // instead of O(n^3)), then its products with dtau/dq and dtau/dqd on their tree pattern.
+    result.dqdd_dtau.resize(n, n);
+    result.dqdd_dq.resize(n, n);
+    result.dqdd_dqd.resize(n, n);
+    invert_along_the_tree(work, result.dqdd_dtau.data(), n);
+    multiply_on_the_pattern(work, result.dqdd_dtau, inverse.dtau_dq, inverse.dtau_dqd,
+                            result.dqdd_dq, result.dqdd_dqd);
     return;
   }
   result.reduced.resize(massive, massive);
