@@ -5,6 +5,7 @@
 // transform on its way to the root.
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 #include "flexible_derivatives.hpp"
@@ -32,8 +33,9 @@ namespace {
 // about O, J = sum m (|x|^2 1 - x x*), changes at Jdot = [w] J - J [w] + 2 (h . v) 1 - v h* - h v*
 // and the first moment h at m v + w x h = f; P = Jdot - [n]: (n, f) = momentum = I V, which the
 // caller has for the bias force too.
-RateTerm rate_composite(const RigidInertia& inertia, const Vector6d& velocity,
-                        const Vector6d& momentum) {
+[[gnu::always_inline]] inline RateTerm rate_composite(const RigidInertia& inertia,
+                                                      const Vector6d& velocity,
+                                                      const Vector6d& momentum) {
   const Eigen::Vector3d w = velocity.head<3>(), v = velocity.tail<3>();
   const Eigen::Vector3d& h = inertia.first_moment;
   const Eigen::Matrix3d& J = inertia.rotational;
@@ -103,27 +105,38 @@ struct PairColumns {
   Eigen::Index n;
 };
 
+// What a pass computes: everything at a known qdd (inverse dynamics' derivatives), or in two
+// halves around the solve for qdd (forward dynamics' derivatives): first what does not depend on
+// qdd (M, dtau/dqd and the bias forces C = ID(q, qd, 0)), then what does (dtau/dq and tau).
+enum class Part { kAll, kVelocity, kAcceleration };
+
 // Dof a against the dofs b of its node's descendants (docs/derivatives.md, "The passes"): a's row
-// at b's columns and b's rows at a's column of dtau/dq, dtau/dqd and M, five dot products per pair.
+// at b's columns and b's rows at a's column of dtau/dq, dtau/dqd and M, five dot products per pair
+// (kVelocity: the three of M and dtau/dqd; kAcceleration: the two of dtau/dq).
 // Root: a's node hangs from the world, so dV_a = 0 and dA_a = (-g) x s_a has no angular half.
 // InOrder: the preorder positions are the dofs themselves (dof_at[b] = b, as the model layer
 // numbers them), so that the compiler walks the outputs by plain strides.
-template <ColumnShape Shape, bool Root, bool InOrder>
+template <Part Which, ColumnShape Shape, bool Root, bool InOrder>
 void fill_descendant_pairs(const PairColumns& at, int a, int begin, int end) {
+  constexpr bool velocity_half = Which != Part::kAcceleration;
+  constexpr bool acceleration_half = Which != Part::kVelocity;
   const Vector6d s = Eigen::Map<const Vector6d>(at.s + 6 * a);
   const Vector6d dV = Eigen::Map<const Vector6d>(at.velocity_by_q + 6 * a);
   const Vector6d dA = Eigen::Map<const Vector6d>(at.acceleration_by_q + 6 * a);
   const Vector6d dW = Eigen::Map<const Vector6d>(at.acceleration_by_qd + 6 * a);
   const Eigen::Index row = InOrder ? a : at.dof_at[a], n = at.n;
-  const bool linear_root = Root && Shape == ColumnShape::kLinear;  // dV = dA = 0
+  constexpr bool linear_root = Root && Shape == ColumnShape::kLinear;  // dV = dA = 0
   for (int b = begin; b < end; ++b) {
     const Eigen::Index other = InOrder ? b : at.dof_at[b];
     const double* t1 = at.inertia_column + 6 * b;
     const double* t4 = at.rate_column + 6 * b;
-    at.dtau_dq[row + other * n] = column_dot<Shape>(s, at.configuration_product + 6 * b);
-    at.dtau_dqd[row + other * n] = column_dot<Shape>(s, at.rate_product + 6 * b);
-    at.mass[row + other * n] = at.mass[other + row * n] = column_dot<Shape>(s, t1);
-    if constexpr (!linear_root) {
+    if constexpr (acceleration_half)
+      at.dtau_dq[row + other * n] = column_dot<Shape>(s, at.configuration_product + 6 * b);
+    if constexpr (velocity_half) {
+      at.dtau_dqd[row + other * n] = column_dot<Shape>(s, at.rate_product + 6 * b);
+      at.mass[row + other * n] = at.mass[other + row * n] = column_dot<Shape>(s, t1);
+    }
+    if constexpr (acceleration_half && !linear_root) {
       double by_q;
       if constexpr (Root)
         by_q = column_dot<ColumnShape::kLinear>(dA, t1);
@@ -132,22 +145,37 @@ void fill_descendant_pairs(const PairColumns& at, int a, int begin, int end) {
             dA.dot(Eigen::Map<const Vector6d>(t1)) + dV[0] * t4[0] + dV[1] * t4[1] + dV[2] * t4[2];
       at.dtau_dq[other + row * n] = by_q;
     }
-    double by_qd = dW.dot(Eigen::Map<const Vector6d>(t1));
-    if constexpr (Shape != ColumnShape::kLinear)
-      by_qd += s[0] * t4[0] + s[1] * t4[1] + s[2] * t4[2];
-    at.dtau_dqd[other + row * n] = by_qd;
+    if constexpr (velocity_half) {
+      double by_qd = dW.dot(Eigen::Map<const Vector6d>(t1));
+      if constexpr (Shape != ColumnShape::kLinear)
+        by_qd += s[0] * t4[0] + s[1] * t4[1] + s[2] * t4[2];
+      at.dtau_dqd[other + row * n] = by_qd;
+    }
   }
 }
 
-template <ColumnShape Shape>
+template <Part Which, ColumnShape Shape>
 void fill_descendant_pairs(const PairColumns& at, bool root, bool in_order, int a, int begin,
                            int end) {
   if (root)
-    fill_descendant_pairs<Shape, true, false>(at, a, begin, end);
+    fill_descendant_pairs<Which, Shape, true, false>(at, a, begin, end);
   else if (in_order)
-    fill_descendant_pairs<Shape, false, true>(at, a, begin, end);
+    fill_descendant_pairs<Which, Shape, false, true>(at, a, begin, end);
   else
-    fill_descendant_pairs<Shape, false, false>(at, a, begin, end);
+    fill_descendant_pairs<Which, Shape, false, false>(at, a, begin, end);
+}
+
+template <Part Which>
+void fill_descendant_pairs(const PairColumns& at, bool root, bool in_order, int a, int begin,
+                           int end) {
+  switch (shape_of(Eigen::Map<const Vector6d>(at.s + 6 * a))) {
+    case ColumnShape::kAngular:
+      return fill_descendant_pairs<Which, ColumnShape::kAngular>(at, root, in_order, a, begin, end);
+    case ColumnShape::kLinear:
+      return fill_descendant_pairs<Which, ColumnShape::kLinear>(at, root, in_order, a, begin, end);
+    case ColumnShape::kFull:
+      return fill_descendant_pairs<Which, ColumnShape::kFull>(at, root, in_order, a, begin, end);
+  }
 }
 
 // Forward, parents first (docs/derivatives.md, "The passes"): A(k) = A(p) + H* qdd + a(k) with
@@ -155,24 +183,22 @@ void fill_descendant_pairs(const PairColumns& at, bool root, bool in_order, int 
 // acceleration ap_c) and the frame s_c is fixed in (velocity u_c), from which
 // dV_c = p_c x s_c, dA_c = ap_c x s_c + p_c x dV_c, dW_c = (u_c + p_c) x s_c;
 // per node Y = I(k) in world axes, B(k) and f(k) = I A + V x* I V.
-// Backward, children first, the composites Y, B, F summed over the subtree (Lemma 3 with identity
-// weights), and for columns c, j on one root path with m the deeper node:
-//   dtau_c/dq_j  = s_c . (Y_m dA_j + B_m dV_j)                 j moves c
-//                = s_c . (Y_m dA_j + B_m dV_j + s_j x* F_m)    c strictly above j
-//   dtau_c/dqd_j = s_c . (Y_m dW_j + B_m s_j),   M_cj = s_c . Y_m s_j (Algorithm 4.2)
-// (Carpentier & Mansard, RSS 2018, in world axes; per-column frames cover the planar joint).
+// kVelocity leaves out qdd (A(k) the bias acceleration, f(k) the bias force) and dA;
+// kAcceleration computes only A (into data.world_acceleration, the bias one staying in
+// work.acceleration) and dA, at the qdd now known.
 // These passes read the world motion already in data (world_motion's: poses, hinges, velocities
 // and velocity products about one point).
-void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& data,
-                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
-                                 const Eigen::Vector3d& gravity,
-                                 InverseDynamicsDerivatives& result) {
-  const int n = model.dof_count();
-  DerivativeWorkspace& work = derivative_workspace(model, data);
+template <Part Which>
+[[gnu::always_inline]] inline void forward_pass(const RigidBodyModel& model, RigidBodyData& data,
+                                                const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                                const double* qdd, const Eigen::Vector3d& gravity,
+                                                DerivativeWorkspace& work) {
+  constexpr bool velocity_half = Which != Part::kAcceleration;
+  constexpr bool acceleration_half = Which != Part::kVelocity;
   const std::vector<int>& order = model.parents_first();
   const std::vector<int>& parents = model.parents();
-  const std::vector<int>& dof_at = model.dof_in_preorder();
+  std::vector<Vector6d>& accelerations =
+      Which == Part::kAcceleration ? data.world_acceleration : work.acceleration;
   Vector6d world_acceleration;
   world_acceleration << 0.0, 0.0, 0.0, -gravity;
   auto& s = work.column;
@@ -184,25 +210,29 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
     const int first = model.subtree_position(k);
     const Vector6d& velocity = data.world_velocity[k];
     const Vector6d parent_velocity = p >= 0 ? data.world_velocity[p] : Vector6d::Zero();
-    const Vector6d& parent_acceleration = p >= 0 ? work.acceleration[p] : world_acceleration;
+    const Vector6d& parent_acceleration = p >= 0 ? accelerations[p] : world_acceleration;
     const HingeMatrix& hinge = data.world_hinge[k];
     Vector6d acceleration = parent_acceleration + data.world_coriolis[k];
-    for (int c = 0; c < dofs; ++c) acceleration.noalias() += hinge.col(c) * qdd[offset + c];
-    work.acceleration[k] = acceleration;
+    if constexpr (acceleration_half)
+      for (int c = 0; c < dofs; ++c) acceleration.noalias() += hinge.col(c) * qdd[offset + c];
+    accelerations[k] = acceleration;
     const bool planar = model.joint_geometry(k).type == JointType::kPlanar;
     for (int c = 0; c < dofs && !planar; ++c) {
       const int at = first + c;
       const Vector6d column = hinge.col(c);
-      const Vector6d velocity_by_q = cross_motion(parent_velocity, column);
-      s.col(at) = column;
-      dV.col(at) = velocity_by_q;
-      dA.col(at) =
-          cross_motion(parent_acceleration, column) + cross_motion(parent_velocity, velocity_by_q);
-      // One dof: V = V(p) + s qd and s x s = 0, so (V + V(p)) x s = 2 V(p) x s = 2 dV.
-      if (dofs == 1)
-        dW.col(at) = 2.0 * velocity_by_q;
-      else
-        dW.col(at) = cross_motion(velocity + parent_velocity, column);
+      if constexpr (velocity_half) {
+        const Vector6d velocity_by_q = cross_motion(parent_velocity, column);
+        s.col(at) = column;
+        dV.col(at) = velocity_by_q;
+        // One dof: V = V(p) + s qd and s x s = 0, so (V + V(p)) x s = 2 V(p) x s = 2 dV.
+        if (dofs == 1)
+          dW.col(at) = 2.0 * velocity_by_q;
+        else
+          dW.col(at) = cross_motion(velocity + parent_velocity, column);
+      }
+      if constexpr (acceleration_half)
+        dA.col(at) =
+            cross_motion(parent_acceleration, column) + cross_motion(parent_velocity, dV.col(at));
     }
     for (int c = 0; c < dofs && planar; ++c) {
       Vector6d held_velocity = parent_velocity, held_acceleration = parent_acceleration;
@@ -211,29 +241,57 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
         // theta turns the child about the point the x and y translations carried it to.
         const Vector6d slide = hinge.col(0) * qd[offset] + hinge.col(1) * qd[offset + 1];
         held_velocity += slide;
-        held_acceleration += hinge.col(0) * qdd[offset] + hinge.col(1) * qdd[offset + 1] +
-                             cross_motion(parent_velocity, slide);
+        if constexpr (acceleration_half)
+          held_acceleration += hinge.col(0) * qdd[offset] + hinge.col(1) * qdd[offset + 1] +
+                               cross_motion(parent_velocity, slide);
         carrier = velocity;
       }
       const int at = first + c;
-      s.col(at) = hinge.col(c);
-      dV.col(at) = cross_motion(held_velocity, hinge.col(c));
-      dA.col(at) =
-          cross_motion(held_acceleration, hinge.col(c)) + cross_motion(held_velocity, dV.col(at));
-      dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
+      if constexpr (velocity_half) {
+        s.col(at) = hinge.col(c);
+        dV.col(at) = cross_motion(held_velocity, hinge.col(c));
+        dW.col(at) = cross_motion(carrier + held_velocity, hinge.col(c));
+      }
+      if constexpr (acceleration_half)
+        dA.col(at) =
+            cross_motion(held_acceleration, hinge.col(c)) + cross_motion(held_velocity, dV.col(at));
     }
-    const Eigen::Isometry3d& pose = data.link_pose[k];
-    const RigidInertia world_inertia =
-        model.rigid_inertia(k).moved(pose.linear(), pose.translation() - data.tree_origin[k]);
-    work.composite_inertia[k] = world_inertia;
-    const Vector6d momentum = world_inertia.times(velocity);
-    work.composite_rate[k] = rate_composite(world_inertia, velocity, momentum);
-    work.force[k] = world_inertia.times(acceleration) + cross_force(velocity, momentum);
+    if constexpr (velocity_half) {
+      const Eigen::Isometry3d& pose = data.link_pose[k];
+      const RigidInertia world_inertia =
+          model.rigid_inertia(k).moved(pose.linear(), pose.translation() - data.tree_origin[k]);
+      work.composite_inertia[k] = world_inertia;
+      const Vector6d momentum = world_inertia.times(velocity);
+      work.composite_rate[k] = rate_composite(world_inertia, velocity, momentum);
+      work.force[k] = world_inertia.times(acceleration) + cross_force(velocity, momentum);
+    }
   }
-  result.tau.resize(n);
-  result.dtau_dq.setZero(n, n);
-  result.dtau_dqd.setZero(n, n);
-  result.mass.setZero(n, n);
+}
+
+// Backward, children first, the composites Y, B, F summed over the subtree (Lemma 3 with identity
+// weights), and for columns c, j on one root path with m the deeper node:
+//   dtau_c/dq_j  = s_c . (Y_m dA_j + B_m dV_j)                 j moves c
+//                = s_c . (Y_m dA_j + B_m dV_j + s_j x* F_m)    c strictly above j
+//   dtau_c/dqd_j = s_c . (Y_m dW_j + B_m s_j),   M_cj = s_c . Y_m s_j (Algorithm 4.2)
+// (Carpentier & Mansard, RSS 2018, in world axes; per-column frames cover the planar joint).
+// kVelocity: the composites, M, dtau/dqd and the bias forces C = s . F into result.tau.
+// kAcceleration: F at qdd, from the bias one: the subtree's forces grow by I_j (A_j - A0_j) over
+// its links j, which is Y(k) (A(p) - A0(p)) plus sum over the subtree's dofs i of Y s_i qdd_i
+// (t1_i qdd_i, gathered children first in data.residual_force); then dtau/dq and tau = s . F.
+template <Part Which>
+[[gnu::always_inline]] inline void backward_pass(const RigidBodyModel& model, RigidBodyData& data,
+                                                 const double* qdd, DerivativeWorkspace& work,
+                                                 InverseDynamicsDerivatives& result) {
+  constexpr bool velocity_half = Which != Part::kAcceleration;
+  constexpr bool acceleration_half = Which != Part::kVelocity;
+  const int n = model.dof_count();
+  const std::vector<int>& order = model.parents_first();
+  const std::vector<int>& parents = model.parents();
+  const std::vector<int>& dof_at = model.dof_in_preorder();
+  const auto& s = work.column;
+  const auto& dV = work.velocity_by_q;
+  const auto& dA = work.acceleration_by_q;
+  const auto& dW = work.acceleration_by_qd;
   auto& t1 = work.inertia_column;
   auto& t2 = work.rate_product;
   auto& t3 = work.configuration_product;
@@ -253,22 +311,36 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
                           n};
   bool in_order = true;
   for (int i = 0; i < n; ++i) in_order = in_order && dof_at[i] == i;
+  if constexpr (Which == Part::kAcceleration)
+    for (const int k : order) data.residual_force[k].setZero();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int k = *it, p = parents[k], dofs = model.joint_dofs(k);
     const RigidInertia& Y = work.composite_inertia[k];
     const RateTerm& B = work.composite_rate[k];
-    const Vector6d& F = work.force[k];
+    Vector6d& F = work.force[k];
     const int first = model.subtree_position(k), end = first + model.subtree_dof_count(k);
     const JointType type = model.joint_geometry(k).type;
+    if constexpr (Which == Part::kAcceleration) {
+      Vector6d& gathered = data.residual_force[k];
+      for (int a = first; a < first + dofs; ++a) gathered.noalias() += t1.col(a) * qdd[dof_at[a]];
+      if (p >= 0) {
+        F.noalias() += Y.times(data.world_acceleration[p] - work.acceleration[p]);
+        data.residual_force[p] += gathered;
+      }
+      F += gathered;
+    }
     for (int a = first; a < first + dofs; ++a) {
-      t1.col(a) = Y.times(s.col(a));
-      t4.col(a).head<3>() = rate_transposed_times(B, s.col(a));
-      t2.col(a) = Y.times(dW.col(a)) + rate_times(B, s.col(a));
-      t3.col(a) = Y.times(dA.col(a)) + rate_times(B, dV.col(a));
+      if constexpr (velocity_half) {
+        t1.col(a) = Y.times(s.col(a));
+        t4.col(a).head<3>() = rate_transposed_times(B, s.col(a));
+        t2.col(a) = Y.times(dW.col(a)) + rate_times(B, s.col(a));
+      }
+      if constexpr (acceleration_half) t3.col(a) = Y.times(dA.col(a)) + rate_times(B, dV.col(a));
       result.tau[dof_at[a]] = s.col(a).dot(F);
     }
     // What the ancestors' rows read: their columns do not move this node's, so its force turns.
-    for (int a = first; a < first + dofs; ++a) t3.col(a) += cross_force(s.col(a), F);
+    if constexpr (acceleration_half)
+      for (int a = first; a < first + dofs; ++a) t3.col(a) += cross_force(s.col(a), F);
     // A base's columns see a still parent (dV = 0), except a planar joint's turn, which the
     // slides carry.
     const bool root = p < 0 && type != JointType::kPlanar;
@@ -276,34 +348,45 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
       const int row = dof_at[a];
       for (int b = first; b < first + dofs; ++b) {
         const int column = dof_at[b];
-        const double turn_by_q = t4.col(a).head<3>().dot(dV.col(b).head<3>());
-        const double turn_by_qd = t4.col(a).head<3>().dot(s.col(b).head<3>());
-        result.dtau_dq(row, column) = rigid_detail::moves_within(type, b - first, a - first)
-                                          ? t1.col(a).dot(dA.col(b)) + turn_by_q
-                                          : s.col(a).dot(t3.col(b));
-        result.dtau_dqd(row, column) = t1.col(a).dot(dW.col(b)) + turn_by_qd;
-        result.mass(row, column) = s.col(a).dot(t1.col(b));
+        if constexpr (acceleration_half) {
+          const double turn_by_q = t4.col(a).head<3>().dot(dV.col(b).head<3>());
+          result.dtau_dq(row, column) = rigid_detail::moves_within(type, b - first, a - first)
+                                            ? t1.col(a).dot(dA.col(b)) + turn_by_q
+                                            : s.col(a).dot(t3.col(b));
+        }
+        if constexpr (velocity_half) {
+          const double turn_by_qd = t4.col(a).head<3>().dot(s.col(b).head<3>());
+          result.dtau_dqd(row, column) = t1.col(a).dot(dW.col(b)) + turn_by_qd;
+          result.mass(row, column) = s.col(a).dot(t1.col(b));
+        }
       }
       // Descendants' columns (their node is the deeper one) and descendants' rows (this column
       // moves them; their own composites are in their t1 and t4).
-      switch (shape_of(s.col(a))) {
-        case ColumnShape::kAngular:
-          fill_descendant_pairs<ColumnShape::kAngular>(pairs, root, in_order, a, first + dofs, end);
-          break;
-        case ColumnShape::kLinear:
-          fill_descendant_pairs<ColumnShape::kLinear>(pairs, root, in_order, a, first + dofs, end);
-          break;
-        case ColumnShape::kFull:
-          fill_descendant_pairs<ColumnShape::kFull>(pairs, root, in_order, a, first + dofs, end);
-          break;
-      }
+      fill_descendant_pairs<Which>(pairs, root, in_order, a, first + dofs, end);
     }
-    if (p >= 0) {
+    if (velocity_half && p >= 0) {
       work.composite_inertia[p] += Y;
       work.composite_rate[p] += B;
       work.force[p] += F;
     }
   }
+}
+
+// Inverse dynamics' derivatives at the world motion already in data, in one forward and one
+// backward pass.
+void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& data,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                 const Eigen::Vector3d& gravity,
+                                 InverseDynamicsDerivatives& result) {
+  const int n = model.dof_count();
+  DerivativeWorkspace& work = derivative_workspace(model, data);
+  forward_pass<Part::kAll>(model, data, qd, qdd.data(), gravity, work);
+  result.tau.resize(n);
+  result.dtau_dq.setZero(n, n);
+  result.dtau_dqd.setZero(n, n);
+  result.mass.setZero(n, n);
+  backward_pass<Part::kAll>(model, data, qdd.data(), work, result);
 }
 
 }  // namespace
@@ -493,6 +576,71 @@ void multiply_on_the_pattern(const DerivativeWorkspace& work, const Eigen::Matri
   }
 }
 
+// x <- M^-1 x with M's factor (factor_along_the_tree): L* v = x children first, D w = v, L x = w
+// parents first.
+void solve_along_the_tree(const DerivativeWorkspace& work, Eigen::VectorXd& x) {
+  const auto n = static_cast<int>(x.size());
+  for (int i = n - 1; i >= 0; --i) {
+    const std::span<const int> path = ancestors_of(work, i);
+    const double* lower = lower_of(work, i);
+    for (std::size_t t = 0; t < path.size(); ++t) x[path[t]] -= lower[t] * x[i];
+  }
+  for (int i = 0; i < n; ++i) {
+    const std::span<const int> path = ancestors_of(work, i);
+    const double* lower = lower_of(work, i);
+    double value = x[i] * work.inverse_pivot[i];
+    for (std::size_t t = 0; t < path.size(); ++t) value -= lower[t] * x[path[t]];
+    x[i] = value;
+  }
+}
+
+// How far inverse dynamics at the factor's qdd may miss tau (relative) before the articulated-body
+// recursion is asked instead: M formed about one point loses digits when small links sit far
+// from it, which the recursion's articulated inertias do not.
+constexpr double kResidual = 1e-12;
+
+// qdd = M^-1 (tau - C) and the inverse dynamics' derivatives at it, for one tree whose dofs all
+// move mass, numbered parents first: the passes' first half gives M, dtau/dqd and the bias forces
+// C; M's tree factor (factor_along_the_tree) gives qdd by L* v = tau - C children first, D w = v,
+// L qdd = w parents first; the second half gives dtau/dq and tau at that qdd. The articulated-body
+// recursion is not run: the factor serves qdd and M^-1 alike. False when the tau this qdd gives
+// back misses the given one by more than kResidual.
+bool accelerations_and_derivatives(const RigidBodyModel& model, RigidBodyData& data,
+                                   const Eigen::Ref<const Eigen::VectorXd>& q,
+                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                   const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                   const Eigen::Vector3d& gravity, DerivativeWorkspace& work,
+                                   ForwardDynamicsDerivatives& result) {
+  const int n = model.dof_count();
+  rigid_detail::world_motion(model, q, qd, data);
+  check_size(tau, n, "tau");
+  InverseDynamicsDerivatives& inverse = result.inverse;
+  forward_pass<Part::kVelocity>(model, data, qd, nullptr, gravity, work);
+  inverse.tau.resize(n);
+  inverse.dtau_dq.setZero(n, n);
+  inverse.dtau_dqd.setZero(n, n);
+  inverse.mass.setZero(n, n);
+  backward_pass<Part::kVelocity>(model, data, nullptr, work, inverse);
+  try {
+    factor_along_the_tree(work, inverse.mass);
+  } catch (const SingularMassMatrixError&) {
+    forward_dynamics(model, data, q, qd, tau, gravity);  // names the joint where it fails
+    throw;
+  }
+  Eigen::VectorXd& qdd = result.qdd;
+  qdd = tau - inverse.tau;
+  solve_along_the_tree(work, qdd);
+  forward_pass<Part::kAcceleration>(model, data, qd, qdd.data(), gravity, work);
+  backward_pass<Part::kAcceleration>(model, data, qdd.data(), work, inverse);
+  work.acceleration = data.world_acceleration;
+  double missed = 0.0, given = 0.0;  // squared norms, summed without a temporary
+  for (int i = 0; i < n; ++i) {
+    missed += (tau[i] - inverse.tau[i]) * (tau[i] - inverse.tau[i]);
+    given += tau[i] * tau[i];
+  }
+  return std::sqrt(missed) <= kResidual * (1.0 + std::sqrt(given));
+}
+
 }  // namespace
 
 // ID(q, qd, FD(q, qd, tau)) = tau for every argument: differentiating gives M dqdd/dq + dtau/dq =
@@ -510,15 +658,7 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
     return rigid_detail::flexible_forward_dynamics_derivatives(model, data, q, qd, tau, gravity,
                                                                result);
   const int n = model.dof_count();
-  result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   InverseDynamicsDerivatives& inverse = result.inverse;
-  // Forward dynamics leaves the world motion about each tree's base origin: with one tree that is
-  // the one point the derivatives take, so its kinematics serve them as they are.
-  const std::vector<int>& parents = model.parents();
-  if (std::count_if(parents.begin(), parents.end(), [](int p) { return p < 0; }) == 1)
-    derivatives_at_world_motion(model, data, qd, result.qdd, gravity, inverse);
-  else
-    inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
   DerivativeWorkspace& work = derivative_workspace(model, data);
   int massive = 0;
   result.massive.resize(n);
@@ -526,22 +666,35 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
     if (!model.carries_no_mass(k))
       for (int c = 0; c < model.joint_dofs(k); ++c)
         result.massive[massive++] = model.joint_dof_offset(k) + c;
-  if (n == 0) {  // nothing moves (and an empty buffer has no storage to map)
-    result.dqdd_dq.resize(0, 0);
-    result.dqdd_dqd.resize(0, 0);
-    result.dqdd_dtau.resize(0, 0);
-    return;
-  }
-  if (massive == n && work.parents_first) {
-    factor_along_the_tree(work, inverse.mass);
-    // Every dof moves mass: M^-1 through M's tree-sparse factor (O(n x the dofs' summed depths)
-    // instead of O(n^3)), then its products with dtau/dq and dtau/dqd on their tree pattern.
+  if (n > 0 && massive == n && work.parents_first) {
+    // Every dof moves mass: qdd from M's tree-sparse factor between the two halves of the
+    // derivatives' passes, M^-1 through the same factor (O(n x the dofs' summed depths) instead of
+    // O(n^3)), then its products with dtau/dq and dtau/dqd on their tree pattern.
+    if (!accelerations_and_derivatives(model, data, q, qd, tau, gravity, work, result)) {
+      result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+      inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
+      factor_along_the_tree(work, inverse.mass);
+    }
     result.dqdd_dtau.resize(n, n);
     result.dqdd_dq.resize(n, n);
     result.dqdd_dqd.resize(n, n);
     invert_along_the_tree(work, result.dqdd_dtau.data(), n);
     multiply_on_the_pattern(work, result.dqdd_dtau, inverse.dtau_dq, inverse.dtau_dqd,
                             result.dqdd_dq, result.dqdd_dqd);
+    return;
+  }
+  result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+  // Forward dynamics leaves the world motion about each tree's base origin: with one tree that is
+  // the one point the derivatives take, so its kinematics serve them as they are.
+  const std::vector<int>& parents = model.parents();
+  if (std::count_if(parents.begin(), parents.end(), [](int p) { return p < 0; }) == 1)
+    derivatives_at_world_motion(model, data, qd, result.qdd, gravity, inverse);
+  else
+    inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
+  if (n == 0) {  // nothing moves (and an empty buffer has no storage to map)
+    result.dqdd_dq.resize(0, 0);
+    result.dqdd_dqd.resize(0, 0);
+    result.dqdd_dtau.resize(0, 0);
     return;
   }
   result.reduced.resize(massive, massive);
