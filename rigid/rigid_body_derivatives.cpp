@@ -57,22 +57,6 @@ namespace {
   return rate;
 }
 
-// B x = [P x_w; -2 f x x_w] (RateTerm::times written out, so that it inlines here).
-[[gnu::always_inline]] inline Vector6d rate_times(const RateTerm& rate, const Vector6d& x) {
-  Vector6d out;
-  out.head<3>().noalias() = rate.angular * x.head<3>();
-  out.tail<3>() = -2.0 * cross3(rate.force, x.head<3>());
-  return out;
-}
-
-// The angular half of B* s = [P* s_w + 2 f x s_v; 0] (its linear half is always zero).
-[[gnu::always_inline]] inline Eigen::Vector3d rate_transposed_times(const RateTerm& rate,
-                                                                    const Vector6d& s) {
-  Eigen::Vector3d out = 2.0 * cross3(rate.force, s.tail<3>());
-  out.noalias() += rate.angular.transpose() * s.head<3>();
-  return out;
-}
-
 // Which half of a world column is exactly zero: a turn about an axis through O has no linear
 // half, a slide no angular half. The pair loop then takes 3-long products where a 6-long one
 // would add exact zeros (the same sums, up to their order).
@@ -157,7 +141,9 @@ void fill_descendant_pairs(const PairColumns& at, int a, int begin, int end) {
 template <Part Which, ColumnShape Shape>
 void fill_descendant_pairs(const PairColumns& at, bool root, bool in_order, int a, int begin,
                            int end) {
-  if (root)
+  if (root && in_order)
+    fill_descendant_pairs<Which, Shape, true, true>(at, a, begin, end);
+  else if (root)
     fill_descendant_pairs<Which, Shape, true, false>(at, a, begin, end);
   else if (in_order)
     fill_descendant_pairs<Which, Shape, false, true>(at, a, begin, end);
@@ -309,8 +295,7 @@ template <Part Which>
                           result.dtau_dqd.data(),
                           result.mass.data(),
                           n};
-  bool in_order = true;
-  for (int i = 0; i < n; ++i) in_order = in_order && dof_at[i] == i;
+  const bool in_order = work.dofs_in_preorder;
   if constexpr (Which == Part::kAcceleration)
     for (const int k : order) data.residual_force[k].setZero();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -332,10 +317,10 @@ template <Part Which>
     for (int a = first; a < first + dofs; ++a) {
       if constexpr (velocity_half) {
         t1.col(a) = Y.times(s.col(a));
-        t4.col(a).head<3>() = rate_transposed_times(B, s.col(a));
-        t2.col(a) = Y.times(dW.col(a)) + rate_times(B, s.col(a));
+        t4.col(a).head<3>() = B.transposed_times(s.col(a));
+        t2.col(a) = Y.times(dW.col(a)) + B.times(s.col(a));
       }
-      if constexpr (acceleration_half) t3.col(a) = Y.times(dA.col(a)) + rate_times(B, dV.col(a));
+      if constexpr (acceleration_half) t3.col(a) = Y.times(dA.col(a)) + B.times(dV.col(a));
       result.tau[dof_at[a]] = s.col(a).dot(F);
     }
     // What the ancestors' rows read: their columns do not move this node's, so its force turns.

@@ -304,9 +304,7 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
       composite_rate(static_cast<std::size_t>(model.node_count())),
       acceleration(static_cast<std::size_t>(model.node_count())),
       force(static_cast<std::size_t>(model.node_count())),
-      dof_parent(dof_parents(*model.structure())),
-      rows(model.dof_count(), 2 * model.dof_count()),
-      inverse(model.dof_count(), model.dof_count()) {
+      dof_parent(dof_parents(*model.structure())) {
   const int n = static_cast<int>(dof_parent.size());
   inverse_pivot.resize(n);
   ancestor_offsets.assign(1, 0);
@@ -330,25 +328,8 @@ DerivativeWorkspace::DerivativeWorkspace(const RigidBodyModel& model)
             std::max(dof_last_descendant[static_cast<std::size_t>(p)],
                      dof_last_descendant[static_cast<std::size_t>(i)]);
     }
-  // Columns ascending (parents first: the ancestor list read backwards, then i to its last
-  // descendant), touching columns merged into one run (one run along a serial chain). Without
-  // parents-first numbering the tree solves are not used and no runs are kept.
-  pattern_offsets.assign(1, 0);
-  if (!parents_first) return;
-  for (int i = 0; i < n; ++i) {
-    const auto at = static_cast<std::size_t>(i);
-    const std::size_t before = pattern_runs.size();
-    const auto add = [&](int begin, int end) {
-      if (pattern_runs.size() > before && pattern_runs.back() == begin)
-        pattern_runs.back() = end;
-      else
-        pattern_runs.insert(pattern_runs.end(), {begin, end});
-    };
-    for (int t = ancestor_offsets[at + 1] - 1; t >= ancestor_offsets[at]; --t)
-      add(ancestors[static_cast<std::size_t>(t)], ancestors[static_cast<std::size_t>(t)] + 1);
-    add(i, dof_last_descendant[at] + 1);
-    pattern_offsets.push_back(static_cast<int>(pattern_runs.size() / 2));
-  }
+  for (int i = 0; i < n; ++i)
+    if (model.dof_in_preorder()[static_cast<std::size_t>(i)] != i) dofs_in_preorder = false;
 }
 
 DerivativeWorkspace& derivative_workspace(const RigidBodyModel& model, RigidBodyData& data) {

@@ -160,15 +160,17 @@ struct RateTerm {
     force += other.force;
     return *this;
   }
-  Vector6d times(const Vector6d& x) const {  // B x = [P x_w; -2 f x x_w]
+  // B x = [P x_w; -2 f x x_w] (inlined: the derivatives' passes call it per dof).
+  [[gnu::always_inline]] Vector6d times(const Vector6d& x) const {
     Vector6d out;
-    out << angular * x.head<3>(), -2.0 * force.cross(x.head<3>());
+    out.head<3>().noalias() = angular * x.head<3>();
+    out.tail<3>() = -2.0 * kernels::cross3(force, x.head<3>());
     return out;
   }
-  Vector6d transposed_times(const Vector6d& s) const {  // B* s = [P* s_w + 2 f x s_v; 0]
-    Vector6d out;
-    out << angular.transpose() * s.head<3>() + 2.0 * force.cross(s.tail<3>()),
-        Eigen::Vector3d::Zero();
+  // The angular half of B* s = [P* s_w + 2 f x s_v; 0] (its linear half is always zero).
+  [[gnu::always_inline]] Eigen::Vector3d transposed_times(const Vector6d& s) const {
+    Eigen::Vector3d out = 2.0 * kernels::cross3(force, s.tail<3>());
+    out.noalias() += angular.transpose() * s.head<3>();
     return out;
   }
 };
@@ -191,22 +193,16 @@ struct DerivativeWorkspace {
   std::vector<Vector6d> acceleration, force;
   // Forward dynamics' derivatives: per dof its parent dof (-1 at a base) and its last
   // descendant (itself when it has none), M = L* D L with L's pattern the dofs' ancestors (RBDA
-  // section 6.5); the right sides row by row: `rows` holds dtau/dq and dtau/dqd interleaved
-  // (column c of each at 2 c and 2 c + 1), `inverse` the identity's (M^-1's upper triangle).
+  // section 6.5).
   std::vector<int> dof_parent, dof_last_descendant;
   // Per dof its ancestor dofs, parent first: ancestors[ancestor_offsets[i] ..
   // ancestor_offsets[i + 1]) (the loops over a root path read them in a row, no pointer chase);
   // lower holds L(i, j) at the same place as j in i's list.
   std::vector<int> ancestor_offsets, ancestors;
-  // Per dof (parents first only) the columns a tree-patterned right side's row can fill while
-  // L* v = b runs: its ancestors and i to its last descendant (exactly its descendants when the
-  // dofs are numbered depth first, a superset otherwise), as [begin, end) runs:
-  // pattern_runs[2 r], [2 r + 1] for r in [pattern_offsets[i], pattern_offsets[i + 1]).
-  std::vector<int> pattern_offsets, pattern_runs;
   bool parents_first = true;        // every dof_parent[i] < i
+  bool dofs_in_preorder = true;     // the model's dof_in_preorder() is the identity
   Eigen::VectorXd lower, diagonal;  // diagonal: D of the factor (M's diagonal before it)
   Eigen::VectorXd inverse_pivot;    // 1 / D of the factor, multiplied rather than divided by
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows, inverse;
 };
 
 // Workspace of every rigid-body algorithm, sized once from the model; the per-configuration
