@@ -8,6 +8,7 @@
 #include <cmath>
 #include <span>
 
+#include "derivatives_detail.hpp"
 #include "flexible_derivatives.hpp"
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
@@ -357,13 +358,13 @@ template <Part Which>
   }
 }
 
-// Inverse dynamics' derivatives at the world motion already in data, in one forward and one
-// backward pass.
-void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& data,
-                                 const Eigen::Ref<const Eigen::VectorXd>& qd,
-                                 const Eigen::Ref<const Eigen::VectorXd>& qdd,
-                                 const Eigen::Vector3d& gravity,
-                                 InverseDynamicsDerivatives& result) {
+}  // namespace
+
+// One forward and one backward pass at the world motion already in data (derivatives_detail.hpp).
+void rigid_detail::inverse_dynamics_derivatives_at_world_motion(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Vector3d& gravity,
+    InverseDynamicsDerivatives& result) {
   const int n = model.dof_count();
   DerivativeWorkspace& work = derivative_workspace(model, data);
   forward_pass<Part::kAll>(model, data, qd, qdd.data(), gravity, work);
@@ -373,8 +374,6 @@ void derivatives_at_world_motion(const RigidBodyModel& model, RigidBodyData& dat
   result.mass.setZero(n, n);
   backward_pass<Part::kAll>(model, data, qdd.data(), work, result);
 }
-
-}  // namespace
 
 void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
@@ -389,7 +388,7 @@ void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
     return rigid_detail::flexible_inverse_dynamics_derivatives(model, data, q, qd, qdd, gravity,
                                                                result);
   rigid_detail::world_motion(model, q, qd, data);
-  derivatives_at_world_motion(model, data, qd, qdd, gravity, result);
+  rigid_detail::inverse_dynamics_derivatives_at_world_motion(model, data, qd, qdd, gravity, result);
 }
 
 namespace {
@@ -673,7 +672,8 @@ void forward_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& da
   // the one point the derivatives take, so its kinematics serve them as they are.
   const std::vector<int>& parents = model.parents();
   if (std::count_if(parents.begin(), parents.end(), [](int p) { return p < 0; }) == 1)
-    derivatives_at_world_motion(model, data, qd, result.qdd, gravity, inverse);
+    rigid_detail::inverse_dynamics_derivatives_at_world_motion(model, data, qd, result.qdd, gravity,
+                                                               inverse);
   else
     inverse_dynamics_derivatives(model, data, q, qd, result.qdd, gravity, inverse);
   if (n == 0) {  // nothing moves (and an empty buffer has no storage to map)

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "closed_chain/internal.hpp"
+#include "derivatives_detail.hpp"
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
 #include "skograph/operators/articulated_body.hpp"
@@ -15,6 +16,7 @@
 
 namespace skograph {
 
+using kernels::cross_force;
 using kernels::cross_motion;
 using rigid_detail::check_size;
 
@@ -28,45 +30,26 @@ Vector6d cross_halves(const Eigen::Vector3d& w, const Vector6d& z) {
   return out;
 }
 
-// One end of a loop (a link's node, or -1 for the world): its velocity V and acceleration A in
-// world axes about the workspace's point (A with the world's -g, as the tree's walk has it).
-struct End {
-  int node = -1;
-  Vector6d velocity = Vector6d::Zero(), acceleration = Vector6d::Zero();
+// One loop's rows S R_p^T applied to a 6-vector in world axes (the angular rows to its first half,
+// the linear rows to its second) into a column of a row-derivative matrix: the rows padded to
+// 3 x 3 times R_p^T, formed once per loop, so that each column is two fixed-size products.
+struct RotatedRows {
+  Eigen::Matrix3d angular, linear;
+  int angular_rows, linear_rows;
+  void put(const Vector6d& z, Eigen::MatrixXd& out, int row, int column) const {
+    const Eigen::Vector3d a = angular * z.head<3>(), l = linear * z.tail<3>();
+    double* entries = out.col(column).data() + row;
+    for (int i = 0; i < angular_rows; ++i) entries[i] = a[i];
+    for (int i = 0; i < linear_rows; ++i) entries[angular_rows + i] = l[i];
+  }
 };
 
-// The motion of one loop's relative twist, all in world axes about the point o:
-//   y  = [dw; dv + dw x r]                                  (F_c relative to F_p at x_c, r = x_c -
-//   o) yd = [da_w; da_v + da_w x r + dw x rd]                  (its rate, rd = x_c's velocity)
-// with dw, dv = V_c - V_p and da = A_c - A_p. The rows read R_p^T y (velocity) and
-// R_p^T (yd - w_p x y) (acceleration: d/dt of R_p^T y, the qdd terms included).
-struct LoopMotion {
-  End child, parent;
-  Eigen::Matrix3d parent_rotation;  // R_p of F_p
-  Eigen::Vector3d r, point_velocity, parent_angular;
-  Vector6d y, yd, u;  // u = yd - w_p x y
-};
-
-// Per-link derivatives along dof j with column s_j (world axes about o), for a link the dof
-// moves, from the tree walk's dV_j, dA_j, dW_j (rigid_body_derivatives.cpp):
-//   dV_k/dq_j = dV_j + s_j x V_k, dA_k/dq_j = dA_j + dV_j x V_k + s_j x A_k,
-//   dA_k/dqd_j = dW_j + s_j x V_k (and dV_k/dqd_j = s_j).
-struct DofColumn {
-  Vector6d s, dV, dA, dW;
-};
-
-// The rows S R_p^T z of one loop (`angular` rows on z's first half, `linear` on its second) into
-// `out` from `row`.
-void apply_rows(const LoopRows& rows, const Eigen::Matrix3d& rotation, const Vector6d& z,
-                Eigen::MatrixXd& out, int row, int column) {
-  const int angular = static_cast<int>(rows.angular.rows());
-  const int linear = static_cast<int>(rows.linear.rows());
-  if (angular > 0)
-    out.col(column).segment(row, angular).noalias() =
-        rows.angular * (rotation.transpose() * z.head<3>());
-  if (linear > 0)
-    out.col(column).segment(row + angular, linear).noalias() =
-        rows.linear * (rotation.transpose() * z.tail<3>());
+// [a; b + a x r]: a change [a; b] of the ends' relative motion seen at x_c (y's form below).
+Vector6d at_point(const Eigen::Vector3d& angular, const Eigen::Vector3d& linear,
+                  const Eigen::Vector3d& r) {
+  Vector6d out;
+  out << angular, linear + angular.cross(r);
+  return out;
 }
 
 // The right sides' dependent rows solved on the constraints restricted to the dependent dofs
@@ -187,56 +170,55 @@ void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
   }
 }
 
-}  // namespace
-
-// Differentiating y, yd (LoopMotion) along a dof j that moves one end only (c_j: the child's,
-// p_j: F_p's; a dof moving both turns the whole loop and leaves its rows unchanged):
-//   along q_j:  dr = c_j (v_j + w_j x r), drd = dV_c,lin + dw_c x r + w_c x dr,
-//               dy = [dDw; dDv + dDw x r + Dw x dr], dyd = [dDa_w; dDa_v + dDa_w x r + Da_w x dr
-//               + dDw x rd + Dw x drd], d(R_p^T z) = R_p^T (dz - p_j w_j x z);
-//   along qd_j: dD = (c_j - p_j) s_j, dDa from dA/dqd, dr = 0, drd = c_j (v_j + w_j x r).
-// The loop forces: with f = [S_a* lambda_a; S_l* lambda_l] (F_p axes, at x_c), the wrench in world
-// axes about o is F = [R_p f_N + r x R_p f_F; R_p f_F] and (G* lambda)_i = sigma_i s_i . F
-// (sigma = +1 for a dof moving the child end, -1 for F_p's), so
-//   d(G* lambda)_i/dq_k = sigma_i ((s_k x s_i) . F [k moves i] + s_i . dF/dq_k),
-//   dF/dq_k = [p_k w_k x R_p f_N + dr_k x R_p f_F + r x (p_k w_k x R_p f_F); p_k w_k x R_p f_F].
-void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data,
-                            const Eigen::Ref<const Eigen::VectorXd>& q,
-                            const Eigen::Ref<const Eigen::VectorXd>& qd,
-                            const Eigen::Ref<const Eigen::VectorXd>& qdd,
-                            const Eigen::Ref<const Eigen::VectorXd>& lambda,
-                            const Eigen::Vector3d& gravity, ConstraintDerivatives& result) {
+// The constraint rows' derivatives of ConstraintDerivatives (all but `tree`) from the tree's
+// derivative passes already run at this state (their per-dof dV_j, dA_j, dW_j in the derivative
+// workspace, the world motion in data.tree). One loop's relative twist and its rate, in world
+// axes about the point o (F_c relative to F_p at x_c, r = x_c - o, rd = x_c's velocity):
+//   y  = [D_w; D_v + D_w x r],  yd = [Da_w; Da_v + Da_w x r + D_w x rd],  u = yd - w_p x y,
+// D = V_c - V_p, Da = A_c - A_p; the rows read R_p^T y (velocity) and R_p^T u (acceleration: d/dt
+// of R_p^T y, the qdd terms included). Along a dof j that moves one end only (a dof moving both
+// turns the whole loop and leaves its rows unchanged), with the end's dV = dV_j + s_j x V and dA =
+// dA_j + dV_j x V + s_j x A:
+//   moving F_c, along q_j:  dr = v_j + w_j x r, drd = dV_v + dV_w x r + w_c x dr,
+//       dy = [dV_w; dV_v + dV_w x r + D_w x dr],
+//       dyd = [dA_w; dA_v + dA_w x r + Da_w x dr + dV_w x rd + D_w x drd], rows of dy, dyd - w_p x
+//       dy;
+//     along qd_j: dD = s_j, dDa = dW_j + s_j x V_c, drd = dr, rows of dyd - w_p x dy;
+//   moving F_p, along q_j:  dD = -dV, dDa = -dA, dr = drd = 0, and R_p turns with w_j:
+//       rows of dy - w_j x y, dyd - dV_w x y - w_p x dy - w_j x u;
+//     along qd_j: dD = -s_j, dDa = -(dW_j + s_j x V_p), rows of dyd - w_j x y - w_p x dy
+// (w x z on both halves of z). The loop forces: with f = [S_a* lambda_a; S_l* lambda_l] (F_p axes,
+// at x_c), the wrench in world axes about o is F = [R_p f_N + r x R_p f_F; R_p f_F] and
+// (G* lambda)_i = sigma_i s_i . F (sigma = +1 for a dof moving the child end, -1 for F_p's), so
+//   d(G* lambda)_i/dq_j = sigma_i s_i . (dF_j - [j moves i] s_j x* F)
+// ((s_j x s_i) . F = -s_i . (s_j x* F)), dF_j = [dr x R_p f_F; 0] moving F_c and [w_j x R_p f_N +
+// r x (w_j x R_p f_F); w_j x R_p f_F] moving F_p.
+void constraint_row_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                                const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                                const Eigen::Vector3d& gravity, ConstraintDerivatives& result) {
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const RigidBodyModel& tree = model.tree();
   const Mechanism& mechanism = model.mechanism();
   const int n = tree.dof_count();
-  int total_rows = 0;
-  for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
-  check_size(lambda, total_rows, "lambda");
-  inverse_dynamics_derivatives(tree, data.tree, q, qd, qdd, gravity, result.tree);
-  const DerivativeWorkspace& work = derivative_workspace(tree, data.tree);
+  const auto total_rows = static_cast<Eigen::Index>(lambda.size());
   result.velocity_by_q.setZero(total_rows, n);
   result.acceleration_by_q.setZero(total_rows, n);
   result.acceleration_by_qd.setZero(total_rows, n);
   result.force_by_q.setZero(n, n);
   if (n == 0) return;
+  const DerivativeWorkspace& work = derivative_workspace(tree, data.tree);
   const Eigen::Vector3d origin = data.tree.tree_origin[tree.parents_first().front()];
   const std::vector<Eigen::Isometry3d>& poses = link_poses(tree, data.tree);
   Vector6d world_acceleration;
   world_acceleration << 0.0, 0.0, 0.0, -gravity;
-  const auto end_of = [&](int link) {
-    End end;
-    end.acceleration = world_acceleration;
-    if (link < 0) return end;
-    end.node = tree.node_of_link(link);
-    end.velocity = data.tree.world_velocity[end.node];
-    end.acceleration = work.acceleration[end.node];
-    return end;
+  const auto velocity_of = [&](int link) -> Vector6d {
+    return link < 0 ? Vector6d::Zero() : data.tree.world_velocity[tree.node_of_link(link)];
   };
-  const auto column_of = [&](int dof) {
-    const int at = tree.subtree_position(impl.dof_node[dof]) + impl.dof_in_joint[dof];
-    return DofColumn{work.column.col(at), work.velocity_by_q.col(at),
-                     work.acceleration_by_q.col(at), work.acceleration_by_qd.col(at)};
+  const auto acceleration_of = [&](int link) -> Vector6d {
+    return link < 0 ? world_acceleration : work.acceleration[tree.node_of_link(link)];
+  };
+  const auto column_of = [&](int dof) {  // the dof's column in the workspace's per-dof arrays
+    return tree.subtree_position(impl.dof_node[dof]) + impl.dof_in_joint[dof];
   };
   int row = 0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
@@ -244,115 +226,104 @@ void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data
     for (const int l : impl.loops[s]) {
       const LoopClosure& loop = mechanism.loops[l];
       const LoopRows& rows = impl.loop_rows[l];
-      LoopMotion m;
-      m.child = end_of(loop.child);
-      m.parent = end_of(loop.parent);
-      const Eigen::Vector3d x_c =
-          loop.child < 0 ? Eigen::Vector3d(loop.child_origin.translation())
-                         : Eigen::Vector3d(poses[m.child.node] * loop.child_origin.translation());
-      m.parent_rotation =
-          loop.parent < 0
-              ? Eigen::Matrix3d(loop.parent_origin.linear())
-              : Eigen::Matrix3d(poses[m.parent.node].linear() * loop.parent_origin.linear());
-      m.r = x_c - origin;
-      const Vector6d delta = m.child.velocity - m.parent.velocity;
-      const Vector6d delta_acceleration = m.child.acceleration - m.parent.acceleration;
-      const Eigen::Vector3d w_c = m.child.velocity.head<3>();
-      m.parent_angular = m.parent.velocity.head<3>();
-      m.point_velocity = m.child.velocity.tail<3>() + w_c.cross(m.r);
-      m.y << delta.head<3>(), delta.tail<3>() + delta.head<3>().cross(m.r);
-      m.yd << delta_acceleration.head<3>(), delta_acceleration.tail<3>() +
-                                                delta_acceleration.head<3>().cross(m.r) +
-                                                delta.head<3>().cross(m.point_velocity);
-      m.u = m.yd - cross_halves(m.parent_angular, m.y);
-      const Eigen::Matrix3d& rotation = m.parent_rotation;
+      const Vector6d child_velocity = velocity_of(loop.child);
+      const Vector6d parent_velocity = velocity_of(loop.parent);
+      const Vector6d child_acceleration = acceleration_of(loop.child);
+      const Vector6d parent_acceleration = acceleration_of(loop.parent);
+      const Eigen::Vector3d x_c = loop.child < 0
+                                      ? Eigen::Vector3d(loop.child_origin.translation())
+                                      : Eigen::Vector3d(poses[tree.node_of_link(loop.child)] *
+                                                        loop.child_origin.translation());
+      const Eigen::Matrix3d rotation =
+          loop.parent < 0 ? Eigen::Matrix3d(loop.parent_origin.linear())
+                          : Eigen::Matrix3d(poses[tree.node_of_link(loop.parent)].linear() *
+                                            loop.parent_origin.linear());
+      const Eigen::Vector3d r = x_c - origin;
+      const Vector6d delta = child_velocity - parent_velocity;
+      const Vector6d delta_acceleration = child_acceleration - parent_acceleration;
+      const Eigen::Vector3d w_c = child_velocity.head<3>(), w_p = parent_velocity.head<3>();
+      const Eigen::Vector3d D_w = delta.head<3>(), Da_w = delta_acceleration.head<3>();
+      const Eigen::Vector3d point_velocity = child_velocity.tail<3>() + w_c.cross(r);
+      const Vector6d y = at_point(D_w, delta.tail<3>(), r);
+      const Vector6d yd =
+          at_point(Da_w, delta_acceleration.tail<3>() + D_w.cross(point_velocity), r);
+      const Vector6d u = yd - cross_halves(w_p, y);
+      const RotatedRows rotated{
+          rows.angular_padded * rotation.transpose(), rows.linear_padded * rotation.transpose(),
+          static_cast<int>(rows.angular.rows()), static_cast<int>(rows.linear.rows())};
 
       // The loop's multipliers as a wrench in world axes about o.
-      const int angular_rows = static_cast<int>(rows.angular.rows());
-      const int linear_rows = static_cast<int>(rows.linear.rows());
       const Eigen::Vector3d moment =
-          rotation * (rows.angular.transpose() * lambda.segment(row, angular_rows));
+          rotation * (rows.angular.transpose() * lambda.segment(row, rotated.angular_rows));
       const Eigen::Vector3d force =
-          rotation * (rows.linear.transpose() * lambda.segment(row + angular_rows, linear_rows));
+          rotation * (rows.linear.transpose() *
+                      lambda.segment(row + rotated.angular_rows, rotated.linear_rows));
       Vector6d wrench;
-      wrench << moment + m.r.cross(force), force;
+      wrench << moment + r.cross(force), force;
 
       for (const LoopRows::MovingDof& moving : rows.moving) {
         const int j = dofs[static_cast<std::size_t>(moving.position)];
-        const DofColumn d = column_of(j);
-        const bool child = moving.moves_child, parent = !moving.moves_child;
-        const Eigen::Vector3d w_j = d.s.head<3>(), v_j = d.s.tail<3>();
-        const Eigen::Vector3d point_motion = v_j + w_j.cross(m.r);  // x_c's, per unit q_j
-        // Along q_j.
-        {
-          const Vector6d dV_c =
-              child ? Vector6d(d.dV + cross_motion(d.s, m.child.velocity)) : Vector6d::Zero();
-          const Vector6d dV_p =
-              parent ? Vector6d(d.dV + cross_motion(d.s, m.parent.velocity)) : Vector6d::Zero();
-          const auto acceleration_by_q = [&](const End& end) -> Vector6d {
-            return d.dA + cross_motion(d.dV, end.velocity) + cross_motion(d.s, end.acceleration);
-          };
-          const Vector6d dA_c = child ? acceleration_by_q(m.child) : Vector6d::Zero();
-          const Vector6d dA_p = parent ? acceleration_by_q(m.parent) : Vector6d::Zero();
-          const Vector6d d_delta = dV_c - dV_p, d_delta_acceleration = dA_c - dA_p;
-          const Eigen::Vector3d dr = child ? point_motion : Eigen::Vector3d::Zero();
+        const int at = column_of(j);
+        const Vector6d s_j = work.column.col(at), dV_j = work.velocity_by_q.col(at);
+        const Vector6d dA_j = work.acceleration_by_q.col(at);
+        const Vector6d dW_j = work.acceleration_by_qd.col(at);
+        const Eigen::Vector3d w_j = s_j.head<3>();
+        Vector6d d_wrench;
+        if (moving.moves_child) {
+          const Vector6d dV = dV_j + cross_motion(s_j, child_velocity);
+          const Vector6d dA =
+              dA_j + cross_motion(dV_j, child_velocity) + cross_motion(s_j, child_acceleration);
+          const Eigen::Vector3d dr = s_j.tail<3>() + w_j.cross(r);
           const Eigen::Vector3d d_point_velocity =
-              dV_c.tail<3>() + dV_c.head<3>().cross(m.r) + w_c.cross(dr);
-          Vector6d dy, dyd;
-          dy << d_delta.head<3>(),
-              d_delta.tail<3>() + d_delta.head<3>().cross(m.r) + delta.head<3>().cross(dr);
-          dyd << d_delta_acceleration.head<3>(), d_delta_acceleration.tail<3>() +
-                                                     d_delta_acceleration.head<3>().cross(m.r) +
-                                                     delta_acceleration.head<3>().cross(dr) +
-                                                     d_delta.head<3>().cross(m.point_velocity) +
-                                                     delta.head<3>().cross(d_point_velocity);
-          const Eigen::Vector3d turn = parent ? w_j : Eigen::Vector3d::Zero();  // R_p's
-          apply_rows(rows, rotation, dy - cross_halves(turn, m.y), result.velocity_by_q, row, j);
-          apply_rows(rows, rotation,
-                     dyd - cross_halves(dV_p.head<3>(), m.y) - cross_halves(m.parent_angular, dy) -
-                         cross_halves(turn, m.u),
-                     result.acceleration_by_q, row, j);
+              dV.tail<3>() + dV.head<3>().cross(r) + w_c.cross(dr);
+          const Vector6d dy = at_point(dV.head<3>(), dV.tail<3>() + D_w.cross(dr), r);
+          const Vector6d dyd =
+              at_point(dA.head<3>(),
+                       dA.tail<3>() + Da_w.cross(dr) + dV.head<3>().cross(point_velocity) +
+                           D_w.cross(d_point_velocity),
+                       r);
+          rotated.put(dy, result.velocity_by_q, row, j);
+          rotated.put(dyd - cross_halves(w_p, dy), result.acceleration_by_q, row, j);
+          const Vector6d rate_change = dW_j + cross_motion(s_j, child_velocity);  // along qd_j
+          const Vector6d ey = at_point(w_j, s_j.tail<3>(), r);
+          const Vector6d eyd =
+              at_point(rate_change.head<3>(),
+                       rate_change.tail<3>() + w_j.cross(point_velocity) + D_w.cross(dr), r);
+          rotated.put(eyd - cross_halves(w_p, ey), result.acceleration_by_qd, row, j);
+          d_wrench << dr.cross(force), Eigen::Vector3d::Zero();
+        } else {
+          const Vector6d dV = dV_j + cross_motion(s_j, parent_velocity);
+          const Vector6d dA =
+              dA_j + cross_motion(dV_j, parent_velocity) + cross_motion(s_j, parent_acceleration);
+          const Vector6d dy = -at_point(dV.head<3>(), dV.tail<3>(), r);
+          const Vector6d dyd =
+              -at_point(dA.head<3>(), dA.tail<3>() + dV.head<3>().cross(point_velocity), r);
+          rotated.put(dy - cross_halves(w_j, y), result.velocity_by_q, row, j);
+          rotated.put(
+              dyd - cross_halves(dV.head<3>(), y) - cross_halves(w_p, dy) - cross_halves(w_j, u),
+              result.acceleration_by_q, row, j);
+          const Vector6d rate_change = dW_j + cross_motion(s_j, parent_velocity);  // along qd_j
+          const Vector6d ey = -at_point(w_j, s_j.tail<3>(), r);
+          const Vector6d eyd = -at_point(rate_change.head<3>(),
+                                         rate_change.tail<3>() + w_j.cross(point_velocity), r);
+          rotated.put(eyd - cross_halves(w_j, y) - cross_halves(w_p, ey), result.acceleration_by_qd,
+                      row, j);
+          const Eigen::Vector3d turned_force = w_j.cross(force);
+          d_wrench << w_j.cross(moment) + r.cross(turned_force), turned_force;
         }
-        // Along qd_j.
-        {
-          const Vector6d d_delta = (child ? 1.0 : -1.0) * d.s;
-          const auto acceleration_by_qd = [&](const End& end) -> Vector6d {
-            return d.dW + cross_motion(d.s, end.velocity);
-          };
-          const Vector6d d_delta_acceleration =
-              child ? acceleration_by_qd(m.child) : Vector6d(-acceleration_by_qd(m.parent));
-          const Eigen::Vector3d d_point_velocity = child ? point_motion : Eigen::Vector3d::Zero();
-          Vector6d dy, dyd;
-          dy << d_delta.head<3>(), d_delta.tail<3>() + d_delta.head<3>().cross(m.r);
-          dyd << d_delta_acceleration.head<3>(), d_delta_acceleration.tail<3>() +
-                                                     d_delta_acceleration.head<3>().cross(m.r) +
-                                                     d_delta.head<3>().cross(m.point_velocity) +
-                                                     delta.head<3>().cross(d_point_velocity);
-          const Eigen::Vector3d turn_rate = parent ? w_j : Eigen::Vector3d::Zero();
-          apply_rows(rows, rotation,
-                     dyd - cross_halves(turn_rate, m.y) - cross_halves(m.parent_angular, dy),
-                     result.acceleration_by_qd, row, j);
-        }
-        // The loop forces' generalized forces along q_j, column j of d(G* lambda)/dq.
-        {
-          const Eigen::Vector3d turn = parent ? w_j : Eigen::Vector3d::Zero();
-          const Eigen::Vector3d dr = child ? point_motion : Eigen::Vector3d::Zero();
-          Vector6d d_wrench;
-          d_wrench << turn.cross(moment) + dr.cross(force) + m.r.cross(turn.cross(force)),
-              turn.cross(force);
-          const int node_j = impl.dof_node[j];
-          for (const LoopRows::MovingDof& other : rows.moving) {
-            const int i = dofs[static_cast<std::size_t>(other.position)];
-            const Vector6d& s_i = column_of(i).s;
-            const int node_i = impl.dof_node[i];
-            const bool moves = node_j == node_i ? rigid_detail::moves_within(
-                                                      tree.joint_geometry(node_j).type,
-                                                      impl.dof_in_joint[j], impl.dof_in_joint[i])
-                                                : tree.forest().is_ancestor_or_self(node_j, node_i);
-            double value = s_i.dot(d_wrench);
-            if (moves) value += cross_motion(d.s, s_i).dot(wrench);
-            result.force_by_q(i, j) += (other.moves_child ? 1.0 : -1.0) * value;
-          }
+        // Column j of d(G* lambda)/dq over the loop's moving dofs i.
+        const Vector6d d_wrench_moving = d_wrench - cross_force(s_j, wrench);  // j moves i too
+        const int node_j = impl.dof_node[j];
+        for (const LoopRows::MovingDof& other : rows.moving) {
+          const int i = dofs[static_cast<std::size_t>(other.position)];
+          const int node_i = impl.dof_node[i];
+          const bool moves = node_j == node_i ? rigid_detail::moves_within(
+                                                    tree.joint_geometry(node_j).type,
+                                                    impl.dof_in_joint[j], impl.dof_in_joint[i])
+                                              : tree.forest().is_ancestor_or_self(node_j, node_i);
+          const double value =
+              work.column.col(column_of(i)).dot(moves ? d_wrench_moving : d_wrench);
+          result.force_by_q(i, j) += other.moves_child ? value : -value;
         }
       }
       row += rows.rows();
@@ -362,19 +333,41 @@ void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data
   }
 }
 
+}  // namespace
+
+// The tree's inverse-dynamics derivatives (they walk the configuration), then the rows'
+// (constraint_row_derivatives above).
+void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data,
+                            const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& qd,
+                            const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                            const Eigen::Ref<const Eigen::VectorXd>& lambda,
+                            const Eigen::Vector3d& gravity, ConstraintDerivatives& result) {
+  int total_rows = 0;
+  for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
+  check_size(lambda, total_rows, "lambda");
+  inverse_dynamics_derivatives(model.tree(), data.tree, q, qd, qdd, gravity, result.tree);
+  constraint_row_derivatives(model, data, lambda, gravity, result);
+}
+
 namespace {
 
-// The constraint rows' derivatives at (q, qd, qdd) with the multipliers of `forces` and the
-// manifold's directions W1, W2q, W2d (ManifoldTangent) at the constraints' last update of this
-// state, X its embedding.
+// At the constraints' last update of this state (q, qd), whose world motion data.tree holds: the
+// tree's inverse-dynamics derivatives at qdd, the loop forces under `tau` from their tau (no
+// second Newton-Euler pass), the constraint rows' derivatives with those multipliers and the
+// manifold's directions W1, W2q, W2d (ManifoldTangent), X the update's embedding.
 void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
-                      const Eigen::Ref<const Eigen::VectorXd>& q,
                       const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::VectorXd& qdd,
-                      const ConstraintForces& forces, const std::vector<int>& independent,
-                      const Eigen::MatrixXd& X, const Eigen::Vector3d& gravity,
+                      const Eigen::Ref<const Eigen::VectorXd>& tau,
+                      const std::vector<int>& independent, const Eigen::MatrixXd& X,
+                      const Eigen::Vector3d& gravity, ConstraintForces& forces,
                       ConstraintDerivatives& constraints, ManifoldTangent& tangent) {
   closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
   const int n = model.dof_count();
+  rigid_detail::inverse_dynamics_derivatives_at_world_motion(model.tree(), data.tree, qd, qdd,
+                                                             gravity, constraints.tree);
+  closed_chain_detail::constraint_forces_from_tree_force(model, data, constraints.tree.tau, tau,
+                                                         forces);
   // The stacked multipliers and G, aggregate by aggregate (constraint_jacobian's stacked rows).
   int total_rows = 0;
   for (int s = 0; s < model.aggregate_count(); ++s) total_rows += model.constraint_rows(s);
@@ -390,7 +383,7 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
           data.constraint_matrix[s].col(static_cast<Eigen::Index>(c));
     row += rows;
   }
-  constraint_derivatives(model, data, q, qd, qdd, tangent.multipliers, gravity, constraints);
+  constraint_row_derivatives(model, data, tangent.multipliers, gravity, constraints);
 
   tangent.dependent.clear();
   std::size_t next = 0;
@@ -454,9 +447,7 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
   result.independent = data.independent;
   const Eigen::MatrixXd& X = data.X;
-  closed_chain_detail::constraint_forces_at_update(model, data, q, qd, result.qdd, tau, gravity,
-                                                   result.forces);
-  manifold_tangent(model, data, q, qd, result.qdd, result.forces, result.independent, X, gravity,
+  manifold_tangent(model, data, qd, result.qdd, tau, result.independent, X, gravity, result.forces,
                    result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
@@ -535,10 +526,8 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
     result.tau(static_cast<Eigen::Index>(j)) = result.actuator_forces(result.independent[j]);
   const Eigen::MatrixXd& X = data.X;
   // lambda with M qdd + C - tau_a = G* lambda: the loops' forces under the actuator forces.
-  closed_chain_detail::constraint_forces_at_update(model, data, q, qd, result.qdd,
-                                                   result.actuator_forces, gravity, result.forces);
-  manifold_tangent(model, data, q, qd, result.qdd, result.forces, result.independent, X, gravity,
-                   result.constraints, result.tangent);
+  manifold_tangent(model, data, qd, result.qdd, result.actuator_forces, result.independent, X,
+                   gravity, result.forces, result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
   ClosedChainDerivativeWorkspace& work = result.work;

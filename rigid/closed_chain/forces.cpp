@@ -42,10 +42,15 @@ void closed_chain_detail::constraint_forces_at_update(
     const Eigen::Ref<const Eigen::VectorXd>& q, const Eigen::Ref<const Eigen::VectorXd>& qd,
     const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Ref<const Eigen::VectorXd>& tau,
     const Eigen::Vector3d& gravity, ConstraintForces& forces) {
+  constraint_forces_from_tree_force(
+      model, data, inverse_dynamics(model.tree(), data.tree, q, qd, qdd, gravity), tau, forces);
+}
+
+void closed_chain_detail::constraint_forces_from_tree_force(
+    const ClosedChainModel& model, ClosedChainData& data, const Eigen::VectorXd& tree_force,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, ConstraintForces& forces) {
   const ClosedChainModel::Impl& impl = closed_chain_impl(model);
   const Mechanism& m = model.mechanism();
-  const Eigen::VectorXd& tree_force =
-      inverse_dynamics(model.tree(), data.tree, q, qd, qdd, gravity);
 
   forces.loop.assign(m.loops.size(), Eigen::Matrix<double, 6, 1>::Zero());
   forces.coupling.resize(m.couplings.size());

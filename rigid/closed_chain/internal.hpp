@@ -407,6 +407,12 @@ void constraint_forces_at_update(const ClosedChainModel& model, ClosedChainData&
                                  const Eigen::Ref<const Eigen::VectorXd>& qdd,
                                  const Eigen::Ref<const Eigen::VectorXd>& tau,
                                  const Eigen::Vector3d& gravity, ConstraintForces& forces);
+// The same from the tree's inverse dynamics at (q, qd, qdd) already computed (tree_force = M qdd +
+// C with gravity, such as the derivative passes' tau): the multipliers' solve alone.
+void constraint_forces_from_tree_force(const ClosedChainModel& model, ClosedChainData& data,
+                                       const Eigen::VectorXd& tree_force,
+                                       const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                       ConstraintForces& forces);
 // The SingularMassMatrixError message of an aggregate whose minimal-coordinate D is singular.
 std::string singular_aggregate_message(const ClosedChainModel& model, int s);
 
