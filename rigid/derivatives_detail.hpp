@@ -17,4 +17,19 @@ void inverse_dynamics_derivatives_at_world_motion(const RigidBodyModel& model, R
                                                   const Eigen::Vector3d& gravity,
                                                   InverseDynamicsDerivatives& result);
 
+// The same passes in two halves around a qdd not known yet (forward dynamics from M): the first
+// gives M (result.mass), dtau/dqd and the bias forces C = ID(q, qd, 0) (result.tau); the second,
+// at qdd, gives dtau/dq and tau = ID(q, qd, qdd) (result.tau) and leaves the links' accelerations
+// in the derivative workspace as the single pass does.
+void inverse_dynamics_derivatives_velocity_half(const RigidBodyModel& model, RigidBodyData& data,
+                                                const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                                const Eigen::Vector3d& gravity,
+                                                InverseDynamicsDerivatives& result);
+void inverse_dynamics_derivatives_acceleration_half(const RigidBodyModel& model,
+                                                    RigidBodyData& data,
+                                                    const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                                    const Eigen::Ref<const Eigen::VectorXd>& qdd,
+                                                    const Eigen::Vector3d& gravity,
+                                                    InverseDynamicsDerivatives& result);
+
 }  // namespace skograph::rigid_detail

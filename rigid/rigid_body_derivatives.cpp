@@ -375,6 +375,29 @@ void rigid_detail::inverse_dynamics_derivatives_at_world_motion(
   backward_pass<Part::kAll>(model, data, qdd.data(), work, result);
 }
 
+void rigid_detail::inverse_dynamics_derivatives_velocity_half(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Vector3d& gravity, InverseDynamicsDerivatives& result) {
+  const int n = model.dof_count();
+  DerivativeWorkspace& work = derivative_workspace(model, data);
+  forward_pass<Part::kVelocity>(model, data, qd, nullptr, gravity, work);
+  result.tau.resize(n);
+  result.dtau_dq.setZero(n, n);
+  result.dtau_dqd.setZero(n, n);
+  result.mass.setZero(n, n);
+  backward_pass<Part::kVelocity>(model, data, nullptr, work, result);
+}
+
+void rigid_detail::inverse_dynamics_derivatives_acceleration_half(
+    const RigidBodyModel& model, RigidBodyData& data, const Eigen::Ref<const Eigen::VectorXd>& qd,
+    const Eigen::Ref<const Eigen::VectorXd>& qdd, const Eigen::Vector3d& gravity,
+    InverseDynamicsDerivatives& result) {
+  DerivativeWorkspace& work = derivative_workspace(model, data);
+  forward_pass<Part::kAcceleration>(model, data, qd, qdd.data(), gravity, work);
+  backward_pass<Part::kAcceleration>(model, data, qdd.data(), work, result);
+  work.acceleration = data.world_acceleration;  // where the single pass leaves the accelerations
+}
+
 void inverse_dynamics_derivatives(const RigidBodyModel& model, RigidBodyData& data,
                                   const Eigen::Ref<const Eigen::VectorXd>& q,
                                   const Eigen::Ref<const Eigen::VectorXd>& qd,
@@ -599,12 +622,7 @@ bool accelerations_and_derivatives(const RigidBodyModel& model, RigidBodyData& d
   rigid_detail::world_motion(model, q, qd, data);
   check_size(tau, n, "tau");
   InverseDynamicsDerivatives& inverse = result.inverse;
-  forward_pass<Part::kVelocity>(model, data, qd, nullptr, gravity, work);
-  inverse.tau.resize(n);
-  inverse.dtau_dq.setZero(n, n);
-  inverse.dtau_dqd.setZero(n, n);
-  inverse.mass.setZero(n, n);
-  backward_pass<Part::kVelocity>(model, data, nullptr, work, inverse);
+  rigid_detail::inverse_dynamics_derivatives_velocity_half(model, data, qd, gravity, inverse);
   try {
     factor_along_the_tree(work, inverse.mass);
   } catch (const SingularMassMatrixError&) {
@@ -614,9 +632,8 @@ bool accelerations_and_derivatives(const RigidBodyModel& model, RigidBodyData& d
   Eigen::VectorXd& qdd = result.qdd;
   qdd = tau - inverse.tau;
   solve_along_the_tree(work, qdd);
-  forward_pass<Part::kAcceleration>(model, data, qd, qdd.data(), gravity, work);
-  backward_pass<Part::kAcceleration>(model, data, qdd.data(), work, inverse);
-  work.acceleration = data.world_acceleration;
+  rigid_detail::inverse_dynamics_derivatives_acceleration_half(model, data, qd, qdd, gravity,
+                                                               inverse);
   double missed = 0.0, given = 0.0;  // squared norms, summed without a temporary
   for (int i = 0; i < n; ++i) {
     missed += (tau[i] - inverse.tau[i]) * (tau[i] - inverse.tau[i]);

@@ -352,20 +352,18 @@ void constraint_derivatives(const ClosedChainModel& model, ClosedChainData& data
 
 namespace {
 
-// At the constraints' last update of this state (q, qd), whose world motion data.tree holds: the
-// tree's inverse-dynamics derivatives at qdd, the loop forces under `tau` from their tau (no
-// second Newton-Euler pass), the constraint rows' derivatives with those multipliers and the
-// manifold's directions W1, W2q, W2d (ManifoldTangent), X the update's embedding.
+// At the constraints' last update of this state (q, qd), whose world motion data.tree holds, and
+// the tree's inverse-dynamics derivatives at qdd in constraints.tree (their tau: no second
+// Newton-Euler pass): the loop forces under `tau`, the constraint rows' derivatives with those
+// multipliers and the manifold's directions W1, W2q, W2d (ManifoldTangent), X the update's
+// embedding, its pattern already scanned into tangent.embedding_pattern.
 void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
-                      const Eigen::Ref<const Eigen::VectorXd>& qd, const Eigen::VectorXd& qdd,
                       const Eigen::Ref<const Eigen::VectorXd>& tau,
                       const std::vector<int>& independent, const Eigen::MatrixXd& X,
                       const Eigen::Vector3d& gravity, ConstraintForces& forces,
                       ConstraintDerivatives& constraints, ManifoldTangent& tangent) {
   closed_chain_detail::require_rigid_links(model, "closed-chain derivatives");
   const int n = model.dof_count();
-  rigid_detail::inverse_dynamics_derivatives_at_world_motion(model.tree(), data.tree, qd, qdd,
-                                                             gravity, constraints.tree);
   closed_chain_detail::constraint_forces_from_tree_force(model, data, constraints.tree.tau, tau,
                                                          forces);
   // The stacked multipliers and G, aggregate by aggregate (constraint_jacobian's stacked rows).
@@ -414,7 +412,6 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
   // their nonzeros (SparseColumns).
   Eigen::MatrixXd& right = tangent.right_side;
   const SparseColumns& embedding = tangent.embedding_pattern;
-  tangent.embedding_pattern.scan(X);
   multiply(d.velocity_by_q, X, embedding, 1.0, false, right);
   solve_dependent(model, data, tangent, n, right, tangent.dqd_dq);
   tangent.dqd_dq *= -1.0;
@@ -430,6 +427,62 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
   tangent.acceleration_by_qd_pattern.scan(tangent.acceleration_by_qd);
 }
 
+// M_R = X* M X into the result and its Cholesky factor, by X's nonzeros (the embedding pattern
+// the caller scanned). False where M_R is not positive definite.
+bool factor_reduced_mass(const Eigen::MatrixXd& X, const Eigen::MatrixXd& M,
+                         ClosedChainForwardDerivatives& result) {
+  ClosedChainDerivativeWorkspace& work = result.work;
+  const SparseColumns& embedding = result.tangent.embedding_pattern;
+  multiply(M, X, embedding, 1.0, false, work.mass_embedding);
+  multiply_transposed(X, embedding, work.mass_embedding, result.reduced_mass);
+  result.reduced_factor.compute(result.reduced_mass);
+  return result.reduced_factor.info() == Eigen::Success;
+}
+
+// How far the independent coordinates' equations may miss at M_R's solution (relative) before the
+// articulated-body recursion is asked instead (as for trees, rigid_body_derivatives.cpp: M formed
+// about one point loses digits when small links sit far from it).
+constexpr double kReducedResidual = 1e-12;
+
+// qdd at the constraints' update of (q, qd) from M_R, between the two halves of the tree's
+// derivative passes that the derivatives run anyway: the first half gives M and the bias forces C,
+// then M_R qdd_R = X* (tau - C - M w0) with w0 = Xdot qd_R (qdd = X qdd_R + w0: the embedded
+// model's equations, constraint-embedding §7.2), and the second half gives dtau/dq and tau at that
+// qdd. The articulated-body recursion is not run. False (the caller runs it) where a selection is
+// ill-conditioned (the recursion refines those), M_R is not positive definite, or X* (ID(qdd) -
+// tau), zero in exact arithmetic (X* G* = 0), exceeds kReducedResidual relative to the sizes of X*
+// tau and X* (C + M w0).
+bool accelerations_from_reduced_mass(const ClosedChainModel& model, ClosedChainData& data,
+                                     const Eigen::Ref<const Eigen::VectorXd>& qd,
+                                     const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                     const Eigen::Vector3d& gravity,
+                                     ClosedChainForwardDerivatives& result) {
+  if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; })) return false;
+  const RigidBodyModel& tree = model.tree();
+  InverseDynamicsDerivatives& derivatives = result.constraints.tree;
+  rigid_detail::inverse_dynamics_derivatives_velocity_half(tree, data.tree, qd, gravity,
+                                                           derivatives);
+  const Eigen::MatrixXd& X = data.X;
+  if (!factor_reduced_mass(X, derivatives.mass, result)) return false;
+  // The forward dynamics' own buffers (its recursion is not run here).
+  DynamicsWorkspace& work = data.work->dynamics;
+  const Eigen::VectorXd& rate = data.work->constraints.embedding_rate_full;  // w0
+  work.tree_acceleration = derivatives.tau;  // scratch: C + M w0, the forces at qdd = w0
+  work.tree_acceleration.noalias() += derivatives.mass * rate;
+  work.independent_forces.noalias() = X.transpose() * work.tree_acceleration;
+  work.actuated_acceleration.noalias() = X.transpose() * tau;
+  const double scale = 1.0 + work.actuated_acceleration.norm() + work.independent_forces.norm();
+  work.actuated_acceleration -= work.independent_forces;
+  result.reduced_factor.solveInPlace(work.actuated_acceleration);  // qdd_R
+  result.qdd = rate;
+  result.qdd.noalias() += X * work.actuated_acceleration;
+  rigid_detail::inverse_dynamics_derivatives_acceleration_half(tree, data.tree, qd, result.qdd,
+                                                               gravity, derivatives);
+  work.tree_acceleration = derivatives.tau - tau;
+  work.independent_forces.noalias() = X.transpose() * work.tree_acceleration;
+  return work.independent_forces.norm() <= kReducedResidual * scale;
+}
+
 }  // namespace
 
 void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData& data,
@@ -442,12 +495,22 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   if (closed_chain_detail::has_flexible_links(model))
     return closed_chain_detail::flexible_forward_dynamics_derivatives(model, data, q, qd, tau,
                                                                       gravity, result, forces);
+  closed_chain_detail::check_vector(tau, model.dof_count(), "tau");
   // One update of the constraints for every piece: a second could select other independent
   // coordinates and mix two charts.
-  result.qdd = forward_dynamics(model, data, q, qd, tau, gravity);
+  closed_chain_detail::update_constraints(model, data, q, qd);
   result.independent = data.independent;
   const Eigen::MatrixXd& X = data.X;
-  manifold_tangent(model, data, qd, result.qdd, tau, result.independent, X, gravity, result.forces,
+  result.tangent.embedding_pattern.scan(X);
+  if (!accelerations_from_reduced_mass(model, data, qd, tau, gravity, result)) {
+    result.qdd = closed_chain_detail::forward_dynamics_at_update(model, data, tau, gravity);
+    rigid_detail::inverse_dynamics_derivatives_at_world_motion(
+        model.tree(), data.tree, qd, result.qdd, gravity, result.constraints.tree);
+    if (!factor_reduced_mass(X, result.constraints.tree.mass, result))
+      throw SingularMassMatrixError(
+          -1, "the reduced mass matrix is singular at this state (a dof that moves no mass)");
+  }
+  manifold_tangent(model, data, tau, result.independent, X, gravity, result.forces,
                    result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
@@ -459,13 +522,7 @@ void forward_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   const ManifoldTangent& tangent = result.tangent;
   const SparseColumns& embedding = tangent.embedding_pattern;
 
-  // M_R and the reduced right sides X* (...), into the workspace (no temporaries).
-  multiply(M, X, embedding, 1.0, false, work.mass_embedding);
-  multiply_transposed(X, embedding, work.mass_embedding, result.reduced_mass);
-  result.reduced_factor.compute(result.reduced_mass);
-  if (result.reduced_factor.info() != Eigen::Success)
-    throw SingularMassMatrixError(
-        -1, "the reduced mass matrix is singular at this state (a dof that moves no mass)");
+  // The reduced right sides X* (...), into the workspace (no temporaries).
   work.held = d.tree.dtau_dq - d.force_by_q;  // d ID / dq, lambda held
   // by_q = -(held X + dtau/dqd W1 + M W2q), by_qd = -(dtau/dqd X + M W2d).
   multiply(work.held, X, embedding, -1.0, false, work.by_q);
@@ -526,8 +583,11 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
     result.tau(static_cast<Eigen::Index>(j)) = result.actuator_forces(result.independent[j]);
   const Eigen::MatrixXd& X = data.X;
   // lambda with M qdd + C - tau_a = G* lambda: the loops' forces under the actuator forces.
-  manifold_tangent(model, data, qd, result.qdd, result.actuator_forces, result.independent, X,
-                   gravity, result.forces, result.constraints, result.tangent);
+  rigid_detail::inverse_dynamics_derivatives_at_world_motion(
+      model.tree(), data.tree, qd, result.qdd, gravity, result.constraints.tree);
+  result.tangent.embedding_pattern.scan(X);
+  manifold_tangent(model, data, result.actuator_forces, result.independent, X, gravity,
+                   result.forces, result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;
   const Eigen::MatrixXd& M = d.tree.mass;
   ClosedChainDerivativeWorkspace& work = result.work;

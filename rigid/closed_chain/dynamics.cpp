@@ -454,9 +454,14 @@ const Eigen::VectorXd& forward_dynamics(const ClosedChainModel& model, ClosedCha
                                         const Eigen::Vector3d& gravity) {
   check_vector(tau, model.dof_count(), "tau");
   update_constraints(model, data, q, qd);
-  ClosedChainData::Workspaces& work = *data.work;
-  Eigen::VectorXd& qdd = work.dynamics.accelerations;
   if (has_flexible_links(model)) return flexible_forward_dynamics(model, data, q, tau, gravity);
+  return forward_dynamics_at_update(model, data, tau, gravity);
+}
+
+const Eigen::VectorXd& closed_chain_detail::forward_dynamics_at_update(
+    const ClosedChainModel& model, ClosedChainData& data,
+    const Eigen::Ref<const Eigen::VectorXd>& tau, const Eigen::Vector3d& gravity) {
+  Eigen::VectorXd& qdd = data.work->dynamics.accelerations;
   articulated_pass(model, data, tau, gravity, {data.tree.world_coriolis, data.embedding_rate, true},
                    qdd);
   if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; }))

@@ -399,6 +399,13 @@ void for_each_embedding_column(const ClosedChainModel& model, const ClosedChainD
 // reads it too).
 const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
                                              const double* qdd, const Eigen::Vector3d& gravity);
+// forward_dynamics of rigid links at the constraints' last update (of this q, qd), without
+// updating them again: the articulated-body pass and, where a selection is ill-conditioned, its
+// refinement. The caller has checked tau's size.
+const Eigen::VectorXd& forward_dynamics_at_update(const ClosedChainModel& model,
+                                                  ClosedChainData& data,
+                                                  const Eigen::Ref<const Eigen::VectorXd>& tau,
+                                                  const Eigen::Vector3d& gravity);
 // constraint_forces at the constraints' last update (of this q, qd), without updating them again:
 // the selection, Q and Y1 stay those the caller's dynamics used. The caller has checked the sizes.
 void constraint_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,

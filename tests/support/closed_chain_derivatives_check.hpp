@@ -148,6 +148,18 @@ inline double expect_closed_chain_derivatives(const Mechanism& file, const std::
   const Eigen::VectorXd singular = Eigen::JacobiSVD<Eigen::MatrixXd>(reduced).singularValues();
   const bool ill_conditioned =
       singular.size() > 0 && singular(singular.size() - 1) < 1e-4 * singular(0);
+  // The derivatives' qdd (from M_R between the tree passes' two halves) is forward dynamics' (the
+  // articulated-body recursion's) to what M_R's conditioning lets two solvers agree.
+  {
+    ModelData fresh(model);
+    const Eigen::VectorXd recursion =
+        forward_dynamics(model, fresh, state.q, state.qd, tau, gravity);
+    const double condition =
+        singular.size() > 0 ? singular(0) / singular(singular.size() - 1) : 1.0;
+    EXPECT_LE((forward.qdd - recursion).norm(),
+              1e-12 * std::max(1.0, 1e-2 * condition) * (1.0 + recursion.norm()))
+        << name << ": qdd against forward dynamics";
+  }
   const auto check = [&](const Eigen::MatrixXd& computed, const RichardsonColumns& columns,
                          const std::string& what) {
     const Eigen::Index top =
