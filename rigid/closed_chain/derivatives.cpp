@@ -23,7 +23,7 @@ using rigid_detail::check_size;
 namespace {
 
 // [w x z_angular; w x z_linear]: the rotation of both halves of a 6-vector held in moving axes.
-Vector6d cross_halves(const Eigen::Vector3d& w, const Vector6d& z) {
+[[gnu::always_inline]] inline Vector6d cross_halves(const Eigen::Vector3d& w, const Vector6d& z) {
   Vector6d out;
   out.head<3>() = w.cross(z.head<3>());
   out.tail<3>() = w.cross(z.tail<3>());
@@ -45,8 +45,9 @@ struct RotatedRows {
 };
 
 // [a; b + a x r]: a change [a; b] of the ends' relative motion seen at x_c (y's form below).
-Vector6d at_point(const Eigen::Vector3d& angular, const Eigen::Vector3d& linear,
-                  const Eigen::Vector3d& r) {
+[[gnu::always_inline]] inline Vector6d at_point(const Eigen::Vector3d& angular,
+                                                const Eigen::Vector3d& linear,
+                                                const Eigen::Vector3d& r) {
   Vector6d out;
   out << angular, linear + angular.cross(r);
   return out;
@@ -217,12 +218,8 @@ void constraint_row_derivatives(const ClosedChainModel& model, ClosedChainData& 
   const auto acceleration_of = [&](int link) -> Vector6d {
     return link < 0 ? world_acceleration : work.acceleration[tree.node_of_link(link)];
   };
-  const auto column_of = [&](int dof) {  // the dof's column in the workspace's per-dof arrays
-    return tree.subtree_position(impl.dof_node[dof]) + impl.dof_in_joint[dof];
-  };
   int row = 0;
   for (int s = 0; s < model.aggregate_count(); ++s) {
-    const std::vector<int>& dofs = impl.dofs[s];
     for (const int l : impl.loops[s]) {
       const LoopClosure& loop = mechanism.loops[l];
       const LoopRows& rows = impl.loop_rows[l];
@@ -261,9 +258,10 @@ void constraint_row_derivatives(const ClosedChainModel& model, ClosedChainData& 
       Vector6d wrench;
       wrench << moment + r.cross(force), force;
 
-      for (const LoopRows::MovingDof& moving : rows.moving) {
-        const int j = dofs[static_cast<std::size_t>(moving.position)];
-        const int at = column_of(j);
+      const std::size_t moving_count = rows.moving.size();
+      for (std::size_t a = 0; a < moving_count; ++a) {
+        const LoopRows::MovingDof& moving = rows.moving[a];
+        const int j = moving.dof, at = moving.column;
         const Vector6d s_j = work.column.col(at), dV_j = work.velocity_by_q.col(at);
         const Vector6d dA_j = work.acceleration_by_q.col(at);
         const Vector6d dW_j = work.acceleration_by_qd.col(at);
@@ -313,17 +311,12 @@ void constraint_row_derivatives(const ClosedChainModel& model, ClosedChainData& 
         }
         // Column j of d(G* lambda)/dq over the loop's moving dofs i.
         const Vector6d d_wrench_moving = d_wrench - cross_force(s_j, wrench);  // j moves i too
-        const int node_j = impl.dof_node[j];
-        for (const LoopRows::MovingDof& other : rows.moving) {
-          const int i = dofs[static_cast<std::size_t>(other.position)];
-          const int node_i = impl.dof_node[i];
-          const bool moves = node_j == node_i ? rigid_detail::moves_within(
-                                                    tree.joint_geometry(node_j).type,
-                                                    impl.dof_in_joint[j], impl.dof_in_joint[i])
-                                              : tree.forest().is_ancestor_or_self(node_j, node_i);
+        const char* moves = rows.moves.data() + a * moving_count;
+        for (std::size_t b = 0; b < moving_count; ++b) {
+          const LoopRows::MovingDof& other = rows.moving[b];
           const double value =
-              work.column.col(column_of(i)).dot(moves ? d_wrench_moving : d_wrench);
-          result.force_by_q(i, j) += other.moves_child ? value : -value;
+              work.column.col(other.column).dot(moves[b] ? d_wrench_moving : d_wrench);
+          result.force_by_q(other.dof, j) += other.moves_child ? value : -value;
         }
       }
       row += rows.rows();

@@ -43,8 +43,13 @@ struct LoopRows {
   struct MovingDof {
     int position;
     bool moves_child;  // else it moves F_p
+    int dof = -1;      // the tree dof
+    int column = -1;   // its column in the tree's derivative workspace (derivatives.hpp)
   };
   std::vector<MovingDof> moving;
+  // moves[a * moving.size() + b]: whether moving dof a moves moving dof b's joint (the loop
+  // forces' derivatives pick up s_a x s_b there), fixed by the tree.
+  std::vector<char> moves;
   int rows() const { return static_cast<int>(angular.rows() + linear.rows()); }
 };
 

@@ -2,6 +2,7 @@
 // aggregates of the loops and couplings, their constraint row layout and nominal ranks, and the
 // data's workspaces. See closed_chain_model.hpp for the constraint definitions.
 #include "closed_chain/internal.hpp"
+#include "kinematics_detail.hpp"
 #include "skograph/rigid/closed_chain_model.hpp"
 
 #include <Eigen/Dense>
@@ -351,8 +352,24 @@ ClosedChainModel::ClosedChainModel(Mechanism mechanism, ClosedChainOptions optio
         const bool child = child_node >= 0 && tree.forest().is_ancestor_or_self(k, child_node);
         const bool parent = parent_node >= 0 && tree.forest().is_ancestor_or_self(k, parent_node);
         // A dof moving both ends moves them together: its contributions cancel.
-        if (child != parent) impl->loop_rows[l].moving.push_back({static_cast<int>(i), child});
+        if (child != parent)
+          impl->loop_rows[l].moving.push_back(
+              {static_cast<int>(i), child, impl->dofs[s][i],
+               tree.subtree_position(k) + impl->dof_in_joint[impl->dofs[s][i]]});
       }
+      LoopRows& rows = impl->loop_rows[l];
+      const std::size_t count = rows.moving.size();
+      rows.moves.resize(count * count);
+      for (std::size_t a = 0; a < count; ++a)
+        for (std::size_t b = 0; b < count; ++b) {
+          const int dof_a = rows.moving[a].dof, dof_b = rows.moving[b].dof;
+          const int node_a = impl->dof_node[dof_a], node_b = impl->dof_node[dof_b];
+          rows.moves[a * count + b] =
+              node_a == node_b
+                  ? rigid_detail::moves_within(tree.joint_geometry(node_a).type,
+                                               impl->dof_in_joint[dof_a], impl->dof_in_joint[dof_b])
+                  : tree.forest().is_ancestor_or_self(node_a, node_b);
+        }
     }
   // M_SS couples two dofs of an aggregate only along a path to the root: the other entries stay
   // zero at every state (a Stewart platform: 51 pairs, 81 of 441 entries).
