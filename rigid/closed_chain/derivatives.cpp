@@ -182,8 +182,8 @@ void force_derivatives(const ClosedChainModel& model, ClosedChainData& data,
 // dA_j + dV_j x V + s_j x A:
 //   moving F_c, along q_j:  dr = v_j + w_j x r, drd = dV_v + dV_w x r + w_c x dr,
 //       dy = [dV_w; dV_v + dV_w x r + D_w x dr],
-//       dyd = [dA_w; dA_v + dA_w x r + Da_w x dr + dV_w x rd + D_w x drd], rows of dy, dyd - w_p x
-//       dy;
+//       dyd = [dA_w; dA_v + dA_w x r + Da_w x dr + dV_w x rd + D_w x drd],
+//       rows of dy and of dyd - w_p x dy;
 //     along qd_j: dD = s_j, dDa = dW_j + s_j x V_c, drd = dr, rows of dyd - w_p x dy;
 //   moving F_p, along q_j:  dD = -dV, dDa = -dA, dr = drd = 0, and R_p turns with w_j:
 //       rows of dy - w_j x y, dyd - dV_w x y - w_p x dy - w_j x u;
