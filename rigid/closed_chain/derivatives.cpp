@@ -575,10 +575,10 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   for (std::size_t j = 0; j < result.independent.size(); ++j)
     result.tau(static_cast<Eigen::Index>(j)) = result.actuator_forces(result.independent[j]);
   const Eigen::MatrixXd& X = data.X;
-  // lambda with M qdd + C - tau_a = G* lambda: the loops' forces under the actuator forces.
   rigid_detail::inverse_dynamics_derivatives_at_world_motion(
       model.tree(), data.tree, qd, result.qdd, gravity, result.constraints.tree);
   result.tangent.embedding_pattern.scan(X);
+  // lambda with M qdd + C - tau_a = G* lambda: the loops' forces under the actuator forces.
   manifold_tangent(model, data, result.actuator_forces, result.independent, X, gravity,
                    result.forces, result.constraints, result.tangent);
   const ConstraintDerivatives& d = result.constraints;

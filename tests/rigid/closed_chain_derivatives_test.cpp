@@ -46,32 +46,39 @@ void expect_near(const Eigen::MatrixXd& computed, const RichardsonColumns& refer
 }
 
 // The products by nonzeros (SparseColumns) against Eigen's dense products, on block-sparse
-// matrices (the sparse path) and on dense ones (GEMM), with and without accumulation.
+// matrices (the sparse path) and on dense ones (four rows at a time for one to four columns, A's
+// 11 rows leaving three to the row-by-row tail; Eigen's product from five), with and without
+// accumulation.
 TEST(ClosedChainDerivatives, SparseColumnProductsEqualDenseProducts) {
   std::mt19937 random(7);
   std::uniform_real_distribution<double> entry(-1.0, 1.0);
-  for (const double fill : {0.1, 0.3, 0.9}) {
-    Eigen::MatrixXd B(17, 5), A(11, 17), C(17, 4), D(5, 6);
-    for (Eigen::Index i = 0; i < B.size(); ++i)
-      B(i) = std::uniform_real_distribution<double>(0.0, 1.0)(random) < fill ? entry(random) : 0.0;
-    for (Eigen::MatrixXd* m : {&A, &C, &D})
-      for (Eigen::Index i = 0; i < m->size(); ++i) (*m)(i) = entry(random);
-    SparseColumns pattern;
-    pattern.scan(B);
-    EXPECT_EQ(pattern.worth_it(), fill < 0.5) << fill;
-    Eigen::MatrixXd out;
-    multiply(A, B, pattern, -2.0, false, out);
-    EXPECT_LT((out - (-2.0 * A * B)).norm(), 1e-14 * (A * B).norm()) << fill;
-    const Eigen::MatrixXd before = out;
-    multiply(A, B, pattern, 0.5, true, out);
-    EXPECT_LT((out - (before + 0.5 * A * B)).norm(), 1e-14 * (1.0 + out.norm())) << fill;
-    multiply_transposed(B, pattern, C, out);
-    EXPECT_LT((out - B.transpose() * C).norm(), 1e-14 * (1.0 + out.norm())) << fill;
-    Eigen::MatrixXd sum = Eigen::MatrixXd::Ones(17, 6);
-    add_product(B, pattern, D, sum);
-    EXPECT_LT((sum - (Eigen::MatrixXd::Ones(17, 6) + B * D)).norm(), 1e-14 * (1.0 + sum.norm()))
-        << fill;
-  }
+  for (const int width : {1, 2, 3, 4, 5})
+    for (const double fill : {0.1, 0.3, 0.9}) {
+      Eigen::MatrixXd B(17, width), A(11, 17), C(17, 4), D(width, 6);
+      for (Eigen::Index i = 0; i < B.size(); ++i)
+        B(i) =
+            std::uniform_real_distribution<double>(0.0, 1.0)(random) < fill ? entry(random) : 0.0;
+      for (Eigen::MatrixXd* m : {&A, &C, &D})
+        for (Eigen::Index i = 0; i < m->size(); ++i) (*m)(i) = entry(random);
+      SparseColumns pattern;
+      pattern.scan(B);
+      EXPECT_EQ(pattern.worth_it(), 2 * (B.array() != 0.0).count() <= B.size())
+          << width << ' ' << fill;
+      Eigen::MatrixXd out;
+      multiply(A, B, pattern, -2.0, false, out);
+      EXPECT_LT((out - (-2.0 * A * B)).norm(), 1e-14 * (A * B).norm()) << width << ' ' << fill;
+      const Eigen::MatrixXd before = out;
+      multiply(A, B, pattern, 0.5, true, out);
+      EXPECT_LT((out - (before + 0.5 * A * B)).norm(), 1e-14 * (1.0 + out.norm()))
+          << width << ' ' << fill;
+      multiply_transposed(B, pattern, C, out);
+      EXPECT_LT((out - B.transpose() * C).norm(), 1e-14 * (1.0 + out.norm()))
+          << width << ' ' << fill;
+      Eigen::MatrixXd sum = Eigen::MatrixXd::Ones(17, 6);
+      add_product(B, pattern, D, sum);
+      EXPECT_LT((sum - (Eigen::MatrixXd::Ones(17, 6) + B * D)).norm(), 1e-14 * (1.0 + sum.norm()))
+          << width << ' ' << fill;
+    }
 }
 
 TEST(ClosedChainDerivatives, ConstraintRowsAgainstRichardsonAlongTheTangent) {
