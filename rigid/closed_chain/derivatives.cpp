@@ -283,7 +283,8 @@ void constraint_row_derivatives(const ClosedChainModel& model, ClosedChainData& 
           rotated.put(dy, result.velocity_by_q, row, j);
           rotated.put(dyd - cross_halves(w_p, dy), result.acceleration_by_q, row, j);
           const Vector6d rate_change = dW_j + cross_motion(s_j, child_velocity);  // along qd_j
-          const Vector6d ey = at_point(w_j, s_j.tail<3>(), r);
+          Vector6d ey;  // the relative twist's change along qd_j: [w_j; dr]
+          ey << w_j, dr;
           const Vector6d eyd =
               at_point(rate_change.head<3>(),
                        rate_change.tail<3>() + w_j.cross(point_velocity) + D_w.cross(dr), r);
@@ -420,14 +421,19 @@ void manifold_tangent(const ClosedChainModel& model, ClosedChainData& data,
   tangent.acceleration_by_qd_pattern.scan(tangent.acceleration_by_qd);
 }
 
-// M_R = X* M X into the result and its Cholesky factor, by X's nonzeros (the embedding pattern
-// the caller scanned). False where M_R is not positive definite.
+// M X and M_R = X* M X by X's nonzeros (`embedding`, X's scanned pattern).
+void form_reduced_mass(const Eigen::MatrixXd& X, const SparseColumns& embedding,
+                       const Eigen::MatrixXd& M, Eigen::MatrixXd& mass_embedding,
+                       Eigen::MatrixXd& reduced_mass) {
+  multiply(M, X, embedding, 1.0, false, mass_embedding);
+  multiply_transposed(X, embedding, mass_embedding, reduced_mass);
+}
+
+// M_R into the result and its Cholesky factor. False where M_R is not positive definite.
 bool factor_reduced_mass(const Eigen::MatrixXd& X, const Eigen::MatrixXd& M,
                          ClosedChainForwardDerivatives& result) {
-  ClosedChainDerivativeWorkspace& work = result.work;
-  const SparseColumns& embedding = result.tangent.embedding_pattern;
-  multiply(M, X, embedding, 1.0, false, work.mass_embedding);
-  multiply_transposed(X, embedding, work.mass_embedding, result.reduced_mass);
+  form_reduced_mass(X, result.tangent.embedding_pattern, M, result.work.mass_embedding,
+                    result.reduced_mass);
   result.reduced_factor.compute(result.reduced_mass);
   return result.reduced_factor.info() == Eigen::Success;
 }
@@ -450,7 +456,7 @@ bool accelerations_from_reduced_mass(const ClosedChainModel& model, ClosedChainD
                                      const Eigen::Ref<const Eigen::VectorXd>& tau,
                                      const Eigen::Vector3d& gravity,
                                      ClosedChainForwardDerivatives& result) {
-  if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; })) return false;
+  if (closed_chain_detail::any_ill_conditioned(data)) return false;
   const RigidBodyModel& tree = model.tree();
   InverseDynamicsDerivatives& derivatives = result.constraints.tree;
   rigid_detail::inverse_dynamics_derivatives_velocity_half(tree, data.tree, qd, gravity,
@@ -595,8 +601,7 @@ void inverse_dynamics_derivatives(const ClosedChainModel& model, ClosedChainData
   multiply(M, tangent.acceleration_by_qd, tangent.acceleration_by_qd_pattern, 1.0, true,
            work.by_qd);
   multiply_transposed(X, embedding, work.by_qd, result.dtau_dqd);
-  multiply(M, X, embedding, 1.0, false, work.mass_embedding);
-  multiply_transposed(X, embedding, work.mass_embedding, result.reduced_mass);
+  form_reduced_mass(X, embedding, M, work.mass_embedding, result.reduced_mass);
 }
 
 }  // namespace skograph

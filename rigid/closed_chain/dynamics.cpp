@@ -464,8 +464,7 @@ const Eigen::VectorXd& closed_chain_detail::forward_dynamics_at_update(
   Eigen::VectorXd& qdd = data.work->dynamics.accelerations;
   articulated_pass(model, data, tau, gravity, {data.tree.world_coriolis, data.embedding_rate, true},
                    qdd);
-  if (std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; }))
-    refine_accelerations(model, data, tau, gravity, qdd);
+  if (any_ill_conditioned(data)) refine_accelerations(model, data, tau, gravity, qdd);
   return qdd;
 }
 

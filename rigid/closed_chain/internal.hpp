@@ -5,6 +5,8 @@
 // the model's aggregates and constraint rows, the data's workspaces. Not installed.
 #pragma once
 
+#include <algorithm>
+
 #include <Eigen/Dense>
 #include <memory>
 #include <string>
@@ -404,6 +406,11 @@ void for_each_embedding_column(const ClosedChainModel& model, const ClosedChainD
 // reads it too).
 const Eigen::VectorXd& tree_forces_at_update(const ClosedChainModel& model, ClosedChainData& data,
                                              const double* qdd, const Eigen::Vector3d& gravity);
+// Whether the last update found any aggregate's selection ill-conditioned (forward dynamics then
+// refines its solution).
+inline bool any_ill_conditioned(const ClosedChainData& data) {
+  return std::ranges::any_of(data.ill_conditioned, [](char c) { return c != 0; });
+}
 // forward_dynamics of rigid links at the constraints' last update (of this q, qd), without
 // updating them again: the articulated-body pass and, where a selection is ill-conditioned, its
 // refinement. The caller has checked tau's size.

@@ -3,6 +3,7 @@
 // so A X costs rows(A) x nonzeros(X) instead of rows(A) x dofs x independent.
 #include <Eigen/Core>
 
+#include "skograph/aggregation/fixed_count.hpp"
 #include "skograph/rigid/closed_chain_derivatives.hpp"
 
 namespace skograph {
@@ -48,22 +49,14 @@ void multiply_narrow(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, double 
 // multiply_narrow for B of one to four columns; false (nothing done) for wider B.
 bool multiply_narrow(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, double alpha, bool add,
                      Eigen::MatrixXd& out) {
-  switch (B.cols()) {
-    case 1:
-      multiply_narrow<1>(A, B, alpha, add, out);
-      return true;
-    case 2:
-      multiply_narrow<2>(A, B, alpha, add, out);
-      return true;
-    case 3:
-      multiply_narrow<3>(A, B, alpha, add, out);
-      return true;
-    case 4:
-      multiply_narrow<4>(A, B, alpha, add, out);
-      return true;
-    default:
+  return with_fixed_count<4>(B.cols(), [&]<int Columns>(std::integral_constant<int, Columns>) {
+    if constexpr (Columns == 0) {
       return false;
-  }
+    } else {
+      multiply_narrow<Columns>(A, B, alpha, add, out);
+      return true;
+    }
+  });
 }
 
 }  // namespace
