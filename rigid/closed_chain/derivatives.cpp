@@ -9,9 +9,7 @@
 
 #include "closed_chain/internal.hpp"
 #include "derivatives_detail.hpp"
-#include "kinematics_detail.hpp"
 #include "size_checks.hpp"
-#include "skograph/operators/articulated_body.hpp"
 #include "skograph/rigid/rigid_kernels.hpp"
 
 namespace skograph {

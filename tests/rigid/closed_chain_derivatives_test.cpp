@@ -301,6 +301,51 @@ TEST(ClosedChainDerivatives, ForwardDynamicsAgainstRichardsonOnTheManifold) {
   }
 }
 
+// Where a selection is ill-conditioned the derivatives take qdd from forward dynamics' recursion
+// (which refines such a solution) instead of solving M_R: with every selection taken as
+// ill-conditioned (a conditioning limit of 1), that path's qdd and derivatives against the M_R
+// path's on the same independent coordinates (the M_R path is checked against Richardson above),
+// to 1e-12 max(1, cond(M_R) / 100) relative.
+TEST(ClosedChainDerivatives, ThroughTheRecursionWhereASelectionIsIllConditioned) {
+  std::mt19937 rng(14);
+  int compared = 0;
+  for (const ClosedCase& c : closed_cases()) {
+    ClosedChainOptions options;
+    options.reselect_conditioning = 1.0;  // every selection below the bar
+    const ClosedChainModel model(c.mechanism), strict(c.mechanism, options);
+    ClosedChainData data(model), strict_data(strict);
+    const Eigen::VectorXd tau = rigid_random_state(model.dof_count(), rng, 2.0);
+    ClosedChainForwardDerivatives usual, recursion;
+    forward_dynamics_derivatives(model, data, c.q, c.qd, tau, kGravityDownZ, usual);
+    forward_dynamics_derivatives(strict, strict_data, c.q, c.qd, tau, kGravityDownZ, recursion);
+    // A selection of condition 1 (a coupling's single row) is below no bar: nothing to compare.
+    if (recursion.independent != usual.independent || usual.independent.empty() ||
+        std::ranges::none_of(strict_data.ill_conditioned, [](char i) { return i != 0; }))
+      continue;
+    EXPECT_TRUE(std::ranges::none_of(data.ill_conditioned, [](char i) { return i != 0; }))
+        << c.name;
+    ++compared;
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(usual.reduced_mass);
+    const double condition = svd.singularValues()(0) / svd.singularValues().tail(1)(0);
+    const double tolerance = 1e-12 * std::max(1.0, condition / 100.0);
+    const auto expect_same = [&](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b,
+                                 const char* what) {
+      ASSERT_EQ(a.rows(), b.rows()) << c.name << ": " << what;
+      ASSERT_EQ(a.cols(), b.cols()) << c.name << ": " << what;
+      EXPECT_LE((a - b).cwiseAbs().maxCoeff() / (1.0 + b.cwiseAbs().maxCoeff()), tolerance)
+          << c.name << ": " << what;
+    };
+    expect_same(recursion.qdd, usual.qdd, "qdd");
+    expect_same(recursion.dqdd_dq, usual.dqdd_dq, "dqdd/dq_R");
+    expect_same(recursion.dqdd_dqd, usual.dqdd_dqd, "dqdd/dqd_R");
+    expect_same(recursion.dqdd_dtau, usual.dqdd_dtau, "dqdd/dtau");
+    ASSERT_EQ(recursion.loop_by_q.size(), usual.loop_by_q.size()) << c.name;
+    for (std::size_t l = 0; l < usual.loop_by_q.size(); ++l)
+      expect_same(recursion.loop_by_q[l], usual.loop_by_q[l], "a loop force's d/dq_R");
+  }
+  EXPECT_GT(compared, 5) << "cases through the recursion";
+}
+
 // Inverse dynamics' derivatives in the independent coordinates, at the cases' closed moving states
 // under gravity with a random qdd_R: against Richardson of inverse_dynamics (tau_R) at states moved
 // along q_R (integrate along X e_m, closed again with q_R kept, qd_R held), along qd_R and along
