@@ -437,8 +437,8 @@ bool factor_reduced_mass(const Eigen::MatrixXd& X, const Eigen::MatrixXd& M,
 }
 
 // How far the independent coordinates' equations may miss at M_R's solution (relative) before the
-// articulated-body recursion is asked instead (as for trees, rigid_body_derivatives.cpp: M formed
-// about one point loses digits when small links sit far from it).
+// articulated-body recursion is asked instead (as for trees, forward_dynamics_derivatives.cpp: M
+// formed about one point loses digits when small links sit far from it).
 constexpr double kReducedResidual = 1e-12;
 
 // qdd at the constraints' update of (q, qd) from M_R, between the two halves of the tree's
