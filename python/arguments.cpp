@@ -52,14 +52,14 @@ Array real_array(const py::object& value, const std::string& name) {
   return Array::ensure(array);
 }
 
-void check_finite(const Array& array, const std::string& name, const Model& model) {
+void check_finite(const Array& array, std::string_view name, const Model& model) {
   const double* data = array.data();
   const py::ssize_t size = array.size();
   for (py::ssize_t i = 0; i < size; ++i) {
     if (std::isfinite(data[i])) continue;
     const py::ssize_t columns = array.ndim() >= 1 ? array.shape(array.ndim() - 1) : 1;
     const py::ssize_t row = columns > 0 ? i / columns : 0, column = columns > 0 ? i % columns : 0;
-    std::string where = name;
+    std::string where(name);
     if (array.ndim() == 2)
       where += ", row " + std::to_string(row + 1) + " (index " + std::to_string(row) + "),";
     const std::string entry =

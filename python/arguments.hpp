@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "skograph/model/dynamics.hpp"
@@ -83,7 +84,7 @@ Array real_array(const py::object& value, const std::string& name);
 // Every entry finite: UsageError "q is not a finite number at dof 'joint7' (nan)", naming the
 // batch row as "row 3 (index 2)" for a 2-D array. The entry's column names the dof when the array
 // has one entry per dof of `model`.
-void check_finite(const Array& array, const std::string& name, const Model& model);
+void check_finite(const Array& array, std::string_view name, const Model& model);
 // One state: 1-D, one entry per dof, finite.
 Eigen::VectorXd state_vector(const py::object& value, const std::string& name, const Model& model);
 // A vector of a fixed size (gravity (3), ...), finite.

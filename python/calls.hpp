@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -53,7 +55,9 @@ struct RowState {
 // first, every entry finite (a bad row fails the call, named, before anything is computed).
 template <std::size_t K>
 struct CheckedStates {
-  std::array<Array, K> arrays;
+  // The float64 arrays the pointers read, kept alive. Plain objects: a default-constructed Array
+  // would be an empty NumPy array made (and freed) per input and call.
+  std::array<py::object, K> arrays;
   std::array<const double*, K> pointers{};
   bool batch = false;
   long rows = 1, size = 0;
@@ -71,19 +75,22 @@ CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& input
   states.size = self.model.dof_count();
   for (std::size_t k = 0; k < K; ++k)
     states.arrays[k] = real_array(inputs[k].value.value, inputs[k].name);
-  const Array& first = states.arrays[0];
+  const auto array_at = [&](std::size_t k) {
+    return py::reinterpret_borrow<Array>(states.arrays[k]);
+  };
+  const Array first = array_at(0);
   if (first.ndim() != 1 && first.ndim() != 2)
     throw UsageError(std::string(inputs[0].name) +
                      " must be one state (1-D) or one state per row (2-D)");
   states.batch = first.ndim() == 2;
   states.rows = states.batch ? static_cast<long>(first.shape(0)) : 1;
   for (std::size_t k = 0; k < K; ++k) {
-    const Array& array = states.arrays[k];
-    const std::string name = inputs[k].name;
+    const Array array = array_at(k);
+    const char* name = inputs[k].name;
     if (array.ndim() != first.ndim() || (states.batch && array.shape(0) != states.rows))
-      throw UsageError(name + " must have the shape of " + inputs[0].name);
+      throw UsageError(std::string(name) + " must have the shape of " + inputs[0].name);
     if (array.shape(array.ndim() - 1) != states.size)
-      throw UsageError(name + " has " + std::to_string(array.shape(array.ndim() - 1)) +
+      throw UsageError(std::string(name) + " has " + std::to_string(array.shape(array.ndim() - 1)) +
                        " entries per state, the model " + std::to_string(states.size) + " dofs");
     check_finite(array, name, self.model);
     states.pointers[k] = array.data();
@@ -91,17 +98,56 @@ CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& input
   return states;
 }
 
+// The shape of one state's result ({} a number, {n}, {n, n}, {3, r, r}): its extents held in
+// place, so that a call does not allocate a std::vector for them.
+class StateShape {
+ public:
+  StateShape(std::initializer_list<py::ssize_t> extents) { append(extents.begin(), extents.end()); }
+  StateShape(const std::vector<py::ssize_t>& extents) {  // NOLINT: a shape computed at run time
+    append(extents.begin(), extents.end());
+  }
+  const py::ssize_t* begin() const { return extents_.data(); }
+  const py::ssize_t* end() const { return extents_.data() + count_; }
+  std::size_t size() const { return static_cast<std::size_t>(count_); }
+
+ private:
+  template <class It>
+  void append(It first, It last) {
+    for (; first != last; ++first) {
+      if (count_ == static_cast<int>(extents_.size()))
+        throw std::logic_error("a state's result of more than three dimensions");
+      extents_[static_cast<std::size_t>(count_++)] = *first;
+    }
+  }
+  std::array<py::ssize_t, 3> extents_{};
+  int count_ = 0;
+};
+
+// A new C-contiguous float64 array of the given extents, straight from NumPy's
+// PyArray_NewFromDescr (pybind11's table of NumPy's functions): pybind11's array constructor
+// first copies the shape into a vector and computes the strides into another, which for one state
+// of a small robot cost a sixth of the call.
+inline py::array_t<double> new_float64_array(const py::ssize_t* extents, int count) {
+  const py::detail::npy_api& api = py::detail::npy_api::get();
+  PyObject* made = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_), count,
+      extents, nullptr, nullptr, 0, nullptr);
+  if (made == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::array_t<double>>(made);
+}
+
 // The result of `shape` per state ((rows, *shape) for a batch) and one state's entry count.
-inline py::array_t<double> state_results(bool batch, long rows,
-                                         const std::vector<py::ssize_t>& shape, long& state_size) {
-  std::vector<py::ssize_t> result_shape;
-  if (batch) result_shape.push_back(rows);
+inline py::array_t<double> state_results(bool batch, long rows, const StateShape& shape,
+                                         long& state_size) {
+  std::array<py::ssize_t, 4> extents{};
+  int count = 0;
+  if (batch) extents[static_cast<std::size_t>(count++)] = rows;
   state_size = 1;
   for (const py::ssize_t extent : shape) {
-    result_shape.push_back(extent);
+    extents[static_cast<std::size_t>(count++)] = extent;
     state_size *= static_cast<long>(extent);
   }
-  return py::array_t<double>(result_shape);
+  return new_float64_array(extents.data(), count);
 }
 
 // The result as state_results shapes it, or `out` when given: a writeable C-contiguous float64
@@ -109,7 +155,7 @@ inline py::array_t<double> state_results(bool batch, long rows,
 // out= idiom: a loop of batches then allocates nothing). UsageError otherwise.
 template <std::size_t K>
 py::array_t<double> results_into(const py::object& out, const CheckedStates<K>& states,
-                                 const std::vector<py::ssize_t>& shape, long& state_size) {
+                                 const StateShape& shape, long& state_size) {
   if (out.is_none()) return state_results(states.batch, states.rows, shape, state_size);
   std::vector<py::ssize_t> expected;
   if (states.batch) expected.push_back(states.rows);
@@ -157,8 +203,7 @@ void naming_the_row(bool batch, long i, Body body) {
 // (rows, *shape) for a batch.
 template <std::size_t K, class Fn>
 py::array per_checked_state(PyModel& self, const CheckedStates<K>& states, int threads,
-                            const std::vector<py::ssize_t>& shape, Fn fn,
-                            const py::object& given = py::none()) {
+                            const StateShape& shape, Fn fn, const py::object& given = py::none()) {
   long state_size = 0;
   py::array_t<double> result = results_into<K>(given, states, shape, state_size);
   double* out = result.mutable_data();
@@ -176,8 +221,7 @@ py::array per_checked_state(PyModel& self, const CheckedStates<K>& states, int t
 // per_checked_state on the inputs checked first.
 template <std::size_t K, class Fn>
 py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
-                    const ThreadsArgument& threads_argument, const std::vector<py::ssize_t>& shape,
-                    Fn fn) {
+                    const ThreadsArgument& threads_argument, const StateShape& shape, Fn fn) {
   const int threads = threads_of(threads_argument);
   return per_checked_state<K>(self, checked_states<K>(self, inputs), threads, shape, fn);
 }
@@ -188,9 +232,8 @@ py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
 // take, or a batch that fails runs per_state's row by row.
 template <std::size_t K, class Fn, class Batch>
 py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
-                             const ThreadsArgument& threads_argument,
-                             const std::vector<py::ssize_t>& shape, Fn fn, Batch batch,
-                             const py::object& given = py::none()) {
+                             const ThreadsArgument& threads_argument, const StateShape& shape,
+                             Fn fn, Batch batch, const py::object& given = py::none()) {
   const int threads = threads_of(threads_argument);
   const CheckedStates<K> states = checked_states<K>(self, inputs);
   if (!states.batch || batch_lanes_simd(self.model, Simd::kAuto) == Simd::kScalar)
@@ -264,8 +307,7 @@ void write_row_major(const Value& value, double* out) {
 // row-major into the result.
 template <std::size_t K, class Fn>
 py::array per_state_value(PyModel& self, const std::array<Input, K>& inputs,
-                          const ThreadsArgument& threads, const std::vector<py::ssize_t>& shape,
-                          Fn fn) {
+                          const ThreadsArgument& threads, const StateShape& shape, Fn fn) {
   return per_state<K>(self, inputs, threads, shape,
                       [&](const Model& model, ModelData& data, const RowState<K>& s, double* out) {
                         const auto value = fn(model, data, s);

@@ -31,7 +31,7 @@ void bind_dynamics(ModelClass& model_class) {
              const ThreadsArgument& threads, const std::string& solver, const OutArgument& out) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
             const ClosedChainSolver method = solver_of(solver);
-            const std::vector<py::ssize_t> shape{self.model.dof_count()};
+            const StateShape shape{self.model.dof_count()};
             return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, shape,
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* row_out) {
