@@ -80,7 +80,7 @@ using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 // A float64 C-contiguous array of `value`: UsageError "q must be an array of real numbers (it
 // holds complex numbers)" for complex, boolean, string, byte or object contents.
-Array real_array(const py::object& value, const std::string& name);
+Array real_array(const py::object& value, std::string_view name);
 // Every entry finite: UsageError "q is not a finite number at dof 'joint7' (nan)", naming the
 // batch row as "row 3 (index 2)" for a 2-D array. The entry's column names the dof when the array
 // has one entry per dof of `model`.
