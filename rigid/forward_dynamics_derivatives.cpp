@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <vector>
 
 #include "derivatives_detail.hpp"
 #include "flexible_derivatives.hpp"
 #include "kinematics_detail.hpp"
 #include "size_checks.hpp"
+#include "skograph/operators/articulated_body.hpp"  // SingularMassMatrixError
 #include "skograph/rigid/derivatives.hpp"
 #include "skograph/rigid/rigid_body_model.hpp"
 

@@ -4,7 +4,6 @@
 // axes about one point O (the first base link's origin, as rigid_detail::world_motion leaves it):
 // there the weights phi(parent, k) are identities, so a subtree's composites are plain sums (part
 // II Lemma 3-4, Eq. 11-17) and a column needs no transform on its way to the root.
-#include <algorithm>
 
 #include "derivatives_detail.hpp"
 #include "flexible_derivatives.hpp"

@@ -10,6 +10,7 @@
 #include "closed_chain/internal.hpp"
 #include "derivatives_detail.hpp"
 #include "size_checks.hpp"
+#include "skograph/operators/articulated_body.hpp"  // SingularMassMatrixError
 #include "skograph/rigid/rigid_kernels.hpp"
 
 namespace skograph {
