@@ -109,6 +109,13 @@ class StateShape {
   const py::ssize_t* begin() const { return extents_.data(); }
   const py::ssize_t* end() const { return extents_.data() + count_; }
   std::size_t size() const { return static_cast<std::size_t>(count_); }
+  // The entries of one state's result (1 for a number).
+  long entries() const {
+    long product = 1;
+    for (const py::ssize_t extent : *this) product *= static_cast<long>(extent);
+    return product;
+  }
+  static constexpr std::size_t kMaxExtents = 3;
 
  private:
   template <class It>
@@ -119,7 +126,7 @@ class StateShape {
       extents_[static_cast<std::size_t>(count_++)] = *first;
     }
   }
-  std::array<py::ssize_t, 3> extents_{};
+  std::array<py::ssize_t, kMaxExtents> extents_{};
   int count_ = 0;
 };
 
@@ -139,14 +146,11 @@ inline py::array_t<double> new_float64_array(const py::ssize_t* extents, int cou
 // The result of `shape` per state ((rows, *shape) for a batch) and one state's entry count.
 inline py::array_t<double> state_results(bool batch, long rows, const StateShape& shape,
                                          long& state_size) {
-  std::array<py::ssize_t, 4> extents{};
+  std::array<py::ssize_t, StateShape::kMaxExtents + 1> extents{};  // the batch's rows first
   int count = 0;
   if (batch) extents[static_cast<std::size_t>(count++)] = rows;
-  state_size = 1;
-  for (const py::ssize_t extent : shape) {
-    extents[static_cast<std::size_t>(count++)] = extent;
-    state_size *= static_cast<long>(extent);
-  }
+  for (const py::ssize_t extent : shape) extents[static_cast<std::size_t>(count++)] = extent;
+  state_size = shape.entries();
   return new_float64_array(extents.data(), count);
 }
 
@@ -160,8 +164,7 @@ py::array_t<double> results_into(const py::object& out, const CheckedStates<K>& 
   std::vector<py::ssize_t> expected;
   if (states.batch) expected.push_back(states.rows);
   expected.insert(expected.end(), shape.begin(), shape.end());
-  state_size = 1;
-  for (const py::ssize_t extent : shape) state_size *= static_cast<long>(extent);
+  state_size = shape.entries();
   std::string wanted = "(";
   for (std::size_t i = 0; i < expected.size(); ++i)
     wanted += (i ? ", " : "") + std::to_string(expected[i]);
