@@ -7,6 +7,7 @@
 
 #include "arguments.hpp"
 #include "calls.hpp"
+#include "fast_calls.hpp"
 #include "skograph/graph/error.hpp"
 #include "skograph/model/constraints.hpp"
 
@@ -18,6 +19,34 @@ ClosedChainSolver solver_of(const std::string& name) {
   if (!solver)
     throw UsageError("unknown solver '" + name + "' (expected embedding or multipliers)");
   return *solver;
+}
+
+// One state's forward dynamics, inverse dynamics and mass matrix into `out` (row-major): the
+// general calls' rows and the fast paths' calls (fast_calls.hpp: standard gravity, the embedding).
+void forward_dynamics_row(const Model& model, ModelData& data, const RowState<3>& s,
+                          const Eigen::Vector3d& g, double* out) {
+  forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                   Eigen::Map<Eigen::VectorXd>(out, s.size));
+}
+void inverse_dynamics_row(const Model& model, ModelData& data, const RowState<3>& s,
+                          const Eigen::Vector3d& g, double* out) {
+  inverse_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                   Eigen::Map<Eigen::VectorXd>(out, s.size));
+}
+void mass_matrix_row(const Model& model, ModelData& data, const RowState<1>& s, double* out) {
+  // Through the workspace's matrix, then row-major into NumPy.
+  Eigen::MatrixXd& mass = data.state.matrix;
+  mass.resize(s.size, s.size);
+  mass_matrix(model, data, s.vector(0), mass);
+  write_row_major(mass, out);
+}
+void forward_dynamics_in_standard_gravity(const Model& model, ModelData& data, const RowState<3>& s,
+                                          double* out) {
+  forward_dynamics_row(model, data, s, kStandardGravity, out);
+}
+void inverse_dynamics_in_standard_gravity(const Model& model, ModelData& data, const RowState<3>& s,
+                                          double* out) {
+  inverse_dynamics_row(model, data, s, kStandardGravity, out);
 }
 
 }  // namespace
@@ -35,13 +64,12 @@ void bind_dynamics(ModelClass& model_class) {
             return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, shape,
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* row_out) {
-                  Eigen::Map<Eigen::VectorXd> qdd(row_out, s.size);
                   if (method == ClosedChainSolver::kEmbedding)
-                    forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g, qdd);
-                  else
-                    qdd = forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
-                                           method)
-                              .acceleration;
+                    return forward_dynamics_row(model, data, s, g, row_out);
+                  Eigen::Map<Eigen::VectorXd>(row_out, s.size) =
+                      forward_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
+                                       method)
+                          .acceleration;
                 },
                 [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
                     Eigen::Ref<StateRows> result,
@@ -93,8 +121,7 @@ void bind_dynamics(ModelClass& model_class) {
             return per_state_in_lanes<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {self.model.dof_count()},
                 [&](const Model& model, ModelData& data, const RowState<3>& s, double* row_out) {
-                  inverse_dynamics(model, data, s.vector(0), s.vector(1), s.vector(2), g,
-                                   Eigen::Map<Eigen::VectorXd>(row_out, s.size));
+                  inverse_dynamics_row(model, data, s, g, row_out);
                 },
                 [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
                     Eigen::Ref<StateRows> result, int parts) {
@@ -115,14 +142,7 @@ void bind_dynamics(ModelClass& model_class) {
              const OutArgument& out) {
             const py::ssize_t n = self.model.dof_count();
             return per_state_in_lanes<1>(
-                self, {{{"q", q}}}, threads, {n, n},
-                [](const Model& model, ModelData& data, const RowState<1>& s, double* row_out) {
-                  // Through the workspace's matrix, then row-major into NumPy.
-                  Eigen::MatrixXd& mass = data.state.matrix;
-                  mass.resize(s.size, s.size);
-                  mass_matrix(model, data, s.vector(0), mass);
-                  write_row_major(mass, row_out);
-                },
+                self, {{{"q", q}}}, threads, {n, n}, mass_matrix_row,
                 [](const Model& model, WorkspacePool& workspaces, const auto& rows,
                    Eigen::Ref<StateRows> result, int parts) {
                   mass_matrix_batch(model, workspaces, rows[0], result, {.threads = parts});
@@ -150,6 +170,9 @@ void bind_dynamics(ModelClass& model_class) {
           "The bias forces C(q, qd), of the shape of q: the Coriolis, centrifugal and gravity "
           "forces, so that M qdd + C = tau. A closed chain's C is its spanning tree's at the "
           "closed state." SKOGRAPH_DOC_GRAVITY SKOGRAPH_DOC_STATES);
+  add_fast_path<3, forward_dynamics_in_standard_gravity, 1>(model_class, "forward_dynamics");
+  add_fast_path<3, inverse_dynamics_in_standard_gravity, 1>(model_class, "inverse_dynamics");
+  add_fast_path<1, mass_matrix_row, 2>(model_class, "mass_matrix");
 }
 
 }  // namespace skograph::python

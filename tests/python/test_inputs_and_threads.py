@@ -193,6 +193,75 @@ class BadInput(unittest.TestCase):
         self.assertEqual(message, "row 1 (index 0): " + single)
 
 
+class OneStateCalls(unittest.TestCase):
+    """One state given as float64 arrays and nothing else takes a path of its own (python/
+    fast_calls.hpp); every other form of the call goes through the general one. Both must give the
+    same numbers bit for bit, the same errors, and keep no reference to anything."""
+
+    def models(self):
+        return ((MODELS / "arm7.urdf", None), (MODELS / "humanoid.yaml", None),
+                (MODELS / "stewart_platform.yaml", None),
+                (MODELS / "fivebar.urdf", MODELS / "fivebar_loops.yaml"))
+
+    def test_the_one_state_path_gives_the_general_paths_numbers(self):
+        gravity = [0.0, 0.0, -9.81]  # the default, given: the general path
+        for path, loops in self.models():
+            with self.subTest(path.name):
+                model = skograph.load_model(path, loops=loops)
+                n = model.dof_count
+                rng = np.random.default_rng(5)
+                q = model.close(0.1 * rng.standard_normal(n), np.zeros(n))[0]
+                qd, tau = rng.standard_normal(n), rng.standard_normal(n)
+                qdd = model.forward_dynamics(q, qd, tau)
+                np.testing.assert_array_equal(qdd, model.forward_dynamics(q, qd, tau,
+                                                                           gravity=gravity))
+                np.testing.assert_array_equal(qdd, skograph.Model.forward_dynamics(model, q, qd,
+                                                                                   tau))
+                forces = model.inverse_dynamics(q, qd, qdd)
+                np.testing.assert_array_equal(forces, model.inverse_dynamics(q, qd, qdd,
+                                                                              gravity=gravity))
+                mass = model.mass_matrix(q)
+                np.testing.assert_array_equal(mass, model.mass_matrix(q, threads=None))
+                self.assertEqual((mass.shape, mass.dtype, mass.flags.writeable), ((n, n),
+                                 np.float64, True))
+                if not model.is_closed_chain:  # the round trip: M qdd + C = tau
+                    np.testing.assert_allclose(forces, tau, rtol=0,
+                                               atol=1e-10 * (1 + np.max(np.abs(tau))))
+                # Other layouts and kinds are converted by the general path, to the same numbers.
+                for other in (np.repeat(q, 2)[::2], q.astype(">f8"), q.tolist()):
+                    np.testing.assert_array_equal(model.forward_dynamics(other, qd, tau), qdd)
+                    np.testing.assert_array_equal(model.mass_matrix(other), mass)
+
+    def test_the_one_state_path_keeps_no_reference_and_writes_no_input(self):
+        model = skograph.load_model(MODELS / "arm7.urdf")
+        n = model.dof_count
+        q, qd, tau = np.full(n, 0.2), np.full(n, 0.1), np.full(n, 0.3)
+        kept = [q.copy(), qd.copy(), tau.copy()]
+        before = [sys.getrefcount(a) for a in (q, qd, tau, model)]
+        results = [model.forward_dynamics(q, qd, tau) for _ in range(100)]
+        results += [model.inverse_dynamics(q, qd, tau) for _ in range(100)]
+        results += [model.mass_matrix(q) for _ in range(100)]
+        self.assertEqual([sys.getrefcount(a) for a in (q, qd, tau, model)], before)
+        results.append(np.zeros(n))  # an array only the list holds
+        self.assertEqual({sys.getrefcount(results[i]) for i in range(len(results))},
+                         {sys.getrefcount(results[-1])})
+        self.assertEqual(len({id(r) for r in results}), len(results))  # a new array per call
+        for given, copy in zip((q, qd, tau), kept):
+            np.testing.assert_array_equal(given, copy)
+
+    def test_the_one_state_path_raises_the_general_paths_errors(self):
+        model = skograph.load_model(MODELS / "arm7.urdf")
+        zero = np.zeros(model.dof_count)
+        with self.assertRaises(TypeError):  # an argument missing: pybind11's own message
+            model.forward_dynamics(zero, zero)
+        with self.assertRaises(TypeError):
+            skograph.Model.forward_dynamics(1, zero, zero, zero)
+        one_line_error(self, lambda: model.mass_matrix(zero[:3]),
+                       "q has 3 entries per state, the model 7 dofs")
+        one_line_error(self, lambda: model.inverse_dynamics(zero, zero.reshape(1, -1), zero),
+                       "qd must have the shape of q")
+
+
 class CallsAreFunctionsOfTheirArguments(unittest.TestCase):
     def states(self, model, rows, seed):
         rng = np.random.default_rng(seed)
