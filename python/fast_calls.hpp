@@ -20,9 +20,10 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "calls.hpp"
 #include "py_model.hpp"
@@ -60,19 +61,22 @@ inline const double* finite_state(PyObject* value, long size) {
 }
 
 // The method a fast path replaced, called as it was: self first, then the call's arguments.
+// Raises no C++ exception (it runs in a C function CPython calls).
 inline PyObject* call_general(PyObject* general, PyObject* self, PyObject* const* args,
                               Py_ssize_t positional, PyObject* keywords) {
   const Py_ssize_t count = positional + (keywords ? PyTuple_GET_SIZE(keywords) : 0);
   std::array<PyObject*, 16> small{};
-  std::vector<PyObject*> large;
   PyObject** stack = small.data();
   if (count + 1 > static_cast<Py_ssize_t>(small.size())) {
-    large.resize(static_cast<std::size_t>(count + 1));
-    stack = large.data();
+    stack = static_cast<PyObject**>(PyMem_Malloc(sizeof(PyObject*) * (count + 1)));
+    if (stack == nullptr) return PyErr_NoMemory();
   }
   stack[0] = self;
   for (Py_ssize_t i = 0; i < count; ++i) stack[i + 1] = args[i];
-  return PyObject_Vectorcall(general, stack, static_cast<std::size_t>(positional + 1), keywords);
+  PyObject* result =
+      PyObject_Vectorcall(general, stack, static_cast<std::size_t>(positional + 1), keywords);
+  if (stack != small.data()) PyMem_Free(stack);
+  return result;
 }
 
 // Per method: the pybind11 function it replaced, the class, and CPython's method definition.
@@ -80,18 +84,23 @@ template <std::size_t K, FastCompute<K> Compute, int ResultDimensions>
 struct FastMethod {
   static inline PyObject* general = nullptr;
   static inline PyTypeObject* model_type = nullptr;
-  static inline std::string doc;
+  static inline const char* doc = nullptr;  // never freed: CPython may read it at finalization
   static inline PyMethodDef definition{};
 
   static PyObject* call(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                         PyObject* keywords) {
-    if (keywords == nullptr && nargs == static_cast<Py_ssize_t>(K)) {
-      if (PyModel* py_model = model_of(self, model_type)) {
-        if (PyObject* result = computed(*py_model, args)) return result;
-        if (PyErr_Occurred()) return nullptr;  // NumPy could not make the result
+    try {  // no C++ exception may leave a function CPython calls (none is expected here)
+      if (keywords == nullptr && nargs == static_cast<Py_ssize_t>(K)) {
+        if (PyModel* py_model = model_of(self, model_type)) {
+          if (PyObject* result = computed(*py_model, args)) return result;
+          if (PyErr_Occurred()) return nullptr;  // NumPy could not make the result
+        }
       }
+      return call_general(general, self, args, nargs, keywords);
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+      return nullptr;
     }
-    return call_general(general, self, args, nargs, keywords);
   }
 
   // The result, or nullptr when the call is not the common form or the computation failed (the
@@ -134,16 +143,20 @@ template <std::size_t K, FastCompute<K> Compute, int ResultDimensions>
 void add_fast_path(ModelClass& model_class, const char* name) {
   using Method = fast_calls_detail::FastMethod<K, Compute, ResultDimensions>;
   static_assert(ResultDimensions == 1 || ResultDimensions == 2);
-  const py::object bound = py::reinterpret_borrow<py::dict>(model_class.attr("__dict__"))[name];
+  py::detail::npy_api::get();  // NumPy's table now, so that a call cannot fail to import it
+  // The class's own attribute (its __dict__ is a mappingproxy: subscripted, not used as a dict).
+  const py::object bound = model_class.attr("__dict__")[name];
   if (!PyInstanceMethod_Check(bound.ptr()))
     throw std::logic_error(std::string("add_fast_path: ") + name + " is not a pybind11 method");
   Method::general = PyInstanceMethod_GET_FUNCTION(bound.ptr());
   Py_INCREF(Method::general);  // kept for the life of the process, as the class keeps its methods
   Method::model_type = reinterpret_cast<PyTypeObject*>(model_class.ptr());
-  Method::doc = py::str(bound.attr("__doc__")).cast<std::string>();
+  const std::string doc = py::str(bound.attr("__doc__")).cast<std::string>();
+  Method::doc = strdup(doc.c_str());
+  if (Method::doc == nullptr) throw std::bad_alloc();
   Method::definition = {name,
                         reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Method::call)),
-                        METH_FASTCALL | METH_KEYWORDS, Method::doc.c_str()};
+                        METH_FASTCALL | METH_KEYWORDS, Method::doc};
   PyObject* descriptor = PyDescr_NewMethod(Method::model_type, &Method::definition);
   if (descriptor == nullptr) throw py::error_already_set();
   model_class.attr(name) = py::reinterpret_steal<py::object>(descriptor);

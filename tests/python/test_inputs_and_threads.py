@@ -204,6 +204,8 @@ class OneStateCalls(unittest.TestCase):
                 (MODELS / "fivebar.urdf", MODELS / "fivebar_loops.yaml"))
 
     def test_the_one_state_path_gives_the_general_paths_numbers(self):
+        for name in ("forward_dynamics", "inverse_dynamics", "mass_matrix"):  # the path is there
+            self.assertEqual(type(skograph.Model.__dict__[name]).__name__, "method_descriptor")
         gravity = [0.0, 0.0, -9.81]  # the default, given: the general path
         for path, loops in self.models():
             with self.subTest(path.name):
