@@ -33,10 +33,10 @@ inline constexpr int kJointByState = 0, kJointTurn = 1, kJointSlide = 2;
 
 // W states in lanes: entry (i, lane) of a per-lane quantity at [i * W + lane]. Per node the joint
 // transform X_parent_child(q) as R (9 entries, column by column) and l (3 entries), written by
-// joint_transforms from joint_values (2 entries per node: cos and sin of a turn's signed angle, or
-// a slide's q) where the joint's kind is not kJointByState; per dof qd,
-// qdd (inverse dynamics' input, forward dynamics' output) and tau (the other way round); the
-// mass matrix's output M, entry (i, j) at [(i * dofs + j) * W + lane]; forward dynamics' output
+// joint_transforms from joint_values (1 entry per node: a turn's signed angle or a slide's q)
+// where the joint's kind is not kJointByState; per dof qd, qdd (inverse dynamics' input, forward
+// dynamics' output) and tau (the other way round); the mass matrix's output M, its upper triangle
+// (i <= j) at [(i * dofs + j) * W + lane] (the lower one is not written); forward dynamics' output
 // `singular`, one number per lane (1 where the lane's D was singular, else 0). `work` holds the
 // recursions' own quantities: V, A and f for inverse dynamics (18 entries per node), the world
 // poses, composite inertias and H* columns for the mass matrix (mass_matrix_entries), the

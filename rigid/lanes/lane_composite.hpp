@@ -40,9 +40,9 @@ void mass_matrix(const TreeView& tree, const Block& block) noexcept {
       store_column(world_hinge_column(tree.dofs[k], tree.hinge + 6 * k, c, R, l),
                    dof(tree.offset[k] + c));
   }
+  // The upper triangle only (row <= column: a dof's ancestors come first); the batch mirrors it.
   const auto put = [&](int row, int column, const L& value) {
     value.store_unaligned(block.mass + (row * n + column) * W);
-    value.store_unaligned(block.mass + (column * n + row) * W);
   };
   for (int i = tree.nodes - 1; i >= 0; --i) {
     const int k = tree.order[i], p = tree.parent[k];

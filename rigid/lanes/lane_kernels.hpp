@@ -177,7 +177,8 @@ struct Inertia {
 
 // The joint transforms X_parent_child(q) of the nodes whose joints turn about a coordinate axis or
 // slide, from block.joint_values, as configuration_walk.hpp's transform computes them: a turn about
-// axis i of the joint frame by (c, s) of its signed angle keeps R0's column i and turns columns a,
+// axis i of the joint frame by (c, s) of its signed angle (both from xsimd's sincos over the
+// lanes, to the last bit or so of std::cos and std::sin) keeps R0's column i and turns columns a,
 // b = i + 1, i + 2 (mod 3), c R0_a + s R0_b and c R0_b - s R0_a, with l = l0; a slide keeps R = R0
 // and moves l = l0 + R0 (axis q).
 void joint_transforms(const TreeView& tree, const Block& block) noexcept {
@@ -191,10 +192,10 @@ void joint_transforms(const TreeView& tree, const Block& block) noexcept {
     const V3 l0{L(origin[9]), L(origin[10]), L(origin[11])};
     double* R = block.rotation + 9 * W * k;
     double* l = block.translation + 3 * W * k;
-    const double* values = block.joint_values + 2 * W * k;
+    const double* values = block.joint_values + W * k;
     if (kind == kJointTurn) {
       const int i = tree.joint_axis[k], a = (i + 1) % 3, b = (i + 2) % 3;
-      const L c = load(values), s = load(values + W);
+      const auto [s, c] = xsimd::sincos(load(values));
       const V3 column_a = column(a), column_b = column(b);
       store3(column(i), R + 3 * W * i);
       store3(column_a * c + column_b * s, R + 3 * W * a);

@@ -153,7 +153,7 @@ LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(si
   qd.assign(dofs * states, 0.0);
   qdd.assign(dofs * states, 0.0);
   tau.assign(dofs * states, 0.0);
-  joint_values.assign(2 * nodes * states, 0.0);
+  joint_values.assign(nodes * states, 0.0);
   singular.assign(states, 0.0);
   work.assign(static_cast<std::size_t>(lanes::work_entries(model.node_count())) * states, 0.0);
 }
@@ -165,16 +165,13 @@ void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, co
   for (const int k : model.parents_first()) {
     const auto node = static_cast<std::size_t>(k);
     const double* qk = q + model.joint_dof_offset(k);
-    double* values = &work.joint_values[2 * width * node + static_cast<std::size_t>(lane)];
+    double& value = work.joint_values[width * node + static_cast<std::size_t>(lane)];
     switch (lane_joint_kind(model, k)) {
-      case lanes::kJointTurn: {  // cos and sin as the walk takes them; the turn in the lanes
-        const double angle = model.coordinate_axis(k) > 0 ? qk[0] : -qk[0];
-        values[0] = std::cos(angle);
-        values[width] = std::sin(angle);
+      case lanes::kJointTurn:  // the signed angle as the walk takes it; its cos and sin in lanes
+        value = model.coordinate_axis(k) > 0 ? qk[0] : -qk[0];
         continue;
-      }
       case lanes::kJointSlide:
-        values[0] = qk[0];
+        value = qk[0];
         continue;
       default:
         break;
@@ -203,10 +200,9 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
              dofs = static_cast<std::size_t>(tree.dof_count()),
              width = static_cast<std::size_t>(work.width);
   if (kernels.width != work.width || work.rotation.size() != 9 * nodes * width ||
-      work.translation.size() != 3 * nodes * width ||
-      work.joint_values.size() != 2 * nodes * width || work.qd.size() != dofs * width ||
-      work.qdd.size() != dofs * width || work.tau.size() != dofs * width ||
-      work.singular.size() != width)
+      work.translation.size() != 3 * nodes * width || work.joint_values.size() != nodes * width ||
+      work.qd.size() != dofs * width || work.qdd.size() != dofs * width ||
+      work.tau.size() != dofs * width || work.singular.size() != width)
     throw std::invalid_argument(std::string(name) +
                                 ": the workspace was made for another model or width");
   const lanes::TreeView view{tree.nodes(),

@@ -85,11 +85,11 @@ class LaneTree {
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
 // [i * width + lane]: per node the joint transform (rotation 9 entries column by column,
 // translation 3) or, for a joint that turns about a coordinate axis or slides, the numbers the
-// kernels make it from (joint_values: cos and sin of the angle, or q), per dof qd, qdd and tau
-// (inverse dynamics: qdd in, tau out; forward dynamics: tau in, qdd out), M (entry (i, j) at [(i *
-// dofs + j) * width + lane]; made by the first mass_matrix_lanes, dofs^2 width numbers), per lane
-// whether forward dynamics found it singular, and the recursions' own quantities (grown by the
-// first forward_dynamics_lanes).
+// kernels make it from (joint_values: the signed angle, or q), per dof qd, qdd and tau
+// (inverse dynamics: qdd in, tau out; forward dynamics: tau in, qdd out), M (its upper triangle,
+// entry (i, j) for i <= j at [(i * dofs + j) * width + lane]; made by the first mass_matrix_lanes,
+// dofs^2 width numbers), per lane whether forward dynamics found it singular, and the recursions'
+// own quantities (grown by the first forward_dynamics_lanes).
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
@@ -98,9 +98,10 @@ struct LaneWork {
 
 // The configuration q (model dof order) into lane `lane` of `work`: X_parent_child(q) of every node
 // by the single-state walk into work.rotation and work.translation (data's transforms of those
-// nodes are overwritten, the others' left as they were), but for a joint that turns about a coordinate axis of its frame or slides only
-// the cos and sin of its angle, or its q, into work.joint_values: the kernels make those
-// transforms in the lanes, as the walk would.
+// nodes are overwritten, the others' left as they were), but for a joint that turns about a
+// coordinate axis of its frame or slides only its signed angle, or its q, into work.joint_values:
+// the kernels make those transforms in the lanes, as the walk would (the angle's cos and sin by
+// xsimd's sincos).
 void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
                             int lane, LaneWork& work);
 
