@@ -116,7 +116,7 @@ void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
         order.to_model(row_vector(q, row), data.state.q);
         q_row = data.state.q.data();
       }
-      set_lane_configuration(model.tree(), data.tree(), q_row, lane, lanes.work);
+      set_lane_configuration(model.tree(), q_row, lane, lanes.work);
       fill(lanes.work, row, lane);
     }
     compute(lanes);

@@ -21,30 +21,35 @@ struct TreeView {
   const double* hinge = nullptr;
   const double* inertia = nullptr;
   const int* massless = nullptr;
-  // How a node's joint transform reaches the lanes (joint_kind): 0 computed per state, 1 a
-  // revolute joint about coordinate axis joint_axis of its frame, 2 a prismatic joint; for kinds
-  // 1 and 2 the joint's origin R0 (9 numbers, column by column), l0 (3) and axis (3) at origin.
+  // How the kernels make a node's joint transform from its q (joint_kind, the kJoint constants
+  // below; joint_axis the coordinate axis 0, 1, 2 of a kJointTurn), from the joint's origin R0 (9
+  // numbers, column by column), l0 (3) and unit axis (3, zero for ball, free and fixed joints) at
+  // origin.
   const int* joint_kind = nullptr;
   const int* joint_axis = nullptr;
   const double* origin = nullptr;
 };
 
-inline constexpr int kJointByState = 0, kJointTurn = 1, kJointSlide = 2;
+// A fixed joint; a revolute one about a coordinate axis of its frame, or about another axis; a
+// prismatic one; a spherical one (q a rotation vector); a floating one (q the rotation vector,
+// then the translation).
+inline constexpr int kJointFixed = 0, kJointTurn = 1, kJointSlide = 2, kJointTurnAbout = 3,
+                     kJointBall = 4, kJointFree = 5;
 
 // W states in lanes: entry (i, lane) of a per-lane quantity at [i * W + lane]. Per node the joint
 // transform X_parent_child(q) as R (9 entries, column by column) and l (3 entries), written by
-// joint_transforms from joint_values (1 entry per node: a turn's signed angle or a slide's q)
-// where the joint's kind is not kJointByState; per dof qd, qdd (inverse dynamics' input, forward
-// dynamics' output) and tau (the other way round); the mass matrix's output M, its upper triangle
-// (i <= j) at [(i * dofs + j) * W + lane] (the lower one is not written); forward dynamics' output
-// `singular`, one number per lane (1 where the lane's D was singular, else 0). `work` holds the
-// recursions' own quantities: V, A and f for inverse dynamics (18 entries per node), the world
-// poses, composite inertias and H* columns for the mass matrix (mass_matrix_entries), the
-// articulated-body quantities for forward dynamics (forward_dynamics_entries).
+// joint_transforms from q (per dof, model dof order); per dof qd, qdd (inverse dynamics' input,
+// forward dynamics' output) and tau (the other way round); the mass matrix's output M, its upper
+// triangle (i <= j) at [(i * dofs + j) * W + lane] (the lower one is not written); forward
+// dynamics' output `singular`, one number per lane (1 where the lane's D was singular, else 0).
+// `work` holds the recursions' own quantities: V, A and f for inverse dynamics (18 entries per
+// node), the world poses, composite inertias and H* columns for the mass matrix
+// (mass_matrix_entries), the articulated-body quantities for forward dynamics
+// (forward_dynamics_entries).
 struct Block {
   double* rotation = nullptr;
   double* translation = nullptr;
-  const double* joint_values = nullptr;
+  const double* q = nullptr;
   const double* qd = nullptr;
   double* qdd = nullptr;
   const double* gravity = nullptr;  // 3 numbers, the same for every lane

@@ -1,11 +1,9 @@
 // The rigid-body recursions over W states at once, one state per lane of a SIMD register, written
 // once over the lane type L (xsimd::batch<double, arch>) and compiled once per instruction set
-// (lanes_avx2.cpp, lanes_avx512.cpp): the lane types and spatial algebra, the joint transforms of
-// joints that turn about a coordinate axis or slide (from the cosine and sine, or q, the baseline
-// code computed per state: rigid/lanes/lane_model.cpp; other joints' transforms come whole), and
-// inverse dynamics as rigid_body_dynamics.cpp's single-state recursion in the link frames
-// (rigid/rigid_kernels.hpp). No trigonometry runs here. Control flow depends only on the model,
-// never on the state: the lanes never diverge.
+// (lanes_avx2.cpp, lanes_avx512.cpp): the lane types and spatial algebra, the joint transforms
+// from the states' q (the trigonometry by xsimd's sincos over the lanes), and inverse dynamics as
+// rigid_body_dynamics.cpp's single-state recursion in the link frames (rigid/rigid_kernels.hpp).
+// Control flow depends only on the model, never on the state: the lanes never diverge.
 //
 // Included only by those translation units, after defining SKOGRAPH_LANE_NS (the namespace that
 // names the instruction set) and SKOGRAPH_LANE_ARCH (xsimd's architecture), which then define the
@@ -175,39 +173,89 @@ struct Inertia {
   return {load3(R), load3(R + 3 * W), load3(R + 6 * W)};
 }
 
-// The joint transforms X_parent_child(q) of the nodes whose joints turn about a coordinate axis or
-// slide, from block.joint_values, as configuration_walk.hpp's transform computes them: a turn about
-// axis i of the joint frame by (c, s) of its signed angle (both from xsimd's sincos over the
-// lanes, to the last bit or so of std::cos and std::sin) keeps R0's column i and turns columns a,
-// b = i + 1, i + 2 (mod 3), c R0_a + s R0_b and c R0_b - s R0_a, with l = l0; a slide keeps R = R0
-// and moves l = l0 + R0 (axis q).
+// The turn by `angle` about the unit `axis`, in the order of Eigen's
+// AngleAxis::toRotationMatrix (rigid/spatial.cpp's joint_motion): c I + s [axis]x + (1 - c) axis
+// axis^T, c and s by xsimd's sincos (to the last bit or so of std::cos and std::sin).
+[[gnu::always_inline]] inline Rotation axis_angle(const V3& axis, const L& angle) {
+  const auto [s, c] = xsimd::sincos(angle);
+  const V3 sin_axis = axis * s, cos1_axis = axis * (L(1.0) - c);
+  const L xy = cos1_axis.x * axis.y, xz = cos1_axis.x * axis.z, yz = cos1_axis.y * axis.z;
+  return {{cos1_axis.x * axis.x + c, xy + sin_axis.z, xz - sin_axis.y},
+          {xy - sin_axis.z, cos1_axis.y * axis.y + c, yz + sin_axis.x},
+          {xz + sin_axis.y, yz - sin_axis.x, cos1_axis.z * axis.z + c}};
+}
+// The turn of a rotation vector v (rigid/spatial.cpp's rotation_from_vector): by |v| about v/|v|,
+// none where |v| < 1e-300.
+[[gnu::always_inline]] inline Rotation rotation_vector_turn(const V3& v) {
+  const L zero(0.0);
+  const L length = xsimd::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+  const auto none = length < L(1e-300);
+  const L angle = xsimd::select(none, zero, length), divisor = xsimd::select(none, L(1.0), length);
+  const V3 axis{xsimd::select(none, zero, v.x / divisor), xsimd::select(none, zero, v.y / divisor),
+                xsimd::select(none, zero, v.z / divisor)};
+  return axis_angle(axis, angle);
+}
+
+// The joint transforms X_parent_child(q) = origin * joint_motion(q) of every node from its q in
+// block.q, as configuration_walk.hpp's transform computes them: a turn about axis i of the joint
+// frame by (c, s) of its signed angle keeps R0's column i and turns columns a, b = i + 1, i + 2
+// (mod 3), c R0_a + s R0_b and c R0_b - s R0_a, with l = l0; a slide keeps R = R0 and moves l = l0
+// + R0 (axis q); a turn about another axis, a ball joint's rotation vector and a free joint's
+// (with its translation t: l = l0 + R0 t) give R = R0 R(q); a fixed joint R = R0, l = l0.
 void joint_transforms(const TreeView& tree, const Block& block) noexcept {
   for (int k = 0; k < tree.nodes; ++k) {
     const int kind = tree.joint_kind[k];
-    if (kind == kJointByState) continue;
     const double* origin = tree.origin + 15 * k;
     const auto column = [&](int c) {
       return V3{L(origin[3 * c]), L(origin[3 * c + 1]), L(origin[3 * c + 2])};
     };
     const V3 l0{L(origin[9]), L(origin[10]), L(origin[11])};
+    const V3 axis{L(origin[12]), L(origin[13]), L(origin[14])};
     double* R = block.rotation + 9 * W * k;
     double* l = block.translation + 3 * W * k;
-    const double* values = block.joint_values + W * k;
-    if (kind == kJointTurn) {
-      const int i = tree.joint_axis[k], a = (i + 1) % 3, b = (i + 2) % 3;
-      const auto [s, c] = xsimd::sincos(load(values));
-      const V3 column_a = column(a), column_b = column(b);
-      store3(column(i), R + 3 * W * i);
-      store3(column_a * c + column_b * s, R + 3 * W * a);
-      store3(column_b * c - column_a * s, R + 3 * W * b);
-      store3(l0, l);
-    } else {
-      const L q = load(values);
-      const Rotation R0{column(0), column(1), column(2)};
-      store3(R0.c0, R);
-      store3(R0.c1, R + 3 * W);
-      store3(R0.c2, R + 6 * W);
-      store3(l0 + times(R0, V3{L(origin[12]) * q, L(origin[13]) * q, L(origin[14]) * q}), l);
+    const double* q = block.q + W * tree.offset[k];
+    const Rotation R0{column(0), column(1), column(2)};
+    const auto store_rotation = [&](const Rotation& rotation) {
+      store3(rotation.c0, R);
+      store3(rotation.c1, R + 3 * W);
+      store3(rotation.c2, R + 6 * W);
+    };
+    const auto store_turned = [&](const Rotation& turn) {  // R = R0 turn
+      store_rotation({times(R0, turn.c0), times(R0, turn.c1), times(R0, turn.c2)});
+    };
+    switch (kind) {
+      case kJointTurn: {  // the axis is +-e_i: the signed angle is q axis_i
+        const int i = tree.joint_axis[k], a = (i + 1) % 3, b = (i + 2) % 3;
+        const auto [s, c] = xsimd::sincos(load(q) * L(origin[12 + i]));
+        const V3 column_a = column(a), column_b = column(b);
+        store3(column(i), R + 3 * W * i);
+        store3(column_a * c + column_b * s, R + 3 * W * a);
+        store3(column_b * c - column_a * s, R + 3 * W * b);
+        store3(l0, l);
+        break;
+      }
+      case kJointSlide: {
+        const L value = load(q);
+        store_rotation(R0);
+        store3(l0 + times(R0, axis * value), l);
+        break;
+      }
+      case kJointTurnAbout:
+        store_turned(axis_angle(axis, load(q)));
+        store3(l0, l);
+        break;
+      case kJointBall:
+        store_turned(rotation_vector_turn(load3(q)));
+        store3(l0, l);
+        break;
+      case kJointFree:
+        store_turned(rotation_vector_turn(load3(q)));
+        store3(l0 + times(R0, load3(q + 3 * W)), l);
+        break;
+      default:  // kJointFixed
+        store_rotation(R0);
+        store3(l0, l);
+        break;
     }
   }
 }

@@ -1,12 +1,10 @@
 // The baseline side of the lane kernels (rigid/lanes.hpp): the choice of instruction set, the
 // model's constants as plain arrays, the per-state joint transforms and the call of a kernel.
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 
-#include "configuration_walk.hpp"
 #include "lane_abi.hpp"
 #include "skograph/rigid/lanes.hpp"
 
@@ -67,8 +65,19 @@ namespace {
 // one or two numbers per state; any other joint's transform is computed per state.
 int lane_joint_kind(const RigidBodyModel& model, int k) {
   if (model.coordinate_axis(k) != 0) return lanes::kJointTurn;
-  if (model.joint_geometry(k).type == JointType::kPrismatic) return lanes::kJointSlide;
-  return lanes::kJointByState;
+  switch (model.joint_geometry(k).type) {
+    case JointType::kRevolute:
+    case JointType::kContinuous:
+      return lanes::kJointTurnAbout;
+    case JointType::kPrismatic:
+      return lanes::kJointSlide;
+    case JointType::kSpherical:
+      return lanes::kJointBall;
+    case JointType::kFloating:
+      return lanes::kJointFree;
+    default:  // fixed (planar joints are not supported)
+      return lanes::kJointFixed;
+  }
 }
 
 }  // namespace
@@ -112,13 +121,12 @@ LaneTree::LaneTree(const RigidBodyModel& model)
     offset_[at] = model.joint_dof_offset(k);
     massless_[at] = model.carries_no_mass(k) ? 1 : 0;
     joint_kind_[at] = lane_joint_kind(model, k);
-    if (joint_kind_[at] != lanes::kJointByState) {
-      joint_axis_[at] = std::abs(model.coordinate_axis(k)) - 1;  // -1 for a slide: unused
-      double* origin = &origin_[15 * at];
-      for (int i = 0; i < 9; ++i) origin[i] = model.origin_rotation(k).data()[i];
-      for (int i = 0; i < 3; ++i) origin[9 + i] = model.origin_translation(k)[i];
+    joint_axis_[at] = std::abs(model.coordinate_axis(k)) - 1;  // -1 unless a kJointTurn: unused
+    double* origin = &origin_[15 * at];
+    for (int i = 0; i < 9; ++i) origin[i] = model.origin_rotation(k).data()[i];
+    for (int i = 0; i < 3; ++i) origin[9 + i] = model.origin_translation(k)[i];
+    if (model.joint_dofs(k) == 1)  // a 1-dof joint's unit axis (the others have none)
       for (int i = 0; i < 3; ++i) origin[12 + i] = model.joint_geometry(k).axis[i];
-    }
     if (dofs_[at] == 1)
       for (int i = 0; i < 6; ++i)
         hinge_[6 * at + static_cast<std::size_t>(i)] = model.hinge_column(k)[i];
@@ -153,37 +161,16 @@ LaneWork::LaneWork(const RigidBodyModel& model, Simd simd) : width(simd_width(si
   qd.assign(dofs * states, 0.0);
   qdd.assign(dofs * states, 0.0);
   tau.assign(dofs * states, 0.0);
-  joint_values.assign(nodes * states, 0.0);
+  q.assign(dofs * states, 0.0);
   singular.assign(states, 0.0);
   work.assign(static_cast<std::size_t>(lanes::work_entries(model.node_count())) * states, 0.0);
 }
 
-void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
-                            int lane, LaneWork& work) {
-  rigid_detail::ConfigurationWalk walk(model, data, false);
-  const std::size_t width = static_cast<std::size_t>(work.width);
-  for (const int k : model.parents_first()) {
-    const auto node = static_cast<std::size_t>(k);
-    const double* qk = q + model.joint_dof_offset(k);
-    double& value = work.joint_values[width * node + static_cast<std::size_t>(lane)];
-    switch (lane_joint_kind(model, k)) {
-      case lanes::kJointTurn:  // the signed angle as the walk takes it; its cos and sin in lanes
-        value = model.coordinate_axis(k) > 0 ? qk[0] : -qk[0];
-        continue;
-      case lanes::kJointSlide:
-        value = qk[0];
-        continue;
-      default:
-        break;
-    }
-    walk.transform(k, qk);
-    const double* R = data.rotation[node].data();
-    const double* l = data.translation[node].data();
-    double* to_rotation = &work.rotation[9 * width * node + static_cast<std::size_t>(lane)];
-    double* to_translation = &work.translation[3 * width * node + static_cast<std::size_t>(lane)];
-    for (std::size_t i = 0; i < 9; ++i) to_rotation[i * width] = R[i];
-    for (std::size_t i = 0; i < 3; ++i) to_translation[i * width] = l[i];
-  }
+void set_lane_configuration(const RigidBodyModel& model, const double* q, int lane,
+                            LaneWork& work) {
+  const auto width = static_cast<std::size_t>(work.width);
+  double* to = work.q.data() + lane;
+  for (int i = 0; i < model.dof_count(); ++i) to[static_cast<std::size_t>(i) * width] = q[i];
 }
 
 namespace {
@@ -200,7 +187,7 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
              dofs = static_cast<std::size_t>(tree.dof_count()),
              width = static_cast<std::size_t>(work.width);
   if (kernels.width != work.width || work.rotation.size() != 9 * nodes * width ||
-      work.translation.size() != 3 * nodes * width || work.joint_values.size() != nodes * width ||
+      work.translation.size() != 3 * nodes * width || work.q.size() != dofs * width ||
       work.qd.size() != dofs * width || work.qdd.size() != dofs * width ||
       work.tau.size() != dofs * width || work.singular.size() != width)
     throw std::invalid_argument(std::string(name) +
@@ -218,7 +205,7 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
                              tree.joint_axis().data(),
                              tree.origin().data()};
   const double g[3] = {gravity.x(), gravity.y(), gravity.z()};
-  const lanes::Block block{work.rotation.data(), work.translation.data(), work.joint_values.data(),
+  const lanes::Block block{work.rotation.data(), work.translation.data(), work.q.data(),
                            work.qd.data(),       work.qdd.data(),         g,
                            work.tau.data(),      work.mass.data(),        work.singular.data(),
                            work.work.data()};

@@ -2,16 +2,15 @@
 // (W = 4 on AVX2, 8 on AVX-512), the instruction set chosen at run time, so that one portable
 // binary uses what the CPU has (docs/library.md, "SIMD lanes"). The lane kernels (rigid/lanes/)
 // read the model's constants as plain arrays (LaneTree) and the states transposed into lanes
-// (LaneWork); set_lane_configuration computes the joint transforms per state by the single-state
-// code, but for the joints that turn about a coordinate axis or slide only the numbers the lanes
-// make them from. Results agree with the single-state recursions to rounding (inverse dynamics and
-// the mass matrix 1e-13 relative, forward dynamics 1e-13 cond(M)), not bit for bit: the products
-// are summed in another order.
+// (LaneWork); the joint transforms are made in the lanes from q (set_lane_configuration), the
+// trigonometry included. Results agree with the single-state recursions to rounding (inverse
+// dynamics and the mass matrix 1e-13 relative, forward dynamics 1e-13 cond(M)), not bit for bit:
+// the products are summed in another order.
 //
 //   LaneTree tree(model);                      // once per model
 //   LaneWork work(model, Simd::kAvx2);         // once per thread
 //   for (int lane = 0; lane < work.width; ++lane) {
-//     set_lane_configuration(model, data, q[lane], lane, work);   // model dof order
+//     set_lane_configuration(model, q[lane], lane, work);   // model dof order
 //     ... qd, qdd into work.qd / work.qdd at [dof * width + lane]
 //   }
 //   inverse_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in work.tau
@@ -84,8 +83,7 @@ class LaneTree {
 
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
 // [i * width + lane]: per node the joint transform (rotation 9 entries column by column,
-// translation 3) or, for a joint that turns about a coordinate axis or slides, the numbers the
-// kernels make it from (joint_values: the signed angle, or q), per dof qd, qdd and tau
+// translation 3, made by the kernels from q), per dof q, qd, qdd and tau
 // (inverse dynamics: qdd in, tau out; forward dynamics: tau in, qdd out), M (its upper triangle,
 // entry (i, j) for i <= j at [(i * dofs + j) * width + lane]; made by the first mass_matrix_lanes,
 // dofs^2 width numbers), per lane whether forward dynamics found it singular, and the recursions'
@@ -93,17 +91,13 @@ class LaneTree {
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
-  std::vector<double> rotation, translation, joint_values, qd, qdd, tau, mass, singular, work;
+  std::vector<double> rotation, translation, q, qd, qdd, tau, mass, singular, work;
 };
 
-// The configuration q (model dof order) into lane `lane` of `work`: X_parent_child(q) of every node
-// by the single-state walk into work.rotation and work.translation (data's transforms of those
-// nodes are overwritten, the others' left as they were), but for a joint that turns about a
-// coordinate axis of its frame or slides only its signed angle, or its q, into work.joint_values:
-// the kernels make those transforms in the lanes, as the walk would (the angle's cos and sin by
-// xsimd's sincos).
-void set_lane_configuration(const RigidBodyModel& model, RigidBodyData& data, const double* q,
-                            int lane, LaneWork& work);
+// The configuration q (model dof order) into lane `lane` of `work` (work.q): the kernels make every
+// joint transform from it in the lanes, as the single-state walk would, to rounding
+// (configuration_walk.hpp; the trigonometry by xsimd's sincos).
+void set_lane_configuration(const RigidBodyModel& model, const double* q, int lane, LaneWork& work);
 
 // Inverse dynamics (part II Algorithm 3.1) of the work.width states in `work` on `simd`'s lanes
 // (kAvx2 or kAvx512, which the CPU must run: best_simd() at least): tau = M(q) qdd + C(q, qd)
