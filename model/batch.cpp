@@ -2,11 +2,13 @@
 #include "skograph/model/batch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "skograph/model/dynamics.hpp"
@@ -97,8 +99,8 @@ Simd environment_simd() {
 // The rows in blocks of `simd`'s width on the pool (batch.hpp): per block, each lane's
 // configuration set from its row (the last block filled up with copies of the last row, so that
 // a row's bits do not depend on its place) and fill(work, row, lane) called; then
-// compute(lanes) and, for each lane holding a row, scatter(data, lanes, row, lane), an error named
-// with its row.
+// compute(lanes) and scatter(data, lanes, first, count) of the block's rows first .. first +
+// count - 1, held by lanes 0 .. count - 1.
 template <class Fill, class Compute, class Scatter>
 void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
                      const Eigen::Ref<const StateRows>& q, int threads, Simd simd, Fill fill,
@@ -120,13 +122,22 @@ void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
       fill(lanes.work, row, lane);
     }
     compute(lanes);
-    for (int lane = 0; lane < width && first + lane < rows; ++lane) try {
-        scatter(data, lanes, first + lane, lane);
-      } catch (const std::exception& e) {
-        throw Error("row " + std::to_string(first + lane + 1) + ": " + e.what());
-      }
+    scatter(data, lanes, first, static_cast<int>(std::min(width, rows - first)));
   });
 }
+
+// fn(row, lane) for each of a block's `count` rows from `first`, an error named with its row.
+template <class Fn>
+void each_lane(long first, int count, Fn fn) {
+  for (int lane = 0; lane < count; ++lane) try {
+      fn(first + lane, lane);
+    } catch (const std::exception& e) {
+      throw Error("row " + std::to_string(first + lane + 1) + ": " + e.what());
+    }
+}
+
+// The most states a block holds (AVX-512's doubles).
+constexpr std::size_t kMaxLanes = 8;
 
 // Entry (i, lane) of a lane array.
 std::size_t lane_entry(long i, int lane, int width) {
@@ -213,15 +224,17 @@ void forward_dynamics_rows(const Model& model, WorkspacePool& workspaces,
         [&](ModelData::Lanes& lanes) {
           forward_dynamics_lanes(lanes.tree, simd, options.gravity, lanes.work);
         },
-        [&](ModelData& data, const ModelData::Lanes& lanes, long row, int lane) {
-          if (lanes.work.singular[static_cast<std::size_t>(lane)] != 0.0) {
-            // A D the lanes' test refused: the single call reports the joint or takes it by LU.
-            forward_dynamics(model, data, row_vector(q, row), row_vector(qd, row),
-                             row_vector(tau, row), options.gravity, row_vector(qdd, row));
-            return;
-          }
-          for (int i = 0; i < n; ++i)
-            qdd(row, order.file_dof(i)) = lanes.work.qdd[lane_entry(i, lane, width)];
+        [&](ModelData& data, const ModelData::Lanes& lanes, long first, int count) {
+          each_lane(first, count, [&](long row, int lane) {
+            if (lanes.work.singular[static_cast<std::size_t>(lane)] != 0.0) {
+              // A D the lanes' test refused: the single call reports the joint or takes it by LU.
+              forward_dynamics(model, data, row_vector(q, row), row_vector(qd, row),
+                               row_vector(tau, row), options.gravity, row_vector(qdd, row));
+              return;
+            }
+            for (int i = 0; i < n; ++i)
+              qdd(row, order.file_dof(i)) = lanes.work.qdd[lane_entry(i, lane, width)];
+          });
         });
   }
   three_input_batch(
@@ -252,9 +265,11 @@ void inverse_dynamics_rows(const Model& model, WorkspacePool& workspaces,
         [&](ModelData::Lanes& lanes) {
           inverse_dynamics_lanes(lanes.tree, simd, options.gravity, lanes.work);
         },
-        [&](ModelData&, const ModelData::Lanes& lanes, long row, int lane) {
-          for (int i = 0; i < n; ++i)
-            tau(row, order.file_dof(i)) = lanes.work.tau[lane_entry(i, lane, width)];
+        [&](ModelData&, const ModelData::Lanes& lanes, long first, int count) {
+          each_lane(first, count, [&](long row, int lane) {
+            for (int i = 0; i < n; ++i)
+              tau(row, order.file_dof(i)) = lanes.work.tau[lane_entry(i, lane, width)];
+          });
         });
   }
   three_input_batch(
@@ -274,16 +289,27 @@ void mass_matrix_rows(const Model& model, WorkspacePool& workspaces,
     return run_lane_blocks(
         model, workspaces, q, options.threads, simd, [](LaneWork&, long, int) {},
         [&](ModelData::Lanes& lanes) { mass_matrix_lanes(lanes.tree, simd, lanes.work); },
-        [&](ModelData&, const ModelData::Lanes& lanes, long row, int lane) {
-          // Zeros, then the entries that are not zero by structure and their mirror images.
-          double* out = mass.row(row).data();
-          std::fill_n(out, n * n, 0.0);
-          const double* lane_mass = lanes.work.mass.data() + lane;
-          for (const ModelData::Lanes::MassPlacement& entry : lanes.mass_placement) {
-            const double value = lane_mass[entry.from];
-            out[entry.to] = value;
-            out[entry.mirror] = value;
+        [&](ModelData&, const ModelData::Lanes& lanes, long first, int count) {
+          // Zeros, then the entries that are not zero by structure and their mirror images, entry
+          // by entry for every lane at once (each entry's lanes are one cache line).
+          std::array<double*, kMaxLanes> out{};
+          for (int lane = 0; lane < count; ++lane) {
+            out[static_cast<std::size_t>(lane)] = mass.row(first + lane).data();
+            std::fill_n(out[static_cast<std::size_t>(lane)], n * n, 0.0);
           }
+          const auto place = [&]<int Count>(std::integral_constant<int, Count>, int lanes_held) {
+            const int held = Count > 0 ? Count : lanes_held;
+            for (const ModelData::Lanes::MassPlacement& entry : lanes.mass_placement) {
+              const double* values = lanes.work.mass.data() + entry.from;
+              for (int lane = 0; lane < held; ++lane) {
+                out[static_cast<std::size_t>(lane)][entry.to] = values[lane];
+                out[static_cast<std::size_t>(lane)][entry.mirror] = values[lane];
+              }
+            }
+          };
+          if (count == 8) return place(std::integral_constant<int, 8>{}, count);
+          if (count == 4) return place(std::integral_constant<int, 4>{}, count);
+          place(std::integral_constant<int, 0>{}, count);
         });
   }
   run_rows(workspaces, rows, options.threads, [&](ModelData& data, long i) {
