@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <string>
@@ -140,10 +141,11 @@ void check_forward_lanes(const Model& model, Simd simd, const LaneStates& states
 
 // Inverse and forward dynamics and the mass matrix of a batch on `simd`'s lanes against the single
 // calls, and the same bits on 1, 2 and 3 threads and with the rows shifted by one place.
-void check_lanes(const Model& model, Simd simd) {
+// The states are random unless given (3 width + 1 rows).
+void check_lanes(const Model& model, Simd simd, const LaneStates* given = nullptr) {
   SCOPED_TRACE(std::string("simd ") + simd_name(simd));
   const long rows = 3 * simd_width(simd) + 1;
-  const LaneStates states = lanes_random_states(model, rows, 11);
+  const LaneStates states = given ? *given : lanes_random_states(model, rows, 11);
   const Eigen::Vector3d gravity(0.4, -0.3, -9.81);
   WorkspacePool workspaces(model);
   StateRows tau;
@@ -206,6 +208,49 @@ TEST(Lanes, RandomTreesOfEveryJointTypeAgreeWithTheSingleCall) {
     ASSERT_TRUE(supports_lanes(model.tree()));
     SCOPED_TRACE("trial " + std::to_string(trial));
     for (const Simd simd : lanes_available()) check_lanes(model, simd);
+  }
+}
+
+// The joint transforms made in the lanes where their formulas have edges: every angle and rotation
+// vector entry zero (no turn: the identity), tiny (1e-200, a subnormal 1e-310), near pi, past
+// 2 pi, and large (1e3, -1e8 rad: the reduction of sincos), a row per value, on a floating base
+// with spherical joints and on random trees with turns about any axis.
+TEST(Lanes, JointTransformsAtZeroTinyAndLargeAnglesAgreeWithTheSingleCall) {
+  if (lanes_available().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  std::vector<Model> models;
+  models.push_back(load_model((kExamples / "humanoid.yaml").string()));
+  std::mt19937 random(13);
+  for (const bool coordinate_axes : {false, true}) {
+    testing_support::RandomMechanismOptions options;
+    options.links = 14;
+    options.planar = false;
+    options.floating_base = true;
+    options.coordinate_axes = coordinate_axes;
+    models.push_back(build_model(testing_support::random_mechanism(options, random), "tree"));
+  }
+  const double values[] = {0.0, 1e-200, 1e-310, 3.141592653589793, -7.0, 1e3, -1e8};
+  for (const Model& model : models) {
+    // The angles and rotation vectors (file dof order); slides and translations keep their
+    // random values (a slide of 1e8 m is no state).
+    std::vector<int> angles;
+    const RigidBodyModel& tree = model.tree();
+    for (int k = 0; k < tree.node_count(); ++k) {
+      const JointType type = tree.joint_geometry(k).type;
+      const int count = type == JointType::kRevolute || type == JointType::kContinuous  ? 1
+                        : type == JointType::kSpherical || type == JointType::kFloating ? 3
+                                                                                        : 0;
+      for (int c = 0; c < count; ++c)
+        angles.push_back(model.dof_order().file_dof(tree.joint_dof_offset(k) + c));
+    }
+    ASSERT_FALSE(angles.empty());
+    for (const Simd simd : lanes_available()) {
+      const long rows = 3 * simd_width(simd) + 1;
+      LaneStates states = lanes_random_states(model, rows, 17);
+      for (long i = 0; i < rows; ++i)
+        for (const int dof : angles)
+          states.q(i, dof) = values[static_cast<std::size_t>(i) % std::size(values)];
+      check_lanes(model, simd, &states);
+    }
   }
 }
 
