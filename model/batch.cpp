@@ -20,16 +20,18 @@ namespace skograph {
 void for_each_state(WorkspacePool& workspaces, long rows, int threads,
                     const std::function<void(ModelData& data, long row)>& row) {
   if (rows <= 0) return;
-  const int parts = static_cast<int>(std::clamp<long>(threads, 1, rows));
-  if (parts == 1) {  // on the calling thread, its first error the lowest row's
+  if (threads <= 1 || rows == 1) {  // on the calling thread, its first error the lowest row's
     WorkspacePool::Lease lease = workspaces.lease();
     for (long i = 0; i < rows; ++i) row(lease.data(), i);
     return;
   }
+  // Eight parts per thread, claimed by whichever thread is free: a worker that wakes late (a
+  // virtual machine's idle processor) or a slower part does not hold the others back.
+  const int parts = static_cast<int>(std::min<long>(8L * threads, rows));
   // Per part the row it failed at (rows when it did not) and its error.
   std::vector<long> failed_row(static_cast<std::size_t>(parts), rows);
   std::vector<std::exception_ptr> failure(static_cast<std::size_t>(parts));
-  model_detail::run_parts(parts, [&](int part) {
+  model_detail::run_parts(parts, threads, [&](int part) {
     const auto at = static_cast<std::size_t>(part);
     const long begin = rows * part / parts, end = rows * (part + 1) / parts;
     long i = begin;

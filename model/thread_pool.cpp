@@ -17,21 +17,24 @@ namespace skograph::model_detail {
 
 namespace {
 
-// One call's parts: the next part to claim and how many are still running or unclaimed.
+// One call's parts: the next part to claim, how many are still running or unclaimed, how many
+// workers may still join it and how many are in it.
 struct Job {
   const std::function<void(int)>* part = nullptr;
   int parts = 0;
   std::atomic<int> next{0};
-  int unfinished = 0;  // guarded by the pool's mutex
+  int unfinished = 0;    // guarded by the pool's mutex
+  int helpers_left = 0;  // guarded by the pool's mutex
+  int helpers_in = 0;    // guarded by the pool's mutex
   std::condition_variable finished;
 };
 
-// The workers wait for jobs with parts left to claim. Workers are detached and the pool is never
+// The workers wait for jobs that still take helpers. Workers are detached and the pool is never
 // destroyed: at exit they may still be waiting on its condition variable, which must outlive
 // them; a pointer kept in a static is not a leak to LeakSanitizer.
 class Pool {
  public:
-  void run(int parts, const std::function<void(int)>& part) {
+  void run(int parts, int threads, const std::function<void(int)>& part) {
     Job job;
     job.part = &part;
     job.parts = parts;
@@ -40,7 +43,7 @@ class Pool {
       std::unique_lock<std::mutex> lock(mutex_);
       // The caller runs parts too, so any number of workers finishes a call: no more are kept
       // than the machine runs at once, and a thread the system refuses is done without.
-      const int wanted = std::min(parts - 1, worker_limit());
+      const int wanted = std::min(threads - 1, worker_limit());
       try {
         while (workers_ < wanted) {
           std::thread(&Pool::work, this).detach();
@@ -48,14 +51,17 @@ class Pool {
         }
       } catch (const std::system_error&) {
       }
+      job.helpers_left = threads - 1;
       jobs_.push_back(&job);
     }
     work_available_.notify_all();
-    // The caller claims parts too, so a call never waits for a busy pool to reach it.
-    for (int p; (p = job.next.fetch_add(1)) < parts;) finish(job, p);
+    // The caller claims parts as the workers do, so a call never waits for a worker to wake:
+    // whoever is running takes the next part.
+    const int done = claim_parts(job);
     std::unique_lock<std::mutex> lock(mutex_);
     std::erase(jobs_, &job);
-    job.finished.wait(lock, [&] { return job.unfinished == 0; });
+    job.unfinished -= done;
+    job.finished.wait(lock, [&] { return job.unfinished == 0 && job.helpers_in == 0; });
   }
 
   // fork(): hold the mutex across it so that the child's copy is in a consistent state; the
@@ -71,27 +77,27 @@ class Pool {
   }
 
  private:
-  void finish(Job& job, int p) {
-    (*job.part)(p);
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (--job.unfinished == 0) job.finished.notify_all();
+  // Parts of `job` until none is left to claim; how many this thread ran.
+  static int claim_parts(Job& job) {
+    int done = 0;
+    for (int p; (p = job.next.fetch_add(1)) < job.parts; ++done) (*job.part)(p);
+    return done;
   }
 
+  // A worker joins the first job that takes helpers (it leaves the queue when it has them all),
+  // runs parts until none is left and leaves; the job's caller waits until it has.
   void work() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       work_available_.wait(lock, [&] { return !jobs_.empty(); });
       Job* job = jobs_.front();
-      const int p = job->next.fetch_add(1);
-      if (p >= job->parts) {
-        // Every part is claimed: the job leaves the queue (its caller may have removed it).
-        std::erase(jobs_, job);
-        continue;
-      }
+      if (--job->helpers_left <= 0) std::erase(jobs_, job);
+      ++job->helpers_in;
       lock.unlock();
-      (*job->part)(p);
+      const int done = claim_parts(*job);
       lock.lock();
-      if (--job->unfinished == 0) job->finished.notify_all();
+      job->unfinished -= done;
+      if (--job->helpers_in == 0 && job->unfinished == 0) job->finished.notify_all();
     }
   }
 
@@ -118,12 +124,12 @@ Pool& pool() {
 
 }  // namespace
 
-void run_parts(int parts, const std::function<void(int)>& part) {
-  if (parts <= 1) {
-    if (parts == 1) part(0);
+void run_parts(int parts, int threads, const std::function<void(int)>& part) {
+  if (parts <= 1 || threads <= 1) {
+    for (int p = 0; p < parts; ++p) part(p);
     return;
   }
-  pool().run(parts, part);
+  pool().run(parts, threads, part);
 }
 
 }  // namespace skograph::model_detail

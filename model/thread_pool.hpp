@@ -10,10 +10,11 @@
 
 namespace skograph::model_detail {
 
-// part(p) for p in [0, parts), each part once, on up to `parts` threads (the caller's among them);
-// returns when every part has finished. Parts must not throw (the caller catches inside part) and
-// must not fork. A part may itself run parts (the inner call's caller runs whatever no worker
-// takes).
-void run_parts(int parts, const std::function<void(int)>& part);
+// part(p) for p in [0, parts), each part once, on up to `threads` threads (the caller's among
+// them), each thread claiming the next unclaimed part until none is left (so that more parts than
+// threads balance a worker that wakes late); returns when every part has finished. Parts must not
+// throw (the caller catches inside part) and must not fork. A part may itself run parts (the
+// inner call's caller runs whatever no worker takes).
+void run_parts(int parts, int threads, const std::function<void(int)>& part);
 
 }  // namespace skograph::model_detail

@@ -45,9 +45,10 @@ Simd batch_lanes_simd(const Model& model, Simd requested);
 // "auto", "scalar", "avx2" or "avx512" as a Simd; UsageError "<what> must be ..." otherwise.
 Simd parse_simd(const std::string& text, const std::string& what);
 
-// row(data, i) for every i in [0, rows): `threads` contiguous parts, one on the calling thread and
-// the others on the pool, each with a workspace of `workspaces`. A part stops at its first error;
-// once every part has stopped, the error of the lowest row is rethrown as it was thrown.
+// row(data, i) for every i in [0, rows): on `threads` threads (the calling one and the pool's), the
+// rows in contiguous parts, eight per thread, each thread claiming the next part until none is
+// left, each part with a workspace of `workspaces`. A part stops at its first error; once every
+// part has stopped, the error of the lowest row is rethrown as it was thrown.
 void for_each_state(WorkspacePool& workspaces, long rows, int threads,
                     const std::function<void(ModelData& data, long row)>& row);
 
