@@ -1,6 +1,8 @@
 #include "arguments.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "skograph/graph/error.hpp"
@@ -70,6 +72,13 @@ Array real_array(const py::object& value, std::string_view name_view) {
 void check_finite(const Array& array, std::string_view name, const Model& model) {
   const double* data = array.data();
   const py::ssize_t size = array.size();
+  // The common case by integer operations the compiler runs on several entries per instruction
+  // (an exponent field of all ones, infinity or NaN, plus one carries into the sign bit); the
+  // loop below names a bad entry.
+  std::uint64_t carries = 0;
+  for (py::ssize_t i = 0; i < size; ++i)
+    carries |= (std::bit_cast<std::uint64_t>(data[i]) & 0x7ff0000000000000) + 0x0010000000000000;
+  if ((carries >> 63) == 0) return;
   for (py::ssize_t i = 0; i < size; ++i) {
     if (std::isfinite(data[i])) continue;
     const py::ssize_t columns = array.ndim() >= 1 ? array.shape(array.ndim() - 1) : 1;
