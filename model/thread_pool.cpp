@@ -51,8 +51,8 @@ class Pool {
         }
       } catch (const std::system_error&) {
       }
-      job.helpers_left = threads - 1;
-      jobs_.push_back(&job);
+      job.helpers_left = std::min(threads - 1, workers_);  // no more than could ever join
+      if (job.helpers_left > 0) jobs_.push_back(&job);
     }
     work_available_.notify_all();
     // The caller claims parts as the workers do, so a call never waits for a worker to wake:

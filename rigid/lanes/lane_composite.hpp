@@ -40,9 +40,11 @@ void mass_matrix(const TreeView& tree, const Block& block) noexcept {
       store_column(world_hinge_column(tree.dofs[k], tree.hinge + 6 * k, c, R, l),
                    dof(tree.offset[k] + c));
   }
-  // The upper triangle only (row <= column: a dof's ancestors come first); the batch mirrors it.
+  // The upper triangle only, where LaneTree::mass_entries names the entry (whatever the dofs'
+  // numbering: an ancestor's dofs come first in the model's own); the batch mirrors it.
   const auto put = [&](int row, int column, const L& value) {
-    value.store_unaligned(block.mass + (row * n + column) * W);
+    const int upper_row = row < column ? row : column, upper_column = row < column ? column : row;
+    value.store_unaligned(block.mass + (upper_row * n + upper_column) * W);
   };
   for (int i = tree.nodes - 1; i >= 0; --i) {
     const int k = tree.order[i], p = tree.parent[k];

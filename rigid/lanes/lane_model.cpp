@@ -1,5 +1,5 @@
 // The baseline side of the lane kernels (rigid/lanes.hpp): the choice of instruction set, the
-// model's constants as plain arrays, the per-state joint transforms and the call of a kernel.
+// model's constants as plain arrays, the states' q into the lanes and the call of a kernel.
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -60,9 +60,9 @@ const lanes::Kernels& kernels_of(Simd simd) {
 
 namespace {
 
-// How node k's joint transform reaches the lanes (lane_abi.hpp: TreeView::joint_kind): a revolute
-// joint about a coordinate axis of its frame turns, a prismatic joint slides, in the lanes from
-// one or two numbers per state; any other joint's transform is computed per state.
+// How the lanes make node k's joint transform from its q (lane_abi.hpp: TreeView::joint_kind): a
+// turn about a coordinate axis of its frame or about another axis, a slide, a ball joint's or a
+// free joint's rotation vector (and translation), or a fixed joint's origin.
 int lane_joint_kind(const RigidBodyModel& model, int k) {
   if (model.coordinate_axis(k) != 0) return lanes::kJointTurn;
   switch (model.joint_geometry(k).type) {
