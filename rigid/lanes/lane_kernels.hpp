@@ -17,7 +17,17 @@
 #error "lane kernels must not see Eigen: its layout follows the instruction-set flags"
 #endif
 
+// xsimd's scalar reduction of large angles for sincos (xsimd/math/xsimd_rem_pio2.hpp) is two
+// plain inline functions of the same names in every translation unit; where the compiler does not
+// inline them (the sanitizers' builds) the linker would keep one instruction set's copy for both
+// sets' callers. Renamed per instruction set, each unit has its own.
+#define SKOGRAPH_LANE_JOIN_NAMES(a, b) a##_##b
+#define SKOGRAPH_LANE_NAME(a, b) SKOGRAPH_LANE_JOIN_NAMES(a, b)
+#define __ieee754_rem_pio2 SKOGRAPH_LANE_NAME(skograph_ieee754_rem_pio2, SKOGRAPH_LANE_NS)
+#define __kernel_rem_pio2 SKOGRAPH_LANE_NAME(skograph_kernel_rem_pio2, SKOGRAPH_LANE_NS)
 #include <xsimd/xsimd.hpp>
+#undef __ieee754_rem_pio2
+#undef __kernel_rem_pio2
 
 #include "lane_abi.hpp"
 

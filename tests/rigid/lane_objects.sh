@@ -20,14 +20,14 @@ for object in $(echo "$1" | tr ';' ' '); do
   fi
   # Allowed: the table (and AddressSanitizer's marker of it), xsimd's functions on this
   # instruction set's own batch type, which no other object defines (their names carry the set),
-  # and the constant tables of xsimd's reduction of large angles (sincos): data, the same bytes
-  # in every object, so whichever copy the linker keeps is right on any CPU. Global and unique
-  # symbols count, and so would a static initializer (run at load time on any CPU).
+  # and xsimd's reduction of large angles (sincos) with its constant tables, renamed for this set
+  # (rigid/lanes/lane_kernels.hpp). Global and unique symbols count, and so would a static
+  # initializer (run at load time on any CPU).
   others=$(echo "$symbols" | awk '$2 ~ /^[A-Zu]$/ { $1 = ""; $2 = ""; print }' |
            sed 's/^ *//' | grep -v "^skograph::lanes::$set_name::kernels\$" |
            grep -v "^__odr_asan\._ZN8skograph5lanes[0-9]*${set_name}7kernelsE\$" |
            grep -v "xsimd::$arch\b" |
-           grep -v "^xsimd::detail::__ieee754_rem_pio2(double, double\*)::\(two_over_pi\|npio2_hw\)\$")
+           grep -v "^xsimd::detail::skograph_\(ieee754\|kernel\)_rem_pio2_${set_name}(")
   initializers=$(echo "$symbols" | grep "_GLOBAL__sub_I")
   if [ -n "$others$initializers" ]; then
     echo "$object defines symbols another object could share, or a static initializer:"
