@@ -19,6 +19,14 @@
 
 namespace skograph {
 
+// An exponent field of all ones (infinity, NaN) plus one carries into the sign bit.
+bool all_finite(const double* x, long n) {
+  std::uint64_t carries = 0;
+  for (long i = 0; i < n; ++i)
+    carries |= (std::bit_cast<std::uint64_t>(x[i]) & 0x7ff0000000000000) + 0x0010000000000000;
+  return (carries >> 63) == 0;
+}
+
 void for_each_state(WorkspacePool& workspaces, long rows, int threads,
                     const std::function<void(ModelData& data, long row)>& row) {
   if (rows <= 0) return;
@@ -51,15 +59,6 @@ void for_each_state(WorkspacePool& workspaces, long rows, int threads,
 }
 
 namespace {
-
-// Every entry of x[0 .. n) finite, by integer operations the compiler runs on several entries per
-// instruction: an exponent field of all ones (infinity, NaN) plus one carries into the sign bit.
-bool all_finite(const double* x, long n) {
-  std::uint64_t carries = 0;
-  for (long i = 0; i < n; ++i)
-    carries |= (std::bit_cast<std::uint64_t>(x[i]) & 0x7ff0000000000000) + 0x0010000000000000;
-  return (carries >> 63) == 0;
-}
 
 // The checks of batch.hpp on one input: its shape, then every entry finite.
 void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, long expected_rows,

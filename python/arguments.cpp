@@ -1,11 +1,10 @@
 #include "arguments.hpp"
 
-#include <bit>
 #include <cmath>
-#include <cstdint>
 #include <string>
 
 #include "skograph/graph/error.hpp"
+#include "skograph/model/batch.hpp"
 
 namespace skograph::python {
 
@@ -33,6 +32,8 @@ const char* unreal_contents(char kind) {
   }
 }
 
+}  // namespace
+
 // A NumPy array of float64 in the machine's byte order, C-contiguous: what the calls read in
 // place. Read from the array's own header (pybind11's views of NumPy's structs), which answers as
 // isinstance<Array> does for these arrays without asking NumPy for a float64 descriptor and
@@ -45,8 +46,6 @@ bool is_native_float64_c_array(PyObject* value) {
   return descr->type_num == py::detail::npy_api::NPY_DOUBLE_ && descr->byteorder == '=' &&
          (array->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) != 0;
 }
-
-}  // namespace
 
 Array real_array(const py::object& value, std::string_view name_view) {
   // Already what the calls read (a float64 C-contiguous NumPy array): taken as it is, without the
@@ -72,13 +71,7 @@ Array real_array(const py::object& value, std::string_view name_view) {
 void check_finite(const Array& array, std::string_view name, const Model& model) {
   const double* data = array.data();
   const py::ssize_t size = array.size();
-  // The common case by integer operations the compiler runs on several entries per instruction
-  // (an exponent field of all ones, infinity or NaN, plus one carries into the sign bit); the
-  // loop below names a bad entry.
-  std::uint64_t carries = 0;
-  for (py::ssize_t i = 0; i < size; ++i)
-    carries |= (std::bit_cast<std::uint64_t>(data[i]) & 0x7ff0000000000000) + 0x0010000000000000;
-  if ((carries >> 63) == 0) return;
+  if (all_finite(data, size)) return;  // the common case; the loop below names a bad entry
   for (py::ssize_t i = 0; i < size; ++i) {
     if (std::isfinite(data[i])) continue;
     const py::ssize_t columns = array.ndim() >= 1 ? array.shape(array.ndim() - 1) : 1;

@@ -78,6 +78,9 @@ using OutArgument = Loose<OutTag>;
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+// `value` is a NumPy array of float64 in the machine's byte order, C-contiguous (read from its
+// header).
+bool is_native_float64_c_array(PyObject* value);
 // A float64 C-contiguous array of `value`: UsageError "q must be an array of real numbers (it
 // holds complex numbers)" for complex, boolean, string, byte or object contents.
 Array real_array(const py::object& value, std::string_view name);

@@ -18,7 +18,6 @@
 #include <pybind11/pybind11.h>
 
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -46,18 +45,11 @@ inline PyModel* model_of(PyObject* self, PyTypeObject* model_type) {
 
 // `value` is a 1-D float64 C-contiguous array in native byte order of `size` entries, all finite.
 inline const double* finite_state(PyObject* value, long size) {
-  const py::detail::npy_api& api = py::detail::npy_api::get();
-  if (!api.PyArray_Check_(value)) return nullptr;
+  if (!is_native_float64_c_array(value)) return nullptr;
   const py::detail::PyArray_Proxy* array = py::detail::array_proxy(value);
-  const py::detail::PyArrayDescr_Proxy* descr = py::detail::array_descriptor_proxy(array->descr);
-  if (descr->type_num != py::detail::npy_api::NPY_DOUBLE_ || descr->byteorder != '=' ||
-      (array->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) == 0 || array->nd != 1 ||
-      array->dimensions[0] != size)
-    return nullptr;
+  if (array->nd != 1 || array->dimensions[0] != size) return nullptr;
   const auto* data = reinterpret_cast<const double*>(array->data);
-  for (long i = 0; i < size; ++i)
-    if (!std::isfinite(data[i])) return nullptr;
-  return data;
+  return all_finite(data, size) ? data : nullptr;
 }
 
 // The method a fast path replaced, called as it was: self first, then the call's arguments.

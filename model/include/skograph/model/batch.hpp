@@ -45,6 +45,10 @@ Simd batch_lanes_simd(const Model& model, Simd requested);
 // "auto", "scalar", "avx2" or "avx512" as a Simd; UsageError "<what> must be ..." otherwise.
 Simd parse_simd(const std::string& text, const std::string& what);
 
+// Every entry of x[0 .. n) finite: the batches' input check, also the Python module's, by
+// integer operations the compiler runs on several entries per instruction.
+bool all_finite(const double* x, long n);
+
 // row(data, i) for every i in [0, rows): on `threads` threads (the calling one and the pool's), the
 // rows in contiguous parts, eight per thread, each thread claiming the next part until none is
 // left, each part with a workspace of `workspaces`. A part stops at its first error; once every
