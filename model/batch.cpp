@@ -27,6 +27,24 @@ bool all_finite(const double* x, long n) {
   return (carries >> 63) == 0;
 }
 
+long first_non_finite_row(const double* data, long rows, long columns, long stride, int threads) {
+  const auto first_in = [&](long begin, long end) {
+    for (long i = begin; i < end; ++i)
+      if (!all_finite(data + i * stride, columns)) return i;
+    return rows;
+  };
+  // Below some 10^5 entries a worker's wake-up costs more than it saves.
+  constexpr long kEntriesWorthAThread = 1L << 16;
+  if (threads <= 1 || rows < 2 || rows * columns < kEntriesWorthAThread) return first_in(0, rows);
+  const int parts = static_cast<int>(std::min<long>(8L * threads, rows));
+  std::vector<long> first(static_cast<std::size_t>(parts), rows);
+  model_detail::run_parts(parts, threads, [&](int part) {
+    first[static_cast<std::size_t>(part)] =
+        first_in(rows * part / parts, rows * (part + 1) / parts);
+  });
+  return *std::ranges::min_element(first);
+}
+
 void for_each_state(WorkspacePool& workspaces, long rows, int threads,
                     const std::function<void(ModelData& data, long row)>& row) {
   if (rows <= 0) return;
@@ -60,9 +78,10 @@ void for_each_state(WorkspacePool& workspaces, long rows, int threads,
 
 namespace {
 
-// The checks of batch.hpp on one input: its shape, then every entry finite.
+// The checks of batch.hpp on one input: its shape, then (unless the options say the caller has)
+// every entry finite, on the batch's threads.
 void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, long expected_rows,
-                const char* name) {
+                const char* name, const BatchOptions& options) {
   const long dofs = model.dof_count();
   if (rows.cols() != dofs)
     throw UsageError(std::string(name) + " has " + std::to_string(rows.cols()) +
@@ -70,16 +89,16 @@ void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, lon
   if (rows.rows() != expected_rows)
     throw UsageError(std::string(name) + " has " + std::to_string(rows.rows()) + " rows, q " +
                      std::to_string(expected_rows));
-  for (long i = 0; i < rows.rows(); ++i) {
-    if (all_finite(rows.row(i).data(), dofs)) continue;  // the common case, in SIMD registers
-    for (long j = 0; j < dofs; ++j) {
-      const double value = rows(i, j);
-      if (std::isfinite(value)) continue;
-      const std::string what = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-      throw UsageError(std::string(name) + ", row " + std::to_string(i + 1) +
-                       ", is not a finite number at dof '" +
-                       model.dof_names()[static_cast<std::size_t>(j)] + "' (" + what + ")");
-    }
+  if (!options.check_finite || rows.rows() == 0) return;
+  const long i =
+      first_non_finite_row(rows.data(), rows.rows(), dofs, rows.outerStride(), options.threads);
+  for (long j = 0; i < rows.rows() && j < dofs; ++j) {  // name the bad entry
+    const double value = rows(i, j);
+    if (std::isfinite(value)) continue;
+    const std::string what = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+    throw UsageError(std::string(name) + ", row " + std::to_string(i + 1) +
+                     ", is not a finite number at dof '" +
+                     model.dof_names()[static_cast<std::size_t>(j)] + "' (" + what + ")");
   }
 }
 
@@ -198,11 +217,12 @@ void check_output(const Eigen::Ref<StateRows>& out, long rows, long columns, con
 // The checks of batch.hpp on three state inputs (q, qd and a third named `third`).
 void check_three_inputs(const Model& model, const Eigen::Ref<const StateRows>& q,
                         const Eigen::Ref<const StateRows>& qd,
-                        const Eigen::Ref<const StateRows>& third, const char* third_name) {
+                        const Eigen::Ref<const StateRows>& third, const char* third_name,
+                        const BatchOptions& options) {
   const long rows = q.rows();
-  check_rows(model, q, rows, "q");
-  check_rows(model, qd, rows, "qd");
-  check_rows(model, third, rows, third_name);
+  check_rows(model, q, rows, "q", options);
+  check_rows(model, qd, rows, "qd", options);
+  check_rows(model, third, rows, third_name, options);
 }
 
 // A call of three state inputs per row into `out`, the inputs checked before.
@@ -342,7 +362,7 @@ void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& tau, StateRows& qdd,
                             const BatchOptions& options) {
-  check_three_inputs(model, q, qd, tau, "tau");
+  check_three_inputs(model, q, qd, tau, "tau", options);
   qdd.resize(q.rows(), model.dof_count());
   forward_dynamics_rows(model, workspaces, q, qd, tau, qdd, options);
 }
@@ -352,7 +372,7 @@ void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& tau, Eigen::Ref<StateRows> qdd,
                             const BatchOptions& options) {
-  check_three_inputs(model, q, qd, tau, "tau");
+  check_three_inputs(model, q, qd, tau, "tau", options);
   check_output(qdd, q.rows(), model.dof_count(), "qdd");
   forward_dynamics_rows(model, workspaces, q, qd, tau, qdd, options);
 }
@@ -362,7 +382,7 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& qdd, StateRows& tau,
                             const BatchOptions& options) {
-  check_three_inputs(model, q, qd, qdd, "qdd");
+  check_three_inputs(model, q, qd, qdd, "qdd", options);
   tau.resize(q.rows(), model.dof_count());
   inverse_dynamics_rows(model, workspaces, q, qd, qdd, tau, options);
 }
@@ -372,7 +392,7 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
                             const Eigen::Ref<const StateRows>& qd,
                             const Eigen::Ref<const StateRows>& qdd, Eigen::Ref<StateRows> tau,
                             const BatchOptions& options) {
-  check_three_inputs(model, q, qd, qdd, "qdd");
+  check_three_inputs(model, q, qd, qdd, "qdd", options);
   check_output(tau, q.rows(), model.dof_count(), "tau");
   inverse_dynamics_rows(model, workspaces, q, qd, qdd, tau, options);
 }
@@ -380,7 +400,7 @@ void inverse_dynamics_batch(const Model& model, WorkspacePool& workspaces,
 void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
                        const Eigen::Ref<const StateRows>& q, StateRows& mass,
                        const BatchOptions& options) {
-  check_rows(model, q, q.rows(), "q");
+  check_rows(model, q, q.rows(), "q", options);
   mass.resize(q.rows(), static_cast<long>(model.dof_count()) * model.dof_count());
   mass_matrix_rows(model, workspaces, q, mass, options);
 }
@@ -388,7 +408,7 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
 void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
                        const Eigen::Ref<const StateRows>& q, Eigen::Ref<StateRows> mass,
                        const BatchOptions& options) {
-  check_rows(model, q, q.rows(), "q");
+  check_rows(model, q, q.rows(), "q", options);
   check_output(mass, q.rows(), static_cast<long>(model.dof_count()) * model.dof_count(), "mass");
   mass_matrix_rows(model, workspaces, q, mass, options);
 }

@@ -68,11 +68,19 @@ Array real_array(const py::object& value, std::string_view name_view) {
   return Array::ensure(array);
 }
 
-void check_finite(const Array& array, std::string_view name, const Model& model) {
+void check_finite(const Array& array, std::string_view name, const Model& model, int threads) {
   const double* data = array.data();
   const py::ssize_t size = array.size();
-  if (all_finite(data, size)) return;  // the common case; the loop below names a bad entry
-  for (py::ssize_t i = 0; i < size; ++i) {
+  py::ssize_t from = 0;  // where the loop below looks for the bad entry to name
+  if (array.ndim() == 2) {
+    const long rows = array.shape(0), columns = array.shape(1);
+    const long bad_row = first_non_finite_row(data, rows, columns, columns, threads);
+    if (bad_row == rows) return;
+    from = bad_row * columns;
+  } else if (all_finite(data, size)) {
+    return;  // the common case
+  }
+  for (py::ssize_t i = from; i < size; ++i) {
     if (std::isfinite(data[i])) continue;
     const py::ssize_t columns = array.ndim() >= 1 ? array.shape(array.ndim() - 1) : 1;
     const py::ssize_t row = columns > 0 ? i / columns : 0, column = columns > 0 ? i % columns : 0;

@@ -86,8 +86,9 @@ bool is_native_float64_c_array(PyObject* value);
 Array real_array(const py::object& value, std::string_view name);
 // Every entry finite: UsageError "q is not a finite number at dof 'joint7' (nan)", naming the
 // batch row as "row 3 (index 2)" for a 2-D array. The entry's column names the dof when the array
-// has one entry per dof of `model`.
-void check_finite(const Array& array, std::string_view name, const Model& model);
+// has one entry per dof of `model`. A 2-D array's rows are checked on `threads` threads (as a
+// batch splits them).
+void check_finite(const Array& array, std::string_view name, const Model& model, int threads = 1);
 // One state: 1-D, one entry per dof, finite.
 Eigen::VectorXd state_vector(const py::object& value, const std::string& name, const Model& model);
 // A vector of a fixed size (gravity (3), ...), finite.

@@ -70,7 +70,8 @@ struct CheckedStates {
 };
 
 template <std::size_t K>
-CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& inputs) {
+CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& inputs,
+                                int threads = 1) {
   CheckedStates<K> states;
   states.size = self.model.dof_count();
   for (std::size_t k = 0; k < K; ++k)
@@ -92,7 +93,7 @@ CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& input
     if (array.shape(array.ndim() - 1) != states.size)
       throw UsageError(std::string(name) + " has " + std::to_string(array.shape(array.ndim() - 1)) +
                        " entries per state, the model " + std::to_string(states.size) + " dofs");
-    check_finite(array, name, self.model);
+    check_finite(array, name, self.model, states.batch ? threads : 1);
     states.pointers[k] = array.data();
   }
   return states;
@@ -226,7 +227,7 @@ template <std::size_t K, class Fn>
 py::array per_state(PyModel& self, const std::array<Input, K>& inputs,
                     const ThreadsArgument& threads_argument, const StateShape& shape, Fn fn) {
   const int threads = threads_of(threads_argument);
-  return per_checked_state<K>(self, checked_states<K>(self, inputs), threads, shape, fn);
+  return per_checked_state<K>(self, checked_states<K>(self, inputs, threads), threads, shape, fn);
 }
 
 // per_state, but a 2-D call on a model the SIMD lanes take (model/batch.hpp: batch_lanes_simd)
@@ -238,7 +239,7 @@ py::array per_state_in_lanes(PyModel& self, const std::array<Input, K>& inputs,
                              const ThreadsArgument& threads_argument, const StateShape& shape,
                              Fn fn, Batch batch, const py::object& given = py::none()) {
   const int threads = threads_of(threads_argument);
-  const CheckedStates<K> states = checked_states<K>(self, inputs);
+  const CheckedStates<K> states = checked_states<K>(self, inputs, threads);
   if (!states.batch || batch_lanes_simd(self.model, Simd::kAuto) == Simd::kScalar)
     return per_checked_state<K>(self, states, threads, shape, fn, given);
   long state_size = 0;
@@ -272,7 +273,7 @@ py::array per_state_shaped_by_first(PyModel& self, const std::array<Input, K>& i
                                     const ThreadsArgument& threads_argument, First first,
                                     Shape shape_of, Write write) {
   const int threads = threads_of(threads_argument);
-  const CheckedStates<K> states = checked_states<K>(self, inputs);
+  const CheckedStates<K> states = checked_states<K>(self, inputs, threads);
   using Result =
       std::decay_t<decltype(first(self.model, std::declval<ModelData&>(), states.row(0)))>;
   long state_size = 0;

@@ -75,7 +75,7 @@ void bind_dynamics(ModelClass& model_class) {
                     Eigen::Ref<StateRows> result,
                     int parts) {  // a tree: both solvers are its articulated-body recursion
                   forward_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], result,
-                                         {.threads = parts, .gravity = g});
+                                         {.threads = parts, .gravity = g, .check_finite = false});
                 },
                 out.value);
           },
@@ -126,7 +126,7 @@ void bind_dynamics(ModelClass& model_class) {
                 [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
                     Eigen::Ref<StateRows> result, int parts) {
                   inverse_dynamics_batch(model, workspaces, rows[0], rows[1], rows[2], result,
-                                         {.threads = parts, .gravity = g});
+                                         {.threads = parts, .gravity = g, .check_finite = false});
                 },
                 out.value);
           },
@@ -145,7 +145,8 @@ void bind_dynamics(ModelClass& model_class) {
                 self, {{{"q", q}}}, threads, {n, n}, mass_matrix_row,
                 [](const Model& model, WorkspacePool& workspaces, const auto& rows,
                    Eigen::Ref<StateRows> result, int parts) {
-                  mass_matrix_batch(model, workspaces, rows[0], result, {.threads = parts});
+                  mass_matrix_batch(model, workspaces, rows[0], result,
+                                    {.threads = parts, .check_finite = false});
                 },
                 out.value);
           },

@@ -138,11 +138,57 @@ TEST(Batch, ABadInputFailsTheCallBeforeAnythingIsComputedNamingRowAndDof) {
   }
   EXPECT_EQ(qdd.rows(), 1);  // untouched: nothing was computed
   EXPECT_EQ(qdd(0, 0), 42.0);
+  // A batch whose check is split over threads: the lowest bad row of the first bad input.
+  const BatchInputs large = random_batch(model, 12000, 4);
+  StateRows tau = large.input;
+  tau(9000, 1) = std::numeric_limits<double>::infinity();
+  tau(7000, 2) = std::numeric_limits<double>::quiet_NaN();
+  try {
+    inverse_dynamics_batch(model, workspaces, large.q, large.qd, tau, qdd, {.threads = 2});
+    FAIL() << "an infinity was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "qdd, row 7001, is not a finite number at dof '" + model.dof_names()[2] + "' (nan)");
+  }
+  EXPECT_EQ(qdd(0, 0), 42.0);
   const StateRows narrow = inputs.q.leftCols(3);
   EXPECT_THROW(inverse_dynamics_batch(model, workspaces, narrow, narrow, narrow, qdd), UsageError);
   const StateRows fewer = inputs.qd.topRows(4);
   EXPECT_THROW(inverse_dynamics_batch(model, workspaces, inputs.q, fewer, inputs.input, qdd),
                UsageError);
+}
+
+// The first row with an entry that is not finite, found on threads, against a loop over every
+// entry; batches large enough to be split (past 2^16 entries) and small ones.
+TEST(Batch, TheFirstNonFiniteRowOnThreadsIsTheOneAPlainLoopFinds) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(),
+               inf = std::numeric_limits<double>::infinity();
+  for (const long rows : {1L, 9L, 3000L, 20011L})
+    for (const long stride : {7L, 9L}) {
+      StateRows data = StateRows::Constant(rows, stride, 1.5);
+      data.col(stride - 1).setConstant(nan);  // past the 7 columns read when the stride is 9
+      const auto expected = [&] {
+        for (long i = 0; i < rows; ++i)
+          for (long j = 0; j < 7; ++j)
+            if (!std::isfinite(data(i, j))) return i;
+        return rows;
+      };
+      const auto agrees = [&](const char* what) {
+        for (const int threads : {1, 2, 3, 8})
+          EXPECT_EQ(first_non_finite_row(data.data(), rows, 7, stride, threads), expected())
+              << what << ", rows " << rows << ", stride " << stride << ", threads " << threads;
+      };
+      if (stride == 7) data.col(6).setConstant(1.5);
+      agrees("every entry finite");
+      data(rows - 1, 6) = -inf;
+      agrees("the last entry");
+      data(rows / 2, 3) = nan;
+      agrees("the middle row");
+      data(rows / 3, 0) = inf;
+      agrees("two rows in different parts");
+      data(0, 5) = -nan;
+      agrees("the first row");
+    }
 }
 
 TEST(Batch, EveryRowRunsOnceAndTheLowestFailingRowIsReported) {

@@ -72,6 +72,16 @@ class BadInput(unittest.TestCase):
         one_line_error(self, lambda: arm.forward_dynamics(batch, np.zeros((5, self.n)),
                                                           np.zeros((5, self.n)), threads=2),
                        "q, row 3 (index 2), is not a finite number at dof")
+        # A batch large enough that its check is split over threads: the lowest bad row.
+        large = np.ones((12000, self.n))
+        large[9000, 1] = np.inf
+        large[7000, 2] = np.nan
+        for threads in (1, 2):
+            one_line_error(self, lambda: arm.inverse_dynamics(large, large, large, threads=threads),
+                           f"q, row 7001 (index 7000), is not a finite number at dof "
+                           f"'{arm.dofs[2]}' (nan)")
+            one_line_error(self, lambda: arm.mass_matrix(large, threads=threads),
+                           "q, row 7001 (index 7000), is not a finite number")
         one_line_error(self, lambda: arm.forward_dynamics(zero, zero, zero, gravity=[0, np.nan, 0]),
                        "gravity is not a finite number at entry 2")
         # A closed chain the same (the CLI's closure search never sees a NaN).

@@ -34,6 +34,9 @@ struct BatchOptions {
   // state path. Closed chains and models the lanes do not support (supports_lanes) run state by
   // state whatever is asked.
   Simd simd = Simd::kAuto;
+  // False: the caller has checked every input entry finite already (the Python module, which
+  // names a bad entry in its own words); the shapes are checked whatever this says.
+  bool check_finite = true;
 };
 
 // The instruction set a batch with `requested` runs on (BatchOptions::simd). UsageError for an
@@ -48,6 +51,10 @@ Simd parse_simd(const std::string& text, const std::string& what);
 // Every entry of x[0 .. n) finite: the batches' input check, also the Python module's, by
 // integer operations the compiler runs on several entries per instruction.
 bool all_finite(const double* x, long n);
+// The first of `rows` rows of `columns` entries (row i at data + i * stride) that holds an entry
+// that is not finite, `rows` when every entry is finite: the rows split over `threads` threads as
+// for_each_state splits a batch (a large batch's check is a few per cent of its time).
+long first_non_finite_row(const double* data, long rows, long columns, long stride, int threads);
 
 // row(data, i) for every i in [0, rows): on `threads` threads (the calling one and the pool's), the
 // rows in contiguous parts, eight per thread, each thread claiming the next part until none is
