@@ -149,7 +149,7 @@ void bench_batches(const std::vector<std::string>& files, int rounds) {
         kStates, algos[a]);
     for (const BatchRow& row : rows) {
       std::printf("| %s | %d | %.3f (%s) |", row.robot.c_str(), row.dofs, row.time[a][0],
-                  a == 2 ? "rows" : row.simd.c_str());
+                  row.simd.c_str());
       if (row.time[a][1] > 0)
         std::printf(" %.3f (%.2f) |\n", row.time[a][1], row.time[a][1] / row.time[a][0]);
       else
