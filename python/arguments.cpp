@@ -32,6 +32,35 @@ const char* unreal_contents(char kind) {
   }
 }
 
+// Where a list (or tuple) of rows is ragged: ", row 3 (index 2), has 6 entries where row 1 has 7"
+// for the first row whose length differs from the first row's; empty when the rows are equally
+// long, when `value` is not a list or tuple, or when its first item is not a row.
+std::string ragged_row(const py::object& value) {
+  if (!py::isinstance<py::list>(value) && !py::isinstance<py::tuple>(value)) return "";
+  const auto rows = py::reinterpret_borrow<py::sequence>(value);
+  const auto length = [](const py::handle& row) -> Py_ssize_t {  // -1: not a row of entries
+    if (py::isinstance<py::str>(row) || py::isinstance<py::bytes>(row) ||
+        PySequence_Check(row.ptr()) == 0)
+      return -1;
+    const Py_ssize_t size = PySequence_Size(row.ptr());
+    if (size < 0) PyErr_Clear();
+    return size < 0 ? -1 : size;
+  };
+  if (rows.size() == 0) return "";
+  const Py_ssize_t first = length(rows[0]);
+  if (first < 0) return "";  // not rows: one state with an entry that is not a number
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const Py_ssize_t size = length(rows[i]);
+    if (size == first) continue;
+    return ", row " + std::to_string(i + 1) + " (index " + std::to_string(i) + "), has " +
+           (size < 0    ? std::string("no entries (it is not a row)")
+            : size == 1 ? std::string("1 entry")
+                        : std::to_string(size) + " entries") +
+           " where row 1 has " + std::to_string(first);
+  }
+  return "";
+}
+
 }  // namespace
 
 // A NumPy array of float64 in the machine's byte order, C-contiguous: what the calls read in
@@ -58,10 +87,15 @@ Array real_array(const py::object& value, std::string_view name_view) {
   try {
     array = py::module_::import("numpy").attr("asarray")(value);
   } catch (const py::error_already_set&) {  // a ragged list, a generator NumPy refuses
+    if (const std::string row = ragged_row(value); !row.empty())
+      throw UsageError(name + row + ": the rows of a batch must be equally long");
     throw UsageError(name + " must be an array of real numbers (NumPy cannot make one of a " +
                      type_name(value) + " like this)");
   }
   const char kind = array.dtype().kind();
+  if (kind == 'O')  // an older NumPy makes ragged rows an array of objects
+    if (const std::string row = ragged_row(value); !row.empty())
+      throw UsageError(name + row + ": the rows of a batch must be equally long");
   if (kind != 'f' && kind != 'i' && kind != 'u')
     throw UsageError(name + " must be an array of real numbers (it holds " + unreal_contents(kind) +
                      ")");

@@ -72,6 +72,18 @@ class BadInput(unittest.TestCase):
         one_line_error(self, lambda: arm.forward_dynamics(batch, np.zeros((5, self.n)),
                                                           np.zeros((5, self.n)), threads=2),
                        "q, row 3 (index 2), is not a finite number at dof")
+        # Rows of different lengths: the first row unlike row 1 named.
+        z = [0.0] * self.n
+        one_line_error(self, lambda: arm.forward_dynamics([z, z, z[:-1], z], [z] * 4, [z] * 4),
+                       f"q, row 3 (index 2), has {self.n - 1} entries where row 1 has {self.n}: "
+                       "the rows of a batch must be equally long")
+        one_line_error(self, lambda: arm.mass_matrix((np.zeros(self.n), z + [1.0], z[:2])),
+                       f"q, row 2 (index 1), has {self.n + 1} entries where row 1 has {self.n}")
+        one_line_error(self, lambda: arm.inverse_dynamics([z] * 3, [z, z, 4.0], [z] * 3),
+                       "qd, row 3 (index 2), has no entries (it is not a row) where row 1 has "
+                       f"{self.n}")
+        one_line_error(self, lambda: arm.inverse_dynamics([z] * 3, [z] * 3, [z[:3], z, z]),
+                       f"qdd, row 2 (index 1), has {self.n} entries where row 1 has 3")
         # A batch large enough that its check is split over threads: the lowest bad row.
         large = np.ones((12000, self.n))
         large[9000, 1] = np.inf
