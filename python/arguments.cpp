@@ -43,8 +43,10 @@ std::string ragged_row(const py::object& value) {
         PySequence_Check(row.ptr()) == 0)
       return -1;
     const Py_ssize_t size = PySequence_Size(row.ptr());
-    if (size < 0) PyErr_Clear();
-    return size < 0 ? -1 : size;
+    if (size >= 0) return size;
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw py::error_already_set();  // an interrupt
+    PyErr_Clear();  // a sequence without a length
+    return Py_ssize_t{-1};
   };
   if (rows.size() == 0) return "";
   const Py_ssize_t first = length(rows[0]);
@@ -88,14 +90,14 @@ Array real_array(const py::object& value, std::string_view name_view) {
     array = py::module_::import("numpy").attr("asarray")(value);
   } catch (const py::error_already_set&) {  // a ragged list, a generator NumPy refuses
     if (const std::string row = ragged_row(value); !row.empty())
-      throw UsageError(name + row + ": the rows of a batch must be equally long");
+      throw UsageError(name + row + ": rows must be equally long");
     throw UsageError(name + " must be an array of real numbers (NumPy cannot make one of a " +
                      type_name(value) + " like this)");
   }
   const char kind = array.dtype().kind();
   if (kind == 'O')  // an older NumPy makes ragged rows an array of objects
     if (const std::string row = ragged_row(value); !row.empty())
-      throw UsageError(name + row + ": the rows of a batch must be equally long");
+      throw UsageError(name + row + ": rows must be equally long");
   if (kind != 'f' && kind != 'i' && kind != 'u')
     throw UsageError(name + " must be an array of real numbers (it holds " + unreal_contents(kind) +
                      ")");

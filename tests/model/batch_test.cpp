@@ -151,6 +151,17 @@ TEST(Batch, ABadInputFailsTheCallBeforeAnythingIsComputedNamingRowAndDof) {
               "qdd, row 7001, is not a finite number at dof '" + model.dof_names()[2] + "' (nan)");
   }
   EXPECT_EQ(qdd(0, 0), 42.0);
+  // A caller that has checked the entries itself: the batch checks shapes only, and a non-finite
+  // entry reaches the computation (lanes: an unspecified row; state by state: the row's own error).
+  try {
+    inverse_dynamics_batch(model, workspaces, inputs.q, qd, inputs.input, qdd,
+                           {.threads = 2, .check_finite = false});
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("row 3: ", 0), 0u) << e.what();
+  }
+  EXPECT_THROW(inverse_dynamics_batch(model, workspaces, inputs.q, qd.leftCols(3), inputs.input,
+                                      qdd, {.check_finite = false}),
+               UsageError);
   const StateRows narrow = inputs.q.leftCols(3);
   EXPECT_THROW(inverse_dynamics_batch(model, workspaces, narrow, narrow, narrow, qdd), UsageError);
   const StateRows fewer = inputs.qd.topRows(4);

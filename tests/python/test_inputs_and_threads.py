@@ -76,7 +76,7 @@ class BadInput(unittest.TestCase):
         z = [0.0] * self.n
         one_line_error(self, lambda: arm.forward_dynamics([z, z, z[:-1], z], [z] * 4, [z] * 4),
                        f"q, row 3 (index 2), has {self.n - 1} entries where row 1 has {self.n}: "
-                       "the rows of a batch must be equally long")
+                       "rows must be equally long")
         one_line_error(self, lambda: arm.mass_matrix((np.zeros(self.n), z + [1.0], z[:2])),
                        f"q, row 2 (index 1), has {self.n + 1} entries where row 1 has {self.n}")
         one_line_error(self, lambda: arm.inverse_dynamics([z] * 3, [z, z, 4.0], [z] * 3),
@@ -88,10 +88,17 @@ class BadInput(unittest.TestCase):
         large = np.ones((12000, self.n))
         large[9000, 1] = np.inf
         large[7000, 2] = np.nan
+        finite = np.ones((12000, self.n))
         for threads in (1, 2):
             one_line_error(self, lambda: arm.inverse_dynamics(large, large, large, threads=threads),
                            f"q, row 7001 (index 7000), is not a finite number at dof "
                            f"'{arm.dofs[2]}' (nan)")
+            one_line_error(self, lambda: arm.forward_dynamics(finite, large, finite, threads=threads),
+                           "qd, row 7001 (index 7000), is not a finite number")
+            one_line_error(self, lambda: arm.forward_dynamics(finite, finite, large, threads=threads),
+                           "tau, row 7001 (index 7000), is not a finite number")
+            one_line_error(self, lambda: arm.inverse_dynamics(finite, finite, large, threads=threads),
+                           "qdd, row 7001 (index 7000), is not a finite number")
             one_line_error(self, lambda: arm.mass_matrix(large, threads=threads),
                            "q, row 7001 (index 7000), is not a finite number")
         one_line_error(self, lambda: arm.forward_dynamics(zero, zero, zero, gravity=[0, np.nan, 0]),

@@ -65,8 +65,10 @@ void for_each_state(WorkspacePool& workspaces, long rows, int threads,
 
 // Forward dynamics, inverse dynamics and the mass matrix of every row (model/dynamics.hpp; closed
 // chains closed first, as a single call closes them). The inputs are checked before anything is
-// computed: as many rows as q, one column per dof, every entry finite; a bad input fails the whole
-// call, UsageError naming the input, the first bad row (1-based) and the dof. An error while
+// computed, input by input (q, qd, then the third): as many rows as q, one column per dof, every
+// entry finite (unless BatchOptions::check_finite is false: then a non-finite entry gives an
+// unspecified row, or that row's own error); a bad input fails the whole call, UsageError naming
+// the input, the first bad row (1-based) and the dof. An error while
 // computing fails the call too, as Error "row R: <the row's error>" for the lowest failing row.
 // The outputs are resized to the rows; `mass` holds each row's M row-major (rows x dofs^2).
 void forward_dynamics_batch(const Model& model, WorkspacePool& workspaces,
