@@ -27,6 +27,26 @@ bool all_finite(const double* x, long n) {
   return (carries >> 63) == 0;
 }
 
+const char* non_finite_word(double value) {
+  return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+}
+
+namespace {
+
+// A batch's rows in contiguous parts, eight per thread (a worker that wakes late, as a virtual
+// machine's idle processor does, or a slower part then holds nobody back): part p is rows
+// begin(p) .. end(p) - 1.
+struct RowParts {
+  RowParts(long rows, int threads)
+      : rows(rows), count(static_cast<int>(std::min<long>(8L * threads, rows))) {}
+  long begin(int p) const { return rows * p / count; }
+  long end(int p) const { return begin(p + 1); }
+  long rows;
+  int count;
+};
+
+}  // namespace
+
 long first_non_finite_row(const double* data, long rows, long columns, long stride, int threads) {
   const auto first_in = [&](long begin, long end) {
     for (long i = begin; i < end; ++i)
@@ -37,11 +57,10 @@ long first_non_finite_row(const double* data, long rows, long columns, long stri
   // than it saves.
   constexpr long kEntriesWorthAThread = 1L << 16;
   if (threads <= 1 || rows < 2 || rows * columns < kEntriesWorthAThread) return first_in(0, rows);
-  const int parts = static_cast<int>(std::min<long>(8L * threads, rows));
-  std::vector<long> first(static_cast<std::size_t>(parts), rows);
-  model_detail::run_parts(parts, threads, [&](int part) {
-    first[static_cast<std::size_t>(part)] =
-        first_in(rows * part / parts, rows * (part + 1) / parts);
+  const RowParts parts(rows, threads);
+  std::vector<long> first(static_cast<std::size_t>(parts.count), rows);
+  model_detail::run_parts(parts.count, threads, [&](int part) {
+    first[static_cast<std::size_t>(part)] = first_in(parts.begin(part), parts.end(part));
   });
   return *std::ranges::min_element(first);
 }
@@ -54,16 +73,15 @@ void for_each_state(WorkspacePool& workspaces, long rows, int threads,
     for (long i = 0; i < rows; ++i) row(lease.data(), i);
     return;
   }
-  // Eight parts per thread, claimed by whichever thread is free: a worker that wakes late (a
-  // virtual machine's idle processor) or a slower part does not hold the others back.
-  const int parts = static_cast<int>(std::min<long>(8L * threads, rows));
-  // Per part the row it failed at (rows when it did not) and its error.
-  std::vector<long> failed_row(static_cast<std::size_t>(parts), rows);
-  std::vector<std::exception_ptr> failure(static_cast<std::size_t>(parts));
-  model_detail::run_parts(parts, threads, [&](int part) {
+  // Each part claimed by whichever thread is free; per part the row it failed at (rows when it
+  // did not) and its error.
+  const RowParts parts(rows, threads);
+  std::vector<long> failed_row(static_cast<std::size_t>(parts.count), rows);
+  std::vector<std::exception_ptr> failure(static_cast<std::size_t>(parts.count));
+  model_detail::run_parts(parts.count, threads, [&](int part) {
     const auto at = static_cast<std::size_t>(part);
-    const long begin = rows * part / parts, end = rows * (part + 1) / parts;
-    long i = begin;
+    const long end = parts.end(part);
+    long i = parts.begin(part);
     try {
       WorkspacePool::Lease lease = workspaces.lease();
       for (; i < end; ++i) row(lease.data(), i);
@@ -90,16 +108,15 @@ void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, lon
   if (rows.rows() != expected_rows)
     throw UsageError(std::string(name) + " has " + std::to_string(rows.rows()) + " rows, q " +
                      std::to_string(expected_rows));
-  if (!options.check_finite || rows.rows() == 0) return;
+  if (!options.check_finite) return;
   const long i =
       first_non_finite_row(rows.data(), rows.rows(), dofs, rows.outerStride(), options.threads);
   for (long j = 0; i < rows.rows() && j < dofs; ++j) {  // name the bad entry
     const double value = rows(i, j);
     if (std::isfinite(value)) continue;
-    const std::string what = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-    throw UsageError(std::string(name) + ", row " + std::to_string(i + 1) +
-                     ", is not a finite number at dof '" +
-                     model.dof_names()[static_cast<std::size_t>(j)] + "' (" + what + ")");
+    throw UsageError(
+        std::string(name) + ", row " + std::to_string(i + 1) + ", is not a finite number at dof '" +
+        model.dof_names()[static_cast<std::size_t>(j)] + "' (" + non_finite_word(value) + ")");
   }
 }
 

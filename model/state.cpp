@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "skograph/model/batch.hpp"
 #include "state_internal.hpp"
 
 namespace skograph {
@@ -37,14 +38,12 @@ void require_rigid_loops(const Model& model, const std::string& what) {
 
 void check_input(const Model& model, const Eigen::Ref<const Eigen::VectorXd>& v, const char* name) {
   check_size(model, v, name);
+  if (all_finite(v.data(), v.size())) return;  // the common case; the loop names a bad entry
   for (Eigen::Index i = 0; i < v.size(); ++i)
     if (!std::isfinite(v[i]))
       throw std::invalid_argument(std::string(name) + " is not a finite number at dof '" +
                                   model.dof_names()[static_cast<std::size_t>(i)] + "' (" +
-                                  (std::isnan(v[i]) ? "nan"
-                                   : v[i] > 0       ? "inf"
-                                                    : "-inf") +
-                                  ")");
+                                  non_finite_word(v[i]) + ")");
 }
 
 }  // namespace model_detail

@@ -127,8 +127,8 @@ void check_finite(const Array& array, std::string_view name, const Model& model,
         array.ndim() >= 1 && columns == model.dof_count()
             ? " at dof '" + model.dof_names()[static_cast<std::size_t>(column)] + "'"
             : (array.ndim() >= 1 ? " at entry " + std::to_string(column + 1) : std::string());
-    const std::string what = std::isnan(data[i]) ? "nan" : (data[i] > 0 ? "inf" : "-inf");
-    throw UsageError(where + " is not a finite number" + entry + " (" + what + ")");
+    throw UsageError(where + " is not a finite number" + entry + " (" + non_finite_word(data[i]) +
+                     ")");
   }
 }
 

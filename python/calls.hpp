@@ -70,8 +70,7 @@ struct CheckedStates {
 };
 
 template <std::size_t K>
-CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& inputs,
-                                int threads = 1) {
+CheckedStates<K> checked_states(PyModel& self, const std::array<Input, K>& inputs, int threads) {
   CheckedStates<K> states;
   states.size = self.model.dof_count();
   for (std::size_t k = 0; k < K; ++k)

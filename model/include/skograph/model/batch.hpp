@@ -51,6 +51,8 @@ Simd parse_simd(const std::string& text, const std::string& what);
 // Every entry of x[0 .. n) finite: the batches' input check, also the Python module's, by
 // integer operations the compiler runs on several entries per instruction.
 bool all_finite(const double* x, long n);
+// How the input errors name a value that is not finite: "nan", "inf" or "-inf".
+const char* non_finite_word(double value);
 // The first of `rows` rows of `columns` entries (row i at data + i * stride) that holds an entry
 // that is not finite, `rows` when every entry is finite: the rows split over `threads` threads as
 // for_each_state splits a batch (a large batch's check is a few per cent of its time).
