@@ -13,11 +13,21 @@
 #include <type_traits>
 #include <vector>
 
+#include "batch_internal.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/model_data.hpp"
 #include "thread_pool.hpp"
 
 namespace skograph {
+
+using model_detail::check_output;
+using model_detail::check_rows;
+using model_detail::each_lane;
+using model_detail::kMaxLanes;
+using model_detail::lane_entry;
+using model_detail::row_vector;
+using model_detail::run_lane_blocks;
+using model_detail::run_rows;
 
 // An exponent field of all ones (infinity, NaN) plus one carries into the sign bit.
 bool all_finite(const double* x, long n) {
@@ -97,102 +107,11 @@ void for_each_state(WorkspacePool& workspaces, long rows, int threads,
 
 namespace {
 
-// The checks of batch.hpp on one input: its shape, then (unless the options say the caller has)
-// every entry finite, on the batch's threads.
-void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, long expected_rows,
-                const char* name, const BatchOptions& options) {
-  const long dofs = model.dof_count();
-  if (rows.cols() != dofs)
-    throw UsageError(std::string(name) + " has " + std::to_string(rows.cols()) +
-                     " entries per state, the model " + std::to_string(dofs) + " dofs");
-  if (rows.rows() != expected_rows)
-    throw UsageError(std::string(name) + " has " + std::to_string(rows.rows()) + " rows, q " +
-                     std::to_string(expected_rows));
-  if (!options.check_finite) return;
-  const long i =
-      first_non_finite_row(rows.data(), rows.rows(), dofs, rows.outerStride(), options.threads);
-  for (long j = 0; i < rows.rows() && j < dofs; ++j) {  // name the bad entry
-    const double value = rows(i, j);
-    if (std::isfinite(value)) continue;
-    throw UsageError(
-        std::string(name) + ", row " + std::to_string(i + 1) + ", is not a finite number at dof '" +
-        model.dof_names()[static_cast<std::size_t>(j)] + "' (" + non_finite_word(value) + ")");
-  }
-}
-
-// Row i of rows as a vector (a row of a row-major matrix is contiguous).
-Eigen::Map<const Eigen::VectorXd> row_vector(const Eigen::Ref<const StateRows>& rows, long i) {
-  return {rows.row(i).data(), rows.cols()};
-}
-Eigen::Map<Eigen::VectorXd> row_vector(Eigen::Ref<StateRows>& rows, long i) {
-  return {rows.row(i).data(), rows.cols()};
-}
-
-// row(data, i) over every row, an error named with its row (1-based).
-template <class Row>
-void run_rows(WorkspacePool& workspaces, long rows, int threads, Row row) {
-  for_each_state(workspaces, rows, threads, [&](ModelData& data, long i) {
-    try {
-      row(data, i);
-    } catch (const std::exception& e) {
-      throw Error("row " + std::to_string(i + 1) + ": " + e.what());
-    }
-  });
-}
-
 // SKOGRAPH_SIMD's instruction set; kAuto when it is not set (or empty).
 Simd environment_simd() {
   const char* text = std::getenv("SKOGRAPH_SIMD");
   if (text == nullptr || *text == '\0') return Simd::kAuto;
   return parse_simd(text, "SKOGRAPH_SIMD");
-}
-
-// The rows in blocks of `simd`'s width on the pool (batch.hpp): per block, each lane's
-// configuration set from its row (the last block filled up with copies of the last row, so that
-// a row's bits do not depend on its place) and fill(work, row, lane) called; then
-// compute(lanes) and scatter(data, lanes, first, count) of the block's rows first .. first +
-// count - 1, held by lanes 0 .. count - 1.
-template <class Fill, class Compute, class Scatter>
-void run_lane_blocks(const Model& model, WorkspacePool& workspaces,
-                     const Eigen::Ref<const StateRows>& q, int threads, Simd simd, Fill fill,
-                     Compute compute, Scatter scatter) {
-  const long rows = q.rows(), width = simd_width(simd);
-  const DofOrder& order = model.dof_order();
-  for_each_state(workspaces, (rows + width - 1) / width, threads, [&](ModelData& data, long block) {
-    ModelData::Lanes& lanes = data.lanes(model, simd);
-    const long first = block * width;
-    for (int lane = 0; lane < width; ++lane) {
-      const long row = std::min(first + lane, rows - 1);
-      const double* q_row = q.row(row).data();
-      if (!order.identity()) {
-        data.state.q.resize(model.dof_count());
-        order.to_model(row_vector(q, row), data.state.q);
-        q_row = data.state.q.data();
-      }
-      set_lane_configuration(model.tree(), q_row, lane, lanes.work);
-      fill(lanes.work, row, lane);
-    }
-    compute(lanes);
-    scatter(data, lanes, first, static_cast<int>(std::min(width, rows - first)));
-  });
-}
-
-// fn(row, lane) for each of a block's `count` rows from `first`, an error named with its row.
-template <class Fn>
-void each_lane(long first, int count, Fn fn) {
-  for (int lane = 0; lane < count; ++lane) try {
-      fn(first + lane, lane);
-    } catch (const std::exception& e) {
-      throw Error("row " + std::to_string(first + lane + 1) + ": " + e.what());
-    }
-}
-
-// The most states a block holds (AVX-512's doubles).
-constexpr std::size_t kMaxLanes = 8;
-
-// Entry (i, lane) of a lane array.
-std::size_t lane_entry(long i, int lane, int width) {
-  return static_cast<std::size_t>(i * width + lane);
 }
 
 }  // namespace
@@ -222,7 +141,30 @@ Simd batch_lanes_simd(const Model& model, Simd requested) {
   return model.is_closed_chain() || !supports_lanes(model.tree()) ? Simd::kScalar : simd;
 }
 
-namespace {
+namespace model_detail {
+
+// The checks of batch.hpp on one input: its shape, then (unless the options say the caller has)
+// every entry finite, on the batch's threads.
+void check_rows(const Model& model, const Eigen::Ref<const StateRows>& rows, long expected_rows,
+                const char* name, const BatchOptions& options) {
+  const long dofs = model.dof_count();
+  if (rows.cols() != dofs)
+    throw UsageError(std::string(name) + " has " + std::to_string(rows.cols()) +
+                     " entries per state, the model " + std::to_string(dofs) + " dofs");
+  if (rows.rows() != expected_rows)
+    throw UsageError(std::string(name) + " has " + std::to_string(rows.rows()) + " rows, q " +
+                     std::to_string(expected_rows));
+  if (!options.check_finite) return;
+  const long i =
+      first_non_finite_row(rows.data(), rows.rows(), dofs, rows.outerStride(), options.threads);
+  for (long j = 0; i < rows.rows() && j < dofs; ++j) {  // name the bad entry
+    const double value = rows(i, j);
+    if (std::isfinite(value)) continue;
+    throw UsageError(
+        std::string(name) + ", row " + std::to_string(i + 1) + ", is not a finite number at dof '" +
+        model.dof_names()[static_cast<std::size_t>(j)] + "' (" + non_finite_word(value) + ")");
+  }
+}
 
 // The given output storage: `rows` x `columns`, else UsageError.
 void check_output(const Eigen::Ref<StateRows>& out, long rows, long columns, const char* name) {
@@ -231,6 +173,10 @@ void check_output(const Eigen::Ref<StateRows>& out, long rows, long columns, con
                      std::to_string(out.cols()) + ", not " + std::to_string(rows) + " x " +
                      std::to_string(columns));
 }
+
+}  // namespace model_detail
+
+namespace {
 
 // The checks of batch.hpp on three state inputs (q, qd and a third named `third`).
 void check_three_inputs(const Model& model, const Eigen::Ref<const StateRows>& q,

@@ -13,6 +13,7 @@
 #include "arguments.hpp"
 #include "calls.hpp"
 #include "skograph/graph/error.hpp"
+#include "skograph/model/batch.hpp"
 #include "skograph/model/derivatives.hpp"
 #include "skograph/model/dynamics.hpp"
 #include "skograph/model/linearization.hpp"
@@ -167,6 +168,22 @@ void bind_derivatives(ModelClass& model_class) {
                                            result);
               return result;
             };
+            if (!self.model.is_closed_chain()) {
+              // A tree's batch in SIMD lanes where the model allows (model/batch.hpp).
+              const py::ssize_t n = self.model.dof_count();
+              return split_three(per_state_in_lanes<3>(
+                  self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, {3, n, n},
+                  [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
+                    const InverseDerivatives result = compute_one(model, data, s);
+                    write_three(result.dtau_dq, result.dtau_dqd, result.mass, out);
+                  },
+                  [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
+                      Eigen::Ref<StateRows> result, int parts) {
+                    inverse_dynamics_derivatives_batch(
+                        model, workspaces, rows[0], rows[1], rows[2], result,
+                        {.threads = parts, .gravity = g, .check_finite = false});
+                  }));
+            }
             return split_three(per_state_shaped_by_first<3>(
                 self, {{{"q", q}, {"qd", qd}, {"qdd", qdd}}}, threads, compute_one,
                 [&](const InverseDerivatives& first) {

@@ -28,6 +28,11 @@ struct TreeView {
   const int* joint_kind = nullptr;
   const int* joint_axis = nullptr;
   const double* origin = nullptr;
+  // The dofs in preorder (inverse dynamics' derivatives): node k's own dofs at positions
+  // position[k] .. + dofs[k], its subtree's up to subtree_end[k]; dof_at[a] the dof at position a.
+  const int* position = nullptr;
+  const int* subtree_end = nullptr;
+  const int* dof_at = nullptr;
 };
 
 // A fixed joint; a revolute one about a coordinate axis of its frame, or about another axis; a
@@ -45,7 +50,7 @@ inline constexpr int kJointFixed = 0, kJointTurn = 1, kJointSlide = 2, kJointTur
 // `work` holds the recursions' own quantities: V, A and f for inverse dynamics (18 entries per
 // node), the world poses, composite inertias and H* columns for the mass matrix
 // (mass_matrix_entries), the articulated-body quantities for forward dynamics
-// (forward_dynamics_entries).
+// (forward_dynamics_entries), the derivatives' passes (inverse_dynamics_derivatives_entries).
 struct Block {
   double* rotation = nullptr;
   double* translation = nullptr;
@@ -57,6 +62,9 @@ struct Block {
   double* mass = nullptr;
   double* singular = nullptr;
   double* work = nullptr;
+  // Inverse dynamics' derivatives: dtau/dq, dtau/dqd and M one after the other, each entry (i,
+  // j) at [(i * dofs + j) * W + lane] (dofs^2 W numbers each, every entry).
+  double* derivatives = nullptr;
 };
 
 // Lane entries of `work` per lane: inverse dynamics', forward dynamics' (lane_articulated.hpp: per
@@ -72,6 +80,11 @@ constexpr long forward_dynamics_entries(int nodes, int dofs) {
 constexpr long mass_matrix_entries(int nodes, int dofs) {
   return 25L * nodes + 6L * dofs;
 }
+// lane_derivatives.hpp: per node its pose, V, A, Y, B and F; per dof its columns s, dV, dA, dW,
+// t1, t2, t3 and t4's angular half.
+constexpr long inverse_dynamics_derivatives_entries(int nodes, int dofs) {
+  return 55L * nodes + 45L * dofs;
+}
 
 using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;
 
@@ -81,6 +94,7 @@ struct Kernels {
   Kernel inverse_dynamics;
   Kernel mass_matrix;
   Kernel forward_dynamics;
+  Kernel inverse_dynamics_derivatives;
 };
 
 // One table per instruction set, each defined in its own translation unit.

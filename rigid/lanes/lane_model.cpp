@@ -113,13 +113,18 @@ LaneTree::LaneTree(const RigidBodyModel& model)
       massless_(static_cast<std::size_t>(model.node_count())),
       joint_kind_(static_cast<std::size_t>(model.node_count())),
       joint_axis_(static_cast<std::size_t>(model.node_count()), 0),
-      origin_(15 * static_cast<std::size_t>(model.node_count()), 0.0) {
+      origin_(15 * static_cast<std::size_t>(model.node_count()), 0.0),
+      position_(static_cast<std::size_t>(model.node_count())),
+      subtree_end_(static_cast<std::size_t>(model.node_count())),
+      dof_at_(model.dof_in_preorder()) {
   supported_ = supports_lanes(model);
   for (int k = 0; k < model.node_count(); ++k) {
     const auto at = static_cast<std::size_t>(k);
     dofs_[at] = model.joint_dofs(k);
     offset_[at] = model.joint_dof_offset(k);
     massless_[at] = model.carries_no_mass(k) ? 1 : 0;
+    position_[at] = model.subtree_position(k);
+    subtree_end_[at] = model.subtree_position(k) + model.subtree_dof_count(k);
     joint_kind_[at] = lane_joint_kind(model, k);
     joint_axis_[at] = std::abs(model.coordinate_axis(k)) - 1;  // -1 unless a kJointTurn: unused
     double* origin = &origin_[15 * at];
@@ -203,12 +208,15 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
                              tree.massless().data(),
                              tree.joint_kind().data(),
                              tree.joint_axis().data(),
-                             tree.origin().data()};
+                             tree.origin().data(),
+                             tree.position().data(),
+                             tree.subtree_end().data(),
+                             tree.dof_at().data()};
   const double g[3] = {gravity.x(), gravity.y(), gravity.z()};
   const lanes::Block block{work.rotation.data(), work.translation.data(), work.q.data(),
                            work.qd.data(),       work.qdd.data(),         g,
                            work.tau.data(),      work.mass.data(),        work.singular.data(),
-                           work.work.data()};
+                           work.work.data(),     work.derivatives.data()};
   kernels.joint_transforms(view, block);
   (kernels.*kernel)(view, block);
 #else
@@ -248,6 +256,19 @@ void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work) {
   if (work.work.size() < entries) work.work.assign(entries, 0.0);
   run_kernel(tree, simd, Eigen::Vector3d::Zero(), work, &lanes::Kernels::mass_matrix,
              "mass_matrix_lanes");
+}
+
+void inverse_dynamics_derivatives_lanes(const LaneTree& tree, Simd simd,
+                                        const Eigen::Vector3d& gravity, LaneWork& work) {
+  // Made here, not with the workspace: only the derivatives need their 3 dofs^2 width numbers.
+  const auto dofs = static_cast<std::size_t>(tree.dof_count());
+  if (work.derivatives.size() != 3 * dofs * dofs * static_cast<std::size_t>(work.width))
+    work.derivatives.assign(3 * dofs * dofs * static_cast<std::size_t>(work.width), 0.0);
+  const auto entries = static_cast<std::size_t>(
+      lanes::inverse_dynamics_derivatives_entries(tree.nodes(), tree.dof_count()) * work.width);
+  if (work.work.size() < entries) work.work.assign(entries, 0.0);
+  run_kernel(tree, simd, gravity, work, &lanes::Kernels::inverse_dynamics_derivatives,
+             "inverse_dynamics_derivatives_lanes");
 }
 
 }  // namespace skograph

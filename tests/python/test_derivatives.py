@@ -100,12 +100,18 @@ class Derivatives(unittest.TestCase):
         batch = model.forward_dynamics_derivatives(q, qd, tau, threads=3)
         inverse = model.inverse_dynamics_derivatives(q, qd, tau, threads=2)
         self.assertEqual(batch[0].shape, (5, n, n))
+        self.assertEqual(inverse[0].shape, (5, n, n))
+        # A tree's inverse derivatives batch in SIMD lanes (where the CPU has them): the single
+        # calls' to rounding, the same bits on any number of threads.
+        for k, matrix in enumerate(model.inverse_dynamics_derivatives(q, qd, tau, threads=1)):
+            np.testing.assert_array_equal(matrix, inverse[k])
         for row in range(5):
             single = model.forward_dynamics_derivatives(q[row], qd[row], tau[row])
             single_inverse = model.inverse_dynamics_derivatives(q[row], qd[row], tau[row])
             for k in range(3):
                 np.testing.assert_array_equal(batch[k][row], single[k])
-                np.testing.assert_array_equal(inverse[k][row], single_inverse[k])
+                np.testing.assert_allclose(inverse[k][row], single_inverse[k], rtol=0,
+                                           atol=1e-13 * np.abs(single_inverse[k]).max())
         none = np.zeros((0, n))
         for call in (model.forward_dynamics_derivatives, model.inverse_dynamics_derivatives):
             self.assertEqual([m.shape for m in call(none, none, none)], [(0, n, n)] * 3)

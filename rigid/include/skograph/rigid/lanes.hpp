@@ -16,6 +16,7 @@
 //   inverse_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in work.tau
 //   forward_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in, qdd in work.qdd
 //   mass_matrix_lanes(tree, Simd::kAvx2, work);                       // M in work.mass
+//   inverse_dynamics_derivatives_lanes(tree, Simd::kAvx2, gravity, work);  // work.derivatives
 #pragma once
 
 #include <Eigen/Core>
@@ -64,6 +65,11 @@ class LaneTree {
   const std::vector<int>& joint_kind() const { return joint_kind_; }
   const std::vector<int>& joint_axis() const { return joint_axis_; }
   const std::vector<double>& origin() const { return origin_; }
+  // The dofs in preorder (RigidBodyModel::subtree_position): node k's at position()[k] .. +
+  // dofs()[k], its subtree's up to subtree_end()[k]; dof_at()[a] the dof at position a.
+  const std::vector<int>& position() const { return position_; }
+  const std::vector<int>& subtree_end() const { return subtree_end_; }
+  const std::vector<int>& dof_at() const { return dof_at_; }
   // The entries of M that are not zero by structure: the pairs (row, column), row <= column, of
   // dofs on one path to a root (model dof order), sorted.
   struct MassEntry {
@@ -79,6 +85,7 @@ class LaneTree {
   std::vector<double> hinge_, inertia_;
   std::vector<int> massless_, joint_kind_, joint_axis_;
   std::vector<double> origin_;
+  std::vector<int> position_, subtree_end_, dof_at_;
 };
 
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
@@ -87,11 +94,13 @@ class LaneTree {
 // (inverse dynamics: qdd in, tau out; forward dynamics: tau in, qdd out), M (its upper triangle,
 // entry (i, j) for i <= j at [(i * dofs + j) * width + lane]; made by the first mass_matrix_lanes,
 // dofs^2 width numbers), per lane whether forward dynamics found it singular, and the recursions'
-// own quantities (grown by the first forward_dynamics_lanes).
+// own quantities (grown by the first forward_dynamics_lanes), and inverse dynamics' derivatives
+// (dtau/dq, dtau/dqd and M one after the other, each entry (i, j) at [(i * dofs + j) * width +
+// lane]; made by the first inverse_dynamics_derivatives_lanes, 3 dofs^2 width numbers).
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
-  std::vector<double> rotation, translation, q, qd, qdd, tau, mass, singular, work;
+  std::vector<double> rotation, translation, q, qd, qdd, tau, mass, singular, work, derivatives;
 };
 
 // The configuration q (model dof order) into lane `lane` of `work` (work.q): the kernels make every
@@ -115,5 +124,13 @@ void forward_dynamics_lanes(const LaneTree& tree, Simd simd, const Eigen::Vector
 // work.mass, exactly symmetric: the entries of tree.mass_entries() and their mirror images; the
 // others, zero by structure, are left as they are (zero since work.mass was made).
 void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work);
+// Inverse dynamics' derivatives (rigid/derivatives.hpp: inverse_dynamics_derivatives) of the
+// work.width states in `work` (q, qd, qdd with gravity g): dtau/dq (along the configuration's
+// tangent), dtau/dqd and M = dtau/dqdd into work.derivatives, every entry (those of dofs on no
+// common root path zero), and tau into work.tau. A lane whose results are not all finite numbers
+// (an overflow) has work.singular[lane] = 1: recompute that state by the single call, which
+// reports it.
+void inverse_dynamics_derivatives_lanes(const LaneTree& tree, Simd simd,
+                                        const Eigen::Vector3d& gravity, LaneWork& work);
 
 }  // namespace skograph
