@@ -86,10 +86,11 @@ constexpr CommandHelp kCommands[] = {
      "                        mass-sko mass-direct mass-symmetry fd-direct fd-symmetry\n"
      "                        fd-sko-crba fd-innovations fd-cg fd-pcg fd-sko; free-flying\n"
      "                        trees: fd-base-invariant, fd-base-invariant-2 on two threads);\n"
-     "                        --batch N [--threads T]: id, fd, mass or id-derivatives on N\n"
-     "                        distinct states split over T threads of a kept pool, time per\n"
-     "                        state; --simd auto|scalar|avx2|avx512: the lanes of a tree's\n"
-     "                        batches (auto: the CPU's widest; scalar: state by state)\n"},
+     "                        --batch N [--threads T]: id, fd, mass (or a tree's\n"
+     "                        id-derivatives, fd-derivatives) on N distinct states split\n"
+     "                        over T threads of a kept pool, time per state; --simd\n"
+     "                        auto|scalar|avx2|avx512: the lanes of a tree's batches (auto:\n"
+     "                        the CPU's widest; scalar: state by state)\n"},
     {"export",
      "  export MODEL [--state S.json] --mass M.mtx [--factor L.mtx] [--perm P.txt]\n"
      "         [--kernel E.mtx] [--resolvent A.mtx] [--ordering canonical|root-first|amd|metis]\n"

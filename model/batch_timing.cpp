@@ -62,18 +62,21 @@ BatchStates batch_states(const Model& model, long batch) {
 Timing time_batch(const Model& model, const std::string& algorithm, long batch, int threads,
                   int repeats, Simd simd) {
   const std::string& file = model.file();
-  if (algorithm != "id" && algorithm != "fd" && algorithm != "mass" &&
-      algorithm != "id-derivatives")
-    throw UsageError("--batch times id, fd, mass or id-derivatives, not '" + algorithm + "'");
+  const bool derivatives = algorithm == "id-derivatives" || algorithm == "fd-derivatives";
+  if (algorithm != "id" && algorithm != "fd" && algorithm != "mass" && !derivatives)
+    throw UsageError("--batch times id, fd, mass, id-derivatives or fd-derivatives, not '" +
+                     algorithm + "'");
+  if (derivatives && model.is_closed_chain())
+    throw UsageError(file +
+                     ": --batch times a tree's derivatives; a closed chain's are in its "
+                     "independent coordinates (time them without --batch)");
   if (batch < 1 || threads < 1 || repeats < 1)
     throw UsageError("a batch needs at least one state, one thread and one repeat");
   const int n = model.dof_count();
   if (n == 0) throw UsageError(file + ": the model has no dofs to time");
   // Four batch-sized matrices of states (three inputs and the output), or M per state, or three
   // inputs and three dofs x dofs matrices per state.
-  const double per_dof = algorithm == "mass"             ? n + 1.0
-                         : algorithm == "id-derivatives" ? 3.0 * n + 3.0
-                                                         : 4.0;
+  const double per_dof = algorithm == "mass" ? n + 1.0 : derivatives ? 3.0 * n + 3.0 : 4.0;
   const double entries = static_cast<double>(batch) * n * per_dof;
   if (entries > 5e8)
     throw UsageError(file + ": a batch of " + std::to_string(batch) + " states of " +
@@ -91,6 +94,9 @@ Timing time_batch(const Model& model, const std::string& algorithm, long batch, 
       forward_dynamics_batch(model, workspaces, states.q, states.qd, states.input, out, options);
     else if (algorithm == "id-derivatives")
       inverse_dynamics_derivatives_batch(model, workspaces, states.q, states.qd, states.input, out,
+                                         options);
+    else if (algorithm == "fd-derivatives")
+      forward_dynamics_derivatives_batch(model, workspaces, states.q, states.qd, states.input, out,
                                          options);
     else
       mass_matrix_batch(model, workspaces, states.q, out, options);

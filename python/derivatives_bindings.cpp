@@ -105,14 +105,20 @@ void bind_derivatives(ModelClass& model_class) {
              const ThreadsArgument& threads) {
             const Eigen::Vector3d g = gravity_of(gravity.value);
             const py::ssize_t n = self.model.dof_count();
-            if (!self.model.is_closed_chain())
-              return split_three(per_state<3>(
+            if (!self.model.is_closed_chain())  // in SIMD lanes where the tree allows
+              return split_three(per_state_in_lanes<3>(
                   self, {{{"q", q}, {"qd", qd}, {"tau", tau}}}, threads, {3, n, n},
                   [&](const Model& model, ModelData& data, const RowState<3>& s, double* out) {
                     ForwardDerivatives result;
                     forward_dynamics_derivatives(model, data, s.vector(0), s.vector(1), s.vector(2),
                                                  g, result);
                     write_three(result.dqdd_dq, result.dqdd_dqd, result.dqdd_dtau, out);
+                  },
+                  [&](const Model& model, WorkspacePool& workspaces, const auto& rows,
+                      Eigen::Ref<StateRows> result, int parts) {
+                    forward_dynamics_derivatives_batch(
+                        model, workspaces, rows[0], rows[1], rows[2], result,
+                        {.threads = parts, .gravity = g, .check_finite = false});
                   }));
             // A closed chain's (r, r), (r, r), (r, dofs) side by side in one (r, 2 r + dofs), r
             // the first state's independent coordinates.

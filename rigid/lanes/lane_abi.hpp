@@ -33,6 +33,10 @@ struct TreeView {
   const int* position = nullptr;
   const int* subtree_end = nullptr;
   const int* dof_at = nullptr;
+  // Forward dynamics' derivatives: per dof (model order) its parent dof (-1 at a base; every
+  // parent numbered before its children) and its last descendant (itself when it has none).
+  const int* dof_parent = nullptr;
+  const int* dof_last_descendant = nullptr;
 };
 
 // A fixed joint; a revolute one about a coordinate axis of its frame, or about another axis; a
@@ -50,7 +54,7 @@ inline constexpr int kJointFixed = 0, kJointTurn = 1, kJointSlide = 2, kJointTur
 // `work` holds the recursions' own quantities: V, A and f for inverse dynamics (18 entries per
 // node), the world poses, composite inertias and H* columns for the mass matrix
 // (mass_matrix_entries), the articulated-body quantities for forward dynamics
-// (forward_dynamics_entries), the derivatives' passes (inverse_dynamics_derivatives_entries).
+// (forward_dynamics_entries), the derivatives' passes (derivatives_entries).
 struct Block {
   double* rotation = nullptr;
   double* translation = nullptr;
@@ -63,7 +67,9 @@ struct Block {
   double* singular = nullptr;
   double* work = nullptr;
   // Inverse dynamics' derivatives: dtau/dq, dtau/dqd and M one after the other, each entry (i,
-  // j) at [(i * dofs + j) * W + lane] (dofs^2 W numbers each, every entry).
+  // j) at [(i * dofs + j) * W + lane] (dofs^2 W numbers each, every entry); forward dynamics'
+  // (lane_forward_derivatives.hpp) three more after them: dqdd/dq and dqdd/dqd transposed, and
+  // dqdd/dtau.
   double* derivatives = nullptr;
 };
 
@@ -80,10 +86,10 @@ constexpr long forward_dynamics_entries(int nodes, int dofs) {
 constexpr long mass_matrix_entries(int nodes, int dofs) {
   return 25L * nodes + 6L * dofs;
 }
-// lane_derivatives.hpp: per node its pose, V, A, Y, B and F; per dof its columns s, dV, dA, dW,
-// t1, t2, t3 and t4's angular half.
-constexpr long inverse_dynamics_derivatives_entries(int nodes, int dofs) {
-  return 55L * nodes + 45L * dofs;
+// lane_derivatives.hpp: per node its pose, V, A0, V x H* qd, A, Y, B, F and gathered forces; per
+// dof its columns s, dV, dA, dW, t1, t2, t3 and t4's angular half, C and the tau given back.
+constexpr long derivatives_entries(int nodes, int dofs) {
+  return 73L * nodes + 47L * dofs;
 }
 
 using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;
@@ -95,6 +101,7 @@ struct Kernels {
   Kernel mass_matrix;
   Kernel forward_dynamics;
   Kernel inverse_dynamics_derivatives;
+  Kernel forward_dynamics_derivatives;
 };
 
 // One table per instruction set, each defined in its own translation unit.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lane_abi.hpp"
+#include "skograph/operators/elimination_order.hpp"
 #include "skograph/rigid/lanes.hpp"
 
 namespace skograph {
@@ -102,6 +103,16 @@ bool supports_lanes(const RigidBodyModel& model) {
   return true;
 }
 
+bool supports_forward_derivative_lanes(const RigidBodyModel& model) {
+  if (!supports_lanes(model)) return false;
+  for (int k = 0; k < model.node_count(); ++k)
+    if (model.joint_dofs(k) > 0 && model.carries_no_mass(k)) return false;
+  const std::vector<int> parent = dof_parents(*model.structure());
+  for (std::size_t i = 0; i < parent.size(); ++i)
+    if (parent[i] >= static_cast<int>(i)) return false;
+  return true;
+}
+
 LaneTree::LaneTree(const RigidBodyModel& model)
     : dof_count_(model.dof_count()),
       order_(model.parents_first()),
@@ -116,7 +127,9 @@ LaneTree::LaneTree(const RigidBodyModel& model)
       origin_(15 * static_cast<std::size_t>(model.node_count()), 0.0),
       position_(static_cast<std::size_t>(model.node_count())),
       subtree_end_(static_cast<std::size_t>(model.node_count())),
-      dof_at_(model.dof_in_preorder()) {
+      dof_at_(model.dof_in_preorder()),
+      dof_parent_(dof_parents(*model.structure())),
+      dof_last_descendant_(static_cast<std::size_t>(model.dof_count())) {
   supported_ = supports_lanes(model);
   for (int k = 0; k < model.node_count(); ++k) {
     const auto at = static_cast<std::size_t>(k);
@@ -141,6 +154,14 @@ LaneTree::LaneTree(const RigidBodyModel& model)
     for (int i = 0; i < 3; ++i) to[1 + i] = inertia.first_moment[i];
     for (int i = 0; i < 9; ++i) to[4 + i] = inertia.rotational.data()[i];  // column by column
   }
+  forward_derivatives_supported_ = supports_forward_derivative_lanes(model);
+  for (int i = 0; i < dof_count_; ++i) dof_last_descendant_[static_cast<std::size_t>(i)] = i;
+  if (forward_derivatives_supported_)
+    for (int i = dof_count_ - 1; i >= 0; --i)
+      if (const int p = dof_parent_[static_cast<std::size_t>(i)]; p >= 0)
+        dof_last_descendant_[static_cast<std::size_t>(p)] =
+            std::max(dof_last_descendant_[static_cast<std::size_t>(p)],
+                     dof_last_descendant_[static_cast<std::size_t>(i)]);
   // M(i, j) can be nonzero only when one joint is the other's ancestor (or the same joint).
   for (int k = 0; k < model.node_count(); ++k)
     for (int c = 0; c < model.joint_dofs(k); ++c) {
@@ -211,7 +232,9 @@ void run_kernel(const LaneTree& tree, Simd simd, const Eigen::Vector3d& gravity,
                              tree.origin().data(),
                              tree.position().data(),
                              tree.subtree_end().data(),
-                             tree.dof_at().data()};
+                             tree.dof_at().data(),
+                             tree.dof_parent().data(),
+                             tree.dof_last_descendant().data()};
   const double g[3] = {gravity.x(), gravity.y(), gravity.z()};
   const lanes::Block block{work.rotation.data(), work.translation.data(), work.q.data(),
                            work.qd.data(),       work.qdd.data(),         g,
@@ -258,17 +281,37 @@ void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work) {
              "mass_matrix_lanes");
 }
 
+namespace {
+
+// Made here, not with the workspace: only the derivatives need their `matrices` dofs^2 width
+// numbers (at least: the forward derivatives' six hold the inverse ones' three).
+void grow_for_derivatives(const LaneTree& tree, int matrices, LaneWork& work) {
+  const auto dofs = static_cast<std::size_t>(tree.dof_count());
+  const std::size_t size =
+      static_cast<std::size_t>(matrices) * dofs * dofs * static_cast<std::size_t>(work.width);
+  if (work.derivatives.size() < size) work.derivatives.assign(size, 0.0);
+  const auto entries = static_cast<std::size_t>(
+      lanes::derivatives_entries(tree.nodes(), tree.dof_count()) * work.width);
+  if (work.work.size() < entries) work.work.assign(entries, 0.0);
+}
+
+}  // namespace
+
 void inverse_dynamics_derivatives_lanes(const LaneTree& tree, Simd simd,
                                         const Eigen::Vector3d& gravity, LaneWork& work) {
-  // Made here, not with the workspace: only the derivatives need their 3 dofs^2 width numbers.
-  const auto dofs = static_cast<std::size_t>(tree.dof_count());
-  if (work.derivatives.size() != 3 * dofs * dofs * static_cast<std::size_t>(work.width))
-    work.derivatives.assign(3 * dofs * dofs * static_cast<std::size_t>(work.width), 0.0);
-  const auto entries = static_cast<std::size_t>(
-      lanes::inverse_dynamics_derivatives_entries(tree.nodes(), tree.dof_count()) * work.width);
-  if (work.work.size() < entries) work.work.assign(entries, 0.0);
+  grow_for_derivatives(tree, 3, work);
   run_kernel(tree, simd, gravity, work, &lanes::Kernels::inverse_dynamics_derivatives,
              "inverse_dynamics_derivatives_lanes");
+}
+
+void forward_dynamics_derivatives_lanes(const LaneTree& tree, Simd simd,
+                                        const Eigen::Vector3d& gravity, LaneWork& work) {
+  if (!tree.forward_derivatives_supported())
+    throw std::invalid_argument(
+        "forward_dynamics_derivatives_lanes: a dof moves no mass or comes before its parent");
+  grow_for_derivatives(tree, 6, work);
+  run_kernel(tree, simd, gravity, work, &lanes::Kernels::forward_dynamics_derivatives,
+             "forward_dynamics_derivatives_lanes");
 }
 
 }  // namespace skograph

@@ -1,6 +1,6 @@
 // The lane kernels on AVX-512: eight states per register (compiled with -mavx512f;
 // lane_kernels.hpp, lane_articulated.hpp,
-// lane_composite.hpp, lane_derivatives.hpp).
+// lane_composite.hpp, lane_derivatives.hpp, lane_forward_derivatives.hpp).
 #ifndef __AVX512F__
 #error "lanes_avx512.cpp needs -mavx512f"
 #endif
@@ -9,6 +9,7 @@
 #include "lane_articulated.hpp"
 #include "lane_composite.hpp"
 #include "lane_derivatives.hpp"
+#include "lane_forward_derivatives.hpp"
 #include "lane_kernels.hpp"
 
 namespace skograph::lanes::SKOGRAPH_LANE_NS {
@@ -18,5 +19,6 @@ const Kernels kernels = {W,
                          &inverse_dynamics,
                          &mass_matrix,
                          &forward_dynamics,
-                         &inverse_dynamics_derivatives};
+                         &inverse_dynamics_derivatives,
+                         &forward_dynamics_derivatives};
 }  // namespace skograph::lanes::SKOGRAPH_LANE_NS

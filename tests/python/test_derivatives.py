@@ -101,15 +101,20 @@ class Derivatives(unittest.TestCase):
         inverse = model.inverse_dynamics_derivatives(q, qd, tau, threads=2)
         self.assertEqual(batch[0].shape, (5, n, n))
         self.assertEqual(inverse[0].shape, (5, n, n))
-        # A tree's inverse derivatives batch in SIMD lanes (where the CPU has them): the single
-        # calls' to rounding, the same bits on any number of threads.
+        # A tree's derivative batches run in SIMD lanes (where the CPU has them): the single
+        # calls' to rounding (forward dynamics' times cond(M)), the same bits on any number of
+        # threads.
+        for k, matrix in enumerate(model.forward_dynamics_derivatives(q, qd, tau, threads=1)):
+            np.testing.assert_array_equal(matrix, batch[k])
         for k, matrix in enumerate(model.inverse_dynamics_derivatives(q, qd, tau, threads=1)):
             np.testing.assert_array_equal(matrix, inverse[k])
         for row in range(5):
             single = model.forward_dynamics_derivatives(q[row], qd[row], tau[row])
             single_inverse = model.inverse_dynamics_derivatives(q[row], qd[row], tau[row])
+            condition = np.linalg.cond(single_inverse[2])
             for k in range(3):
-                np.testing.assert_array_equal(batch[k][row], single[k])
+                np.testing.assert_allclose(batch[k][row], single[k], rtol=0,
+                                           atol=1e-13 * condition * np.abs(single[k]).max())
                 np.testing.assert_allclose(inverse[k][row], single_inverse[k], rtol=0,
                                            atol=1e-13 * np.abs(single_inverse[k]).max())
         none = np.zeros((0, n))

@@ -104,12 +104,13 @@ void mass_matrix_batch(const Model& model, WorkspacePool& workspaces,
                        const Eigen::Ref<const StateRows>& q, Eigen::Ref<StateRows> mass,
                        const BatchOptions& options = {});
 
-// Inverse dynamics' derivatives of every row of a tree (model/derivatives.hpp:
-// inverse_dynamics_derivatives): dtau/dq, dtau/dqd and M = dtau/dqdd at (q, qd, qdd), each
-// dofs x dofs row-major in the file's dof order, one after the other in a row of 3 dofs^2 entries
-// (rows x 3 dofs^2: the Python module's (rows, 3, dofs, dofs)). Checks and errors as above. A
-// closed chain is a UsageError: its independent coordinates, and so the derivatives' size, may
-// differ from state to state (call the states one at a time).
+// The derivatives of every row of a tree (model/derivatives.hpp): inverse dynamics' dtau/dq,
+// dtau/dqd and M = dtau/dqdd at (q, qd, qdd), forward dynamics' dqdd/dq, dqdd/dqd and dqdd/dtau =
+// M^-1 at (q, qd, tau), each dofs x dofs row-major in the file's dof order, one after the other in
+// a row of 3 dofs^2 entries (rows x 3 dofs^2: the Python module's (rows, 3, dofs, dofs)). Checks
+// and errors as above (given storage: as below). A closed chain is a UsageError: its independent
+// coordinates, and so the derivatives' size, may differ from state to state (call the states one
+// at a time).
 void inverse_dynamics_derivatives_batch(const Model& model, WorkspacePool& workspaces,
                                         const Eigen::Ref<const StateRows>& q,
                                         const Eigen::Ref<const StateRows>& qd,
@@ -119,6 +120,17 @@ void inverse_dynamics_derivatives_batch(const Model& model, WorkspacePool& works
                                         const Eigen::Ref<const StateRows>& q,
                                         const Eigen::Ref<const StateRows>& qd,
                                         const Eigen::Ref<const StateRows>& qdd,
+                                        Eigen::Ref<StateRows> derivatives,
+                                        const BatchOptions& options = {});
+void forward_dynamics_derivatives_batch(const Model& model, WorkspacePool& workspaces,
+                                        const Eigen::Ref<const StateRows>& q,
+                                        const Eigen::Ref<const StateRows>& qd,
+                                        const Eigen::Ref<const StateRows>& tau,
+                                        StateRows& derivatives, const BatchOptions& options = {});
+void forward_dynamics_derivatives_batch(const Model& model, WorkspacePool& workspaces,
+                                        const Eigen::Ref<const StateRows>& q,
+                                        const Eigen::Ref<const StateRows>& qd,
+                                        const Eigen::Ref<const StateRows>& tau,
                                         Eigen::Ref<StateRows> derivatives,
                                         const BatchOptions& options = {});
 

@@ -43,6 +43,9 @@ int simd_width(Simd simd);
 // kernels compute. A planar joint (whose H* turns with q) or a flexible link is not; such a
 // model's batches run state by state.
 bool supports_lanes(const RigidBodyModel& model);
+// Whether forward dynamics' derivatives run in the lanes too: supports_lanes, every dof moves mass
+// and every dof's parent dof comes before it (the single call's factor along the tree).
+bool supports_forward_derivative_lanes(const RigidBodyModel& model);
 
 // The model constants the lane kernels read, as plain arrays in node order (lane_abi.hpp:
 // TreeView); supported() as supports_lanes(model).
@@ -70,6 +73,12 @@ class LaneTree {
   const std::vector<int>& position() const { return position_; }
   const std::vector<int>& subtree_end() const { return subtree_end_; }
   const std::vector<int>& dof_at() const { return dof_at_; }
+  // Per dof its parent dof (-1 at a base) and last descendant (model order), and whether forward
+  // dynamics' derivatives run in the lanes: every dof moves mass and every dof's parent comes
+  // before it (the single call's factor along the tree; else rows run state by state).
+  const std::vector<int>& dof_parent() const { return dof_parent_; }
+  const std::vector<int>& dof_last_descendant() const { return dof_last_descendant_; }
+  bool forward_derivatives_supported() const { return forward_derivatives_supported_; }
   // The entries of M that are not zero by structure: the pairs (row, column), row <= column, of
   // dofs on one path to a root (model dof order), sorted.
   struct MassEntry {
@@ -86,6 +95,8 @@ class LaneTree {
   std::vector<int> massless_, joint_kind_, joint_axis_;
   std::vector<double> origin_;
   std::vector<int> position_, subtree_end_, dof_at_;
+  std::vector<int> dof_parent_, dof_last_descendant_;
+  bool forward_derivatives_supported_ = false;
 };
 
 // The states of one block of `width` lanes and the kernels' workspace, entry (i, lane) at
@@ -96,7 +107,8 @@ class LaneTree {
 // dofs^2 width numbers), per lane whether forward dynamics found it singular, and the recursions'
 // own quantities (grown by the first forward_dynamics_lanes), and inverse dynamics' derivatives
 // (dtau/dq, dtau/dqd and M one after the other, each entry (i, j) at [(i * dofs + j) * width +
-// lane]; made by the first inverse_dynamics_derivatives_lanes, 3 dofs^2 width numbers).
+// lane]; made by the first inverse_dynamics_derivatives_lanes, 3 dofs^2 width numbers; six
+// matrices for forward_dynamics_derivatives_lanes).
 struct LaneWork {
   LaneWork(const RigidBodyModel& model, Simd simd);
   int width = 1;
@@ -131,6 +143,17 @@ void mass_matrix_lanes(const LaneTree& tree, Simd simd, LaneWork& work);
 // (an overflow) has work.singular[lane] = 1: recompute that state by the single call, which
 // reports it.
 void inverse_dynamics_derivatives_lanes(const LaneTree& tree, Simd simd,
+                                        const Eigen::Vector3d& gravity, LaneWork& work);
+// Forward dynamics' derivatives (rigid/derivatives.hpp: forward_dynamics_derivatives) of the
+// work.width states in `work` (q, qd, tau with gravity g): qdd into work.qdd and dqdd/dq,
+// dqdd/dqd (these two transposed: entry (i, j) at [(j * dofs + i) * width + lane]) and dqdd/dtau
+// = M^-1 as the fourth to sixth dofs x dofs matrices of work.derivatives (the first three hold the
+// passes' dtau/dq, dtau/dqd and M's factor). The tree must be
+// forward_derivatives_supported(). A lane whose M the single call would not factor along the tree
+// (a pivot that is not positive), whose qdd misses tau by more than the single call accepts, or
+// whose results are not finite has work.singular[lane] = 1: recompute that state by the single
+// call.
+void forward_dynamics_derivatives_lanes(const LaneTree& tree, Simd simd,
                                         const Eigen::Vector3d& gravity, LaneWork& work);
 
 }  // namespace skograph
