@@ -72,7 +72,9 @@ void derivative_rows(const Model& model, WorkspacePool& workspaces, Dynamics dyn
     write_row_major(result.mass, to + 2 * size);
   };
   Simd simd = batch_lanes_simd(model, options.simd);
-  if (forward && !supports_forward_derivative_lanes(model.tree())) simd = Simd::kScalar;
+  if (forward && simd != Simd::kScalar &&
+      !workspaces.lease().data().lanes(model, simd).tree.forward_derivatives_supported())
+    simd = Simd::kScalar;
   if (simd == Simd::kScalar) return run_rows(workspaces, q.rows(), options.threads, one_state);
   const DofOrder& order = model.dof_order();
   const int width = simd_width(simd);

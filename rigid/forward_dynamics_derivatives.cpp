@@ -12,6 +12,7 @@
 #include "derivatives_detail.hpp"
 #include "flexible_derivatives.hpp"
 #include "kinematics_detail.hpp"
+#include "lanes/lane_abi.hpp"
 #include "size_checks.hpp"
 #include "skograph/operators/articulated_body.hpp"  // SingularMassMatrixError
 #include "skograph/rigid/derivatives.hpp"
@@ -209,9 +210,8 @@ void solve_along_the_tree(const DerivativeWorkspace& work, Eigen::VectorXd& x) {
 }
 
 // How far inverse dynamics at the factor's qdd may miss tau (relative) before the articulated-body
-// recursion is asked instead: M formed about one point loses digits when small links sit far
-// from it, which the recursion's articulated inertias do not.
-constexpr double kResidual = 1e-12;
+// recursion is asked instead (lanes/lane_abi.hpp, shared with the lanes).
+constexpr double kResidual = lanes::kForwardDerivativeResidual;
 
 // qdd = M^-1 (tau - C) and the inverse dynamics' derivatives at it, for one tree whose dofs all
 // move mass, numbered parents first: the passes' first half gives M, dtau/dqd and the bias forces

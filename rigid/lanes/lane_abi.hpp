@@ -92,6 +92,12 @@ constexpr long derivatives_entries(int nodes, int dofs) {
   return 73L * nodes + 47L * dofs;
 }
 
+// How far the tau that forward dynamics' derivatives' qdd gives back may miss the given one,
+// relative (|miss| <= this (1 + |tau|)), before the articulated-body recursion is asked instead:
+// M formed about one point loses digits when small links sit far from it
+// (forward_dynamics_derivatives.cpp and lane_forward_derivatives.hpp both test it).
+inline constexpr double kForwardDerivativeResidual = 1e-12;
+
 using Kernel = void (*)(const TreeView& tree, const Block& block) noexcept;
 
 struct Kernels {

@@ -66,15 +66,16 @@ void forward_dynamics_derivatives(const TreeView& tree, const Block& block) noex
   forward_pass<Part::kAcceleration>(tree, block, at);
   backward_pass<Part::kAcceleration>(tree, block, at);
   // The tau this qdd gives back must match the given one as the single call requires
-  // (forward_dynamics_derivatives.cpp: kResidual), else the lane is the single call's.
+  // (kForwardDerivativeResidual), else the lane is the single call's.
   L missed(0.0), given(0.0);
   for (long i = 0; i < n; ++i) {
     const L tau = load(block.tau + i * W), miss = tau - load(at.by_dof + (n + i) * W);
     missed = missed + miss * miss;
     given = given + tau * tau;
   }
-  flag =
-      xsimd::select(xsimd::sqrt(missed) <= L(1e-12) * (L(1.0) + xsimd::sqrt(given)), flag, L(1.0));
+  flag = xsimd::select(
+      xsimd::sqrt(missed) <= L(kForwardDerivativeResidual) * (L(1.0) + xsimd::sqrt(given)), flag,
+      L(1.0));
   // M^-1 from the factor (invert_along_the_tree): its upper triangle row by row, L* V = 1 children
   // first (row i's columns from i to its last descendant), then D W = V and L X = W parents
   // first, then the lower triangle mirrored.

@@ -104,7 +104,7 @@ bool supports_lanes(const RigidBodyModel& model) {
 }
 
 bool supports_forward_derivative_lanes(const RigidBodyModel& model) {
-  if (!supports_lanes(model)) return false;
+  if (!supports_lanes(model) || model.dof_count() == 0) return false;
   for (int k = 0; k < model.node_count(); ++k)
     if (model.joint_dofs(k) > 0 && model.carries_no_mass(k)) return false;
   const std::vector<int> parent = dof_parents(*model.structure());

@@ -1,9 +1,11 @@
-// Batches of inverse dynamics' derivatives (model/batch.hpp: inverse_dynamics_derivatives_batch):
-// in SIMD lanes on AVX2 and AVX-512, every row's dtau/dq, dtau/dqd and M agree with the single
-// call (model/derivatives.hpp) to 1e-13 relative (of each matrix's largest entry), M exactly
-// symmetric; a row's result is the same bits on any threads and at any place in the batch; models
-// the lanes do not take (planar joints, flexible links) run state by state bit for bit; a closed
-// chain, a bad row and a wrong output shape are UsageErrors that name them.
+// Batches of the dynamics' derivatives (model/batch.hpp: inverse_dynamics_derivatives_batch,
+// forward_dynamics_derivatives_batch): in SIMD lanes on AVX2 and AVX-512, every row's dtau/dq,
+// dtau/dqd and M agree with the single call (model/derivatives.hpp) to 1e-13 relative (of each
+// matrix's largest entry), dqdd/dq, dqdd/dqd and M^-1 to 1e-13 cond(M) relative, M and M^-1
+// exactly symmetric; the kernels alone agree with no lane falling back; a row's result is the
+// same bits on any threads and at any place in the batch; a row that overflows is the single
+// call's error; models the lanes do not take run state by state bit for bit; a closed chain, a bad
+// row and a wrong output shape are UsageErrors that name them.
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
@@ -189,16 +191,90 @@ TEST(DerivativeLanes, BenchmarkRobotsAgreeWithTheSingleCall) {
   }
 }
 
-// The lane kernels called directly on rigid models whose joints are listed out of depth-first
-// order (the dofs' preorder is not their numbering) and depth first (where forward dynamics'
-// derivatives take the lanes too): no lane marked for the single call, every
-// entry of the three matrices, tau and qdd the single call's to 1e-13 of each one's largest entry
-// (forward dynamics' times cond(M)).
-TEST(DerivativeLanes, KernelsOnTreesOutOfDepthFirstOrderAgreeWithTheSingleCall) {
+// The lane kernels called directly on `tree`, W random states per instruction set: no lane marked
+// for the single call, every entry of the three matrices, tau and qdd the single call's to 1e-13
+// of each one's largest entry (forward dynamics' times cond(M)); forward dynamics' derivatives
+// where the tree takes them in lanes. Returns whether it did.
+bool check_kernels_directly(const RigidBodyModel& tree, std::mt19937& random) {
+  EXPECT_TRUE(supports_lanes(tree));
+  const int n = tree.dof_count();
+  const LaneTree lanes(tree);
+  RigidBodyData data(tree);
+  const Eigen::Vector3d gravity(0.2, 0.5, -9.81);
+  for (const Simd simd : derivative_lanes_available()) {
+    SCOPED_TRACE(simd_name(simd));
+    LaneWork work(tree, simd);
+    const int width = work.width;
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    std::vector<Eigen::VectorXd> q(width), qd(width), third(width);
+    for (int lane = 0; lane < width; ++lane) {
+      q[lane] = Eigen::VectorXd::NullaryExpr(n, [&] { return 1.5 * unit(random); });
+      qd[lane] = Eigen::VectorXd::NullaryExpr(n, [&] { return 2.0 * unit(random); });
+      third[lane] = Eigen::VectorXd::NullaryExpr(n, [&] { return 3.0 * unit(random); });
+      set_lane_configuration(tree, q[lane].data(), lane, work);
+      for (int i = 0; i < n; ++i) {
+        work.qd[i * width + lane] = qd[lane][i];
+        work.qdd[i * width + lane] = third[lane][i];
+        work.tau[i * width + lane] = third[lane][i];
+      }
+    }
+    const auto lane_matrix = [&](int part, int lane) {
+      Eigen::MatrixXd m(n, n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          m(i, j) = work.derivatives[((static_cast<long>(part) * n + i) * n + j) * width + lane];
+      return m;
+    };
+    const auto expect_near = [](const Eigen::MatrixXd& got, const Eigen::MatrixXd& expected,
+                                double factor, const char* what) {
+      EXPECT_LE((got - expected).cwiseAbs().maxCoeff(),
+                1e-13 * factor * expected.cwiseAbs().maxCoeff())
+          << what;
+    };
+    inverse_dynamics_derivatives_lanes(lanes, simd, gravity, work);
+    for (int lane = 0; lane < width; ++lane) {
+      EXPECT_EQ(work.singular[lane], 0.0) << "lane " << lane;
+      InverseDynamicsDerivatives single;
+      inverse_dynamics_derivatives(tree, data, q[lane], qd[lane], third[lane], gravity, single);
+      expect_near(lane_matrix(0, lane), single.dtau_dq, 1.0, "dtau/dq");
+      expect_near(lane_matrix(1, lane), single.dtau_dqd, 1.0, "dtau/dqd");
+      expect_near(lane_matrix(2, lane), single.mass, 1.0, "M");
+      Eigen::VectorXd tau(n);
+      for (int i = 0; i < n; ++i) tau[i] = work.tau[i * width + lane];
+      expect_near(tau, single.tau, 1.0, "tau");
+    }
+    if (!lanes.forward_derivatives_supported()) continue;
+    for (int lane = 0; lane < width; ++lane)  // the inverse pass overwrote tau
+      for (int i = 0; i < n; ++i) work.tau[i * width + lane] = third[lane][i];
+    forward_dynamics_derivatives_lanes(lanes, simd, gravity, work);
+    for (int lane = 0; lane < width; ++lane) {
+      EXPECT_EQ(work.singular[lane], 0.0) << "lane " << lane;
+      ForwardDynamicsDerivatives single;
+      forward_dynamics_derivatives(tree, data, q[lane], qd[lane], third[lane], gravity, single);
+      const Eigen::VectorXd eigenvalues =
+          Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(single.inverse.mass).eigenvalues();
+      const double condition = eigenvalues.maxCoeff() / eigenvalues.minCoeff();
+      expect_near(lane_matrix(3, lane).transpose(), single.dqdd_dq, condition, "dqdd/dq");
+      expect_near(lane_matrix(4, lane).transpose(), single.dqdd_dqd, condition, "dqdd/dqd");
+      expect_near(lane_matrix(5, lane), single.dqdd_dtau, condition, "dqdd/dtau");
+      Eigen::VectorXd qdd(n);
+      for (int i = 0; i < n; ++i) qdd[i] = work.qdd[i * width + lane];
+      expect_near(qdd, single.qdd, condition, "qdd");
+    }
+  }
+  return LaneTree(tree).forward_derivatives_supported();
+}
+
+// The kernels on rigid models whose joints are listed out of depth-first order (the dofs' preorder
+// is not their numbering) and depth first (where forward dynamics' derivatives take the lanes
+// too), on the examples and on the benchmark robots (with ../shared): the batches' tests would
+// not see a wrong kernel whose lanes all fell back to the single call.
+TEST(DerivativeLanes, KernelsAgreeWithTheSingleCallWithNoLaneFallingBack) {
   if (derivative_lanes_available().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
   std::mt19937 random(31);
   int out_of_order = 0, forward_checked = 0;
   for (int trial = 0; trial < 8; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
     testing_support::RandomMechanismOptions options;
     options.links = 10 + 3 * trial;
     options.planar = false;
@@ -207,83 +283,73 @@ TEST(DerivativeLanes, KernelsOnTreesOutOfDepthFirstOrderAgreeWithTheSingleCall) 
     const Mechanism mechanism = testing_support::random_mechanism(options, random);
     const RigidBodyModel shuffled(mechanism);            // the file's joint order
     const Model model = build_model(mechanism, "tree");  // depth first, as every Model
-    for (const RigidBodyModel* listed : {&shuffled, &model.tree()}) {
-      const RigidBodyModel& tree = *listed;
-      ASSERT_TRUE(supports_lanes(tree));
-      const int n = tree.dof_count();
+    for (const RigidBodyModel* tree : {&shuffled, &model.tree()}) {
       bool identity = true;
-      for (int a = 0; a < n; ++a) identity = identity && tree.dof_in_preorder()[a] == a;
+      for (int a = 0; a < tree->dof_count(); ++a)
+        identity = identity && tree->dof_in_preorder()[static_cast<std::size_t>(a)] == a;
       out_of_order += identity ? 0 : 1;
-      const LaneTree lanes(tree);
-      RigidBodyData data(tree);
-      const Eigen::Vector3d gravity(0.2, 0.5, -9.81);
-      for (const Simd simd : derivative_lanes_available()) {
-        SCOPED_TRACE("trial " + std::to_string(trial) + ", " + simd_name(simd));
-        LaneWork work(tree, simd);
-        const int width = work.width;
-        std::uniform_real_distribution<double> unit(-1.0, 1.0);
-        std::vector<Eigen::VectorXd> q(width), qd(width), third(width);
-        for (int lane = 0; lane < width; ++lane) {
-          q[lane] = Eigen::VectorXd::NullaryExpr(n, [&] { return 1.5 * unit(random); });
-          qd[lane] = Eigen::VectorXd::NullaryExpr(n, [&] { return 2.0 * unit(random); });
-          third[lane] = Eigen::VectorXd::NullaryExpr(n, [&] { return 3.0 * unit(random); });
-          set_lane_configuration(tree, q[lane].data(), lane, work);
-          for (int i = 0; i < n; ++i) {
-            work.qd[i * width + lane] = qd[lane][i];
-            work.qdd[i * width + lane] = third[lane][i];
-            work.tau[i * width + lane] = third[lane][i];
-          }
-        }
-        const auto lane_matrix = [&](int part, int lane) {
-          Eigen::MatrixXd m(n, n);
-          for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-              m(i, j) =
-                  work.derivatives[((static_cast<long>(part) * n + i) * n + j) * width + lane];
-          return m;
-        };
-        const auto expect_near = [](const Eigen::MatrixXd& got, const Eigen::MatrixXd& expected,
-                                    double factor, const char* what) {
-          EXPECT_LE((got - expected).cwiseAbs().maxCoeff(),
-                    1e-13 * factor * expected.cwiseAbs().maxCoeff())
-              << what;
-        };
-        inverse_dynamics_derivatives_lanes(lanes, simd, gravity, work);
-        for (int lane = 0; lane < width; ++lane) {
-          EXPECT_EQ(work.singular[lane], 0.0) << "lane " << lane;
-          InverseDynamicsDerivatives single;
-          inverse_dynamics_derivatives(tree, data, q[lane], qd[lane], third[lane], gravity, single);
-          expect_near(lane_matrix(0, lane), single.dtau_dq, 1.0, "dtau/dq");
-          expect_near(lane_matrix(1, lane), single.dtau_dqd, 1.0, "dtau/dqd");
-          expect_near(lane_matrix(2, lane), single.mass, 1.0, "M");
-          Eigen::VectorXd tau(n);
-          for (int i = 0; i < n; ++i) tau[i] = work.tau[i * width + lane];
-          expect_near(tau, single.tau, 1.0, "tau");
-        }
-        if (!lanes.forward_derivatives_supported()) continue;
-        ++forward_checked;
-        for (int lane = 0; lane < width; ++lane)  // the inverse pass overwrote tau
-          for (int i = 0; i < n; ++i) work.tau[i * width + lane] = third[lane][i];
-        forward_dynamics_derivatives_lanes(lanes, simd, gravity, work);
-        for (int lane = 0; lane < width; ++lane) {
-          EXPECT_EQ(work.singular[lane], 0.0) << "lane " << lane;
-          ForwardDynamicsDerivatives single;
-          forward_dynamics_derivatives(tree, data, q[lane], qd[lane], third[lane], gravity, single);
-          const Eigen::VectorXd eigenvalues =
-              Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(single.inverse.mass).eigenvalues();
-          const double condition = eigenvalues.maxCoeff() / eigenvalues.minCoeff();
-          expect_near(lane_matrix(3, lane).transpose(), single.dqdd_dq, condition, "dqdd/dq");
-          expect_near(lane_matrix(4, lane).transpose(), single.dqdd_dqd, condition, "dqdd/dqd");
-          expect_near(lane_matrix(5, lane), single.dqdd_dtau, condition, "dqdd/dtau");
-          Eigen::VectorXd qdd(n);
-          for (int i = 0; i < n; ++i) qdd[i] = work.qdd[i * width + lane];
-          expect_near(qdd, single.qdd, condition, "qdd");
-        }
-      }
+      forward_checked += check_kernels_directly(*tree, random) ? 1 : 0;
     }
   }
   EXPECT_GT(out_of_order, 0) << "no tree had its dofs out of preorder";
   EXPECT_GT(forward_checked, 0) << "no tree took forward dynamics' derivatives in lanes";
+  for (const char* file : {"humanoid.yaml", "arm7.urdf", "cartpole.yaml", "space_arm.urdf"}) {
+    SCOPED_TRACE(file);
+    EXPECT_TRUE(check_kernels_directly(load_model((kExamples / file).string()).tree(), random));
+  }
+  const auto folder = kSharedRobots / "benchmark";
+  if (!std::filesystem::exists(folder)) return;
+  for (const char* robot : {"panda", "ur5", "z1", "pr2", "tiago_pro", "solo12_float",
+                            "anymal_c_float", "talos_float"}) {
+    SCOPED_TRACE(robot);
+    const Model model = load_model((folder / (std::string(robot) + ".urdf")).string());
+    EXPECT_TRUE(check_kernels_directly(model.tree(), random));
+  }
+}
+
+// A tree with a massless moving link takes inverse dynamics' derivatives in lanes but not forward
+// dynamics' (the single call factors M densely on the dofs that move mass): that batch runs state
+// by state, bit for bit, and the kernel refuses the tree.
+TEST(DerivativeLanes, ATreeWithAMasslessLinkTakesForwardDerivativesStateByState) {
+  std::mt19937 random(12);
+  testing_support::RandomMechanismOptions options;
+  options.links = 9;
+  options.planar = false;
+  Mechanism mechanism = testing_support::random_mechanism(options, random);
+  for (const Joint& joint : mechanism.joints)  // a leaf's link moved by a joint: massless
+    if (joint.type != JointType::kFixed &&
+        std::none_of(mechanism.joints.begin(), mechanism.joints.end(),
+                     [&](const Joint& j) { return j.parent == joint.child; })) {
+      Link& link = mechanism.links[static_cast<std::size_t>(joint.child)];
+      link.mass = 0.0;
+      link.inertia.setZero();
+      break;
+    }
+  const Model model = build_model(mechanism, "massless leaf");
+  ASSERT_TRUE(supports_lanes(model.tree()));
+  ASSERT_FALSE(supports_forward_derivative_lanes(model.tree()));
+  const int n = model.dof_count();
+  const States states = random_states(model, 11, 6);
+  WorkspacePool workspaces(model);
+  ModelData data(model);
+  for (const Simd simd : derivative_lanes_available()) {
+    StateRows out;
+    forward_dynamics_derivatives_batch(model, workspaces, states.q, states.qd, states.qdd, out,
+                                       {.threads = 2, .simd = simd});
+    for (long i = 0; i < states.q.rows(); ++i) {
+      const std::array<Eigen::MatrixXd, 3> single =
+          single_call(model, data, true, states, i, kStandardGravity);
+      for (int part = 0; part < 3; ++part)
+        EXPECT_TRUE(
+            (part_of(out, i, part, n).array() == single[static_cast<std::size_t>(part)].array())
+                .all())
+            << "row " << i + 1 << ", part " << part;
+    }
+    LaneWork work(model.tree(), simd);
+    EXPECT_THROW(
+        forward_dynamics_derivatives_lanes(LaneTree(model.tree()), simd, kStandardGravity, work),
+        std::invalid_argument);
+  }
 }
 
 // A row whose derivatives overflow (a rate of 1e160: its squares are past the largest double) is

@@ -4,8 +4,8 @@
 // read the model's constants as plain arrays (LaneTree) and the states transposed into lanes
 // (LaneWork); the joint transforms are made in the lanes from q (set_lane_configuration), the
 // trigonometry included. Results agree with the single-state recursions to rounding (inverse
-// dynamics and the mass matrix 1e-13 relative, forward dynamics 1e-13 cond(M)), not bit for bit:
-// the products are summed in another order.
+// dynamics, the mass matrix and inverse dynamics' derivatives 1e-13 relative, forward dynamics and
+// its derivatives 1e-13 cond(M)), not bit for bit: the products are summed in another order.
 //
 //   LaneTree tree(model);                      // once per model
 //   LaneWork work(model, Simd::kAvx2);         // once per thread
@@ -17,6 +17,7 @@
 //   forward_dynamics_lanes(tree, Simd::kAvx2, gravity, work);       // tau in, qdd in work.qdd
 //   mass_matrix_lanes(tree, Simd::kAvx2, work);                       // M in work.mass
 //   inverse_dynamics_derivatives_lanes(tree, Simd::kAvx2, gravity, work);  // work.derivatives
+//   forward_dynamics_derivatives_lanes(tree, Simd::kAvx2, gravity, work);  // tau in, likewise
 #pragma once
 
 #include <Eigen/Core>
